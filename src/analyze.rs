@@ -1,0 +1,252 @@
+//! `clasp analyze`: for every pointer declaration, its declared address
+//! space, the spaces that reach it (with the call site or assignment of
+//! each and where the value originates), and the builtins it reaches.
+//!
+//! Builds a serialisable report from a unit's facts; rendering as text or
+//! JSON is a separate step so both show the same data.
+
+use serde::Serialize;
+
+use crate::flowgraph::FlowGraph;
+use crate::ir::{Node, Sink, Source, SrcLoc};
+use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
+use crate::unit::Unit;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitReport {
+    pub path: String,
+    pub functions: Vec<FunctionReport>,
+    pub program_vars: Vec<VarReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionReport {
+    pub name: String,
+    pub kernel: bool,
+    pub file: String,
+    pub line: u32,
+    pub pointers: Vec<DeclReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DeclReport {
+    pub decl: &'static str,
+    pub name: String,
+    pub line: u32,
+    pub col: u32,
+    /// The space of what the pointer points to, then one level further for pointers to pointers.
+    pub declared: Vec<Space>,
+    pub spelled: String,
+    pub receives: Vec<Incoming>,
+    pub reaches: Vec<Reach>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Incoming {
+    pub space: Space,
+    pub from: String,
+    pub at: String,
+    pub origins: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Reach {
+    pub target: String,
+    pub space: Space,
+    pub at: String,
+    pub via: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VarReport {
+    pub name: String,
+    pub line: u32,
+    pub space: Space,
+    #[serde(rename = "type")]
+    pub type_text: String,
+    pub size_bytes: Option<u64>,
+}
+
+/// The IR node a syntax declaration corresponds to.
+pub fn node_of(function: &Function, decl: &PointerDecl) -> Node {
+    let func = function.link_name.clone();
+    match decl.kind {
+        DeclKind::Param(index) => Node::Param { func, index },
+        DeclKind::Local => Node::Local { func, name: decl.name.clone(), line: decl.pos.line },
+        DeclKind::Return => Node::Return { func },
+    }
+}
+
+/// Human words for a declaration node.
+pub fn describe_node(syntax: &KernelSyntax, node: &Node) -> String {
+    let function = syntax.function(node.func());
+    let fname = function.map(|f| f.name.clone()).unwrap_or_else(|| node.func().to_string());
+    match node {
+        Node::Param { index, .. } => {
+            let pname = function
+                .and_then(|f| f.pointers.iter().find(|d| d.kind == DeclKind::Param(*index)))
+                .map(|d| d.name.clone())
+                .unwrap_or_else(|| format!("#{}", index + 1));
+            let what = if function.map(|f| f.is_kernel).unwrap_or(false) { "kernel param" } else { "param" };
+            format!("{what} `{pname}` of `{fname}`")
+        }
+        Node::Local { name, .. } => format!("local `{name}` of `{fname}`"),
+        Node::Return { .. } => format!("result of `{fname}`"),
+    }
+}
+
+pub fn describe_source(syntax: &KernelSyntax, source: &Source) -> String {
+    match source {
+        Source::Decl { node } => describe_node(syntax, node),
+        Source::Global { name } => match name.split_once('.') {
+            Some((kernel, var)) => format!("`{var}` declared in `{kernel}`"),
+            None => format!("program-scope `{name}`"),
+        },
+        Source::PrivateObject { func, name } => {
+            let fname = syntax.function(func).map(|f| f.name.as_str()).unwrap_or(func);
+            format!("private `{name}` of `{fname}`")
+        }
+        Source::Memory => "a pointer loaded from memory".into(),
+        Source::Null => "null".into(),
+        Source::Unknown { what } => what.clone(),
+    }
+}
+
+pub fn describe_sink(sink: &Sink) -> String {
+    match sink {
+        Sink::Builtin { name, .. } => format!("builtin `{name}`"),
+        Sink::External { name, .. } => format!("undefined function `{name}`"),
+        Sink::Memory => "a store into memory".into(),
+        Sink::Integer => "a cast to integer".into(),
+        Sink::Decl { node } => format!("{node:?}"),
+    }
+}
+
+pub fn at(loc: &SrcLoc) -> String {
+    if loc.line == 0 {
+        "(no location)".into()
+    } else {
+        format!("{}:{}", loc.file, loc.line)
+    }
+}
+
+pub fn spelled(decl: &PointerDecl) -> String {
+    match decl.levels.first().map(|l| &l.spelling) {
+        Some(Spelling::Unqualified) | None => "unqualified".into(),
+        Some(Spelling::Keyword { text, .. }) => format!("`{text}`"),
+        Some(Spelling::MacroUse { name, keyword, .. }) => format!("macro `{name}` ({keyword})"),
+        Some(Spelling::Hidden { why }) => format!("hidden ({why})"),
+    }
+}
+
+pub fn report(unit: &Unit) -> UnitReport {
+    let syntax = &unit.syntax;
+    let graph = FlowGraph::new(&unit.ir);
+    let mut functions = Vec::new();
+    for function in syntax.functions.iter().filter(|f| f.is_definition) {
+        let mut pointers = Vec::new();
+        for decl in &function.pointers {
+            let node = node_of(function, decl);
+            let receives = graph
+                .incoming(&node)
+                .map(|flow| Incoming {
+                    space: flow.space,
+                    from: describe_source(syntax, &flow.from),
+                    at: at(&flow.at),
+                    origins: graph
+                        .roots(&flow.from)
+                        .iter()
+                        .filter(|r| **r != flow.from)
+                        .map(|r| describe_source(syntax, r))
+                        .collect(),
+                })
+                .collect();
+            let reaches = graph
+                .reached_uses(&node)
+                .into_iter()
+                .map(|r| Reach {
+                    target: describe_sink(&r.flow.to),
+                    space: r.flow.space,
+                    at: at(&r.flow.at),
+                    via: if r.via == node { "directly".into() } else { describe_node(syntax, &r.via) },
+                })
+                .collect();
+            pointers.push(DeclReport {
+                decl: match decl.kind {
+                    DeclKind::Param(_) => "param",
+                    DeclKind::Local => "local",
+                    DeclKind::Return => "return",
+                },
+                name: decl.name.clone(),
+                line: decl.pos.line,
+                col: decl.pos.col,
+                declared: decl.levels.iter().map(|l| l.space).collect(),
+                spelled: spelled(decl),
+                receives,
+                reaches,
+            });
+        }
+        functions.push(FunctionReport {
+            name: function.name.clone(),
+            kernel: function.is_kernel,
+            file: syntax.files[function.pos.file].display().to_string(),
+            line: function.pos.line,
+            pointers,
+        });
+    }
+    let program_vars = syntax
+        .program_vars
+        .iter()
+        .map(|v| VarReport {
+            name: v.name.clone(),
+            line: v.pos.line,
+            space: v.space,
+            type_text: v.type_text.clone(),
+            size_bytes: unit.ir.globals.iter().find(|g| g.name == v.name).map(|g| g.size_bytes),
+        })
+        .collect();
+    UnitReport { path: unit.path.display().to_string(), functions, program_vars }
+}
+
+/// The report as text for people.
+pub fn render_text(report: &UnitReport) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", report.path);
+    for f in &report.functions {
+        let kind = if f.kernel { "kernel" } else { "function" };
+        let _ = writeln!(out, "  {kind} {} ({}:{})", f.name, f.file, f.line);
+        for d in &f.pointers {
+            let declared: Vec<&str> = d.declared.iter().map(|s| s.keyword()).collect();
+            let what = if d.decl == "return" { "returns".to_string() } else { format!("{} `{}`", d.decl, d.name) };
+            let _ = writeln!(
+                out,
+                "    {} ({}:{}): points to {} [{}]",
+                what,
+                d.line,
+                d.col,
+                declared.join(" -> "),
+                d.spelled
+            );
+            for r in &d.receives {
+                let _ = write!(out, "      <- {} from {} at {}", r.space.keyword(), r.from, r.at);
+                if !r.origins.is_empty() {
+                    let _ = write!(out, " (originates: {})", r.origins.join(", "));
+                }
+                out.push('\n');
+            }
+            for r in &d.reaches {
+                let via = if r.via == "directly" { String::new() } else { format!(" via {}", r.via) };
+                let _ = writeln!(out, "      -> {} ({}) at {}{}", r.target, r.space.keyword(), r.at, via);
+            }
+        }
+    }
+    if !report.program_vars.is_empty() {
+        let _ = writeln!(out, "  program scope");
+        for v in &report.program_vars {
+            let size = v.size_bytes.map(|s| format!(", {s} bytes")).unwrap_or_default();
+            let _ = writeln!(out, "    {} `{}` (line {}): {}{}", v.space.keyword(), v.name, v.line, v.type_text, size);
+        }
+    }
+    out
+}

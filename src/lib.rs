@@ -1,0 +1,15 @@
+//! clasp: migrates OpenCL C 1.x kernels to OpenCL C 2.0 generic address spaces.
+//!
+//! The pipeline runs one way: discover -> parse -> lower -> infer -> plan ->
+//! verify -> render. See the README's Architecture section.
+
+pub mod analyze;
+pub mod cli;
+pub mod discover;
+pub mod flowgraph;
+pub mod ir;
+pub mod lower;
+pub mod options;
+pub mod parse;
+pub mod syntax;
+pub mod unit;

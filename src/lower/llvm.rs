@@ -1,0 +1,331 @@
+//! The LLVM boundary: loads a module with inkwell and exposes the few IR
+//! views `lower` needs (instructions, operands, debug locations, variable
+//! records) as safe, lifetime-bound handles.
+//!
+//! inkwell owns the context and the module; where inkwell has no API
+//! (operands of debug intrinsics, debug locations, `DILocalVariable` fields,
+//! the debug-record format switch) this file calls llvm-sys directly. It is
+//! the only `unsafe` on the IR side.
+
+use std::marker::PhantomData;
+use std::os::raw::c_uint;
+
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
+use inkwell::targets::TargetData;
+use inkwell::types::AsTypeRef;
+use inkwell::values::AsValueRef;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+
+/// The calling convention of `spir_kernel` functions.
+const SPIR_KERNEL_CC: u32 = 76;
+/// `amdgpu_kernel`.
+const AMDGPU_KERNEL_CC: u32 = 91;
+
+/// A loaded module with its data layout.
+pub struct LoadedModule<'ctx> {
+    module: Module<'ctx>,
+    target_data: TargetData,
+}
+
+/// Parses bitcode (or textual IR) into a module of `context`, with debug
+/// info as `llvm.dbg.declare` calls rather than debug records.
+pub fn load<'ctx>(context: &'ctx Context, bytes: &[u8], name: &str) -> Result<LoadedModule<'ctx>, String> {
+    let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, name);
+    let module = context.create_module_from_ir(buffer).map_err(|e| e.to_string())?;
+    // SAFETY: the module is alive; this only converts its debug-info representation.
+    unsafe { LLVMSetIsNewDbgInfoFormat(module.as_mut_ptr(), 0) };
+    let target_data = TargetData::create(module.get_data_layout().as_str().to_str().unwrap_or(""));
+    Ok(LoadedModule { module, target_data })
+}
+
+/// A value of a loaded module.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Val<'m> {
+    raw: LLVMValueRef,
+    _module: PhantomData<&'m ()>,
+}
+
+impl std::fmt::Debug for Val<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Val({})", self.name())
+    }
+}
+
+/// A function of a loaded module.
+pub struct FunctionView<'m> {
+    pub name: String,
+    pub is_kernel: bool,
+    pub is_definition: bool,
+    pub params: Vec<Val<'m>>,
+    /// Address-space number of the returned pointer, if it returns one.
+    pub return_space: Option<u32>,
+    pub instructions: Vec<Val<'m>>,
+}
+
+/// A global variable of a loaded module.
+pub struct GlobalView {
+    pub name: String,
+    pub space: u32,
+    pub size_bytes: u64,
+    pub is_declaration: bool,
+}
+
+/// Instruction kinds `lower` distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Alloca,
+    Load,
+    Store,
+    GetElementPtr,
+    Cast,
+    PtrToInt,
+    IntToPtr,
+    Select,
+    Phi,
+    Call,
+    Ret,
+    Other,
+}
+
+fn string_of(ptr: *const std::os::raw::c_char, len: usize) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM returns `len` valid bytes at `ptr`.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl<'ctx> LoadedModule<'ctx> {
+    fn wrap(&self, raw: LLVMValueRef) -> Val<'_> {
+        Val { raw, _module: PhantomData }
+    }
+
+    pub fn functions(&self) -> Vec<FunctionView<'_>> {
+        let mut out = Vec::new();
+        for f in self.module.get_functions() {
+            let name = f.get_name().to_string_lossy().into_owned();
+            let cc = f.get_call_conventions();
+            // Read params raw: inkwell's iterator panics on metadata params (debug intrinsics).
+            let raw = f.as_value_ref();
+            // SAFETY: `raw` is a function of this module; indices are below its param count.
+            let params = (0..unsafe { LLVMCountParams(raw) }).map(|i| self.wrap(unsafe { LLVMGetParam(raw, i) })).collect();
+            let return_space = f.get_type().get_return_type().and_then(|t| {
+                // SAFETY: the type belongs to this module; its kind is checked first.
+                t.is_pointer_type().then(|| unsafe { LLVMGetPointerAddressSpace(t.as_type_ref()) })
+            });
+            let mut instructions = Vec::new();
+            for block in f.get_basic_blocks() {
+                let mut next = block.get_first_instruction();
+                while let Some(inst) = next {
+                    instructions.push(self.wrap(inst.as_value_ref()));
+                    next = inst.get_next_instruction();
+                }
+            }
+            out.push(FunctionView {
+                name,
+                is_kernel: cc == SPIR_KERNEL_CC || cc == AMDGPU_KERNEL_CC,
+                is_definition: f.count_basic_blocks() > 0,
+                params,
+                return_space,
+                instructions,
+            });
+        }
+        out
+    }
+
+    pub fn globals(&self) -> Vec<GlobalView> {
+        self.module
+            .get_globals()
+            .map(|g| {
+                let raw = g.as_value_ref();
+                // SAFETY: `raw` is a global variable of this module; the data layout outlives the call.
+                let (space, size_bytes) = unsafe {
+                    let value_type = LLVMGlobalGetValueType(raw);
+                    let space = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
+                    let size = llvm_sys::target::LLVMABISizeOfType(self.target_data.as_mut_ptr(), value_type);
+                    (space, size)
+                };
+                GlobalView {
+                    name: g.get_name().to_string_lossy().into_owned(),
+                    space,
+                    size_bytes,
+                    is_declaration: g.is_declaration(),
+                }
+            })
+            .collect()
+    }
+
+    /// The module as textual IR (for `--emit-ir`-style debugging and equivalence).
+    pub fn to_text(&self) -> String {
+        self.module.print_to_string().to_string()
+    }
+}
+
+impl<'m> Val<'m> {
+    fn wrap(&self, raw: LLVMValueRef) -> Val<'m> {
+        Val { raw, _module: PhantomData }
+    }
+
+    /// A stable identity for maps.
+    pub fn id(&self) -> usize {
+        self.raw as usize
+    }
+
+    pub fn name(&self) -> String {
+        let mut len = 0usize;
+        // SAFETY: valid value; LLVM owns the returned bytes.
+        let ptr = unsafe { LLVMGetValueName2(self.raw, &mut len) };
+        string_of(ptr, len)
+    }
+
+    pub fn op(&self) -> Option<Op> {
+        // SAFETY: valid value; kind checks before opcode access.
+        unsafe {
+            if LLVMIsAInstruction(self.raw).is_null() {
+                return None;
+            }
+            Some(match LLVMGetInstructionOpcode(self.raw) {
+                LLVMOpcode::LLVMAlloca => Op::Alloca,
+                LLVMOpcode::LLVMLoad => Op::Load,
+                LLVMOpcode::LLVMStore => Op::Store,
+                LLVMOpcode::LLVMGetElementPtr => Op::GetElementPtr,
+                LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => Op::Cast,
+                LLVMOpcode::LLVMPtrToInt => Op::PtrToInt,
+                LLVMOpcode::LLVMIntToPtr => Op::IntToPtr,
+                LLVMOpcode::LLVMSelect => Op::Select,
+                LLVMOpcode::LLVMPHI => Op::Phi,
+                LLVMOpcode::LLVMCall => Op::Call,
+                LLVMOpcode::LLVMRet => Op::Ret,
+                _ => Op::Other,
+            })
+        }
+    }
+
+    /// For a constant expression: its opcode kind (GEP or cast), else `None`.
+    pub fn const_expr_op(&self) -> Option<Op> {
+        // SAFETY: valid value; kind checked first.
+        unsafe {
+            if LLVMIsAConstantExpr(self.raw).is_null() {
+                return None;
+            }
+            Some(match LLVMGetConstOpcode(self.raw) {
+                LLVMOpcode::LLVMGetElementPtr => Op::GetElementPtr,
+                LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast => Op::Cast,
+                _ => Op::Other,
+            })
+        }
+    }
+
+    pub fn num_operands(&self) -> u32 {
+        // SAFETY: valid value.
+        unsafe { LLVMGetNumOperands(self.raw).max(0) as u32 }
+    }
+
+    pub fn operand(&self, index: u32) -> Val<'m> {
+        // SAFETY: callers stay below num_operands.
+        self.wrap(unsafe { LLVMGetOperand(self.raw, index as c_uint) })
+    }
+
+    /// The address-space number when the value is a pointer.
+    pub fn pointer_space(&self) -> Option<u32> {
+        // SAFETY: valid value and type.
+        unsafe {
+            let ty = LLVMTypeOf(self.raw);
+            (LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind).then(|| LLVMGetPointerAddressSpace(ty))
+        }
+    }
+
+    /// For an alloca that holds a pointer: that pointer's address-space number.
+    pub fn allocated_pointer_space(&self) -> Option<u32> {
+        // SAFETY: only called on allocas; the type kind is checked before the space is read.
+        unsafe {
+            let ty = LLVMGetAllocatedType(self.raw);
+            (LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind).then(|| LLVMGetPointerAddressSpace(ty))
+        }
+    }
+
+    pub fn argument_index(&self, params: &[Val<'m>]) -> Option<u32> {
+        // SAFETY: valid value.
+        if unsafe { LLVMIsAArgument(self.raw) }.is_null() {
+            return None;
+        }
+        params.iter().position(|p| p == self).map(|i| i as u32)
+    }
+
+    pub fn is_global_variable(&self) -> bool {
+        // SAFETY: valid value.
+        !unsafe { LLVMIsAGlobalVariable(self.raw) }.is_null()
+    }
+
+    pub fn is_null_constant(&self) -> bool {
+        // SAFETY: valid value.
+        unsafe { !LLVMIsAConstantPointerNull(self.raw).is_null() || !LLVMIsAUndefValue(self.raw).is_null() }
+    }
+
+    /// For a call: the called function's name, if it is a direct call.
+    pub fn callee(&self) -> Option<(String, bool)> {
+        // SAFETY: only called on call instructions; the callee is checked to be a function.
+        unsafe {
+            let callee = LLVMGetCalledValue(self.raw);
+            if LLVMIsAFunction(callee).is_null() {
+                return None;
+            }
+            let defined = LLVMCountBasicBlocks(callee) > 0;
+            Some((self.wrap(callee).name(), defined))
+        }
+    }
+
+    /// For a call: the number of arguments (operands less the callee).
+    pub fn call_arg_count(&self) -> u32 {
+        // SAFETY: only called on call instructions.
+        unsafe { LLVMGetNumArgOperands(self.raw) }
+    }
+
+    /// The instruction's debug location (file, line, column), if any.
+    pub fn debug_loc(&self) -> Option<(String, u32, u32)> {
+        // SAFETY: valid instruction; LLVM owns the file name bytes.
+        unsafe {
+            let line = LLVMGetDebugLocLine(self.raw);
+            if line == 0 {
+                return None;
+            }
+            let mut len: c_uint = 0;
+            let ptr = LLVMGetDebugLocFilename(self.raw, &mut len);
+            Some((string_of(ptr, len as usize), line, LLVMGetDebugLocColumn(self.raw)))
+        }
+    }
+
+    /// For an `llvm.dbg.declare` call: the alloca it describes, the variable's
+    /// name and its declaration line.
+    pub fn declared_variable(&self) -> Option<(Val<'m>, String, u32)> {
+        // SAFETY: operands of dbg.declare are metadata-as-value; each step is kind-checked.
+        unsafe {
+            if self.num_operands() < 2 {
+                return None;
+            }
+            let address = LLVMGetOperand(LLVMGetOperand(self.raw, 0), 0);
+            if address.is_null() || LLVMIsAAllocaInst(address).is_null() {
+                return None;
+            }
+            let variable_value = LLVMGetOperand(self.raw, 1);
+            let variable = LLVMValueAsMetadata(variable_value);
+            let line = llvm_sys::debuginfo::LLVMDIVariableGetLine(variable);
+            // DILocalVariable operands: scope, name, file, type, ...
+            let count = LLVMGetMDNodeNumOperands(variable_value) as usize;
+            if count < 2 {
+                return None;
+            }
+            let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); count];
+            LLVMGetMDNodeOperands(variable_value, ops.as_mut_ptr());
+            let mut len: c_uint = 0;
+            let name_ptr = LLVMGetMDString(ops[1], &mut len);
+            let name = string_of(name_ptr, len as usize);
+            Some((self.wrap(address), name, line))
+        }
+    }
+}

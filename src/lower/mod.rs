@@ -1,0 +1,113 @@
+//! `lower`: clang-19 -> LLVM IR -> `IrFacts`.
+//!
+//! The IR boundary. Compiles a translation unit with the same options as
+//! `parse` (`-target spir64 -O0 -g`, value names kept), loads the bitcode
+//! with inkwell in the caller's LLVM context and extracts owned facts:
+//! functions and their pointer params, pointer flows with their origins and
+//! source locations, builtin calls, program-scope variables and their sizes.
+
+mod llvm;
+mod trace;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub use inkwell::context::Context;
+
+use crate::ir::{spir_space, IrFacts, IrFunction, IrGlobal};
+use crate::syntax::Space;
+
+/// The clang executable: `$CLASP_CLANG`, else `clang-19` on PATH, else the
+/// Debian LLVM 19 install.
+pub fn clang_path() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("CLASP_CLANG") {
+        return Ok(PathBuf::from(path));
+    }
+    if let Some(paths) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&paths) {
+            let candidate = dir.join("clang-19");
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    let debian = PathBuf::from("/usr/lib/llvm-19/bin/clang");
+    if debian.is_file() {
+        return Ok(debian);
+    }
+    Err("clang-19 not found: install it with `apt-get install clang-19` (or run scripts/setup), or set CLASP_CLANG".into())
+}
+
+/// Runs clang with `args` on `path` and returns stdout, or clang's messages.
+pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
+    let clang = clang_path()?;
+    let output = Command::new(&clang)
+        .args(args)
+        .arg(path)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let first_error = stderr.lines().find(|l| l.contains("error:")).unwrap_or(stderr.trim());
+        return Err(first_error.to_string());
+    }
+    Ok(output.stdout)
+}
+
+/// The arguments that make clang emit the IR `lower` reads.
+pub fn ir_args(language_args: &[String]) -> Vec<String> {
+    let mut args = language_args.to_vec();
+    args.extend(
+        ["-O0", "-g", "-fno-discard-value-names", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
+            .into_iter()
+            .map(String::from),
+    );
+    args
+}
+
+/// Compiles `path` with `language_args` (from `CompileOptions::clang_args`)
+/// and extracts its facts in `context`.
+pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result<IrFacts, String> {
+    let bitcode = run_clang(path, &ir_args(language_args))?;
+    facts_from_bitcode(context, &bitcode, &path.to_string_lossy())
+}
+
+/// Extracts facts from already compiled bitcode or textual IR.
+pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, String> {
+    let module = llvm::load(context, bytes, name)?;
+    let mut facts = IrFacts::default();
+    for f in module.functions() {
+        if f.name.starts_with("llvm.") {
+            continue;
+        }
+        let params = f.params.iter().map(|p| p.pointer_space().and_then(spir_space)).collect();
+        let mut function = IrFunction {
+            name: f.name.clone(),
+            is_kernel: f.is_kernel,
+            is_definition: f.is_definition,
+            params,
+            returns: f.return_space.and_then(spir_space),
+            locals: Vec::new(),
+        };
+        if f.is_definition {
+            let trace = trace::FunctionTrace::new(&f);
+            function.locals = trace.locals();
+            facts.flows.extend(trace.flows());
+        }
+        facts.functions.push(function);
+    }
+    for g in module.globals() {
+        if g.is_declaration {
+            continue;
+        }
+        facts.globals.push(IrGlobal {
+            name: g.name,
+            space: spir_space(g.space).unwrap_or(Space::Private),
+            size_bytes: g.size_bytes,
+        });
+    }
+    facts.functions.sort_by(|a, b| a.name.cmp(&b.name));
+    facts.globals.sort_by(|a, b| a.name.cmp(&b.name));
+    facts.flows.sort();
+    Ok(facts)
+}

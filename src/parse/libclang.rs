@@ -1,0 +1,544 @@
+//! Safe RAII wrappers over the libclang C API (through `clang-sys`).
+//!
+//! This file is the only place on the syntax side that touches FFI. Every
+//! handle frees itself on drop, children borrow their parent (a `Cursor` cannot
+//! outlive its `TranslationUnit`), and every string libclang allocates is copied
+//! into an owned `String` and disposed of at once.
+
+use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::os::raw::{c_char, c_uint};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use clang_sys::*;
+
+/// libclang is loaded at run time so that its absence is a clear error.
+/// clang-sys keeps the loaded library per thread: load once, share it with
+/// every thread that parses.
+pub fn ensure_loaded() -> Result<(), String> {
+    static LIBRARY: OnceLock<Result<std::sync::Arc<SharedLibrary>, String>> = OnceLock::new();
+    let library = LIBRARY.get_or_init(|| {
+        load_from()
+    });
+    match library {
+        Ok(library) => {
+            if clang_sys::get_library().is_none() {
+                clang_sys::set_library(Some(library.clone()));
+            }
+            Ok(())
+        }
+        Err(message) => Err(message.clone()),
+    }
+}
+
+fn load_from() -> Result<std::sync::Arc<SharedLibrary>, String> {
+    clang_sys::load().map_err(|e| {
+        format!("libclang 19 not found ({e}); install it with `apt-get install libclang-19-dev` or set LIBCLANG_PATH")
+    })?;
+    clang_sys::get_library().ok_or_else(|| "libclang did not load".to_string())
+}
+
+fn owned(s: CXString) -> String {
+    // SAFETY: `s` comes straight from libclang; clang_getCString is valid until disposed.
+    unsafe {
+        let ptr = clang_getCString(s);
+        let out = if ptr.is_null() { String::new() } else { CStr::from_ptr(ptr).to_string_lossy().into_owned() };
+        clang_disposeString(s);
+        out
+    }
+}
+
+/// A libclang index: owns every translation unit parsed from it.
+pub struct Index {
+    raw: CXIndex,
+}
+
+impl Index {
+    pub fn new() -> Result<Index, String> {
+        ensure_loaded()?;
+        // SAFETY: plain constructor; the index is disposed in Drop.
+        let raw = unsafe { clang_createIndex(0, 0) };
+        if raw.is_null() {
+            return Err("libclang could not create an index".into());
+        }
+        Ok(Index { raw })
+    }
+
+    /// Parses one file with the given compiler arguments; detailed
+    /// preprocessing records are kept so macro uses can be seen.
+    /// `contents` is the main file's text as the caller read it, so offsets
+    /// refer to exactly those bytes.
+    pub fn parse(&self, path: &Path, contents: &str, args: &[String]) -> Result<TranslationUnit<'_>, String> {
+        let c_path = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+        let mut unsaved = CXUnsavedFile {
+            Filename: c_path.as_ptr(),
+            Contents: contents.as_ptr() as *const c_char,
+            Length: contents.len() as _,
+        };
+        let c_args: Vec<CString> =
+            args.iter().map(|a| CString::new(a.as_bytes())).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+        let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+        let mut raw: CXTranslationUnit = std::ptr::null_mut();
+        let options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
+        // SAFETY: all pointers live for the duration of the call.
+        let code = unsafe {
+            clang_parseTranslationUnit2(
+                self.raw,
+                c_path.as_ptr(),
+                arg_ptrs.as_ptr(),
+                arg_ptrs.len() as i32,
+                &mut unsaved,
+                1,
+                options,
+                &mut raw,
+            )
+        };
+        if code != CXError_Success || raw.is_null() {
+            return Err(format!("libclang could not parse (error code {code})"));
+        }
+        Ok(TranslationUnit { raw, _index: PhantomData })
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        // SAFETY: created by clang_createIndex, disposed once.
+        unsafe { clang_disposeIndex(self.raw) }
+    }
+}
+
+/// A parsed translation unit.
+pub struct TranslationUnit<'i> {
+    raw: CXTranslationUnit,
+    _index: PhantomData<&'i Index>,
+}
+
+/// A location resolved to an owned file path and byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileLoc {
+    pub file: Option<String>,
+    pub line: u32,
+    pub column: u32,
+    pub offset: u32,
+}
+
+/// One diagnostic, owned.
+#[derive(Debug, Clone)]
+pub struct RawDiagnostic {
+    pub severity: u32,
+    pub message: String,
+    pub loc: FileLoc,
+}
+
+/// One token, owned: kind, text and byte range in its file.
+#[derive(Debug, Clone)]
+pub struct RawToken {
+    pub kind: TokenKind,
+    pub text: String,
+    pub start: FileLoc,
+    pub end: FileLoc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    Punctuation,
+    Keyword,
+    Identifier,
+    Literal,
+    Comment,
+}
+
+fn file_loc(loc: CXSourceLocation) -> FileLoc {
+    let mut file: CXFile = std::ptr::null_mut();
+    let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
+    // SAFETY: out-pointers are valid locals.
+    unsafe { clang_getFileLocation(loc, &mut file, &mut line, &mut column, &mut offset) };
+    let file = if file.is_null() { None } else { Some(owned(unsafe { clang_getFileName(file) })) };
+    FileLoc { file, line, column, offset }
+}
+
+fn expansion_loc(loc: CXSourceLocation) -> FileLoc {
+    let mut file: CXFile = std::ptr::null_mut();
+    let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
+    // SAFETY: out-pointers are valid locals.
+    unsafe { clang_getExpansionLocation(loc, &mut file, &mut line, &mut column, &mut offset) };
+    let file = if file.is_null() { None } else { Some(owned(unsafe { clang_getFileName(file) })) };
+    FileLoc { file, line, column, offset }
+}
+
+impl<'i> TranslationUnit<'i> {
+    pub fn cursor(&self) -> Cursor<'_> {
+        // SAFETY: the TU is alive for the cursor's lifetime.
+        Cursor { raw: unsafe { clang_getTranslationUnitCursor(self.raw) }, _tu: PhantomData }
+    }
+
+    pub fn diagnostics(&self) -> Vec<RawDiagnostic> {
+        let mut out = Vec::new();
+        // SAFETY: indices are within clang_getNumDiagnostics; each diagnostic is disposed.
+        unsafe {
+            for i in 0..clang_getNumDiagnostics(self.raw) {
+                let d = clang_getDiagnostic(self.raw, i);
+                out.push(RawDiagnostic {
+                    severity: clang_getDiagnosticSeverity(d) as u32,
+                    message: owned(clang_getDiagnosticSpelling(d)),
+                    loc: expansion_loc(clang_getDiagnosticLocation(d)),
+                });
+                clang_disposeDiagnostic(d);
+            }
+        }
+        out
+    }
+
+    /// The raw tokens of an extent, as written in the file (macros
+    /// unexpanded). Both ends are first moved to their expansion locations,
+    /// so an extent that starts with a macro use is read from the use, not
+    /// from the macro's definition.
+    pub fn tokens(&self, extent: &Extent) -> Vec<RawToken> {
+        let mut tokens: *mut CXToken = std::ptr::null_mut();
+        let mut count: c_uint = 0;
+        let mut out = Vec::new();
+        // SAFETY: the token array is read within its count and disposed once;
+        // locations are rebuilt from files of this unit.
+        unsafe {
+            let range = self.expansion_range(extent.raw);
+            clang_tokenize(self.raw, range, &mut tokens, &mut count);
+            for i in 0..count as usize {
+                let t = *tokens.add(i);
+                let kind = match clang_getTokenKind(t) {
+                    CXToken_Punctuation => TokenKind::Punctuation,
+                    CXToken_Keyword => TokenKind::Keyword,
+                    CXToken_Identifier => TokenKind::Identifier,
+                    CXToken_Literal => TokenKind::Literal,
+                    _ => TokenKind::Comment,
+                };
+                let range = clang_getTokenExtent(self.raw, t);
+                out.push(RawToken {
+                    kind,
+                    text: owned(clang_getTokenSpelling(self.raw, t)),
+                    start: file_loc(clang_getRangeStart(range)),
+                    end: file_loc(clang_getRangeEnd(range)),
+                });
+            }
+            if !tokens.is_null() {
+                clang_disposeTokens(self.raw, tokens, count);
+            }
+        }
+        out
+    }
+
+    fn expansion_range(&self, range: CXSourceRange) -> CXSourceRange {
+        let at = |loc: CXSourceLocation| {
+            let mut file: CXFile = std::ptr::null_mut();
+            let mut offset: c_uint = 0;
+            // SAFETY: out-pointers are valid locals; the file belongs to this unit.
+            unsafe {
+                clang_getExpansionLocation(
+                    loc,
+                    &mut file,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    &mut offset,
+                );
+                if file.is_null() {
+                    loc
+                } else {
+                    clang_getLocationForOffset(self.raw, file, offset)
+                }
+            }
+        };
+        // SAFETY: plain value accessors.
+        unsafe { clang_getRange(at(clang_getRangeStart(range)), at(clang_getRangeEnd(range))) }
+    }
+
+    /// Ranges of every file of the unit that the preprocessor skipped (`#if 0` ...).
+    pub fn skipped_ranges(&self) -> Vec<Extent> {
+        let mut out = Vec::new();
+        // SAFETY: the range list is read within its count and disposed once.
+        unsafe {
+            let list = clang_getAllSkippedRanges(self.raw);
+            if list.is_null() {
+                return out;
+            }
+            for i in 0..(*list).count as usize {
+                let raw = *(*list).ranges.add(i);
+                if clang_Location_isInSystemHeader(clang_getRangeStart(raw)) == 0 {
+                    out.push(Extent { raw });
+                }
+            }
+            clang_disposeSourceRangeList(list);
+        }
+        out
+    }
+}
+
+impl Drop for TranslationUnit<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by clang_parseTranslationUnit2, disposed once.
+        unsafe { clang_disposeTranslationUnit(self.raw) }
+    }
+}
+
+/// A source range; resolve it with `start()`/`end()`.
+#[derive(Clone, Copy)]
+pub struct Extent {
+    raw: CXSourceRange,
+}
+
+impl Extent {
+    pub fn start(&self) -> FileLoc {
+        // SAFETY: plain value accessor.
+        file_loc(unsafe { clang_getRangeStart(self.raw) })
+    }
+    pub fn end(&self) -> FileLoc {
+        // SAFETY: plain value accessor.
+        file_loc(unsafe { clang_getRangeEnd(self.raw) })
+    }
+}
+
+/// A cursor into the AST of a live translation unit.
+#[derive(Clone, Copy)]
+pub struct Cursor<'tu> {
+    raw: CXCursor,
+    _tu: PhantomData<&'tu ()>,
+}
+
+/// Cursor kinds the walker distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorKind {
+    FunctionDecl,
+    ParmDecl,
+    VarDecl,
+    FieldDecl,
+    StructDecl,
+    TypedefDecl,
+    DeclRefExpr,
+    SizeofExpr,
+    ParenExpr,
+    MacroDefinition,
+    MacroExpansion,
+    InclusionDirective,
+    TypeRef,
+    Attribute(i32),
+    Other(i32),
+}
+
+impl<'tu> Cursor<'tu> {
+    fn wrap(&self, raw: CXCursor) -> Cursor<'tu> {
+        Cursor { raw, _tu: PhantomData }
+    }
+
+    pub fn kind(&self) -> CursorKind {
+        // SAFETY: plain value accessors on a valid cursor.
+        let kind = unsafe { clang_getCursorKind(self.raw) };
+        match kind {
+            CXCursor_FunctionDecl => CursorKind::FunctionDecl,
+            CXCursor_ParmDecl => CursorKind::ParmDecl,
+            CXCursor_VarDecl => CursorKind::VarDecl,
+            CXCursor_FieldDecl => CursorKind::FieldDecl,
+            CXCursor_StructDecl | CXCursor_UnionDecl => CursorKind::StructDecl,
+            CXCursor_TypedefDecl => CursorKind::TypedefDecl,
+            CXCursor_DeclRefExpr => CursorKind::DeclRefExpr,
+            CXCursor_UnaryExpr => CursorKind::SizeofExpr,
+            CXCursor_ParenExpr => CursorKind::ParenExpr,
+            CXCursor_MacroDefinition => CursorKind::MacroDefinition,
+            CXCursor_MacroExpansion => CursorKind::MacroExpansion,
+            CXCursor_InclusionDirective => CursorKind::InclusionDirective,
+            CXCursor_TypeRef => CursorKind::TypeRef,
+            k if unsafe { clang_isAttribute(k) } != 0 => CursorKind::Attribute(k),
+            k => CursorKind::Other(k),
+        }
+    }
+
+    /// True for declarations that come from a system header (the OpenCL base header).
+    pub fn in_system_header(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.raw)) != 0 }
+    }
+
+    pub fn spelling(&self) -> String {
+        // SAFETY: valid cursor; the string is owned by `owned`.
+        owned(unsafe { clang_getCursorSpelling(self.raw) })
+    }
+
+    /// The symbol name the compiler emits (mangled for `overloadable`).
+    pub fn mangling(&self) -> String {
+        // SAFETY: valid cursor; the string is owned by `owned`.
+        owned(unsafe { clang_Cursor_getMangling(self.raw) })
+    }
+
+    pub fn extent(&self) -> Extent {
+        // SAFETY: valid cursor.
+        Extent { raw: unsafe { clang_getCursorExtent(self.raw) } }
+    }
+
+    /// Where the cursor is, as the file position of its expansion.
+    pub fn location(&self) -> FileLoc {
+        // SAFETY: valid cursor.
+        expansion_loc(unsafe { clang_getCursorLocation(self.raw) })
+    }
+
+    /// Where the cursor's name was spelled (inside a macro body when it came from one).
+    pub fn spelling_location(&self) -> FileLoc {
+        let mut file: CXFile = std::ptr::null_mut();
+        let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
+        // SAFETY: out-pointers are valid locals.
+        unsafe {
+            clang_getSpellingLocation(clang_getCursorLocation(self.raw), &mut file, &mut line, &mut column, &mut offset)
+        };
+        let file = if file.is_null() { None } else { Some(owned(unsafe { clang_getFileName(file) })) };
+        FileLoc { file, line, column, offset }
+    }
+
+    pub fn is_definition(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_isCursorDefinition(self.raw) != 0 }
+    }
+
+    pub fn is_static(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
+    }
+
+    pub fn referenced(&self) -> Option<Cursor<'tu>> {
+        // SAFETY: valid cursor; a null result is checked.
+        let r = unsafe { clang_getCursorReferenced(self.raw) };
+        if unsafe { clang_Cursor_isNull(r) } != 0 {
+            None
+        } else {
+            Some(self.wrap(r))
+        }
+    }
+
+    pub fn semantic_parent(&self) -> Option<Cursor<'tu>> {
+        // SAFETY: valid cursor; a null result is checked.
+        let r = unsafe { clang_getCursorSemanticParent(self.raw) };
+        if unsafe { clang_Cursor_isNull(r) } != 0 {
+            None
+        } else {
+            Some(self.wrap(r))
+        }
+    }
+
+    /// A stable identity for the declaration (its USR).
+    pub fn usr(&self) -> String {
+        // SAFETY: valid cursor.
+        owned(unsafe { clang_getCursorUSR(self.raw) })
+    }
+
+    pub fn ty(&self) -> Type<'tu> {
+        // SAFETY: valid cursor.
+        Type { raw: unsafe { clang_getCursorType(self.raw) }, _tu: PhantomData }
+    }
+
+    pub fn result_type(&self) -> Type<'tu> {
+        // SAFETY: valid cursor.
+        Type { raw: unsafe { clang_getCursorResultType(self.raw) }, _tu: PhantomData }
+    }
+
+    pub fn children(&self) -> Vec<Cursor<'tu>> {
+        extern "C" fn collect(cursor: CXCursor, _parent: CXCursor, data: CXClientData) -> CXChildVisitResult {
+            // SAFETY: `data` is the Vec passed below, alive for the visit; no panic can occur here.
+            let out = unsafe { &mut *(data as *mut Vec<CXCursor>) };
+            out.push(cursor);
+            CXChildVisit_Continue
+        }
+        let mut raw: Vec<CXCursor> = Vec::new();
+        // SAFETY: the callback only pushes into `raw`.
+        unsafe { clang_visitChildren(self.raw, collect, &mut raw as *mut Vec<CXCursor> as CXClientData) };
+        raw.into_iter().map(|c| self.wrap(c)).collect()
+    }
+
+    /// For a macro definition: true when it takes arguments.
+    pub fn is_function_like_macro(&self) -> bool {
+        // SAFETY: valid cursor.
+        unsafe { clang_Cursor_isMacroFunctionLike(self.raw) != 0 }
+    }
+
+    /// For an inclusion directive: the included file's path.
+    pub fn included_file(&self) -> Option<String> {
+        // SAFETY: valid cursor; a null file is checked.
+        let file = unsafe { clang_getIncludedFile(self.raw) };
+        if file.is_null() {
+            None
+        } else {
+            Some(owned(unsafe { clang_getFileName(file) }))
+        }
+    }
+}
+
+/// A type of a live translation unit.
+#[derive(Clone, Copy)]
+pub struct Type<'tu> {
+    raw: CXType,
+    _tu: PhantomData<&'tu ()>,
+}
+
+/// Type kinds the walker distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeKind {
+    Pointer,
+    ConstantArray,
+    IncompleteArray,
+    Typedef,
+    Elaborated,
+    Record,
+    FunctionProto,
+    Void,
+    Other,
+}
+
+impl<'tu> Type<'tu> {
+    fn wrap(&self, raw: CXType) -> Type<'tu> {
+        Type { raw, _tu: PhantomData }
+    }
+    pub fn kind(&self) -> TypeKind {
+        match self.raw.kind {
+            CXType_Pointer => TypeKind::Pointer,
+            CXType_ConstantArray => TypeKind::ConstantArray,
+            CXType_IncompleteArray => TypeKind::IncompleteArray,
+            CXType_Typedef => TypeKind::Typedef,
+            CXType_Elaborated => TypeKind::Elaborated,
+            CXType_Record => TypeKind::Record,
+            CXType_FunctionProto => TypeKind::FunctionProto,
+            CXType_Void => TypeKind::Void,
+            _ => TypeKind::Other,
+        }
+    }
+    pub fn spelling(&self) -> String {
+        // SAFETY: valid type.
+        owned(unsafe { clang_getTypeSpelling(self.raw) })
+    }
+    pub fn pointee(&self) -> Type<'tu> {
+        // SAFETY: valid type.
+        self.wrap(unsafe { clang_getPointeeType(self.raw) })
+    }
+    pub fn canonical(&self) -> Type<'tu> {
+        // SAFETY: valid type.
+        self.wrap(unsafe { clang_getCanonicalType(self.raw) })
+    }
+    pub fn element(&self) -> Type<'tu> {
+        // SAFETY: valid type.
+        self.wrap(unsafe { clang_getArrayElementType(self.raw) })
+    }
+    pub fn array_size(&self) -> Option<i64> {
+        // SAFETY: valid type.
+        let n = unsafe { clang_getArraySize(self.raw) };
+        (n >= 0).then_some(n)
+    }
+    /// Clang's language address space of this type (0 none, 1 global,
+    /// 2 local, 3 constant, 4 private, 5 generic).
+    pub fn address_space(&self) -> u32 {
+        // SAFETY: valid type.
+        unsafe { clang_getAddressSpace(self.raw) }
+    }
+    pub fn is_const(&self) -> bool {
+        // SAFETY: valid type.
+        unsafe { clang_isConstQualifiedType(self.raw) != 0 }
+    }
+    pub fn size_of(&self) -> Option<i64> {
+        // SAFETY: valid type.
+        let n = unsafe { clang_Type_getSizeOf(self.raw) };
+        (n >= 0).then_some(n)
+    }
+}

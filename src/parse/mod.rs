@@ -1,0 +1,510 @@
+//! `parse`: libclang -> `KernelSyntax`.
+//!
+//! The syntax boundary. It parses one translation unit as OpenCL C and hands
+//! on owned data only: functions, their pointer declarations with each
+//! level's qualifier as spelled (keyword, macro use, or hidden), program-scope
+//! variables, `#if`-skipped ranges and diagnostics. Libclang handles never
+//! leave this module; the FFI itself is confined to `libclang.rs`.
+
+mod libclang;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use crate::options::CompileOptions;
+use crate::syntax::*;
+use libclang::{Cursor, CursorKind, FileLoc, Index, RawToken, TokenKind, TranslationUnit, Type, TypeKind};
+
+pub use libclang::ensure_loaded;
+
+/// A reusable libclang session (one per worker thread).
+pub struct Parser {
+    index: Index,
+}
+
+impl Parser {
+    pub fn new() -> Result<Parser, String> {
+        Ok(Parser { index: Index::new()? })
+    }
+
+    /// Parses `path`, whose current text is `contents`, with `args` (see
+    /// `CompileOptions::clang_args`).
+    pub fn parse(&self, path: &Path, contents: &str, args: &[String]) -> Result<KernelSyntax, String> {
+        let tu = self.index.parse(path, contents, args)?;
+        Ok(Walker::new(&tu, path).run())
+    }
+
+    /// Parses with the options' input standard.
+    pub fn parse_input(&self, path: &Path, contents: &str, options: &CompileOptions) -> Result<KernelSyntax, String> {
+        self.parse(path, contents, &options.clang_args(None))
+    }
+}
+
+/// What a macro's body amounts to, for qualifier purposes.
+#[derive(Debug, Clone, PartialEq)]
+enum MacroMeaning {
+    Empty,
+    Keyword(String),
+    Other,
+}
+
+struct Walker<'t, 'i> {
+    tu: &'t TranslationUnit<'i>,
+    syntax: KernelSyntax,
+    file_ids: HashMap<String, FileId>,
+    /// Macro name -> body tokens (object-like macros only; function-like map to `None`).
+    macros: HashMap<String, Option<Vec<String>>>,
+    /// (file, start offset) of each macro use -> (macro name, end offset).
+    expansions: HashMap<(FileId, u32), (String, u32)>,
+    /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
+    sizeof_targets: HashSet<(FileId, u32)>,
+}
+
+const KERNEL_WORDS: [&str; 2] = ["__kernel", "kernel"];
+
+impl<'t, 'i> Walker<'t, 'i> {
+    fn new(tu: &'t TranslationUnit<'i>, main: &Path) -> Self {
+        let mut walker = Walker {
+            tu,
+            syntax: KernelSyntax::default(),
+            file_ids: HashMap::new(),
+            macros: HashMap::new(),
+            expansions: HashMap::new(),
+            sizeof_targets: HashSet::new(),
+        };
+        walker.file_id(&main.to_string_lossy());
+        walker
+    }
+
+    fn file_id(&mut self, name: &str) -> FileId {
+        if let Some(id) = self.file_ids.get(name) {
+            return *id;
+        }
+        let id = self.syntax.files.len();
+        self.syntax.files.push(PathBuf::from(name));
+        self.file_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn pos(&mut self, loc: &FileLoc) -> Pos {
+        let file = match &loc.file {
+            Some(f) => self.file_id(f),
+            None => 0,
+        };
+        Pos { file, line: loc.line, col: loc.column, offset: loc.offset }
+    }
+
+    fn run(mut self) -> KernelSyntax {
+        for d in self.tu.diagnostics() {
+            // libclang severities: 2 warning, 3 error, 4 fatal.
+            let severity = match d.severity {
+                2 => Severity::Warning,
+                s if s >= 3 => Severity::Error,
+                _ => continue,
+            };
+            self.syntax.diagnostics.push(Diagnostic {
+                severity,
+                message: d.message,
+                file: PathBuf::from(d.loc.file.unwrap_or_default()),
+                line: d.loc.line,
+                col: d.loc.column,
+            });
+        }
+        let top = self.tu.cursor().children();
+        // Macros and includes first: declarations refer to them.
+        for c in &top {
+            match c.kind() {
+                CursorKind::MacroDefinition if !c.in_system_header() => self.record_macro(c),
+                CursorKind::MacroExpansion => {
+                    let (start, end) = (c.extent().start(), c.extent().end());
+                    if let Some(f) = &start.file {
+                        let id = self.file_id(f);
+                        self.expansions.insert((id, start.offset), (c.spelling(), end.offset));
+                    }
+                }
+                CursorKind::InclusionDirective => {
+                    if let Some(f) = c.included_file() {
+                        self.file_id(&f);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for c in &top {
+            if c.kind() == CursorKind::FunctionDecl && !c.in_system_header() && c.location().file.is_some() {
+                self.find_sizeof_targets(c);
+            }
+        }
+        for c in &top {
+            if c.in_system_header() || c.location().file.is_none() {
+                continue;
+            }
+            match c.kind() {
+                CursorKind::FunctionDecl => {
+                    let f = self.function(c);
+                    self.syntax.functions.push(f);
+                }
+                CursorKind::VarDecl => {
+                    let v = self.program_var(c);
+                    self.syntax.program_vars.push(v);
+                }
+                _ => {}
+            }
+        }
+        self.record_skipped();
+        self.syntax
+    }
+
+    fn record_macro(&mut self, c: &Cursor) {
+        let name = c.spelling();
+        if c.is_function_like_macro() {
+            self.macros.insert(name, None);
+            return;
+        }
+        let tokens = self.tu.tokens(&c.extent());
+        // The first token is the macro's own name.
+        let body = tokens.iter().skip(1).map(|t| t.text.clone()).collect();
+        self.macros.insert(name, Some(body));
+    }
+
+    /// What a macro expands to, following single-identifier chains.
+    fn macro_meaning(&self, name: &str) -> MacroMeaning {
+        let mut current = name.to_string();
+        for _ in 0..16 {
+            match self.macros.get(&current) {
+                Some(Some(body)) if body.is_empty() => return MacroMeaning::Empty,
+                Some(Some(body)) if body.len() == 1 => {
+                    let word = &body[0];
+                    if Space::from_keyword(word).is_some() || KERNEL_WORDS.contains(&word.as_str()) {
+                        return MacroMeaning::Keyword(word.clone());
+                    }
+                    current = word.clone();
+                }
+                _ => return MacroMeaning::Other,
+            }
+        }
+        MacroMeaning::Other
+    }
+
+    /// The macro used at this token, if the token starts a macro expansion.
+    fn macro_at(&mut self, token: &RawToken) -> Option<(String, u32)> {
+        let file = self.file_id(token.start.file.as_deref()?);
+        self.expansions.get(&(file, token.start.offset)).cloned()
+    }
+
+    fn find_sizeof_targets(&mut self, c: &Cursor) {
+        let mut stack = c.children();
+        while let Some(node) = stack.pop() {
+            if node.kind() == CursorKind::SizeofExpr {
+                let first = self.tu.tokens(&node.extent()).into_iter().next();
+                if first.map(|t| t.text == "sizeof").unwrap_or(false) {
+                    let mut operand = node.children().into_iter().next();
+                    while let Some(inner) = operand {
+                        match inner.kind() {
+                            CursorKind::ParenExpr | CursorKind::Other(_) if inner.children().len() == 1 => {
+                                operand = inner.children().into_iter().next();
+                            }
+                            CursorKind::DeclRefExpr => {
+                                if let Some(decl) = inner.referenced() {
+                                    let loc = decl.location();
+                                    if let Some(f) = &loc.file {
+                                        let id = self.file_id(f);
+                                        self.sizeof_targets.insert((id, loc.offset));
+                                    }
+                                }
+                                break;
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+            }
+            stack.extend(node.children());
+        }
+    }
+
+    /// The macro whose expansion contains the cursor's name, if any.
+    fn enclosing_macro(&mut self, c: &Cursor) -> Option<String> {
+        let loc = c.location();
+        let file = self.file_id(loc.file.as_deref()?);
+        self.expansions
+            .iter()
+            .filter(|((f, start), (_, end))| *f == file && *start <= loc.offset && loc.offset < (*end).max(*start + 1))
+            .map(|(_, (name, _))| name.clone())
+            .min()
+    }
+
+    fn function(&mut self, c: &Cursor) -> Function {
+        let name = c.spelling();
+        let mangled = c.mangling();
+        let link_name = if mangled.is_empty() { name.clone() } else { mangled };
+        let loc = c.location();
+        let pos = self.pos(&loc);
+        let extent = self.range(&c.extent());
+        let in_macro = self.enclosing_macro(c);
+        // Tokens before the name: specifiers and the return type.
+        let head: Vec<RawToken> =
+            self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
+        let mut is_kernel = false;
+        for t in &head {
+            if KERNEL_WORDS.contains(&t.text.as_str()) {
+                is_kernel = true;
+            } else if let Some((m, _)) = self.macro_at(t) {
+                if let MacroMeaning::Keyword(w) = self.macro_meaning(&m) {
+                    is_kernel |= KERNEL_WORDS.contains(&w.as_str());
+                }
+            }
+        }
+        let mut pointers = Vec::new();
+        let result = c.result_type();
+        if result.canonical().kind() == TypeKind::Pointer {
+            let levels = self.levels(&result, &head, &[]);
+            pointers.push(PointerDecl {
+                kind: DeclKind::Return,
+                name: "return".into(),
+                pos,
+                type_text: result.spelling(),
+                levels,
+                array: None,
+                in_macro: in_macro.clone(),
+                sizeof_used: false,
+            });
+        }
+        let mut param_count = 0;
+        let children = c.children();
+        for child in children.iter().filter(|k| k.kind() == CursorKind::ParmDecl) {
+            let index = param_count;
+            param_count += 1;
+            if let Some(decl) = self.pointer_decl(child, DeclKind::Param(index)) {
+                pointers.push(decl);
+            }
+        }
+        let is_definition = c.is_definition();
+        if is_definition {
+            let mut stack: Vec<Cursor> = children.into_iter().filter(|k| k.kind() != CursorKind::ParmDecl).collect();
+            let mut locals = Vec::new();
+            while let Some(node) = stack.pop() {
+                if node.kind() == CursorKind::VarDecl {
+                    if let Some(decl) = self.pointer_decl(&node, DeclKind::Local) {
+                        locals.push(decl);
+                    }
+                }
+                stack.extend(node.children());
+            }
+            locals.sort_by_key(|d| d.pos);
+            pointers.extend(locals);
+        }
+        Function {
+            name,
+            link_name: link_name.clone(),
+            is_kernel,
+            is_definition,
+            is_overloadable: link_name.starts_with("_Z"),
+            pos,
+            extent,
+            in_macro,
+            param_count,
+            pointers,
+        }
+    }
+
+    fn range(&mut self, extent: &libclang::Extent) -> ByteRange {
+        let (start, end) = (extent.start(), extent.end());
+        let file = match &start.file {
+            Some(f) => self.file_id(f),
+            None => 0,
+        };
+        ByteRange { file, start: start.offset, end: end.offset }
+    }
+
+    /// A param or local of pointer (or array-parameter) type.
+    fn pointer_decl(&mut self, c: &Cursor, kind: DeclKind) -> Option<PointerDecl> {
+        let ty = c.ty();
+        let canonical = ty.canonical();
+        let is_pointer = canonical.kind() == TypeKind::Pointer;
+        let tokens = self.tu.tokens(&c.extent());
+        let loc = c.location();
+        let name = c.spelling();
+        let name_index = tokens.iter().position(|t| t.start.offset == loc.offset && t.text == name);
+        let pos = self.pos(&loc);
+        let in_macro = self.enclosing_macro(c);
+        let sizeof_used = self.sizeof_targets.contains(&(pos.file, pos.offset));
+        let (before, after): (&[RawToken], &[RawToken]) = match name_index {
+            Some(i) => (&tokens[..i], &tokens[i + 1..]),
+            None => (&tokens[..], &[]),
+        };
+        // An array parameter decays to a pointer to private memory; clang may
+        // report it either as the decayed pointer or as the array type.
+        let mut array = None;
+        if matches!(kind, DeclKind::Param(_)) && after.first().map(|t| t.text == "[").unwrap_or(false) {
+            let close = after.iter().position(|t| t.text == "]")?;
+            let brackets = ByteRange {
+                file: pos.file,
+                start: after[0].start.offset,
+                end: after[close].end.offset,
+            };
+            let bracket_text = after[..=close].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("");
+            array = Some(ArrayDeclarator { brackets, name_start: loc.offset, bracket_text });
+        }
+        let levels = if array.is_some() {
+            let element = if matches!(canonical.kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray) {
+                canonical.element()
+            } else {
+                canonical.pointee()
+            };
+            // The element's own qualifier, if spelled, is in the specifiers.
+            let mut levels = vec![Level { space: Space::Private, spelling: Spelling::Unqualified }];
+            let spelled = self.spelled_qualifiers(before, 0);
+            if let Some(Some(sp)) = spelled.first() {
+                levels[0] = Level { space: space_of(element.address_space()).unwrap_or(Space::Private), spelling: sp.clone() };
+            }
+            levels
+        } else if is_pointer {
+            self.levels(&ty, before, after)
+        } else {
+            return None;
+        };
+        Some(PointerDecl {
+            kind,
+            name,
+            pos,
+            type_text: ty.spelling(),
+            levels,
+            array,
+            in_macro,
+            sizeof_used,
+        })
+    }
+
+    /// The qualifier tokens in the specifier part, grouped by `*`:
+    /// result[s] is the qualifier written after the s-th star (s = 0: before
+    /// any star). `None` for a group with no qualifier token. `depth` is
+    /// unused for non-array declarators.
+    fn spelled_qualifiers(&mut self, before: &[RawToken], _depth: usize) -> Vec<Option<Spelling>> {
+        let mut groups: Vec<Option<Spelling>> = vec![None];
+        for t in before {
+            if t.kind == TokenKind::Punctuation && t.text == "*" {
+                groups.push(None);
+                continue;
+            }
+            if t.kind == TokenKind::Comment || t.kind == TokenKind::Literal {
+                continue;
+            }
+            let file = t.start.file.as_deref().map(|f| f.to_string());
+            let range = |me: &mut Self, end: u32| ByteRange {
+                file: file.as_deref().map(|f| me.file_id(f)).unwrap_or(0),
+                start: t.start.offset,
+                end,
+            };
+            let spelling = if Space::from_keyword(&t.text).is_some() {
+                Some(Spelling::Keyword { text: t.text.clone(), range: range(self, t.end.offset) })
+            } else if let Some((name, end)) = self.macro_at(t) {
+                match self.macro_meaning(&name) {
+                    MacroMeaning::Keyword(k) if Space::from_keyword(&k).is_some() => {
+                        Some(Spelling::MacroUse { name, keyword: k, range: range(self, end.max(t.end.offset)) })
+                    }
+                    MacroMeaning::Keyword(_) | MacroMeaning::Empty => None,
+                    MacroMeaning::Other => Some(Spelling::Hidden { why: format!("macro `{name}`") }),
+                }
+            } else {
+                None
+            };
+            if let Some(s) = spelling {
+                let slot = groups.last_mut().unwrap();
+                // A complex macro hides what the group means; keep the first hidden reason.
+                if !matches!(slot, Some(Spelling::Hidden { .. })) {
+                    *slot = Some(s);
+                }
+            }
+        }
+        groups
+    }
+
+    /// Levels of a pointer type, matched with the qualifiers spelled before the name.
+    fn levels(&mut self, ty: &Type, before: &[RawToken], _after: &[RawToken]) -> Vec<Level> {
+        // Semantic levels from clang's type.
+        let mut semantic = Vec::new();
+        let mut current = ty.canonical();
+        while current.kind() == TypeKind::Pointer {
+            let pointee = current.pointee();
+            semantic.push(space_of(pointee.address_space()).unwrap_or(Space::Private));
+            current = pointee.canonical();
+        }
+        let groups = self.spelled_qualifiers(before, semantic.len());
+        let stars = groups.len() - 1;
+        let parenthesised = before.iter().any(|t| t.text == "(");
+        // A macro that expands to more than a qualifier hides what the levels are spelled as.
+        let hidden_macro = groups.iter().flatten().find(|s| matches!(s, Spelling::Hidden { .. })).cloned();
+        semantic
+            .iter()
+            .enumerate()
+            .map(|(i, space)| {
+                // Level i (depth i+1) is qualified in group stars - (i + 1).
+                let spelling = if parenthesised {
+                    Spelling::Hidden { why: "parenthesised declarator".into() }
+                } else if stars >= i + 1 {
+                    match &groups[stars - (i + 1)] {
+                        Some(s) => s.clone(),
+                        None if *space == Space::Private || *space == Space::Generic => Spelling::Unqualified,
+                        None => Spelling::Hidden { why: "qualifier not spelled at the declaration".into() },
+                    }
+                } else if let Some(hidden) = &hidden_macro {
+                    hidden.clone()
+                } else if *space == Space::Private || *space == Space::Generic {
+                    Spelling::Unqualified
+                } else {
+                    Spelling::Hidden { why: "typedef".into() }
+                };
+                Level { space: *space, spelling }
+            })
+            .collect()
+    }
+
+    fn program_var(&mut self, c: &Cursor) -> ProgramVar {
+        let loc = c.location();
+        let pos = self.pos(&loc);
+        let ty = c.ty();
+        let tokens: Vec<RawToken> =
+            self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
+        let groups = self.spelled_qualifiers(&tokens, 0);
+        let spelling = groups.first().cloned().flatten().unwrap_or(Spelling::Unqualified);
+        ProgramVar {
+            name: c.spelling(),
+            pos,
+            space: space_of(ty.address_space()).unwrap_or(Space::Constant),
+            type_text: ty.spelling(),
+            spelling,
+        }
+    }
+
+    fn record_skipped(&mut self) {
+        for extent in self.tu.skipped_ranges() {
+            let range = self.range(&extent);
+            let first_line = extent.start().line;
+            let mut identifiers: Vec<String> = self
+                .tu
+                .tokens(&extent)
+                .into_iter()
+                .filter(|t| t.kind == TokenKind::Identifier)
+                .map(|t| t.text)
+                .collect();
+            identifiers.sort();
+            identifiers.dedup();
+            self.syntax.skipped.push(SkippedRange { range, first_line, identifiers });
+        }
+        self.syntax.skipped.sort_by_key(|s| s.range);
+    }
+}
+
+/// Clang's language address-space numbers (`LangAS`) as seen through libclang.
+fn space_of(lang_as: u32) -> Option<Space> {
+    match lang_as {
+        0 => None,
+        1 => Some(Space::Global),
+        2 => Some(Space::Local),
+        3 => Some(Space::Constant),
+        4 => Some(Space::Private),
+        5 => Some(Space::Generic),
+        _ => None,
+    }
+}

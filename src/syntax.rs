@@ -1,0 +1,224 @@
+//! `KernelSyntax`: what one translation unit spells, as owned plain data.
+//!
+//! Produced by `parse` (libclang), consumed by every later stage. Byte
+//! offsets index the original file text; every pointer declaration records,
+//! for each level it points through, the address space clang gave it and
+//! where (and whether) that qualifier is spelled.
+
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Index into `KernelSyntax::files`; 0 is the main file.
+pub type FileId = usize;
+
+/// A position in a file: 1-based line and column, 0-based byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Pos {
+    pub file: FileId,
+    pub line: u32,
+    pub col: u32,
+    pub offset: u32,
+}
+
+/// A byte range `[start, end)` in one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ByteRange {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// An OpenCL address space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Space {
+    Private,
+    Global,
+    Constant,
+    Local,
+    Generic,
+}
+
+impl Space {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Space::Private => "__private",
+            Space::Global => "__global",
+            Space::Constant => "__constant",
+            Space::Local => "__local",
+            Space::Generic => "generic",
+        }
+    }
+    /// The space a qualifier keyword names (`__global` and `global` alike).
+    pub fn from_keyword(word: &str) -> Option<Space> {
+        match word.trim_start_matches("__") {
+            "global" => Some(Space::Global),
+            "local" => Some(Space::Local),
+            "constant" => Some(Space::Constant),
+            "private" => Some(Space::Private),
+            "generic" => Some(Space::Generic),
+            _ => None,
+        }
+    }
+    /// Named spaces that OpenCL 2.0 includes in the generic space.
+    pub fn converts_to_generic(self) -> bool {
+        matches!(self, Space::Private | Space::Global | Space::Local | Space::Generic)
+    }
+}
+
+/// How one pointer level's address space is spelled in the source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Spelling {
+    /// No qualifier: private in 1.x, generic in 2.0 (or an empty macro).
+    Unqualified,
+    /// A qualifier keyword at `range`.
+    Keyword { text: String, range: ByteRange },
+    /// A macro use at `range` that expands to exactly the qualifier `keyword`.
+    MacroUse { name: String, keyword: String, range: ByteRange },
+    /// Not editable at the declaration: comes from a typedef or a macro body.
+    Hidden { why: String },
+}
+
+impl Spelling {
+    pub fn range(&self) -> Option<ByteRange> {
+        match self {
+            Spelling::Keyword { range, .. } | Spelling::MacroUse { range, .. } => Some(*range),
+            _ => None,
+        }
+    }
+}
+
+/// One level of a pointer declaration: the space of what it points to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Level {
+    pub space: Space,
+    pub spelling: Spelling,
+}
+
+/// What kind of pointer declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(tag = "kind", content = "index", rename_all = "snake_case")]
+pub enum DeclKind {
+    /// The n-th parameter (0-based).
+    Param(u32),
+    Local,
+    Return,
+}
+
+/// An array parameter (`const uchar d[64]`): a pointer to private memory even in 2.0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArrayDeclarator {
+    /// The `[...]` tokens after the name, to be rewritten as a pointer.
+    pub brackets: ByteRange,
+    /// Where a `*` goes: just before the name.
+    pub name_start: u32,
+    pub bracket_text: String,
+}
+
+/// A declaration of pointer type inside a function: param, local or return.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PointerDecl {
+    pub kind: DeclKind,
+    /// The declared name (`return` for returns).
+    pub name: String,
+    pub pos: Pos,
+    /// The type as clang spells it.
+    pub type_text: String,
+    /// `levels[0]` is the space of what the pointer points to, `levels[1]` one further.
+    pub levels: Vec<Level>,
+    pub array: Option<ArrayDeclarator>,
+    /// The macro whose expansion produced the declaration, if any.
+    pub in_macro: Option<String>,
+    /// `sizeof(p)` is taken somewhere: the pointer's own size is observed.
+    pub sizeof_used: bool,
+}
+
+/// A function: kernel or helper, definition or prototype.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Function {
+    pub name: String,
+    /// The symbol name in the IR (mangled when `overloadable`).
+    pub link_name: String,
+    pub is_kernel: bool,
+    pub is_definition: bool,
+    pub is_overloadable: bool,
+    pub pos: Pos,
+    pub extent: ByteRange,
+    pub in_macro: Option<String>,
+    pub param_count: u32,
+    pub pointers: Vec<PointerDecl>,
+}
+
+/// A program-scope variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProgramVar {
+    pub name: String,
+    pub pos: Pos,
+    pub space: Space,
+    pub type_text: String,
+    pub spelling: Spelling,
+}
+
+/// A range the preprocessor skipped, with the identifiers written in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedRange {
+    pub range: ByteRange,
+    pub first_line: u32,
+    pub identifiers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// A compiler diagnostic with its position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    pub file: PathBuf,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sev = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        write!(f, "{}:{}:{}: {sev}: {}", self.file.display(), self.line, self.col, self.message)
+    }
+}
+
+/// Everything `parse` learns about one translation unit.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct KernelSyntax {
+    /// Files of the unit as clang names them; `files[0]` is the main file.
+    pub files: Vec<PathBuf>,
+    pub functions: Vec<Function>,
+    pub program_vars: Vec<ProgramVar>,
+    pub skipped: Vec<SkippedRange>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl KernelSyntax {
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error)
+    }
+    pub fn function(&self, link_name: &str) -> Option<&Function> {
+        // Prefer the definition over prototypes.
+        let mut found = None;
+        for f in self.functions.iter().filter(|f| f.link_name == link_name) {
+            if f.is_definition {
+                return Some(f);
+            }
+            found.get_or_insert(f);
+        }
+        found
+    }
+}
