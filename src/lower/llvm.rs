@@ -14,7 +14,6 @@ use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::targets::TargetData;
-use inkwell::types::AsTypeRef;
 use inkwell::values::AsValueRef;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -110,14 +109,16 @@ impl<'ctx> LoadedModule<'ctx> {
         for f in self.module.get_functions() {
             let name = f.get_name().to_string_lossy().into_owned();
             let cc = f.get_call_conventions();
-            // Read params raw: inkwell's iterator panics on metadata params (debug intrinsics).
             let raw = f.as_value_ref();
+            // Read params raw: inkwell's iterator panics on metadata params (debug intrinsics).
             // SAFETY: `raw` is a function of this module; indices are below its param count.
             let params = (0..unsafe { LLVMCountParams(raw) }).map(|i| self.wrap(unsafe { LLVMGetParam(raw, i) })).collect();
-            let return_space = f.get_type().get_return_type().and_then(|t| {
-                // SAFETY: the type belongs to this module; its kind is checked first.
-                t.is_pointer_type().then(|| unsafe { LLVMGetPointerAddressSpace(t.as_type_ref()) })
-            });
+            // Raw again: inkwell panics on target extension types (`spirv.Event`).
+            // SAFETY: `raw` is a function; the type kind is checked before the space is read.
+            let return_space = unsafe {
+                let ty = LLVMGetReturnType(LLVMGlobalGetValueType(raw));
+                (LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind).then(|| LLVMGetPointerAddressSpace(ty))
+            };
             let mut instructions = Vec::new();
             for block in f.get_basic_blocks() {
                 let mut next = block.get_first_instruction();

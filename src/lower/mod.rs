@@ -111,3 +111,112 @@ pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result
     facts.flows.sort();
     Ok(facts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Flow, Node, Sink, Source};
+    use crate::options::CompileOptions;
+
+    fn node(n: &Node) -> String {
+        match n {
+            Node::Param { func, index } => format!("{func}#{index}"),
+            Node::Local { func, name, .. } => format!("{func}.{name}"),
+            Node::Return { func } => format!("{func}()"),
+        }
+    }
+
+    fn line(flow: &Flow) -> String {
+        let from = match &flow.from {
+            Source::Decl { node: n } => node(n),
+            Source::Global { name } => format!("@{name}"),
+            Source::PrivateObject { func, name } => format!("{func}.&{name}"),
+            Source::Memory => "memory".into(),
+            Source::Null => "null".into(),
+            Source::Unknown { what } => format!("?{what}"),
+        };
+        let to = match &flow.to {
+            Sink::Decl { node: n } => node(n),
+            Sink::Builtin { name, arg, .. } => format!("{name}[{arg}]"),
+            Sink::External { name, arg } => format!("extern {name}[{arg}]"),
+            Sink::Memory => "memory".into(),
+            Sink::Integer => "int".into(),
+        };
+        format!("{from} -> {to} {:?} @{}", flow.space, flow.at.line)
+    }
+
+    /// Compiles `source` as OpenCL C 1.2 and compares every flow, one per line.
+    fn check(source: &str, expected: &str) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cl");
+        std::fs::write(&path, source).unwrap();
+        let context = Context::create();
+        let facts = lower(&context, &path, &CompileOptions::default().clang_args(None))
+            .expect("clang-19 must be installed (scripts/setup)");
+        let actual: Vec<String> = facts.flows.iter().map(line).collect();
+        let expected: Vec<String> = expected.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
+        assert_eq!(actual, expected, "flows of:\n{source}");
+    }
+
+    #[test]
+    fn pointer_through_two_helpers() {
+        check(
+            "float b(__global float *q) { return q[0]; }\n\
+             float a(__global float *p) { return b(p); }\n\
+             __kernel void k(__global float *in, __global float *out) { out[0] = a(in); }\n",
+            "a#0 -> b#0 Global @2
+             k#0 -> a#0 Global @3",
+        );
+    }
+
+    #[test]
+    fn pointer_through_a_local_variable_and_arithmetic() {
+        check(
+            "float first(__global const float *p) { return p[0]; }\n\
+             __kernel void k(__global const float *in, int w) {\n\
+               __global const float *row = in + w * 2;\n\
+               float x = first(row);\n\
+               x += first(row + 4);\n\
+             }\n",
+            "k#0 -> k.row Global @3
+             k.row -> first#0 Global @4
+             k.row -> first#0 Global @5",
+        );
+    }
+
+    #[test]
+    fn constant_table_and_private_array() {
+        check(
+            "__constant float tab[4] = {1, 2, 3, 4};\n\
+             float pick(__constant float *t, int i) { return t[i]; }\n\
+             void fill(float *acc) { acc[0] = 1.0f; }\n\
+             __kernel void k(__global float *out) {\n\
+               float acc[4];\n\
+               fill(acc);\n\
+               out[0] = pick(tab, 1) + acc[0];\n\
+             }\n",
+            "@tab -> pick#0 Constant @7
+             k.&acc -> fill#0 Private @6",
+        );
+    }
+
+    #[test]
+    fn builtins_returns_and_escapes() {
+        check(
+            "__global int *at(__global int *base, int i) { return base + i; }\n\
+             void bump(__global int *c) { atomic_inc(c); }\n\
+             typedef struct { __global int *data; } view;\n\
+             __kernel void k(__global int *counts, __global view *v) {\n\
+               __global int *slot = at(counts, 3);\n\
+               bump(slot);\n\
+               v->data = counts;\n\
+             }\n",
+            "at#0 -> at() Global @1
+             bump#0 -> atomic_inc[0] Global @2
+             k#0 -> at#0 Global @5
+             k#0 -> memory Global @7
+             k.slot -> bump#0 Global @6
+             at() -> k.slot Global @5",
+        );
+    }
+}
