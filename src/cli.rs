@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::analyze;
 use crate::discover::discover;
-use crate::options::{ClStd, CompileOptions};
+use crate::migrate::{migrate, MigrateOptions};
+use crate::options::{ClStd, CompileOptions, Target};
+use crate::render;
 use crate::unit::Workbench;
 
 /// Exit codes, as for ruff and cargo fix.
@@ -28,6 +30,39 @@ struct Cli {
 enum Command {
     /// Show, for every pointer declaration, the address spaces that reach it.
     Analyze(AnalyzeArgs),
+    /// Rewrite helpers to OpenCL C 2.0 generic pointers; prints a unified diff.
+    Migrate(MigrateArgs),
+}
+
+#[derive(Args, Debug)]
+struct MigrateArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    /// What the result must compile as: cl2.0, cl3.0 (with the generic and
+    /// program-scope-global features) or cl3.0-nogeneric.
+    #[arg(long, default_value = "cl2.0", value_parser = Target::parse)]
+    target: Target,
+    /// Apply the changes in place (atomically).
+    #[arg(long, conflicts_with_all = ["check", "out_dir"])]
+    write: bool,
+    /// Only report; exit 1 when changes are pending.
+    #[arg(long, conflicts_with = "out_dir")]
+    check: bool,
+    /// Write migrated copies under DIR, mirroring relative paths.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// Explain every change and refusal (on stderr).
+    #[arg(long)]
+    explain: bool,
+    /// Print a JSON report instead of the diff.
+    #[arg(long)]
+    json: bool,
+    /// Skip recompiling the result as the target.
+    #[arg(long)]
+    no_verify: bool,
+    /// Files, or directories searched for *.cl.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -81,6 +116,7 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
     };
     match cli.command {
         Command::Analyze(args) => run_analyze(args, stdout, stderr),
+        Command::Migrate(args) => run_migrate(args, stdout, stderr),
     }
 }
 
@@ -154,5 +190,62 @@ pub fn plural(n: usize, noun: &str, participle: &str) -> String {
         format!("{n} {noun}{s}")
     } else {
         format!("{n} {noun}{s} {participle}")
+    }
+}
+
+fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let found = discover(&args.paths);
+    let bench = match Workbench::new() {
+        Ok(b) => b,
+        Err(message) => {
+            let _ = writeln!(stderr, "clasp: error: {message}");
+            return EXIT_ERROR;
+        }
+    };
+    let options = MigrateOptions {
+        compile: args.compile.options(),
+        target: args.target,
+        roots: args.paths.clone(),
+        verify: !args.no_verify,
+    };
+    let mut migration = migrate(&bench, &found.files, &options);
+    for (path, message) in found.errors {
+        migration.errors.push(crate::migrate::FileError { path: path.clone(), message: format!("{}: error: {message}", path.display()) });
+    }
+    if args.write || args.out_dir.is_some() {
+        let mut failed = Vec::new();
+        for change in &migration.changes {
+            let (destination, expected) = match &args.out_dir {
+                Some(out) => (render::mirrored(out, &change.path), None),
+                None => (change.path.clone(), Some(change.original.as_str())),
+            };
+            if let Err(message) = render::write_atomically(&destination, &change.migrated, expected) {
+                failed.push(crate::migrate::FileError { path: change.path.clone(), message });
+            }
+        }
+        migration.errors.extend(failed);
+    }
+    if args.json {
+        let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&migration).unwrap());
+    } else if !args.check && !args.write && args.out_dir.is_none() {
+        for change in &migration.changes {
+            let _ = write!(stdout, "{}", render::diff(change));
+        }
+    }
+    for e in &migration.errors {
+        let _ = writeln!(stderr, "{}", e.message);
+    }
+    if args.explain {
+        for line in render::explanations(&migration) {
+            let _ = writeln!(stderr, "{line}");
+        }
+    }
+    let _ = writeln!(stderr, "{}", render::summary(&migration, options.verify));
+    if !migration.errors.is_empty() {
+        EXIT_ERROR
+    } else if args.check && !migration.changes.is_empty() {
+        EXIT_PENDING
+    } else {
+        EXIT_OK
     }
 }

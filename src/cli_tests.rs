@@ -79,3 +79,69 @@ fn usage_errors_exit_two() {
     assert!(stderr.contains("unknown OpenCL C standard"), "{stderr}");
     assert!(Path::new(env!("CARGO_BIN_EXE_clasp")).exists());
 }
+
+fn copy_fixture(dir: &Path, name: &str) -> std::path::PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate").join(name);
+    let copy = dir.join(name);
+    std::fs::copy(&source, &copy).unwrap();
+    copy
+}
+
+#[test]
+fn check_exits_one_when_changes_are_pending_and_zero_when_none() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--check", "fixtures/migrate/chain.cl"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty(), "--check prints no diff: {stdout}");
+    let (code, _, stderr) = clasp(&["migrate", "--check", "fixtures/migrate/already_generic.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, _) = clasp(&["migrate", "--check", "fixtures/migrate/chain.cl", "fixtures/migrate/syntax_error.cl"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn write_applies_in_place_keeps_permissions_and_then_nothing_is_pending() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_fixture(dir.path(), "chain.cl");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (code, stdout, stderr) = clasp(&["migrate", "--write", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("void scale_elem(float *e, float s)"), "{text}");
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o640);
+    let (code, _, stderr) = clasp(&["migrate", "--check", "--std", "CL2.0", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn diff_applies_with_git_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_fixture(dir.path(), "return_pointer.cl");
+    let (code, diff, stderr) = clasp(&["migrate", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(diff.starts_with("--- a/"), "{diff}");
+    let patch = dir.path().join("p.diff");
+    // Paths in the diff are as given (absolute here): apply from the root.
+    std::fs::write(&patch, &diff).unwrap();
+    let status = Command::new("git")
+        .args(["apply", "--unsafe-paths", "--directory=/", "-p1", "--check"])
+        .arg(&patch)
+        .current_dir("/")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git apply rejected:\n{diff}");
+}
+
+#[test]
+fn a_broken_file_changes_nothing_and_the_batch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = copy_fixture(dir.path(), "single_space.cl");
+    let bad = copy_fixture(dir.path(), "syntax_error.cl");
+    let before = std::fs::read_to_string(&bad).unwrap();
+    let (code, _, stderr) = clasp(&["migrate", "--write", bad.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("syntax_error.cl:8:21: error: expected ']'"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&bad).unwrap(), before);
+    assert!(std::fs::read_to_string(&good).unwrap().contains("void clamp01(float *p, int n)"));
+}

@@ -1,0 +1,366 @@
+//! `infer`: decides, for every pointer declaration of a unit, whether its
+//! named address-space qualifier can go (become generic), must go (the
+//! code would not compile as 2.0 otherwise), or must stay, and why.
+//!
+//! A constraint problem over the flow graph, in the spirit of type-qualifier
+//! inference: in OpenCL 2.0 a named pointer converts implicitly to generic,
+//! never back. So if a declaration becomes generic, every declaration its
+//! value flows into must be generic too, and a pinned declaration anywhere
+//! downstream refuses the whole upstream group. Unqualified pointers are
+//! generic under 2.0 whether we edit or not, so their downstream is
+//! *required* to be generic.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use serde::Serialize;
+
+use crate::analyze::{at, describe_node, describe_source, node_of};
+use crate::flowgraph::FlowGraph;
+use crate::ir::{Node, Sink};
+use crate::options::Target;
+use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
+use crate::unit::Unit;
+
+/// Why a qualifier stays: stable codes, shown to users and in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// Kernel parameters keep their named space.
+    KernelParam,
+    /// A builtin with no generic overload (1.x atomics, async copies, prefetch).
+    BuiltinPin,
+    /// `__constant` is not part of the generic address space.
+    ConstantSpace,
+    /// A downstream declaration must stay named.
+    FlowsToPinned,
+    /// `sizeof(p)`: the pointer's own size may differ when generic.
+    SizeofPointer,
+    /// The pointer is converted to an integer.
+    PointerToInteger,
+    /// The pointer is stored into memory that is not a declared variable.
+    EscapesToMemory,
+    /// An inner level of a pointer to pointer.
+    PointerToPointer,
+    /// Passed to a function declared but not defined in this unit.
+    UndefinedCallee,
+    /// The declaration is produced by a macro expansion.
+    Macro,
+    /// The qualifier comes from a typedef or a macro that is more than a qualifier.
+    HiddenQualifier,
+    /// Code skipped by `#if` names the function.
+    SkippedIf,
+    /// The function is not in the IR (unused `static`), so there is no evidence.
+    NoEvidence,
+    /// The target has no generic address space.
+    TargetWithoutGeneric,
+    /// The declaration is in a file outside the given paths.
+    OutsidePaths,
+    /// Another translation unit sharing the header refuses the change.
+    HeaderConflict,
+    /// An array parameter, private even in 2.0.
+    ArrayParam,
+}
+
+impl Reason {
+    pub fn code(self) -> &'static str {
+        match self {
+            Reason::KernelParam => "kernel-param",
+            Reason::BuiltinPin => "builtin-pin",
+            Reason::ConstantSpace => "constant-space",
+            Reason::FlowsToPinned => "flows-to-pinned",
+            Reason::SizeofPointer => "sizeof-pointer",
+            Reason::PointerToInteger => "pointer-to-integer",
+            Reason::EscapesToMemory => "escapes-to-memory",
+            Reason::PointerToPointer => "pointer-to-pointer",
+            Reason::UndefinedCallee => "undefined-callee",
+            Reason::Macro => "macro",
+            Reason::HiddenQualifier => "hidden-qualifier",
+            Reason::SkippedIf => "skipped-if",
+            Reason::NoEvidence => "no-evidence",
+            Reason::TargetWithoutGeneric => "target-without-generic",
+            Reason::OutsidePaths => "outside-paths",
+            Reason::HeaderConflict => "header-conflict",
+            Reason::ArrayParam => "array-param",
+        }
+    }
+}
+
+/// What happens to one declaration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "kebab-case")]
+pub enum Decision {
+    /// The qualifier goes. `required`: 2.0 would reject the code otherwise.
+    Generic { required: bool },
+    /// Nothing to do (kernel params, unqualified pointers, kernel locals not reached by generic values).
+    Unchanged,
+    /// The qualifier stays although the declaration is a helper pointer.
+    Refused { reason: Reason, detail: String },
+    /// The code cannot be made to compile as 2.0 because of this declaration.
+    Impossible { reason: Reason, detail: String },
+}
+
+/// One spelled value that reaches a declaration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    pub space: Space,
+    pub from: String,
+    pub at: String,
+}
+
+/// The decision for one pointer declaration, with its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeclDecision {
+    pub function: String,
+    pub link_name: String,
+    pub kernel: bool,
+    #[serde(skip)]
+    pub decl: PointerDecl,
+    pub node: Node,
+    #[serde(flatten)]
+    pub decision: Decision,
+    pub receives: Vec<Evidence>,
+}
+
+/// Knobs that come from the command line and the batch, not the unit.
+#[derive(Debug, Clone, Default)]
+pub struct InferOptions {
+    pub target_has_generic: bool,
+    /// Declarations (file id within the unit, name offset) refused from outside:
+    /// outside the given paths, or refused by another unit sharing the header.
+    pub refused_from_outside: BTreeMap<(usize, u32), Reason>,
+}
+
+impl InferOptions {
+    pub fn for_target(target: Target) -> Self {
+        InferOptions { target_has_generic: target.has_generic(), ..Default::default() }
+    }
+}
+
+/// All decisions for a unit, in source order.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Inference {
+    pub decls: Vec<DeclDecision>,
+}
+
+/// Builtins with no generic-pointer overload under OpenCL 2.0.
+pub fn builtin_pins(name: &str) -> bool {
+    const LEGACY_ATOMICS: [&str; 11] = ["add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or", "xor"];
+    if let Some(op) = name.strip_prefix("atomic_").or_else(|| name.strip_prefix("atom_")) {
+        return LEGACY_ATOMICS.contains(&op);
+    }
+    matches!(name, "async_work_group_copy" | "async_work_group_strided_copy" | "prefetch")
+}
+
+/// A pin on a declaration itself (not through its downstream).
+fn own_pin(
+    unit: &Unit,
+    graph: &FlowGraph,
+    function: &Function,
+    decl: &PointerDecl,
+    node: &Node,
+    options: &InferOptions,
+) -> Option<(Reason, String)> {
+    let syntax = &unit.syntax;
+    let level = decl.levels.first()?;
+    if level.space == Space::Constant {
+        return Some((Reason::ConstantSpace, "__constant is not part of the generic address space".into()));
+    }
+    if let Some(reason) = options.refused_from_outside.get(&(decl.pos.file, decl.pos.offset)) {
+        let detail = match reason {
+            Reason::OutsidePaths => format!("{} is outside the paths given", syntax.files[decl.pos.file].display()),
+            _ => "another program including the same header keeps it named".into(),
+        };
+        return Some((*reason, detail));
+    }
+    if let Some(m) = decl.in_macro.as_ref().or(function.in_macro.as_ref()) {
+        return Some((Reason::Macro, format!("declared inside the expansion of macro `{m}`")));
+    }
+    if decl.sizeof_used {
+        return Some((Reason::SizeofPointer, format!("`sizeof({})` observes the pointer's own size", decl.name)));
+    }
+    if unit.ir.function(&function.link_name).is_none() {
+        return Some((Reason::NoEvidence, format!("`{}` is not emitted by the compiler (unused?)", function.name)));
+    }
+    if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name)) {
+        let file = syntax.files[skipped.range.file].display();
+        return Some((Reason::SkippedIf, format!("`{}` is named in code skipped by #if at {file}:{}", function.name, skipped.first_line)));
+    }
+    for flow in graph.outgoing(node) {
+        let here = at(&flow.at);
+        match &flow.to {
+            Sink::Builtin { name, .. } if builtin_pins(name) => {
+                return Some((Reason::BuiltinPin, format!("passed to `{name}` at {here}, which has no generic overload")));
+            }
+            Sink::External { name, .. } => {
+                return Some((Reason::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
+            }
+            Sink::Builtin { name, mangled, .. } if is_user_prototype(syntax, mangled) => {
+                return Some((Reason::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
+            }
+            Sink::Memory => return Some((Reason::EscapesToMemory, format!("stored into memory at {here}"))),
+            Sink::Integer => return Some((Reason::PointerToInteger, format!("converted to an integer at {here}"))),
+            _ => {}
+        }
+    }
+    if let Spelling::Hidden { why } = &level.spelling {
+        return Some((Reason::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
+    }
+    if decl.array.is_some() {
+        return Some((Reason::ArrayParam, format!("array parameter `{}` is private even in 2.0", decl.name)));
+    }
+    None
+}
+
+fn is_user_prototype(syntax: &KernelSyntax, mangled: &str) -> bool {
+    syntax.functions.iter().any(|f| f.link_name == mangled && !f.is_definition)
+}
+
+/// How a declaration stands before constraints.
+#[derive(Debug, Clone, PartialEq)]
+enum Role {
+    /// Unqualified: generic under 2.0 whatever we do.
+    AlreadyGeneric,
+    /// A helper pointer with a named, removable qualifier: we want it generic.
+    Wanted,
+    /// A kernel local with a named qualifier: generic only when a generic value reaches it.
+    OnDemand,
+    /// Must keep its named space.
+    Pinned(Reason, String),
+}
+
+pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
+    let syntax = &unit.syntax;
+    let graph = FlowGraph::new(&unit.ir);
+    let mut entries: Vec<(&Function, &PointerDecl, Node, Role)> = Vec::new();
+    for function in syntax.functions.iter().filter(|f| f.is_definition) {
+        for decl in &function.pointers {
+            let Some(level) = decl.levels.first() else { continue };
+            let node = node_of(function, decl);
+            let role = if function.is_kernel && matches!(decl.kind, DeclKind::Param(_)) {
+                Role::Pinned(Reason::KernelParam, "kernel parameters keep their address space".into())
+            } else if level.spelling == Spelling::Unqualified && decl.array.is_none() {
+                Role::AlreadyGeneric
+            } else if let Some((reason, detail)) = own_pin(unit, &graph, function, decl, &node, options) {
+                Role::Pinned(reason, detail)
+            } else if !options.target_has_generic {
+                Role::Pinned(Reason::TargetWithoutGeneric, "the target has no generic address space".into())
+            } else if function.is_kernel {
+                Role::OnDemand
+            } else {
+                Role::Wanted
+            };
+            entries.push((function, decl, node, role));
+        }
+    }
+    let roles: BTreeMap<Node, Role> = entries.iter().map(|(_, _, n, r)| (n.clone(), r.clone())).collect();
+    let kernel_param = |n: &Node| {
+        entries.iter().any(|(f, d, node, _)| node == n && f.is_kernel && matches!(d.kind, DeclKind::Param(_)))
+    };
+    let mut decided: BTreeMap<Node, Decision> = BTreeMap::new();
+
+    // Required: everything downstream of an already-generic pointer.
+    for (_, _, node, role) in &entries {
+        if *role != Role::AlreadyGeneric {
+            continue;
+        }
+        for down in graph.downstream(node) {
+            match roles.get(&down) {
+                Some(Role::Wanted) | Some(Role::OnDemand) => {
+                    decided.insert(down, Decision::Generic { required: true });
+                }
+                Some(Role::Pinned(reason, detail)) => {
+                    let detail = if kernel_param(&down) { "a kernel parameter cannot be generic".into() } else { detail.clone() };
+                    decided.entry(down.clone()).or_insert(Decision::Impossible {
+                        reason: *reason,
+                        detail: format!("receives a generic pointer from {}, but {detail}", describe_node(syntax, node)),
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // Wanted: generic unless something downstream must stay named.
+    for (_, _, node, role) in &entries {
+        if *role != Role::Wanted || decided.contains_key(node) {
+            continue;
+        }
+        let downstream = graph.downstream(node);
+        let blocker = downstream.iter().find_map(|d| match roles.get(d) {
+            Some(Role::Pinned(reason, detail)) => Some((d.clone(), *reason, detail.clone())),
+            _ => None,
+        });
+        match blocker {
+            Some((down, reason, detail)) => {
+                let why = if kernel_param(&down) { "it is a kernel parameter".to_string() } else { format!("{} ({detail})", reason.code()) };
+                decided.insert(
+                    node.clone(),
+                    Decision::Refused {
+                        reason: Reason::FlowsToPinned,
+                        detail: format!("flows into {}, which must stay named: {why}", describe_node(syntax, &down)),
+                    },
+                );
+            }
+            None => {
+                decided.insert(node.clone(), Decision::Generic { required: false });
+                for down in downstream {
+                    if matches!(roles.get(&down), Some(Role::Wanted) | Some(Role::OnDemand)) {
+                        decided.entry(down).or_insert(Decision::Generic { required: false });
+                    }
+                }
+            }
+        }
+    }
+
+    let mut decls = Vec::new();
+    let mut seen = HashSet::new();
+    for (function, decl, node, role) in entries {
+        if !seen.insert(node.clone()) {
+            continue;
+        }
+        let decision = match decided.remove(&node) {
+            Some(d) => d,
+            None => match role {
+                Role::Pinned(reason, detail) if !function.is_kernel || !matches!(decl.kind, DeclKind::Param(_)) => {
+                    if function.is_kernel {
+                        Decision::Unchanged
+                    } else {
+                        Decision::Refused { reason, detail }
+                    }
+                }
+                _ if !function.is_kernel && inner_named(decl) => Decision::Refused {
+                    reason: Reason::PointerToPointer,
+                    detail: "inner levels of a pointer to pointer keep their address space".into(),
+                },
+                _ => Decision::Unchanged,
+            },
+        };
+        let receives = graph
+            .incoming(&node)
+            .map(|f| Evidence { space: f.space, from: describe_source(syntax, &f.from), at: at(&f.at) })
+            .collect();
+        decls.push(DeclDecision {
+            function: function.name.clone(),
+            link_name: function.link_name.clone(),
+            kernel: function.is_kernel,
+            decl: decl.clone(),
+            node,
+            decision,
+            receives,
+        });
+    }
+    Inference { decls }
+}
+
+/// The distinct spaces among the evidence, for messages.
+pub fn spaces(evidence: &[Evidence]) -> Vec<Space> {
+    evidence.iter().map(|e| e.space).collect::<BTreeSet<_>>().into_iter().collect()
+}
+
+/// A pointer to pointer whose inner level names global, local or private.
+fn inner_named(decl: &PointerDecl) -> bool {
+    decl.levels.iter().skip(1).any(|l| {
+        matches!(l.space, Space::Global | Space::Local | Space::Private)
+            && !matches!(l.spelling, Spelling::Unqualified)
+    })
+}

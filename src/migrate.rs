@@ -1,0 +1,248 @@
+//! `migrate`: the pipeline from facts to verified new text for a batch.
+//!
+//! infer (per unit, repeated until units sharing a header agree) -> plan
+//! (fixes grouped per file, identical edits from several units merged,
+//! overlapping edits refused) -> verify (each changed unit recompiled as the
+//! target; a failure withdraws every file that unit would change).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::infer::{infer, Decision, DeclDecision, InferOptions, Reason};
+use crate::options::{CompileOptions, Target};
+use crate::rules::{self, Edit, Fix};
+use crate::unit::{Unit, Workbench};
+
+#[derive(Debug, Clone)]
+pub struct MigrateOptions {
+    pub compile: CompileOptions,
+    pub target: Target,
+    /// The paths given on the command line: only files under them are edited.
+    pub roots: Vec<PathBuf>,
+    pub verify: bool,
+}
+
+/// A declaration whose qualifier stays, with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Refusal {
+    pub file: PathBuf,
+    pub line: u32,
+    pub function: String,
+    pub name: String,
+    pub reason: &'static str,
+    pub detail: String,
+    /// The file cannot compile as the target because of it.
+    pub blocking: bool,
+}
+
+/// One file with its changes.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    pub path: PathBuf,
+    #[serde(skip)]
+    pub canonical: PathBuf,
+    #[serde(skip)]
+    pub original: String,
+    #[serde(skip)]
+    pub migrated: String,
+    pub fixes: Vec<Fix>,
+}
+
+/// An error for one file; the batch goes on.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Migration {
+    pub files_seen: usize,
+    pub changes: Vec<FileChange>,
+    pub refusals: Vec<Refusal>,
+    pub errors: Vec<FileError>,
+    /// Functions with at least one change, by (file, name).
+    pub functions_migrated: BTreeSet<(PathBuf, String)>,
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -> Migration {
+    let mut result = Migration { files_seen: files.len(), ..Default::default() };
+    let roots: Vec<PathBuf> = options.roots.iter().map(|r| canonical(r)).collect();
+    let mut units = Vec::new();
+    for path in files {
+        match bench.load(path, &options.compile) {
+            Ok(unit) => units.push(unit),
+            Err(e) => result.errors.push(FileError { path: path.clone(), message: e.to_string() }),
+        }
+    }
+    let decisions = agree_on_headers(&units, options, &roots);
+    // Plan: fixes per unit, then edits per file.
+    let mut by_file: BTreeMap<PathBuf, (PathBuf, Vec<Fix>)> = BTreeMap::new();
+    let mut unit_files: Vec<BTreeSet<PathBuf>> = Vec::new();
+    for (unit, decided) in units.iter().zip(&decisions) {
+        let mut touched = BTreeSet::new();
+        for fix in rules::fixes(unit, decided) {
+            let key = canonical(&fix.file);
+            touched.insert(key.clone());
+            let entry = by_file.entry(key).or_insert_with(|| (fix.file.clone(), Vec::new()));
+            if !entry.1.iter().any(|f| f.edits == fix.edits) {
+                entry.1.push(fix);
+            }
+        }
+        unit_files.push(touched);
+        for d in decided {
+            if let Some(refusal) = refusal_of(unit, d) {
+                if !result.refusals.iter().any(|r| r.file == refusal.file && r.line == refusal.line && r.name == refusal.name) {
+                    result.refusals.push(refusal);
+                }
+            }
+        }
+    }
+    let mut changes: BTreeMap<PathBuf, FileChange> = BTreeMap::new();
+    for (key, (path, fixes)) in by_file {
+        match apply(&path, &fixes) {
+            Ok((original, migrated)) => {
+                changes.insert(key.clone(), FileChange { path, canonical: key, original, migrated, fixes });
+            }
+            Err(message) => result.errors.push(FileError { path, message }),
+        }
+    }
+    // Verify: every unit whose files change must compile as the target.
+    let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
+    let mut withdrawn: BTreeSet<PathBuf> = BTreeSet::new();
+    for (unit, touched) in units.iter().zip(&unit_files) {
+        let blocking: Vec<&Refusal> =
+            result.refusals.iter().filter(|r| r.blocking && canonical(&r.file) == canonical(&unit.path)).collect();
+        if let Some(first) = blocking.first() {
+            result.errors.push(FileError {
+                path: unit.path.clone(),
+                message: format!(
+                    "{}:{}: error: cannot make this file compile as {}: `{}` of `{}`: {} ({})",
+                    first.file.display(),
+                    first.line,
+                    options.target.name(),
+                    first.name,
+                    first.function,
+                    first.detail,
+                    first.reason
+                ),
+            });
+        }
+        if touched.is_empty() || !options.verify {
+            continue;
+        }
+        let replaced: BTreeMap<PathBuf, String> =
+            touched.iter().filter_map(|k| changes.get(k).map(|c| (k.clone(), c.migrated.clone()))).collect();
+        if let Err(message) = crate::verify::compiles(&unit.path, &target_args, &replaced) {
+            result.errors.push(FileError {
+                path: unit.path.clone(),
+                message: format!("{}: error: migrated code does not compile as {}, changes withdrawn: {message}", unit.path.display(), options.target.name()),
+            });
+            withdrawn.extend(touched.iter().cloned());
+        }
+    }
+    for (key, change) in changes {
+        if withdrawn.contains(&key) {
+            continue;
+        }
+        for fix in &change.fixes {
+            result.functions_migrated.insert((change.path.clone(), fix.function.clone()));
+        }
+        result.changes.push(change);
+    }
+    result.refusals.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    result
+}
+
+/// Infers every unit; where units sharing a header disagree on a
+/// declaration there, it stays named in all of them, and they are inferred again.
+fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf]) -> Vec<Vec<DeclDecision>> {
+    let mut per_unit: Vec<InferOptions> = units
+        .iter()
+        .map(|unit| {
+            let mut o = InferOptions::for_target(options.target);
+            for function in &unit.syntax.functions {
+                for decl in &function.pointers {
+                    let file = canonical(&unit.syntax.files[decl.pos.file]);
+                    if !roots.iter().any(|r| file.starts_with(r)) {
+                        o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), Reason::OutsidePaths);
+                    }
+                }
+            }
+            o
+        })
+        .collect();
+    for _ in 0..8 {
+        let decisions: Vec<Vec<DeclDecision>> =
+            units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect();
+        // (header, offset) -> set of "generic?" answers.
+        let mut answers: BTreeMap<(PathBuf, u32), BTreeSet<bool>> = BTreeMap::new();
+        for (unit, decided) in units.iter().zip(&decisions) {
+            for d in decided.iter().filter(|d| d.decl.pos.file != 0) {
+                let key = (canonical(&unit.syntax.files[d.decl.pos.file]), d.decl.pos.offset);
+                answers.entry(key).or_default().insert(matches!(d.decision, Decision::Generic { .. }));
+            }
+        }
+        let conflicts: BTreeSet<(PathBuf, u32)> =
+            answers.into_iter().filter(|(_, a)| a.len() > 1).map(|(k, _)| k).collect();
+        if conflicts.is_empty() {
+            return decisions;
+        }
+        for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
+            for (id, file) in unit.syntax.files.iter().enumerate() {
+                let file = canonical(file);
+                for (path, offset) in &conflicts {
+                    if *path == file {
+                        o.refused_from_outside.insert((id, *offset), Reason::HeaderConflict);
+                    }
+                }
+            }
+        }
+    }
+    units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect()
+}
+
+fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
+    let (reason, detail, blocking) = match &d.decision {
+        Decision::Refused { reason, detail } => (*reason, detail.clone(), false),
+        Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
+        _ => return None,
+    };
+    Some(Refusal {
+        file: unit.syntax.files[d.decl.pos.file].clone(),
+        line: d.decl.pos.line,
+        function: d.function.clone(),
+        name: d.decl.name.clone(),
+        reason: reason.code(),
+        detail,
+        blocking,
+    })
+}
+
+/// Applies the fixes' edits to the file's current text. Edits must not
+/// overlap; identical edits from different fixes count once.
+fn apply(path: &Path, fixes: &[Fix]) -> Result<(String, String), String> {
+    let original = std::fs::read_to_string(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
+    let mut edits: Vec<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
+    edits.sort();
+    edits.dedup();
+    let mut migrated = String::with_capacity(original.len());
+    let mut cursor = 0usize;
+    for edit in edits {
+        let (start, end) = (edit.start as usize, edit.end as usize);
+        if start < cursor || end > original.len() || !original.is_char_boundary(start) || !original.is_char_boundary(end) {
+            return Err(format!("{}: error: overlapping or invalid edits at byte {start}; no change made to this file", path.display()));
+        }
+        migrated.push_str(&original[cursor..start]);
+        migrated.push_str(&edit.replacement);
+        cursor = end;
+    }
+    migrated.push_str(&original[cursor..]);
+    Ok((original, migrated))
+}

@@ -1,0 +1,94 @@
+//! `render`: a migration as unified diffs, explanations and a summary, and
+//! the atomic writer behind `--write` and `--out-dir`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::migrate::{FileChange, Migration};
+
+/// A `git apply`-able unified diff of one file.
+pub fn diff(change: &FileChange) -> String {
+    let path = display_path(&change.path);
+    similar::TextDiff::from_lines(&change.original, &change.migrated)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
+fn display_path(path: &Path) -> String {
+    let text = path.display().to_string();
+    text.strip_prefix("./").unwrap_or(&text).to_string()
+}
+
+/// One line per fix and refusal: `file:line: rule: message`.
+pub fn explanations(migration: &Migration) -> Vec<String> {
+    let mut lines = Vec::new();
+    for change in &migration.changes {
+        for fix in &change.fixes {
+            lines.push((fix.file.clone(), fix.line, format!("{}: {}", fix.rule, fix.message)));
+        }
+    }
+    for r in &migration.refusals {
+        lines.push((r.file.clone(), r.line, format!("refused {}: `{}` of `{}`: {}", r.reason, r.name, r.function, r.detail)));
+    }
+    lines.sort();
+    lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()
+}
+
+/// `clasp: 3 files, 5 functions migrated (verified), 2 refused (2 builtin-pin), 0 errors`.
+pub fn summary(migration: &Migration, verified: bool) -> String {
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut refused_functions = std::collections::BTreeSet::new();
+    for r in migration.refusals.iter().filter(|r| !r.blocking) {
+        if refused_functions.insert((&r.file, &r.function)) {
+            *reasons.entry(r.reason).or_default() += 1;
+        }
+    }
+    let reasons: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let refused = if reasons.is_empty() {
+        "0 refused".to_string()
+    } else {
+        format!("{} refused ({})", refused_functions.len(), reasons.join(", "))
+    };
+    format!(
+        "clasp: {}, {} migrated{}, {}, {}",
+        crate::cli::plural(migration.files_seen, "file", ""),
+        crate::cli::plural(migration.functions_migrated.len(), "function", ""),
+        if verified { " (verified)" } else { "" },
+        refused,
+        crate::cli::plural(migration.errors.len(), "error", "")
+    )
+}
+
+/// Writes `text` to `path` atomically (temp file + rename), keeping the
+/// permissions of the file it replaces. With `expected`, refuses when the
+/// file's content is no longer what was read.
+pub fn write_atomically(path: &Path, text: &str, expected: Option<&str>) -> Result<(), String> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
+    if let Some(expected) = expected {
+        let now = std::fs::read_to_string(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
+        if now != expected {
+            return Err(format!("{}: error: changed since it was read; not written", path.display()));
+        }
+    }
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: error: {e}", path.display()))?;
+    temp.write_all(text.as_bytes()).map_err(|e| format!("{}: error: {e}", path.display()))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(temp.path(), meta.permissions());
+    }
+    temp.persist(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
+    Ok(())
+}
+
+/// Where `--out-dir` puts a file: its path relative to the current
+/// directory (or, for absolute paths, below the root), mirrored under `out`.
+pub fn mirrored(out: &Path, path: &Path) -> PathBuf {
+    let relative: PathBuf = path
+        .components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .collect();
+    out.join(relative)
+}

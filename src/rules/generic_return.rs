@@ -1,0 +1,16 @@
+//! Rule `generic-return`: a helper returning a named pointer returns a
+//! generic one.
+//!
+//! What it does: `__global float *row_ptr(...)` becomes `float *row_ptr(...)`
+//! when every caller's destination can be generic too (kernel-scope local
+//! pointers can; kernel parameters and pinned declarations cannot).
+
+use super::{generic_fix, Fix};
+use crate::infer::DeclDecision;
+use crate::unit::Unit;
+
+pub const CODE: &str = "generic-return";
+
+pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
+    generic_fix(unit, decision, CODE, format!("result of `{}`", decision.function))
+}

@@ -1,0 +1,122 @@
+//! Rewrite rules: each turns decisions of one kind into `Fix`es, sorted,
+//! non-overlapping byte-range edits of the original text. One file per rule;
+//! the shared edit primitives live here.
+
+pub mod generic_local;
+pub mod generic_param;
+pub mod generic_return;
+
+use serde::Serialize;
+use std::path::PathBuf;
+
+use crate::infer::{spaces, DeclDecision, Decision, Evidence};
+use crate::syntax::{ByteRange, DeclKind, PointerDecl};
+use crate::unit::Unit;
+
+/// Replace `[start, end)` of `file` with `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Edit {
+    pub file: PathBuf,
+    pub start: u32,
+    pub end: u32,
+    pub replacement: String,
+}
+
+/// One reviewable change: a rule, its edits and its explanation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fix {
+    pub rule: &'static str,
+    pub file: PathBuf,
+    pub line: u32,
+    pub function: String,
+    pub message: String,
+    pub required: bool,
+    pub evidence: Vec<Evidence>,
+    pub edits: Vec<Edit>,
+}
+
+/// Removes a qualifier token (or the macro use that spells it) and the
+/// blanks that follow it, or precede it when nothing follows on the line.
+pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
+    let file = unit.syntax.files[range.file].clone();
+    let text = if range.file == 0 { unit.text.clone() } else { std::fs::read_to_string(&file).unwrap_or_default() };
+    let bytes = text.as_bytes();
+    let (mut start, mut end) = (range.start as usize, range.end as usize);
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    if end < bytes.len() && blank(bytes[end]) {
+        while end < bytes.len() && blank(bytes[end]) {
+            end += 1;
+        }
+    } else {
+        while start > 0 && blank(bytes[start - 1]) {
+            start -= 1;
+        }
+    }
+    Edit { file, start: start as u32, end: end as u32, replacement: String::new() }
+}
+
+/// The qualifier edit of a declaration's first level, if it is spelled editably.
+pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
+    decl.levels.first()?.spelling.range().map(|r| remove_qualifier(unit, r))
+}
+
+/// Edits for the same param or return in every prototype of the function.
+pub fn prototype_edits(unit: &Unit, decision: &DeclDecision) -> Vec<Edit> {
+    unit.syntax
+        .functions
+        .iter()
+        .filter(|f| !f.is_definition && f.link_name == decision.link_name)
+        .flat_map(|f| f.pointers.iter().filter(|d| d.kind == decision.decl.kind))
+        .filter_map(|d| qualifier_edit(unit, d))
+        .collect()
+}
+
+/// "receives __global (a.cl:40) and __local (a.cl:52)".
+pub fn evidence_phrase(evidence: &[Evidence]) -> String {
+    if evidence.is_empty() {
+        return "has no callers in this unit".into();
+    }
+    let parts: Vec<String> = spaces(evidence)
+        .into_iter()
+        .map(|space| {
+            let places: Vec<&str> = evidence.iter().filter(|e| e.space == space).map(|e| e.at.as_str()).collect();
+            format!("{} ({})", space.keyword(), places.join(", "))
+        })
+        .collect();
+    format!("receives {}", parts.join(" and "))
+}
+
+/// The fix for a generic decision of the given kind, built the same way by every rule.
+pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: &'static str, subject: String) -> Option<Fix> {
+    let Decision::Generic { required } = decision.decision else { return None };
+    let mut edits = vec![qualifier_edit(unit, &decision.decl)?];
+    if !matches!(decision.decl.kind, DeclKind::Local) {
+        edits.extend(prototype_edits(unit, decision));
+    }
+    edits.sort();
+    let why = if required { "required: a generic pointer flows into it under 2.0; ".to_string() } else { String::new() };
+    Some(Fix {
+        rule,
+        file: unit.syntax.files[decision.decl.pos.file].clone(),
+        line: decision.decl.pos.line,
+        function: decision.function.clone(),
+        message: format!("{subject} {why}{}", evidence_phrase(&decision.receives)),
+        required,
+        evidence: decision.receives.clone(),
+        edits,
+    })
+}
+
+/// Every fix for a unit's decisions, in source order.
+pub fn fixes(unit: &Unit, decisions: &[DeclDecision]) -> Vec<Fix> {
+    let mut out: Vec<Fix> = decisions
+        .iter()
+        .filter_map(|d| match d.decl.kind {
+            DeclKind::Param(_) => generic_param::fix(unit, d),
+            DeclKind::Local => generic_local::fix(unit, d),
+            DeclKind::Return => generic_return::fix(unit, d),
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.file, &a.edits).cmp(&(&b.file, &b.edits)));
+    out
+}
