@@ -149,22 +149,26 @@ pub enum TokenKind {
     Comment,
 }
 
-fn file_loc(loc: CXSourceLocation) -> FileLoc {
+type LocationResolver =
+    unsafe fn(CXSourceLocation, *mut CXFile, *mut c_uint, *mut c_uint, *mut c_uint);
+
+fn resolve(loc: CXSourceLocation, resolver: LocationResolver) -> FileLoc {
     let mut file: CXFile = std::ptr::null_mut();
     let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
-    // SAFETY: out-pointers are valid locals.
-    unsafe { clang_getFileLocation(loc, &mut file, &mut line, &mut column, &mut offset) };
+    // SAFETY: out-pointers are valid locals; `resolver` is a libclang location accessor.
+    unsafe { resolver(loc, &mut file, &mut line, &mut column, &mut offset) };
     let file = if file.is_null() { None } else { Some(owned(unsafe { clang_getFileName(file) })) };
     FileLoc { file, line, column, offset }
 }
 
+/// Where a location is written (inside a macro argument: at the argument).
+fn file_loc(loc: CXSourceLocation) -> FileLoc {
+    resolve(loc, clang_getFileLocation)
+}
+
+/// Where a location's macro expansion is (inside a macro body: at the macro use).
 fn expansion_loc(loc: CXSourceLocation) -> FileLoc {
-    let mut file: CXFile = std::ptr::null_mut();
-    let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
-    // SAFETY: out-pointers are valid locals.
-    unsafe { clang_getExpansionLocation(loc, &mut file, &mut line, &mut column, &mut offset) };
-    let file = if file.is_null() { None } else { Some(owned(unsafe { clang_getFileName(file) })) };
-    FileLoc { file, line, column, offset }
+    resolve(loc, clang_getExpansionLocation)
 }
 
 impl<'i> TranslationUnit<'i> {
@@ -380,14 +384,8 @@ impl<'tu> Cursor<'tu> {
 
     /// Where the cursor's name was spelled (inside a macro body when it came from one).
     pub fn spelling_location(&self) -> FileLoc {
-        let mut file: CXFile = std::ptr::null_mut();
-        let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
-        // SAFETY: out-pointers are valid locals.
-        unsafe {
-            clang_getSpellingLocation(clang_getCursorLocation(self.raw), &mut file, &mut line, &mut column, &mut offset)
-        };
-        let file = if file.is_null() { None } else { Some(owned(unsafe { clang_getFileName(file) })) };
-        FileLoc { file, line, column, offset }
+        // SAFETY: valid cursor.
+        resolve(unsafe { clang_getCursorLocation(self.raw) }, clang_getSpellingLocation)
     }
 
     pub fn is_definition(&self) -> bool {
