@@ -321,13 +321,8 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
         let decision = match decided.remove(&node) {
             Some(d) => d,
             None => match role {
-                Role::Pinned(reason, detail) if !function.is_kernel || !matches!(decl.kind, DeclKind::Param(_)) => {
-                    if function.is_kernel {
-                        Decision::Unchanged
-                    } else {
-                        Decision::Refused { reason, detail }
-                    }
-                }
+                // Kernel declarations keep their space without it being a refusal.
+                Role::Pinned(reason, detail) if !function.is_kernel => Decision::Refused { reason, detail },
                 _ if !function.is_kernel && inner_named(decl) => Decision::Refused {
                     reason: Reason::PointerToPointer,
                     detail: "inner levels of a pointer to pointer keep their address space".into(),

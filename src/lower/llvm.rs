@@ -160,21 +160,11 @@ impl<'ctx> LoadedModule<'ctx> {
             })
             .collect()
     }
-
-    /// The module as textual IR (for `--emit-ir`-style debugging and equivalence).
-    pub fn to_text(&self) -> String {
-        self.module.print_to_string().to_string()
-    }
 }
 
 impl<'m> Val<'m> {
     fn wrap(&self, raw: LLVMValueRef) -> Val<'m> {
         Val { raw, _module: PhantomData }
-    }
-
-    /// A stable identity for maps.
-    pub fn id(&self) -> usize {
-        self.raw as usize
     }
 
     pub fn name(&self) -> String {

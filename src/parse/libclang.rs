@@ -382,20 +382,9 @@ impl<'tu> Cursor<'tu> {
         expansion_loc(unsafe { clang_getCursorLocation(self.raw) })
     }
 
-    /// Where the cursor's name was spelled (inside a macro body when it came from one).
-    pub fn spelling_location(&self) -> FileLoc {
-        // SAFETY: valid cursor.
-        resolve(unsafe { clang_getCursorLocation(self.raw) }, clang_getSpellingLocation)
-    }
-
     pub fn is_definition(&self) -> bool {
         // SAFETY: valid cursor.
         unsafe { clang_isCursorDefinition(self.raw) != 0 }
-    }
-
-    pub fn is_static(&self) -> bool {
-        // SAFETY: valid cursor.
-        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
     }
 
     pub fn referenced(&self) -> Option<Cursor<'tu>> {
@@ -406,22 +395,6 @@ impl<'tu> Cursor<'tu> {
         } else {
             Some(self.wrap(r))
         }
-    }
-
-    pub fn semantic_parent(&self) -> Option<Cursor<'tu>> {
-        // SAFETY: valid cursor; a null result is checked.
-        let r = unsafe { clang_getCursorSemanticParent(self.raw) };
-        if unsafe { clang_Cursor_isNull(r) } != 0 {
-            None
-        } else {
-            Some(self.wrap(r))
-        }
-    }
-
-    /// A stable identity for the declaration (its USR).
-    pub fn usr(&self) -> String {
-        // SAFETY: valid cursor.
-        owned(unsafe { clang_getCursorUSR(self.raw) })
     }
 
     pub fn ty(&self) -> Type<'tu> {
@@ -519,24 +492,10 @@ impl<'tu> Type<'tu> {
         // SAFETY: valid type.
         self.wrap(unsafe { clang_getArrayElementType(self.raw) })
     }
-    pub fn array_size(&self) -> Option<i64> {
-        // SAFETY: valid type.
-        let n = unsafe { clang_getArraySize(self.raw) };
-        (n >= 0).then_some(n)
-    }
     /// Clang's language address space of this type (0 none, 1 global,
     /// 2 local, 3 constant, 4 private, 5 generic).
     pub fn address_space(&self) -> u32 {
         // SAFETY: valid type.
         unsafe { clang_getAddressSpace(self.raw) }
-    }
-    pub fn is_const(&self) -> bool {
-        // SAFETY: valid type.
-        unsafe { clang_isConstQualifiedType(self.raw) != 0 }
-    }
-    pub fn size_of(&self) -> Option<i64> {
-        // SAFETY: valid type.
-        let n = unsafe { clang_Type_getSizeOf(self.raw) };
-        (n >= 0).then_some(n)
     }
 }

@@ -258,7 +258,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let mut pointers = Vec::new();
         let result = c.result_type();
         if result.canonical().kind() == TypeKind::Pointer {
-            let levels = self.levels(&result, &head, &[]);
+            let levels = self.levels(&result, &head);
             pointers.push(PointerDecl {
                 kind: DeclKind::Return,
                 name: "return".into(),
@@ -354,13 +354,13 @@ impl<'t, 'i> Walker<'t, 'i> {
             };
             // The element's own qualifier, if spelled, is in the specifiers.
             let mut levels = vec![Level { space: Space::Private, spelling: Spelling::Unqualified }];
-            let spelled = self.spelled_qualifiers(before, 0);
+            let spelled = self.spelled_qualifiers(before);
             if let Some(Some(sp)) = spelled.first() {
                 levels[0] = Level { space: space_of(element.address_space()).unwrap_or(Space::Private), spelling: sp.clone() };
             }
             levels
         } else if is_pointer {
-            self.levels(&ty, before, after)
+            self.levels(&ty, before)
         } else {
             return None;
         };
@@ -378,9 +378,8 @@ impl<'t, 'i> Walker<'t, 'i> {
 
     /// The qualifier tokens in the specifier part, grouped by `*`:
     /// result[s] is the qualifier written after the s-th star (s = 0: before
-    /// any star). `None` for a group with no qualifier token. `depth` is
-    /// unused for non-array declarators.
-    fn spelled_qualifiers(&mut self, before: &[RawToken], _depth: usize) -> Vec<Option<Spelling>> {
+    /// any star). `None` for a group with no qualifier token.
+    fn spelled_qualifiers(&mut self, before: &[RawToken]) -> Vec<Option<Spelling>> {
         let mut groups: Vec<Option<Spelling>> = vec![None];
         for t in before {
             if t.kind == TokenKind::Punctuation && t.text == "*" {
@@ -421,7 +420,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     }
 
     /// Levels of a pointer type, matched with the qualifiers spelled before the name.
-    fn levels(&mut self, ty: &Type, before: &[RawToken], _after: &[RawToken]) -> Vec<Level> {
+    fn levels(&mut self, ty: &Type, before: &[RawToken]) -> Vec<Level> {
         // Semantic levels from clang's type.
         let mut semantic = Vec::new();
         let mut current = ty.canonical();
@@ -430,7 +429,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             semantic.push(space_of(pointee.address_space()).unwrap_or(Space::Private));
             current = pointee.canonical();
         }
-        let groups = self.spelled_qualifiers(before, semantic.len());
+        let groups = self.spelled_qualifiers(before);
         let stars = groups.len() - 1;
         let parenthesised = before.iter().any(|t| t.text == "(");
         // A macro that expands to more than a qualifier hides what the levels are spelled as.
@@ -466,7 +465,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let ty = c.ty();
         let tokens: Vec<RawToken> =
             self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
-        let groups = self.spelled_qualifiers(&tokens, 0);
+        let groups = self.spelled_qualifiers(&tokens);
         let spelling = groups.first().cloned().flatten().unwrap_or(Spelling::Unqualified);
         ProgramVar {
             name: c.spelling(),
