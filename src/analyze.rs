@@ -15,8 +15,47 @@ use crate::unit::Unit;
 #[derive(Debug, Clone, Serialize)]
 pub struct UnitReport {
     pub path: String,
+    pub compiles: CompileStatus,
     pub functions: Vec<FunctionReport>,
     pub program_vars: Vec<VarReport>,
+}
+
+/// Whether a unit compiles as its input standard, and unchanged as the target.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompileStatus {
+    pub as_input: CompileCheck,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unchanged_as_target: Option<CompileCheck>,
+}
+
+/// One compilation: as what, and clang's first error if it failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompileCheck {
+    pub standard: String,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl CompileCheck {
+    pub fn new(standard: &str, result: Result<(), String>) -> CompileCheck {
+        CompileCheck { standard: standard.to_string(), ok: result.is_ok(), error: result.err() }
+    }
+}
+
+impl CompileStatus {
+    /// "compiles as CL1.2: yes; unchanged as cl2.0: no (a.cl:3:5: error: ...)".
+    pub fn render(&self) -> String {
+        let show = |c: &CompileCheck| match &c.error {
+            None => "yes".to_string(),
+            Some(e) => format!("no ({e})"),
+        };
+        let mut out = format!("compiles as {}: {}", self.as_input.standard, show(&self.as_input));
+        if let Some(target) = &self.unchanged_as_target {
+            out.push_str(&format!("; unchanged as {}: {}", target.standard, show(target)));
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -37,6 +76,9 @@ pub struct DeclReport {
     /// The space of what the pointer points to, then one level further for pointers to pointers.
     pub declared: Vec<Space>,
     pub spelled: String,
+    /// For an array parameter: how its array-ness is spelled (`[64]`, or a typedef).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<String>,
     pub receives: Vec<Incoming>,
     pub reaches: Vec<Reach>,
 }
@@ -139,7 +181,8 @@ pub fn spelled(decl: &PointerDecl) -> String {
     }
 }
 
-pub fn report(unit: &Unit) -> UnitReport {
+/// The report for `unit`; `compiles` comes from the caller, who ran clang.
+pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
     let syntax = &unit.syntax;
     let graph = FlowGraph::new(&unit.ir);
     let mut functions = Vec::new();
@@ -182,6 +225,7 @@ pub fn report(unit: &Unit) -> UnitReport {
                 col: decl.pos.col,
                 declared: decl.levels.iter().map(|l| l.space).collect(),
                 spelled: spelled(decl),
+                array: decl.array.as_ref().map(|a| a.spelled.clone()),
                 receives,
                 reaches,
             });
@@ -205,7 +249,7 @@ pub fn report(unit: &Unit) -> UnitReport {
             size_bytes: unit.ir.globals.iter().find(|g| g.name == v.name).map(|g| g.size_bytes),
         })
         .collect();
-    UnitReport { path: unit.path.display().to_string(), functions, program_vars }
+    UnitReport { path: unit.path.display().to_string(), compiles, functions, program_vars }
 }
 
 /// The report as text for people.
@@ -213,12 +257,17 @@ pub fn render_text(report: &UnitReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(out, "{}", report.path);
+    let _ = writeln!(out, "  {}", report.compiles.render());
     for f in &report.functions {
         let kind = if f.kernel { "kernel" } else { "function" };
         let _ = writeln!(out, "  {kind} {} ({}:{})", f.name, f.file, f.line);
         for d in &f.pointers {
             let declared: Vec<&str> = d.declared.iter().map(|s| s.keyword()).collect();
-            let what = if d.decl == "return" { "returns".to_string() } else { format!("{} `{}`", d.decl, d.name) };
+            let what = match &d.array {
+                _ if d.decl == "return" => "returns".to_string(),
+                Some(array) => format!("array {} `{}` ({array})", d.decl, d.name),
+                None => format!("{} `{}`", d.decl, d.name),
+            };
             let _ = writeln!(
                 out,
                 "    {} ({}:{}): points to {} [{}]",

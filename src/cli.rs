@@ -96,6 +96,9 @@ impl CompileArgs {
 struct AnalyzeArgs {
     #[command(flatten)]
     compile: CompileArgs,
+    /// The target each unit is also compiled as, unchanged (cl2.0, cl3.0, cl3.0-nogeneric).
+    #[arg(long, default_value = "cl2.0", value_parser = Target::parse)]
+    target: Target,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -126,12 +129,16 @@ struct AnalyzeFile {
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// For a file that could not be analysed because clang rejects it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compiles: Option<analyze::CompileStatus>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     report: Option<analyze::UnitReport>,
 }
 
 fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let options = args.compile.options();
+    let target_args = options.clang_args(Some(&args.target.std_flags()));
     let found = discover(&args.paths);
     let mut files = Vec::new();
     for (path, message) in &found.errors {
@@ -148,7 +155,14 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
     for path in &found.files {
         match bench.load(path, &options) {
             Ok(unit) => {
-                let report = analyze::report(&unit);
+                let compiles = analyze::CompileStatus {
+                    as_input: analyze::CompileCheck::new(options.std.name(), Ok(())),
+                    unchanged_as_target: Some(analyze::CompileCheck::new(
+                        args.target.name(),
+                        crate::verify::compiles(path, &target_args, &Default::default()),
+                    )),
+                };
+                let report = analyze::report(&unit, compiles);
                 if !args.json {
                     let _ = write!(stdout, "{}", analyze::render_text(&report));
                 }
@@ -156,16 +170,22 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
                     path: path.display().to_string(),
                     status: "analysed",
                     error: None,
+                    compiles: None,
                     report: Some(report),
                 });
             }
             Err(e) => {
                 errors += 1;
                 let _ = writeln!(stderr, "{e}");
+                let compiles = e.is_compile_error().then(|| analyze::CompileStatus {
+                    as_input: analyze::CompileCheck::new(options.std.name(), Err(e.to_string())),
+                    unchanged_as_target: None,
+                });
                 files.push(AnalyzeFile {
                     path: path.display().to_string(),
                     status: "error",
                     error: Some(e.to_string()),
+                    compiles,
                     report: None,
                 });
             }

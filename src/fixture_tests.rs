@@ -5,15 +5,24 @@
 
 use std::path::Path;
 
-/// Runs clasp on one fixture; returns (exit code, stdout, stderr).
+/// A fixture's extra options: the first line of a `.cl` file, or the
+/// `clasp-args` file of a directory fixture, may read `// clasp-args: ...`.
+fn fixture_args(fixture: &Path) -> Vec<String> {
+    let directive = if fixture.is_dir() { fixture.join("clasp-args") } else { fixture.to_path_buf() };
+    let text = std::fs::read_to_string(directive).unwrap_or_default();
+    match text.lines().next().and_then(|l| l.strip_prefix("// clasp-args:")) {
+        Some(args) => args.split_whitespace().map(String::from).collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Runs clasp on a fixture (a file, or a directory as one batch), given
+/// relative to the crate root when inside it; returns (exit code, stdout, stderr).
 fn run_fixture(command: &str, fixture: &Path, extra: &[&str]) -> (i32, String, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let relative = fixture.strip_prefix(root).unwrap_or(fixture).to_path_buf();
-    let text = std::fs::read_to_string(fixture).unwrap();
     let mut args = vec!["clasp".to_string(), command.to_string()];
-    if let Some(directive) = text.lines().next().and_then(|l| l.strip_prefix("// clasp-args:")) {
-        args.extend(directive.split_whitespace().map(String::from));
-    }
+    args.extend(fixture_args(fixture));
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push(relative.display().to_string());
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -52,42 +61,123 @@ fn analyze_json_is_sorted_and_stable() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let (code, stdout, _) = run_fixture("analyze", &root.join("fixtures/analyze/flows.cl"), &["--json"]);
         assert_eq!(code, 0);
+        let (_, breaks, _) = run_fixture("analyze", &root.join("fixtures/analyze/breaks_under_cl20.cl"), &["--json"]);
+        let breaks: serde_json::Value = serde_json::from_str(&breaks).expect("valid JSON");
+        let compiles = &breaks["files"][0]["compiles"];
+        assert_eq!(compiles["as_input"]["ok"], true);
+        assert_eq!(compiles["unchanged_as_target"]["ok"], false);
+        let error = compiles["unchanged_as_target"]["error"].as_str().unwrap();
+        assert!(error.contains("breaks_under_cl20.cl:11:21: error:") && error.contains("changes address space"), "{error}");
         let value: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
         insta::assert_snapshot!("analyze_flows_json", serde_json::to_string_pretty(&value).unwrap());
     });
 }
 
-/// Compiles `path` as OpenCL C 2.0; returns clang's messages on failure.
-fn compiles_as_cl20(path: &Path) -> Result<(), String> {
-    let mut args = clasp::options::CompileOptions::default()
-        .clang_args(Some(&clasp::options::Target::Cl20.std_flags()));
+/// Compiles `path` with the default options of `std` (`-cl-std=` flags);
+/// returns clang's messages on failure.
+fn compiles_as(path: &Path, std_flags: &[String]) -> Result<(), String> {
+    let mut args = clasp::options::CompileOptions::default().clang_args(Some(std_flags));
     args.push("-fsyntax-only".into());
     clasp::lower::run_clang(path, &args).map(|_| ())
+}
+
+/// Every `.cl` file of a fixture (itself, or those in its directory).
+fn programs(fixture: &Path) -> Vec<std::path::PathBuf> {
+    if fixture.is_file() {
+        return vec![fixture.to_path_buf()];
+    }
+    let mut found: Vec<_> = walkdir::WalkDir::new(fixture)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.extension().map(|e| e == "cl").unwrap_or(false))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Snapshot of `migrate --explain`, then the promises behind it on a copy:
+/// the input compiles as 1.2, `--write` gives code that compiles as 2.0, a
+/// second run over it changes nothing, and a failing batch writes nothing.
+fn check_migrate_fixture(fixture: &Path, snapshot: &str) {
+    let (code, stdout, stderr) = run_fixture("migrate", fixture, &["--explain"]);
+    insta::assert_snapshot!(snapshot, format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}"));
+
+    let cl12 = vec!["-cl-std=CL1.2".to_string()];
+    let target_flags = if fixture_args(fixture).iter().any(|a| a == "cl3.0") {
+        clasp::options::Target::Cl30.std_flags()
+    } else {
+        clasp::options::Target::Cl20.std_flags()
+    };
+    let copy_root = tempfile::tempdir().unwrap();
+    let copy = copy_root.path().join(fixture.file_name().unwrap());
+    copy_tree(fixture, &copy);
+    let (code_write, _, stderr_write) = run_fixture("migrate", &copy, &["--write"]);
+    let expected = if code == clasp::cli::EXIT_ERROR { code } else { clasp::cli::EXIT_OK };
+    assert_eq!(code_write, expected, "{stderr_write}");
+    if code == clasp::cli::EXIT_ERROR {
+        assert!(same_tree(fixture, &copy), "{}: a batch with errors changed files", fixture.display());
+        return;
+    }
+    for (original, migrated) in programs(fixture).iter().zip(programs(&copy)) {
+        compiles_as(original, &cl12).unwrap_or_else(|e| panic!("fixture {} is not valid CL1.2: {e}", original.display()));
+        compiles_as(&migrated, &target_flags)
+            .unwrap_or_else(|e| panic!("migrated {} does not compile as the target: {e}", original.display()));
+    }
+    let (again, diff, stderr_again) = run_fixture("migrate", &copy, &["--std", "CL2.0"]);
+    assert_eq!((again, diff.as_str()), (0, ""), "second run over {}: {stderr_again}", fixture.display());
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_file() {
+        std::fs::copy(from, to).unwrap();
+        return;
+    }
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn same_tree(a: &Path, b: &Path) -> bool {
+    let files = |root: &Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut v: Vec<_> = walkdir::WalkDir::new(root)
+            .into_iter()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| (e.path().strip_prefix(root).unwrap().to_path_buf(), std::fs::read(e.path()).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    files(a) == files(b)
 }
 
 #[test]
 fn migrate_fixtures() {
     settings().bind(|| {
-        insta::glob!("../fixtures/migrate", "**/*.cl", |path| {
-            let (code, stdout, stderr) = run_fixture("migrate", path, &["--explain"]);
-            insta::assert_snapshot!(format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}"));
-
-            // The migrated copy compiles as 2.0, and a second run over it changes nothing.
-            let out = tempfile::tempdir().unwrap();
-            let out_arg = format!("--out-dir={}", out.path().display());
-            let (code_out, _, stderr_out) = run_fixture("migrate", path, &[&out_arg]);
-            assert_eq!(code_out, code, "{stderr_out}");
-            if code == 2 {
-                assert!(std::fs::read_dir(out.path()).unwrap().next().is_none(), "nothing written for a broken file");
-                return;
-            }
-            let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-            let relative = path.strip_prefix(root).unwrap();
-            let migrated = out.path().join(relative);
-            let result = if migrated.exists() { migrated.clone() } else { path.to_path_buf() };
-            compiles_as_cl20(&result).unwrap_or_else(|e| panic!("{} does not compile as CL2.0: {e}", result.display()));
-            let (again, diff, stderr_again) = run_fixture("migrate", &result, &["--std", "CL2.0"]);
-            assert_eq!((again, diff.as_str()), (0, ""), "second run over {}: {stderr_again}", result.display());
+        insta::glob!("../fixtures/migrate", "*.cl", |path| {
+            check_migrate_fixture(path, "migrate_fixtures");
         });
+    });
+}
+
+/// Each directory under fixtures/migrate is one batch (programs sharing headers).
+#[test]
+fn migrate_directory_fixtures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate");
+    let mut dirs: Vec<_> =
+        std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no directory fixtures under {}", root.display());
+    settings().bind(|| {
+        for dir in dirs {
+            let name = dir.file_name().unwrap().to_string_lossy().to_string();
+            check_migrate_fixture(&dir, &format!("migrate_dir@{name}"));
+        }
     });
 }

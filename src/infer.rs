@@ -57,8 +57,6 @@ pub enum Reason {
     OutsidePaths,
     /// Another translation unit sharing the header refuses the change.
     HeaderConflict,
-    /// An array parameter, private even in 2.0.
-    ArrayParam,
 }
 
 impl Reason {
@@ -80,7 +78,6 @@ impl Reason {
             Reason::TargetWithoutGeneric => "target-without-generic",
             Reason::OutsidePaths => "outside-paths",
             Reason::HeaderConflict => "header-conflict",
-            Reason::ArrayParam => "array-param",
         }
     }
 }
@@ -127,7 +124,7 @@ pub struct InferOptions {
     pub target_has_generic: bool,
     /// Declarations (file id within the unit, name offset) refused from outside:
     /// outside the given paths, or refused by another unit sharing the header.
-    pub refused_from_outside: BTreeMap<(usize, u32), Reason>,
+    pub refused_from_outside: BTreeMap<(usize, u32), (Reason, String)>,
 }
 
 impl InferOptions {
@@ -165,12 +162,8 @@ fn own_pin(
     if level.space == Space::Constant {
         return Some((Reason::ConstantSpace, "__constant is not part of the generic address space".into()));
     }
-    if let Some(reason) = options.refused_from_outside.get(&(decl.pos.file, decl.pos.offset)) {
-        let detail = match reason {
-            Reason::OutsidePaths => format!("{} is outside the paths given", syntax.files[decl.pos.file].display()),
-            _ => "another program including the same header keeps it named".into(),
-        };
-        return Some((*reason, detail));
+    if let Some((reason, detail)) = options.refused_from_outside.get(&(decl.pos.file, decl.pos.offset)) {
+        return Some((*reason, detail.clone()));
     }
     if let Some(m) = decl.in_macro.as_ref().or(function.in_macro.as_ref()) {
         return Some((Reason::Macro, format!("declared inside the expansion of macro `{m}`")));
@@ -205,9 +198,6 @@ fn own_pin(
     if let Spelling::Hidden { why } = &level.spelling {
         return Some((Reason::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
     }
-    if decl.array.is_some() {
-        return Some((Reason::ArrayParam, format!("array parameter `{}` is private even in 2.0", decl.name)));
-    }
     None
 }
 
@@ -222,7 +212,8 @@ enum Role {
     AlreadyGeneric,
     /// A helper pointer with a named, removable qualifier: we want it generic.
     Wanted,
-    /// A kernel local with a named qualifier: generic only when a generic value reaches it.
+    /// Generic only when a generic value reaches it: a kernel local with a
+    /// named qualifier, or an array parameter (private even in 2.0).
     OnDemand,
     /// Must keep its named space.
     Pinned(Reason, String),
@@ -244,7 +235,7 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
                 Role::Pinned(reason, detail)
             } else if !options.target_has_generic {
                 Role::Pinned(Reason::TargetWithoutGeneric, "the target has no generic address space".into())
-            } else if function.is_kernel {
+            } else if function.is_kernel || decl.array.is_some() {
                 Role::OnDemand
             } else {
                 Role::Wanted

@@ -119,20 +119,23 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     for (unit, touched) in units.iter().zip(&unit_files) {
         let blocking: Vec<&Refusal> =
             result.refusals.iter().filter(|r| r.blocking && canonical(&r.file) == canonical(&unit.path)).collect();
-        if let Some(first) = blocking.first() {
+        if !blocking.is_empty() {
+            let reasons: Vec<String> = blocking
+                .iter()
+                .map(|r| format!("{}:{}: error: `{}` of `{}`: {} ({})", r.file.display(), r.line, r.name, r.function, r.detail, r.reason))
+                .collect();
             result.errors.push(FileError {
                 path: unit.path.clone(),
                 message: format!(
-                    "{}:{}: error: cannot make this file compile as {}: `{}` of `{}`: {} ({})",
-                    first.file.display(),
-                    first.line,
+                    "{}: error: cannot make this file compile as {}, left unchanged:\n{}",
+                    unit.path.display(),
                     options.target.name(),
-                    first.name,
-                    first.function,
-                    first.detail,
-                    first.reason
+                    reasons.join("\n")
                 ),
             });
+            // The file cannot compile as the target whatever else changes: leave it as it is.
+            withdrawn.extend(touched.iter().cloned());
+            continue;
         }
         if touched.is_empty() || !options.verify {
             continue;
@@ -145,6 +148,19 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
                 message: format!("{}: error: migrated code does not compile as {}, changes withdrawn: {message}", unit.path.display(), options.target.name()),
             });
             withdrawn.extend(touched.iter().cloned());
+        }
+    }
+    // A unit's changes stand or fall together: withdrawing a shared header
+    // withdraws every file of every unit that touched it, and so on.
+    loop {
+        let before = withdrawn.len();
+        for touched in &unit_files {
+            if touched.iter().any(|f| withdrawn.contains(f)) {
+                withdrawn.extend(touched.iter().cloned());
+            }
+        }
+        if withdrawn.len() == before {
+            break;
         }
     }
     for (key, change) in changes {
@@ -171,7 +187,8 @@ fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf])
                 for decl in &function.pointers {
                     let file = canonical(&unit.syntax.files[decl.pos.file]);
                     if !roots.iter().any(|r| file.starts_with(r)) {
-                        o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), Reason::OutsidePaths);
+                        let detail = format!("{} is outside the paths given", file.display());
+                        o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), (Reason::OutsidePaths, detail));
                     }
                 }
             }
@@ -181,25 +198,34 @@ fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf])
     for _ in 0..8 {
         let decisions: Vec<Vec<DeclDecision>> =
             units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect();
-        // (header, offset) -> set of "generic?" answers.
-        let mut answers: BTreeMap<(PathBuf, u32), BTreeSet<bool>> = BTreeMap::new();
+        // (header, offset) -> "generic?" -> the first unit answering so, and why.
+        let mut answers: BTreeMap<(PathBuf, u32), BTreeMap<bool, String>> = BTreeMap::new();
         for (unit, decided) in units.iter().zip(&decisions) {
             for d in decided.iter().filter(|d| d.decl.pos.file != 0) {
                 let key = (canonical(&unit.syntax.files[d.decl.pos.file]), d.decl.pos.offset);
-                answers.entry(key).or_default().insert(matches!(d.decision, Decision::Generic { .. }));
+                let why = match &d.decision {
+                    Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
+                        format!("{} keeps it named: {} ({detail})", unit.path.display(), reason.code())
+                    }
+                    _ => String::new(),
+                };
+                answers.entry(key).or_default().entry(matches!(d.decision, Decision::Generic { .. })).or_insert(why);
             }
         }
-        let conflicts: BTreeSet<(PathBuf, u32)> =
-            answers.into_iter().filter(|(_, a)| a.len() > 1).map(|(k, _)| k).collect();
+        let conflicts: BTreeMap<(PathBuf, u32), String> = answers
+            .into_iter()
+            .filter(|(_, a)| a.len() > 1)
+            .map(|(k, mut a)| (k, a.remove(&false).unwrap_or_default()))
+            .collect();
         if conflicts.is_empty() {
             return decisions;
         }
         for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
             for (id, file) in unit.syntax.files.iter().enumerate() {
                 let file = canonical(file);
-                for (path, offset) in &conflicts {
+                for ((path, offset), why) in &conflicts {
                     if *path == file {
-                        o.refused_from_outside.insert((id, *offset), Reason::HeaderConflict);
+                        o.refused_from_outside.entry((id, *offset)).or_insert((Reason::HeaderConflict, why.clone()));
                     }
                 }
             }

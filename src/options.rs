@@ -29,14 +29,18 @@ impl ClStd {
             _ => Err(format!("unknown OpenCL C standard `{text}` (expected CL1.0, CL1.1, CL1.2, CL2.0 or CL3.0)")),
         }
     }
-    pub fn flag(self) -> &'static str {
+    /// `CL1.2`, as users write it.
+    pub fn name(self) -> &'static str {
         match self {
-            ClStd::Cl10 => "-cl-std=CL1.0",
-            ClStd::Cl11 => "-cl-std=CL1.1",
-            ClStd::Cl12 => "-cl-std=CL1.2",
-            ClStd::Cl20 => "-cl-std=CL2.0",
-            ClStd::Cl30 => "-cl-std=CL3.0",
+            ClStd::Cl10 => "CL1.0",
+            ClStd::Cl11 => "CL1.1",
+            ClStd::Cl12 => "CL1.2",
+            ClStd::Cl20 => "CL2.0",
+            ClStd::Cl30 => "CL3.0",
         }
+    }
+    pub fn flag(self) -> String {
+        format!("-cl-std={}", self.name())
     }
 }
 

@@ -31,7 +31,8 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
         }
     }
     for r in &migration.refusals {
-        lines.push((r.file.clone(), r.line, format!("refused {}: `{}` of `{}`: {}", r.reason, r.name, r.function, r.detail)));
+        let verdict = if r.blocking { "cannot repair" } else { "refused" };
+        lines.push((r.file.clone(), r.line, format!("{verdict} {}: `{}` of `{}`: {}", r.reason, r.name, r.function, r.detail)));
     }
     lines.sort();
     lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()

@@ -109,11 +109,26 @@ pub enum DeclKind {
 /// An array parameter (`const uchar d[64]`): a pointer to private memory even in 2.0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ArrayDeclarator {
-    /// The `[...]` tokens after the name, to be rewritten as a pointer.
-    pub brackets: ByteRange,
-    /// Where a `*` goes: just before the name.
-    pub name_start: u32,
-    pub bracket_text: String,
+    /// How the array is spelled, for messages: `[64]`, or the typedef's name.
+    pub spelled: String,
+    pub form: ArrayForm,
+}
+
+/// Where an array parameter's array-ness is written, so it can become a pointer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "form", rename_all = "snake_case")]
+pub enum ArrayForm {
+    /// `T name[N]`: the brackets after the name.
+    Brackets {
+        brackets: ByteRange,
+        /// Where a `*` goes: just before the name (or the `[` when unnamed).
+        name_start: u32,
+        /// More `[...]` follow (`float m[4][4]`): the pointer needs parentheses, `(*m)[4]`.
+        more_dimensions: bool,
+    },
+    /// `const block_t name` with `typedef T block_t[N]`: the typedef's name
+    /// becomes `T *`, `element` being how the typedef spells `T`.
+    Typedef { name: ByteRange, element: String },
 }
 
 /// A declaration of pointer type inside a function: param, local or return.

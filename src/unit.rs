@@ -30,6 +30,17 @@ pub enum UnitError {
     Tool { path: String, message: String },
 }
 
+impl UnitError {
+    /// clang (or libclang) rejected the code, as opposed to an unreadable file or a missing tool.
+    pub fn is_compile_error(&self) -> bool {
+        match self {
+            UnitError::Syntax { .. } => true,
+            UnitError::Read { .. } => false,
+            UnitError::Tool { message, .. } => message.contains("error:"),
+        }
+    }
+}
+
 /// The per-worker tools: a libclang index and an LLVM context.
 pub struct Workbench {
     pub parser: Parser,

@@ -13,6 +13,11 @@ use crate::lower::run_clang;
 /// Compiles `main` with `language_args`, with `replaced` (absolute path ->
 /// new text) in place of the files on disk. Returns clang's first error.
 pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathBuf, String>) -> Result<(), String> {
+    if replaced.is_empty() {
+        let mut args = language_args.to_vec();
+        args.push("-fsyntax-only".into());
+        return run_clang(main, &args).map(|_| ());
+    }
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut roots = Vec::new();
     for (i, (original, text)) in replaced.iter().enumerate() {
@@ -25,7 +30,8 @@ pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathB
         }));
     }
     let overlay = dir.path().join("overlay.yaml");
-    let yaml = serde_json::json!({ "version": 0, "case-sensitive": "true", "roots": roots });
+    // Diagnostics name the original paths, not the temporary copies.
+    let yaml = serde_json::json!({ "version": 0, "case-sensitive": "true", "use-external-names": false, "roots": roots });
     std::fs::write(&overlay, yaml.to_string()).map_err(|e| e.to_string())?;
     let mut args = language_args.to_vec();
     args.extend(["-ivfsoverlay".to_string(), overlay.display().to_string(), "-fsyntax-only".to_string()]);

@@ -5,6 +5,9 @@
 //! outlive its `TranslationUnit`), and every string libclang allocates is copied
 //! into an owned `String` and disposed of at once.
 
+// libclang's enum constants keep their C names.
+#![allow(non_upper_case_globals)]
+
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_uint};
@@ -400,6 +403,12 @@ impl<'tu> Cursor<'tu> {
     pub fn ty(&self) -> Type<'tu> {
         // SAFETY: valid cursor.
         Type { raw: unsafe { clang_getCursorType(self.raw) }, _tu: PhantomData }
+    }
+
+    /// For a typedef declaration: the type it names.
+    pub fn typedef_underlying(&self) -> Type<'tu> {
+        // SAFETY: valid cursor (libclang returns an invalid type for non-typedefs).
+        Type { raw: unsafe { clang_getTypedefDeclUnderlyingType(self.raw) }, _tu: PhantomData }
     }
 
     pub fn result_type(&self) -> Type<'tu> {

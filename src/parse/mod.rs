@@ -17,6 +17,17 @@ use libclang::{Cursor, CursorKind, FileLoc, Index, RawToken, TokenKind, Translat
 
 pub use libclang::ensure_loaded;
 
+/// A typedef named by a declaration's type.
+struct TypedefUse {
+    name: String,
+    /// The typedef's name at the declaration.
+    used_at: ByteRange,
+    /// The typedef's own text spells an address-space qualifier.
+    spells_space: bool,
+    /// For `typedef T name[N]`: how `T` is spelled (if one-dimensional and unqualified).
+    array_element: Option<String>,
+}
+
 /// A reusable libclang session (one per worker thread).
 pub struct Parser {
     index: Index,
@@ -258,7 +269,8 @@ impl<'t, 'i> Walker<'t, 'i> {
         let mut pointers = Vec::new();
         let result = c.result_type();
         if result.canonical().kind() == TypeKind::Pointer {
-            let levels = self.levels(&result, &head);
+            let hidden_typedef = self.typedefs_used(c).into_iter().find(|t| t.spells_space).map(|t| t.name);
+            let levels = self.levels(&result, &head, hidden_typedef.as_deref());
             pointers.push(PointerDecl {
                 kind: DeclKind::Return,
                 name: "return".into(),
@@ -322,47 +334,75 @@ impl<'t, 'i> Walker<'t, 'i> {
         let ty = c.ty();
         let canonical = ty.canonical();
         let is_pointer = canonical.kind() == TypeKind::Pointer;
+        let is_array = matches!(canonical.kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray);
+        let is_param = matches!(kind, DeclKind::Param(_));
+        if !is_pointer && !(is_param && is_array) {
+            return None;
+        }
         let tokens = self.tu.tokens(&c.extent());
         let loc = c.location();
         let name = c.spelling();
-        let name_index = tokens.iter().position(|t| t.start.offset == loc.offset && t.text == name);
         let pos = self.pos(&loc);
         let in_macro = self.enclosing_macro(c);
         let sizeof_used = self.sizeof_targets.contains(&(pos.file, pos.offset));
-        let (before, after): (&[RawToken], &[RawToken]) = match name_index {
-            Some(i) => (&tokens[..i], &tokens[i + 1..]),
+        // Split the tokens at the name; an unnamed parameter splits at its first `[`.
+        let split = if name.is_empty() {
+            tokens.iter().position(|t| t.text == "[").map(|i| (i, i))
+        } else {
+            tokens.iter().position(|t| t.start.offset == loc.offset && t.text == name).map(|i| (i, i + 1))
+        };
+        let (before, after): (&[RawToken], &[RawToken]) = match split {
+            Some((b, a)) => (&tokens[..b], &tokens[a..]),
             None => (&tokens[..], &[]),
         };
+        let typedefs = self.typedefs_used(c);
         // An array parameter decays to a pointer to private memory; clang may
         // report it either as the decayed pointer or as the array type.
         let mut array = None;
-        if matches!(kind, DeclKind::Param(_)) && after.first().map(|t| t.text == "[").unwrap_or(false) {
+        if is_param && after.first().map(|t| t.text == "[").unwrap_or(false) {
             let close = after.iter().position(|t| t.text == "]")?;
-            let brackets = ByteRange {
-                file: pos.file,
-                start: after[0].start.offset,
-                end: after[close].end.offset,
-            };
-            let bracket_text = after[..=close].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("");
-            array = Some(ArrayDeclarator { brackets, name_start: loc.offset, bracket_text });
-        }
-        let levels = if array.is_some() {
-            let element = if matches!(canonical.kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray) {
-                canonical.element()
-            } else {
-                canonical.pointee()
-            };
-            // The element's own qualifier, if spelled, is in the specifiers.
-            let mut levels = vec![Level { space: Space::Private, spelling: Spelling::Unqualified }];
-            let spelled = self.spelled_qualifiers(before);
-            if let Some(Some(sp)) = spelled.first() {
-                levels[0] = Level { space: space_of(element.address_space()).unwrap_or(Space::Private), spelling: sp.clone() };
+            let file = self.file_id(after[0].start.file.as_deref().unwrap_or_default());
+            let brackets = ByteRange { file, start: after[0].start.offset, end: after[close].end.offset };
+            let name_start = if name.is_empty() { brackets.start } else { loc.offset };
+            array = Some(ArrayDeclarator {
+                spelled: after.iter().map(|t| t.text.as_str()).collect(),
+                form: ArrayForm::Brackets {
+                    brackets,
+                    name_start,
+                    more_dimensions: after.get(close + 1).map(|t| t.text == "[").unwrap_or(false),
+                },
+            });
+        } else if is_param {
+            // `const block_t d` with `typedef uint block_t[16]`.
+            if let Some(t) = typedefs.iter().find(|t| t.array_element.is_some()) {
+                // `block_t d` -> `T *d`: the blanks up to the name go with the typedef's name.
+                let mut name_range = t.used_at;
+                let just_before_name = split.is_some()
+                    && !name.is_empty()
+                    && before.last().map(|last| last.start.offset == t.used_at.start).unwrap_or(false);
+                if just_before_name {
+                    name_range.end = loc.offset;
+                }
+                array = Some(ArrayDeclarator {
+                    spelled: t.name.clone(),
+                    form: ArrayForm::Typedef { name: name_range, element: t.array_element.clone().unwrap_or_default() },
+                });
             }
-            levels
-        } else if is_pointer {
-            self.levels(&ty, before)
+        }
+        let hidden_typedef = typedefs.iter().find(|t| t.spells_space).map(|t| t.name.clone());
+        let levels = if is_array || array.is_some() {
+            let element = if is_array { canonical.element() } else { canonical.pointee() };
+            // The element's own qualifier, if spelled, is in the specifiers.
+            let space = space_of(element.address_space()).unwrap_or(Space::Private);
+            let spelling = match (self.spelled_qualifiers(before).into_iter().next().flatten(), &hidden_typedef) {
+                (Some(spelled), _) => spelled,
+                (None, Some(name)) => Spelling::Hidden { why: format!("typedef `{name}`") },
+                (None, None) if array.is_none() => Spelling::Hidden { why: "array type not spelled at the declaration".into() },
+                (None, None) => Spelling::Unqualified,
+            };
+            vec![Level { space, spelling }]
         } else {
-            return None;
+            self.levels(&ty, before, hidden_typedef.as_deref())
         };
         Some(PointerDecl {
             kind,
@@ -374,6 +414,33 @@ impl<'t, 'i> Walker<'t, 'i> {
             in_macro,
             sizeof_used,
         })
+    }
+
+    /// The typedefs a declaration's type names: where, whether their own
+    /// text spells an address space, and the element type of an array typedef.
+    fn typedefs_used(&mut self, c: &Cursor) -> Vec<TypedefUse> {
+        let mut out = Vec::new();
+        for child in c.children().into_iter().filter(|k| k.kind() == CursorKind::TypeRef) {
+            let Some(decl) = child.referenced().filter(|d| d.kind() == CursorKind::TypedefDecl) else { continue };
+            let extent = child.extent();
+            let start = extent.start();
+            let Some(file) = start.file.as_deref() else { continue };
+            let used_at = ByteRange { file: self.file_id(file), start: start.offset, end: extent.end().offset };
+            let underlying = decl.typedef_underlying();
+            let decl_tokens = self.tu.tokens(&decl.extent());
+            let spells_space = underlying.canonical().kind() != TypeKind::Record
+                && self.spelled_qualifiers(&decl_tokens).iter().flatten().next().is_some();
+            let array_element = match underlying.kind() {
+                TypeKind::ConstantArray | TypeKind::IncompleteArray => {
+                    let element = underlying.element();
+                    let nested = matches!(element.canonical().kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray);
+                    (!nested && !spells_space).then(|| element.spelling())
+                }
+                _ => None,
+            };
+            out.push(TypedefUse { name: decl.spelling(), used_at, spells_space, array_element });
+        }
+        out
     }
 
     /// The qualifier tokens in the specifier part, grouped by `*`:
@@ -420,7 +487,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     }
 
     /// Levels of a pointer type, matched with the qualifiers spelled before the name.
-    fn levels(&mut self, ty: &Type, before: &[RawToken]) -> Vec<Level> {
+    fn levels(&mut self, ty: &Type, before: &[RawToken], hidden_typedef: Option<&str>) -> Vec<Level> {
         // Semantic levels from clang's type.
         let mut semantic = Vec::new();
         let mut current = ty.canonical();
@@ -431,7 +498,9 @@ impl<'t, 'i> Walker<'t, 'i> {
         }
         let groups = self.spelled_qualifiers(before);
         let stars = groups.len() - 1;
-        let parenthesised = before.iter().any(|t| t.text == "(");
+        // `float (*m)[4]` (a pointer to an array) is the one parenthesised form read here.
+        let to_array = matches!(ty.canonical().pointee().canonical().kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray);
+        let parenthesised = !to_array && before.iter().any(|t| t.text == "(");
         // A macro that expands to more than a qualifier hides what the levels are spelled as.
         let hidden_macro = groups.iter().flatten().find(|s| matches!(s, Spelling::Hidden { .. })).cloned();
         semantic
@@ -439,17 +508,20 @@ impl<'t, 'i> Walker<'t, 'i> {
             .enumerate()
             .map(|(i, space)| {
                 // Level i (depth i+1) is qualified in group stars - (i + 1).
+                let default_space = *space == Space::Private || *space == Space::Generic;
                 let spelling = if parenthesised {
                     Spelling::Hidden { why: "parenthesised declarator".into() }
                 } else if stars >= i + 1 {
                     match &groups[stars - (i + 1)] {
                         Some(s) => s.clone(),
-                        None if *space == Space::Private || *space == Space::Generic => Spelling::Unqualified,
+                        None if default_space && hidden_typedef.is_none() => Spelling::Unqualified,
                         None => Spelling::Hidden { why: "qualifier not spelled at the declaration".into() },
                     }
                 } else if let Some(hidden) = &hidden_macro {
                     hidden.clone()
-                } else if *space == Space::Private || *space == Space::Generic {
+                } else if let Some(name) = hidden_typedef {
+                    Spelling::Hidden { why: format!("typedef `{name}`") }
+                } else if default_space {
                     Spelling::Unqualified
                 } else {
                     Spelling::Hidden { why: "typedef".into() }

@@ -7,12 +7,12 @@
 //! memory. Safety: applied only when nothing the parameter flows into needs
 //! a named space (see `infer`); verified by recompiling.
 
-use super::{generic_fix, Fix};
+use super::{generic_fix, qualifier_only, Fix};
 use crate::infer::DeclDecision;
 use crate::unit::Unit;
 
 pub const CODE: &str = "generic-param";
 
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
-    generic_fix(unit, decision, CODE, format!("`{}` of `{}`", decision.decl.name, decision.function))
+    generic_fix(unit, decision, CODE, format!("`{}` of `{}`", decision.decl.name, decision.function), qualifier_only)
 }

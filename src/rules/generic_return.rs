@@ -5,12 +5,12 @@
 //! when every caller's destination can be generic too (kernel-scope local
 //! pointers can; kernel parameters and pinned declarations cannot).
 
-use super::{generic_fix, Fix};
+use super::{generic_fix, qualifier_only, Fix};
 use crate::infer::DeclDecision;
 use crate::unit::Unit;
 
 pub const CODE: &str = "generic-return";
 
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
-    generic_fix(unit, decision, CODE, format!("result of `{}`", decision.function))
+    generic_fix(unit, decision, CODE, format!("result of `{}`", decision.function), qualifier_only)
 }

@@ -2,6 +2,7 @@
 //! non-overlapping byte-range edits of the original text. One file per rule;
 //! the shared edit primitives live here.
 
+pub mod array_param;
 pub mod generic_local;
 pub mod generic_param;
 pub mod generic_return;
@@ -60,14 +61,23 @@ pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
     decl.levels.first()?.spelling.range().map(|r| remove_qualifier(unit, r))
 }
 
+/// How a rule edits one declaration (the definition's or a prototype's);
+/// an empty list means it cannot.
+pub type DeclEdits = fn(&Unit, &PointerDecl) -> Vec<Edit>;
+
+/// The plain generic rewrite of a declaration: its qualifier goes.
+pub fn qualifier_only(unit: &Unit, decl: &PointerDecl) -> Vec<Edit> {
+    qualifier_edit(unit, decl).into_iter().collect()
+}
+
 /// Edits for the same param or return in every prototype of the function.
-pub fn prototype_edits(unit: &Unit, decision: &DeclDecision) -> Vec<Edit> {
+fn prototype_edits(unit: &Unit, decision: &DeclDecision, edits_of: DeclEdits) -> Vec<Edit> {
     unit.syntax
         .functions
         .iter()
         .filter(|f| !f.is_definition && f.link_name == decision.link_name)
         .flat_map(|f| f.pointers.iter().filter(|d| d.kind == decision.decl.kind))
-        .filter_map(|d| qualifier_edit(unit, d))
+        .flat_map(|d| edits_of(unit, d))
         .collect()
 }
 
@@ -86,21 +96,38 @@ pub fn evidence_phrase(evidence: &[Evidence]) -> String {
     format!("receives {}", parts.join(" and "))
 }
 
-/// The fix for a generic decision of the given kind, built the same way by every rule.
-pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: &'static str, subject: String) -> Option<Fix> {
+/// "required under 2.0: receives `state` of `absorb` (a.h:16), generic there".
+fn required_phrase(evidence: &[Evidence]) -> String {
+    let mut sources: Vec<String> = evidence.iter().map(|e| format!("{} ({})", e.from, e.at)).collect();
+    sources.dedup();
+    format!("required: under 2.0 it receives generic pointers from {}", sources.join(", "))
+}
+
+/// The fix for a generic decision, built the same way by every rule:
+/// `edits_of` rewrites the definition's declaration and every prototype's.
+pub fn generic_fix(
+    unit: &Unit,
+    decision: &DeclDecision,
+    rule: &'static str,
+    subject: String,
+    edits_of: DeclEdits,
+) -> Option<Fix> {
     let Decision::Generic { required } = decision.decision else { return None };
-    let mut edits = vec![qualifier_edit(unit, &decision.decl)?];
+    let mut edits = edits_of(unit, &decision.decl);
+    if edits.is_empty() {
+        return None;
+    }
     if !matches!(decision.decl.kind, DeclKind::Local) {
-        edits.extend(prototype_edits(unit, decision));
+        edits.extend(prototype_edits(unit, decision, edits_of));
     }
     edits.sort();
-    let why = if required { "required: a generic pointer flows into it under 2.0; ".to_string() } else { String::new() };
+    let why = if required { required_phrase(&decision.receives) } else { evidence_phrase(&decision.receives) };
     Some(Fix {
         rule,
         file: unit.syntax.files[decision.decl.pos.file].clone(),
         line: decision.decl.pos.line,
         function: decision.function.clone(),
-        message: format!("{subject} {why}{}", evidence_phrase(&decision.receives)),
+        message: format!("{subject}{} {why}", if required { ":" } else { "" }),
         required,
         evidence: decision.receives.clone(),
         edits,
@@ -112,6 +139,7 @@ pub fn fixes(unit: &Unit, decisions: &[DeclDecision]) -> Vec<Fix> {
     let mut out: Vec<Fix> = decisions
         .iter()
         .filter_map(|d| match d.decl.kind {
+            DeclKind::Param(_) if d.decl.array.is_some() => array_param::fix(unit, d),
             DeclKind::Param(_) => generic_param::fix(unit, d),
             DeclKind::Local => generic_local::fix(unit, d),
             DeclKind::Return => generic_return::fix(unit, d),
