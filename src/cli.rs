@@ -57,9 +57,15 @@ struct MigrateArgs {
     /// Print a JSON report instead of the diff.
     #[arg(long)]
     json: bool,
-    /// Skip recompiling the result as the target.
+    /// Skip verification (recompiling as the target, kernel equivalence).
     #[arg(long)]
     no_verify: bool,
+    /// Keep changes whose kernels could not be proven equivalent, marked unverified.
+    #[arg(long, conflicts_with = "no_verify")]
+    allow_unverified: bool,
+    /// Testing only: ignore this pin (a reason code), to show verification catching the result.
+    #[arg(long, hide = true, value_name = "CODE", value_parser = crate::infer::Reason::parse)]
+    test_ignore_pin: Vec<crate::infer::Reason>,
     /// Files, or directories searched for *.cl.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -227,9 +233,12 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         target: args.target,
         roots: args.paths.clone(),
         verify: !args.no_verify,
+        allow_unverified: args.allow_unverified,
+        ignored_pins: args.test_ignore_pin.clone(),
     };
     let mut migration = migrate(&bench, &found.files, &options);
     for (path, message) in found.errors {
+        migration.unanalysable.push(path.clone());
         migration.errors.push(crate::migrate::FileError { path: path.clone(), message: format!("{}: error: {message}", path.display()) });
     }
     if args.write || args.out_dir.is_some() {
@@ -255,12 +264,15 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
     for e in &migration.errors {
         let _ = writeln!(stderr, "{}", e.message);
     }
+    for w in &migration.warnings {
+        let _ = writeln!(stderr, "{}: warning: {}", w.path.display(), w.message);
+    }
     if args.explain {
         for line in render::explanations(&migration) {
             let _ = writeln!(stderr, "{line}");
         }
     }
-    let _ = writeln!(stderr, "{}", render::summary(&migration, options.verify));
+    let _ = writeln!(stderr, "{}", render::summary(&migration));
     if !migration.errors.is_empty() {
         EXIT_ERROR
     } else if args.check && !migration.changes.is_empty() {

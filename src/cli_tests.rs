@@ -145,3 +145,48 @@ fn a_broken_file_changes_nothing_and_the_batch_goes_on() {
     assert_eq!(std::fs::read_to_string(&bad).unwrap(), before);
     assert!(std::fs::read_to_string(&good).unwrap().contains("void clamp01(float *p, int n)"));
 }
+
+#[test]
+fn check_exits_two_when_a_file_is_unanalysable() {
+    let (code, stdout, stderr) =
+        clasp(&["migrate", "--check", "fixtures/migrate/chain.cl", "fixtures/migrate/syntax_error.cl"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains(", 1 unanalysable, 1 error"), "{stderr}");
+}
+
+#[test]
+fn allow_unverified_keeps_a_change_the_equivalence_check_rejects() {
+    let fixture = "fixtures/migrate/verify_not_equivalent.cl";
+    let pin = ["--test-ignore-pin", "sizeof-pointer"];
+    let (code, stdout, stderr) = clasp(&[&["migrate"][..], &pin, &[fixture]].concat());
+    assert_eq!((code, stdout.as_str()), (0, ""), "withdrawn by default: {stderr}");
+    assert!(stderr.contains("1 refused (1 not-equivalent)"), "{stderr}");
+
+    let (code, stdout, stderr) = clasp(&[&["migrate", "--allow-unverified"][..], &pin, &[fixture]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("+int pointer_bytes(int *slot)"), "{stdout}");
+    assert!(stderr.contains("warning: kept unverified: kernel `report` is not equivalent"), "{stderr}");
+    assert!(stderr.contains("1 function migrated (not verified)"), "{stderr}");
+}
+
+#[test]
+fn json_accounts_for_every_function() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/demo", "fixtures/migrate/syntax_error.cl"]);
+    assert_eq!(code, 2, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let accounts: Vec<String> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let reason = f["reason"].as_str().map(|r| format!(" ({r})")).unwrap_or_default();
+            let verified = f["verified"].as_bool().map(|v| format!(" verified={v}")).unwrap_or_default();
+            format!("{}:{} {} {}{reason}{verified}", f["file"].as_str().unwrap(), f["line"], f["name"].as_str().unwrap(), f["status"].as_str().unwrap())
+        })
+        .collect();
+    let unanalysable = report["unanalysable"].clone();
+    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("migrate_json_accounting", format!("{}\nunanalysable: {unanalysable}", accounts.join("\n")));
+    });
+}

@@ -60,6 +60,30 @@ pub enum Reason {
 }
 
 impl Reason {
+    pub const ALL: [Reason; 16] = [
+        Reason::KernelParam,
+        Reason::BuiltinPin,
+        Reason::ConstantSpace,
+        Reason::FlowsToPinned,
+        Reason::SizeofPointer,
+        Reason::PointerToInteger,
+        Reason::EscapesToMemory,
+        Reason::PointerToPointer,
+        Reason::UndefinedCallee,
+        Reason::Macro,
+        Reason::HiddenQualifier,
+        Reason::SkippedIf,
+        Reason::NoEvidence,
+        Reason::TargetWithoutGeneric,
+        Reason::OutsidePaths,
+        Reason::HeaderConflict,
+    ];
+
+    /// The reason with this stable code.
+    pub fn parse(code: &str) -> Result<Reason, String> {
+        Reason::ALL.into_iter().find(|r| r.code() == code).ok_or_else(|| format!("unknown reason code `{code}`"))
+    }
+
     pub fn code(self) -> &'static str {
         match self {
             Reason::KernelParam => "kernel-param",
@@ -125,6 +149,8 @@ pub struct InferOptions {
     /// Declarations (file id within the unit, name offset) refused from outside:
     /// outside the given paths, or refused by another unit sharing the header.
     pub refused_from_outside: BTreeMap<(usize, u32), (Reason, String)>,
+    /// Testing only: pins to ignore, so tests can force a wrong change and see verification catch it.
+    pub ignored_pins: Vec<Reason>,
 }
 
 impl InferOptions {
@@ -231,7 +257,9 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
                 Role::Pinned(Reason::KernelParam, "kernel parameters keep their address space".into())
             } else if level.spelling == Spelling::Unqualified && decl.array.is_none() {
                 Role::AlreadyGeneric
-            } else if let Some((reason, detail)) = own_pin(unit, &graph, function, decl, &node, options) {
+            } else if let Some((reason, detail)) =
+                own_pin(unit, &graph, function, decl, &node, options).filter(|(r, _)| !options.ignored_pins.contains(r))
+            {
                 Role::Pinned(reason, detail)
             } else if !options.target_has_generic {
                 Role::Pinned(Reason::TargetWithoutGeneric, "the target has no generic address space".into())

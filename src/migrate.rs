@@ -14,6 +14,7 @@ use crate::infer::{infer, Decision, DeclDecision, InferOptions, Reason};
 use crate::options::{CompileOptions, Target};
 use crate::rules::{self, Edit, Fix};
 use crate::unit::{Unit, Workbench};
+use crate::verify::EQUIVALENCE_TRIPLE;
 
 #[derive(Debug, Clone)]
 pub struct MigrateOptions {
@@ -21,7 +22,42 @@ pub struct MigrateOptions {
     pub target: Target,
     /// The paths given on the command line: only files under them are edited.
     pub roots: Vec<PathBuf>,
+    /// Recompile as the target and prove the kernels equivalent.
     pub verify: bool,
+    /// Keep changes whose kernels could not be proven equivalent, marked unverified.
+    pub allow_unverified: bool,
+    /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
+    pub ignored_pins: Vec<Reason>,
+}
+
+/// How one function ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Changed; `verified`: recompiled and its unit's kernels proven equivalent.
+    Migrated { verified: bool },
+    /// Nothing to do.
+    Unchanged,
+    /// Something could change but does not, with a stable reason code.
+    Refused { reason: &'static str, detail: String },
+}
+
+/// The outcome of one function definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionAccount {
+    pub file: PathBuf,
+    pub line: u32,
+    pub name: String,
+    pub kernel: bool,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// Something to know that is not an error: a withdrawn change, a flat-access regression.
+#[derive(Debug, Clone, Serialize)]
+pub struct Warning {
+    pub path: PathBuf,
+    pub message: String,
 }
 
 /// A declaration whose qualifier stays, with why.
@@ -63,8 +99,11 @@ pub struct Migration {
     pub changes: Vec<FileChange>,
     pub refusals: Vec<Refusal>,
     pub errors: Vec<FileError>,
-    /// Functions with at least one change, by (file, name).
-    pub functions_migrated: BTreeSet<(PathBuf, String)>,
+    pub warnings: Vec<Warning>,
+    /// Every function definition of every analysed file under the paths, in order.
+    pub functions: Vec<FunctionAccount>,
+    /// Files that could not be parsed or compiled (their functions are unknown).
+    pub unanalysable: Vec<PathBuf>,
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -78,7 +117,10 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     for path in files {
         match bench.load(path, &options.compile) {
             Ok(unit) => units.push(unit),
-            Err(e) => result.errors.push(FileError { path: path.clone(), message: e.to_string() }),
+            Err(e) => {
+                result.unanalysable.push(path.clone());
+                result.errors.push(FileError { path: path.clone(), message: e.to_string() });
+            }
         }
     }
     let decisions = agree_on_headers(&units, options, &roots);
@@ -104,18 +146,32 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
             }
         }
     }
+    // (file, function) -> the file its fix edits.
+    let planned: BTreeMap<(PathBuf, String), PathBuf> = by_file
+        .iter()
+        .flat_map(|(key, (_, fixes))| fixes.iter().map(move |f| ((canonical(&f.file), f.function.clone()), key.clone())))
+        .collect();
     let mut changes: BTreeMap<PathBuf, FileChange> = BTreeMap::new();
+    let mut overlapping: Vec<(PathBuf, String)> = Vec::new();
     for (key, (path, fixes)) in by_file {
         match apply(&path, &fixes) {
             Ok((original, migrated)) => {
                 changes.insert(key.clone(), FileChange { path, canonical: key, original, migrated, fixes });
             }
-            Err(message) => result.errors.push(FileError { path, message }),
+            Err(message) => {
+                result.errors.push(FileError { path, message: message.clone() });
+                overlapping.push((key, message));
+            }
         }
     }
-    // Verify: every unit whose files change must compile as the target.
+    // Verify: every unit whose files change must compile as the target and
+    // keep its kernels; a failing unit withdraws every file it touches.
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
-    let mut withdrawn: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut withdrawn: BTreeMap<PathBuf, Withdrawal> = BTreeMap::new();
+    let mut unverified: BTreeSet<PathBuf> = BTreeSet::new();
+    for (key, message) in &overlapping {
+        withdrawn.insert(key.clone(), Withdrawal { reason: "overlapping-edits", detail: message.clone() });
+    }
     for (unit, touched) in units.iter().zip(&unit_files) {
         let blocking: Vec<&Refusal> =
             result.refusals.iter().filter(|r| r.blocking && canonical(&r.file) == canonical(&unit.path)).collect();
@@ -134,7 +190,8 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
                 ),
             });
             // The file cannot compile as the target whatever else changes: leave it as it is.
-            withdrawn.extend(touched.iter().cloned());
+            let detail = format!("{} cannot compile as {}", unit.path.display(), options.target.name());
+            withdraw(&mut withdrawn, touched, "unrepairable-unit", &detail);
             continue;
         }
         if touched.is_empty() || !options.verify {
@@ -143,11 +200,41 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         let replaced: BTreeMap<PathBuf, String> =
             touched.iter().filter_map(|k| changes.get(k).map(|c| (k.clone(), c.migrated.clone()))).collect();
         if let Err(message) = crate::verify::compiles(&unit.path, &target_args, &replaced) {
-            result.errors.push(FileError {
-                path: unit.path.clone(),
-                message: format!("{}: error: migrated code does not compile as {}, changes withdrawn: {message}", unit.path.display(), options.target.name()),
-            });
-            withdrawn.extend(touched.iter().cloned());
+            let detail = format!("the result does not compile as {}: {message}", options.target.name());
+            result.warnings.push(Warning { path: unit.path.clone(), message: format!("changes withdrawn: {detail}") });
+            withdraw(&mut withdrawn, touched, "verify-failed", &detail);
+            continue;
+        }
+        let original_args = options.compile.clang_args_for(None, EQUIVALENCE_TRIPLE);
+        let result_args = options.compile.clang_args_for(Some(&options.target.std_flags()), EQUIVALENCE_TRIPLE);
+        let difference = match crate::verify::equivalence(&bench.context, &unit.path, &original_args, &result_args, &replaced) {
+            Ok(found) => {
+                for flat in &found.flat_regressions {
+                    result.warnings.push(Warning {
+                        path: unit.path.clone(),
+                        message: format!(
+                            "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs",
+                            flat.kernel, flat.after, flat.before
+                        ),
+                    });
+                }
+                found.different.first().map(|d| {
+                    format!(
+                        "kernel `{}` is not equivalent at {}: `{}` became `{}`",
+                        d.kernel, EQUIVALENCE_TRIPLE, d.original, d.migrated
+                    )
+                })
+            }
+            Err(message) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
+        };
+        if let Some(detail) = difference {
+            if options.allow_unverified {
+                result.warnings.push(Warning { path: unit.path.clone(), message: format!("kept unverified: {detail}") });
+                unverified.extend(touched.iter().cloned());
+            } else {
+                result.warnings.push(Warning { path: unit.path.clone(), message: format!("changes withdrawn: {detail}") });
+                withdraw(&mut withdrawn, touched, "not-equivalent", &detail);
+            }
         }
     }
     // A unit's changes stand or fall together: withdrawing a shared header
@@ -155,25 +242,80 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     loop {
         let before = withdrawn.len();
         for touched in &unit_files {
-            if touched.iter().any(|f| withdrawn.contains(f)) {
-                withdrawn.extend(touched.iter().cloned());
+            if let Some(w) = touched.iter().find_map(|f| withdrawn.get(f)).cloned() {
+                withdraw(&mut withdrawn, touched, w.reason, &w.detail);
             }
         }
         if withdrawn.len() == before {
             break;
         }
     }
+    let mut migrated_functions: BTreeSet<(PathBuf, String)> = BTreeSet::new();
     for (key, change) in changes {
-        if withdrawn.contains(&key) {
+        if withdrawn.contains_key(&key) {
             continue;
         }
         for fix in &change.fixes {
-            result.functions_migrated.insert((change.path.clone(), fix.function.clone()));
+            migrated_functions.insert((key.clone(), fix.function.clone()));
         }
         result.changes.push(change);
     }
     result.refusals.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    result.functions = account(&units, &roots, &planned, &migrated_functions, &withdrawn, &unverified, &result.refusals, options.verify);
     result
+}
+
+/// Why a file's changes were withdrawn.
+#[derive(Debug, Clone)]
+struct Withdrawal {
+    reason: &'static str,
+    detail: String,
+}
+
+fn withdraw(withdrawn: &mut BTreeMap<PathBuf, Withdrawal>, files: &BTreeSet<PathBuf>, reason: &'static str, detail: &str) {
+    for file in files {
+        withdrawn.entry(file.clone()).or_insert_with(|| Withdrawal { reason, detail: detail.to_string() });
+    }
+}
+
+/// Every function definition under the paths, once, with how it ended:
+/// migrated (its fixes stand), refused (a fix withdrawn, or a declaration
+/// refused), or unchanged.
+#[allow(clippy::too_many_arguments)]
+fn account(
+    units: &[Unit],
+    roots: &[PathBuf],
+    planned: &BTreeMap<(PathBuf, String), PathBuf>,
+    migrated: &BTreeSet<(PathBuf, String)>,
+    withdrawn: &BTreeMap<PathBuf, Withdrawal>,
+    unverified: &BTreeSet<PathBuf>,
+    refusals: &[Refusal],
+    verify: bool,
+) -> Vec<FunctionAccount> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for unit in units {
+        for function in unit.syntax.functions.iter().filter(|f| f.is_definition) {
+            let path = &unit.syntax.files[function.pos.file];
+            let key = (canonical(path), function.name.clone());
+            if !roots.iter().any(|r| key.0.starts_with(r)) || !seen.insert(key.clone()) {
+                continue;
+            }
+            let refusal = refusals.iter().find(|r| canonical(&r.file) == key.0 && r.function == function.name);
+            let outcome = if migrated.contains(&key) {
+                Outcome::Migrated { verified: verify && !unverified.contains(&key.0) }
+            } else if let Some(w) = planned.get(&key).and_then(|file| withdrawn.get(file)) {
+                Outcome::Refused { reason: w.reason, detail: w.detail.clone() }
+            } else if let Some(r) = refusal {
+                Outcome::Refused { reason: r.reason, detail: format!("`{}`: {}", r.name, r.detail) }
+            } else {
+                Outcome::Unchanged
+            };
+            out.push(FunctionAccount { file: path.clone(), line: function.pos.line, name: function.name.clone(), kernel: function.is_kernel, outcome });
+        }
+    }
+    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    out
 }
 
 /// Infers every unit; where units sharing a header disagree on a
@@ -183,6 +325,7 @@ fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf])
         .iter()
         .map(|unit| {
             let mut o = InferOptions::for_target(options.target);
+            o.ignored_pins = options.ignored_pins.clone();
             for function in &unit.syntax.functions {
                 for decl in &function.pointers {
                     let file = canonical(&unit.syntax.files[decl.pos.file]);

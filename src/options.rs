@@ -111,12 +111,17 @@ impl Default for CompileOptions {
 impl CompileOptions {
     /// The clang arguments for this unit as the input standard (or `std_flags` when given).
     pub fn clang_args(&self, std_flags: Option<&[String]>) -> Vec<String> {
+        self.clang_args_for(std_flags, "spir64")
+    }
+
+    /// As `clang_args`, for another target triple.
+    pub fn clang_args_for(&self, std_flags: Option<&[String]>, triple: &str) -> Vec<String> {
         let mut args = vec!["-x".to_string(), "cl".to_string()];
         match std_flags {
             Some(flags) => args.extend(flags.iter().cloned()),
             None => args.push(self.std.flag().to_string()),
         }
-        args.extend(["-target".to_string(), "spir64".to_string()]);
+        args.extend(["-target".to_string(), triple.to_string()]);
         if self.full_header {
             args.extend(["-Xclang".to_string(), "-finclude-default-header".to_string()]);
         }

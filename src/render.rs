@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::migrate::{FileChange, Migration};
+use crate::migrate::{FileChange, Migration, Outcome};
 
 /// A `git apply`-able unified diff of one file.
 pub fn diff(change: &FileChange) -> String {
@@ -22,6 +22,9 @@ fn display_path(path: &Path) -> String {
     text.strip_prefix("./").unwrap_or(&text).to_string()
 }
 
+/// Reasons for which a planned change was taken back after verification.
+pub const WITHDRAWALS: [&str; 4] = ["verify-failed", "not-equivalent", "unrepairable-unit", "overlapping-edits"];
+
 /// One line per fix and refusal: `file:line: rule: message`.
 pub fn explanations(migration: &Migration) -> Vec<String> {
     let mut lines = Vec::new();
@@ -34,31 +37,47 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
         let verdict = if r.blocking { "cannot repair" } else { "refused" };
         lines.push((r.file.clone(), r.line, format!("{verdict} {}: `{}` of `{}`: {}", r.reason, r.name, r.function, r.detail)));
     }
+    for f in &migration.functions {
+        if let Outcome::Refused { reason, detail } = &f.outcome {
+            if WITHDRAWALS.contains(reason) {
+                lines.push((f.file.clone(), f.line, format!("withdrawn {reason}: `{}`: {detail}", f.name)));
+            }
+        }
+    }
     lines.sort();
     lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()
 }
 
-/// `clasp: 3 files, 5 functions migrated (verified), 2 refused (2 builtin-pin), 0 errors`.
-pub fn summary(migration: &Migration, verified: bool) -> String {
+/// `clasp: 3 files, 5 functions migrated (verified), 2 refused (1 builtin-pin,
+/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted once.
+pub fn summary(migration: &Migration) -> String {
+    let (mut verified, mut unverified, mut unchanged) = (0, 0, 0);
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut refused_functions = std::collections::BTreeSet::new();
-    for r in migration.refusals.iter().filter(|r| !r.blocking) {
-        if refused_functions.insert((&r.file, &r.function)) {
-            *reasons.entry(r.reason).or_default() += 1;
+    for f in &migration.functions {
+        match &f.outcome {
+            Outcome::Migrated { verified: true } => verified += 1,
+            Outcome::Migrated { verified: false } => unverified += 1,
+            Outcome::Unchanged => unchanged += 1,
+            Outcome::Refused { reason, .. } => *reasons.entry(reason).or_default() += 1,
         }
     }
-    let reasons: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    let refused = if reasons.is_empty() {
+    let migrated = match (verified, unverified) {
+        (0, 0) => "0 functions migrated".to_string(),
+        (v, 0) => format!("{} migrated (verified)", crate::cli::plural(v, "function", "")),
+        (0, u) => format!("{} migrated (not verified)", crate::cli::plural(u, "function", "")),
+        (v, u) => format!("{} migrated ({v} verified, {u} unverified)", crate::cli::plural(v + u, "function", "")),
+    };
+    let refused: usize = reasons.values().sum();
+    let refused = if refused == 0 {
         "0 refused".to_string()
     } else {
-        format!("{} refused ({})", refused_functions.len(), reasons.join(", "))
+        let parts: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        format!("{refused} refused ({})", parts.join(", "))
     };
     format!(
-        "clasp: {}, {} migrated{}, {}, {}",
+        "clasp: {}, {migrated}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
         crate::cli::plural(migration.files_seen, "file", ""),
-        crate::cli::plural(migration.functions_migrated.len(), "function", ""),
-        if verified { " (verified)" } else { "" },
-        refused,
+        migration.unanalysable.len(),
         crate::cli::plural(migration.errors.len(), "error", "")
     )
 }

@@ -320,3 +320,250 @@ impl<'m> Val<'m> {
         }
     }
 }
+
+/// A kernel's optimised body in a form where two compilations of the same
+/// behaviour print the same lines (see `LoadedModule::canonical_kernels`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelBody {
+    pub name: String,
+    /// Parameter types, then one line per instruction.
+    pub lines: Vec<String>,
+    /// Loads, stores, atomics and builtin calls through flat (generic, AS 0) pointers.
+    pub flat_accesses: usize,
+}
+
+/// `ptr addrspace(N)` number of a value's type, when it is a pointer.
+///
+/// SAFETY: `value` must be a valid value.
+unsafe fn pointer_space_of(value: LLVMValueRef) -> Option<u32> {
+    let ty = LLVMTypeOf(value);
+    (LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind).then(|| LLVMGetPointerAddressSpace(ty))
+}
+
+/// SAFETY: LLVM allocated `text` with `LLVMPrint*ToString`.
+unsafe fn take_message(text: *mut std::os::raw::c_char) -> String {
+    let owned = std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned();
+    LLVMDisposeMessage(text);
+    owned
+}
+
+/// For a call to a declared (library) function with a mangled name: its demangled base name.
+///
+/// SAFETY: `call` must be a call instruction.
+unsafe fn library_callee(call: LLVMValueRef) -> Option<String> {
+    let callee = LLVMGetCalledValue(call);
+    if LLVMIsAFunction(callee).is_null() || LLVMCountBasicBlocks(callee) > 0 {
+        return None;
+    }
+    let mut len = 0usize;
+    let name = string_of(LLVMGetValueName2(callee, &mut len), len);
+    name.starts_with("_Z").then(|| crate::ir::demangled_base(&name).to_string())
+}
+
+impl<'ctx> LoadedModule<'ctx> {
+    /// Every kernel (`amdgpu_kernel` definition) as canonical lines: values,
+    /// arguments and blocks renamed by position, metadata dropped, call-site
+    /// attribute-group numbers dropped. A call to a library builtin prints
+    /// as its demangled name and arguments, with an `addrspacecast` to flat
+    /// that only feeds such calls looked through: the 2.0 generic overload
+    /// of a builtin does for a global pointer what the `__global` overload did.
+    /// Likewise a 64-bit sign or zero extension that only indexes pointers
+    /// of a 32-bit space (local, private on amdgcn) is looked through: the
+    /// index is truncated back to the pointer's width, so `i32 %i` and
+    /// `sext i32 %i to i64` address the same element.
+    /// Renames values and drops metadata in this module.
+    pub fn canonical_kernels(&mut self) -> Vec<KernelBody> {
+        let mut out = Vec::new();
+        // SAFETY: every handle below comes from this module, which is alive
+        // and not otherwise borrowed; strings LLVM allocates are disposed of.
+        unsafe {
+            let mut function = LLVMGetFirstFunction(self.module.as_mut_ptr());
+            while !function.is_null() {
+                if LLVMGetFunctionCallConv(function) == AMDGPU_KERNEL_CC && LLVMCountBasicBlocks(function) > 0 {
+                    out.push(canonical_body(function, &|space| {
+                        llvm_sys::target::LLVMPointerSizeForAS(self.target_data.as_mut_ptr(), space) < 8
+                    }));
+                }
+                function = LLVMGetNextFunction(function);
+            }
+        }
+        out
+    }
+}
+
+/// SAFETY: `function` must be a defined function of a live module.
+unsafe fn canonical_body(function: LLVMValueRef, narrow_space: &dyn Fn(u32) -> bool) -> KernelBody {
+    let set_name = |value: LLVMValueRef, name: &str| LLVMSetValueName2(value, name.as_ptr() as *const _, name.len());
+    let mut lines = Vec::new();
+    for i in 0..LLVMCountParams(function) {
+        let param = LLVMGetParam(function, i);
+        set_name(param, &format!("a{i}"));
+        lines.push(format!("param {}", take_message(LLVMPrintTypeToString(LLVMTypeOf(param)))));
+    }
+    // Pass 1: the casts to flat that only feed builtins, then names by
+    // position (those casts take none, so they shift nothing).
+    let mut instructions = Vec::new();
+    let mut looked_through = std::collections::HashSet::new();
+    let mut block = LLVMGetFirstBasicBlock(function);
+    let mut blocks = 0;
+    while !block.is_null() {
+        set_name(LLVMBasicBlockAsValue(block), &format!("b{blocks}"));
+        blocks += 1;
+        let mut inst = LLVMGetFirstInstruction(block);
+        while !inst.is_null() {
+            let opcode = LLVMGetInstructionOpcode(inst);
+            let flat_for_builtin = opcode == LLVMOpcode::LLVMAddrSpaceCast
+                && pointer_space_of(inst) == Some(0)
+                && only_feeds(inst, &|user| !LLVMIsACallInst(user).is_null() && library_callee(user).is_some());
+            let widened_index = matches!(opcode, LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMTrunc)
+                && only_feeds(inst, &|user| {
+                    !LLVMIsAGetElementPtrInst(user).is_null()
+                        && LLVMGetOperand(user, 0) != inst
+                        && pointer_space_of(LLVMGetOperand(user, 0)).map(narrow_space).unwrap_or(false)
+                });
+            if flat_for_builtin || widened_index {
+                looked_through.insert(inst);
+            }
+            instructions.push(inst);
+            inst = LLVMGetNextInstruction(inst);
+        }
+        block = LLVMGetNextBasicBlock(block);
+    }
+    let mut values = 0;
+    for &inst in &instructions {
+        if looked_through.contains(&inst) {
+            set_name(inst, "cast");
+        } else if LLVMGetTypeKind(LLVMTypeOf(inst)) != LLVMTypeKind::LLVMVoidTypeKind {
+            set_name(inst, &format!("v{values}"));
+            values += 1;
+        }
+    }
+    // Pass 2: lines.
+    let mut flat_accesses = 0;
+    for inst in instructions {
+        drop_metadata(inst);
+        let opcode = LLVMGetInstructionOpcode(inst);
+        let pointer_operand = match opcode {
+            LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => Some(0),
+            LLVMOpcode::LLVMStore => Some(1),
+            _ => None,
+        };
+        if let Some(index) = pointer_operand {
+            flat_accesses += usize::from(pointer_space_of(LLVMGetOperand(inst, index)) == Some(0));
+        }
+        if looked_through.contains(&inst) {
+            continue;
+        }
+        let resolve = |value: LLVMValueRef| if looked_through.contains(&value) { LLVMGetOperand(value, 0) } else { value };
+        let narrow_gep = opcode == LLVMOpcode::LLVMGetElementPtr
+            && pointer_space_of(LLVMGetOperand(inst, 0)).map(narrow_space).unwrap_or(false);
+        if narrow_gep {
+            let count = LLVMGetNumOperands(inst).max(0) as u32;
+            let mut operands = vec![operand_text(LLVMGetOperand(inst, 0))];
+            operands.extend((1..count).map(|i| narrow_index_text(LLVMGetOperand(inst, i), &looked_through)));
+            let inbounds = if LLVMIsInBounds(inst) != 0 { " inbounds" } else { "" };
+            let element = take_message(LLVMPrintTypeToString(LLVMGetGEPSourceElementType(inst)));
+            lines.push(format!("{} = getelementptr{inbounds} {element}, {}", operand_text(inst), operands.join(", ")));
+            continue;
+        }
+        let library = if opcode == LLVMOpcode::LLVMCall { library_callee(inst) } else { None };
+        match library {
+            Some(base) => {
+                let mut args = Vec::new();
+                for i in 0..LLVMGetNumArgOperands(inst) {
+                    let arg = LLVMGetOperand(inst, i);
+                    flat_accesses += usize::from(pointer_space_of(arg) == Some(0));
+                    args.push(operand_text(resolve(arg)));
+                }
+                let result = if LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMTypeKind::LLVMVoidTypeKind {
+                    String::new()
+                } else {
+                    format!("{} = ", operand_text(inst))
+                };
+                lines.push(format!("{result}call {base}({})", args.join(", ")));
+            }
+            None => {
+                let text = take_message(LLVMPrintValueToString(inst));
+                let text = text.trim();
+                // `call ... #7`: attribute-group numbers differ between modules.
+                let text = match text.rsplit_once(" #") {
+                    Some((head, group)) if opcode == LLVMOpcode::LLVMCall && group.bytes().all(|b| b.is_ascii_digit()) => head,
+                    _ => text,
+                };
+                lines.push(text.to_string());
+            }
+        }
+    }
+    let mut len = 0usize;
+    let name = string_of(LLVMGetValueName2(function, &mut len), len);
+    KernelBody { name, lines, flat_accesses }
+}
+
+/// An index into a pointer of a 32-bit space, as the 32 bits that count:
+/// `sext i32 %x` reads `i32 %x`, `trunc i64 %y` and a plain `i64 %y` read
+/// `low32(i64 %y)`, an `i64 3` reads `i32 3`.
+///
+/// SAFETY: `index` must be a GEP index operand.
+unsafe fn narrow_index_text(index: LLVMValueRef, looked_through: &std::collections::HashSet<LLVMValueRef>) -> String {
+    let wide = |v: LLVMValueRef| LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 32;
+    if looked_through.contains(&index) {
+        let source = LLVMGetOperand(index, 0);
+        return match LLVMGetInstructionOpcode(index) {
+            LLVMOpcode::LLVMTrunc => format!("low32({})", operand_text(source)),
+            _ if wide(source) => format!("low32({})", operand_text(source)),
+            _ => operand_text(source),
+        };
+    }
+    if LLVMGetTypeKind(LLVMTypeOf(index)) != LLVMTypeKind::LLVMIntegerTypeKind {
+        return operand_text(index);
+    }
+    if !LLVMIsAConstantInt(index).is_null() {
+        return format!("i32 {}", LLVMConstIntGetSExtValue(index) as i32);
+    }
+    if wide(index) {
+        return format!("low32({})", operand_text(index));
+    }
+    operand_text(index)
+}
+
+/// `ptr addrspace(1) %a0`, `i64 3`: how an operand reads in a canonical line.
+///
+/// SAFETY: `value` must be a valid value.
+unsafe fn operand_text(value: LLVMValueRef) -> String {
+    let ty = take_message(LLVMPrintTypeToString(LLVMTypeOf(value)));
+    if LLVMIsAInstruction(value).is_null() && LLVMIsAArgument(value).is_null() {
+        return take_message(LLVMPrintValueToString(value));
+    }
+    let mut len = 0usize;
+    format!("{ty} %{}", string_of(LLVMGetValueName2(value, &mut len), len))
+}
+
+/// Whether `inst` has users and every one passes `accept`.
+///
+/// SAFETY: `inst` must be an instruction; `accept` is given its users.
+unsafe fn only_feeds(inst: LLVMValueRef, accept: &dyn Fn(LLVMValueRef) -> bool) -> bool {
+    let mut use_ = LLVMGetFirstUse(inst);
+    if use_.is_null() {
+        return false;
+    }
+    while !use_.is_null() {
+        if !accept(LLVMGetUser(use_)) {
+            return false;
+        }
+        use_ = LLVMGetNextUse(use_);
+    }
+    true
+}
+
+/// SAFETY: `inst` must be an instruction.
+unsafe fn drop_metadata(inst: LLVMValueRef) {
+    let mut count = 0usize;
+    let entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &mut count);
+    let kinds: Vec<c_uint> = (0..count).map(|i| LLVMValueMetadataEntriesGetKind(entries, i as c_uint)).collect();
+    if !entries.is_null() {
+        LLVMDisposeValueMetadataEntries(entries);
+    }
+    for kind in kinds {
+        LLVMSetMetadata(inst, kind, std::ptr::null_mut());
+    }
+}

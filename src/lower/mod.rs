@@ -72,6 +72,15 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
     facts_from_bitcode(context, &bitcode, &path.to_string_lossy())
 }
 
+pub use llvm::KernelBody;
+
+/// The kernels of optimised bitcode (or textual IR), canonicalised for
+/// comparison (see `llvm::LoadedModule::canonical_kernels`).
+pub fn canonical_kernels(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, String> {
+    let mut module = llvm::load(context, bytes, name)?;
+    Ok(module.canonical_kernels())
+}
+
 /// Extracts facts from already compiled bitcode or textual IR.
 pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, String> {
     let module = llvm::load(context, bytes, name)?;
