@@ -228,4 +228,50 @@ mod tests {
              at() -> k.slot Global @5",
         );
     }
+
+    /// Textual amdgcn IR for one kernel; `body` is spliced in.
+    fn kernel_ir(body: &str) -> String {
+        format!(
+            "target datalayout = \"e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\n\
+             target triple = \"amdgcn-amd-amdhsa\"\n\
+             declare <4 x float> @_Z6vload4mPU3AS1Kf(i64, ptr addrspace(1))\n\
+             declare <4 x float> @_Z6vload4mPKf(i64, ptr)\n\
+             define amdgpu_kernel void @k(ptr addrspace(1) %out, ptr addrspace(3) %buf, i32 %i) {{\n{body}\n}}\n\
+             !0 = !{{}}\n!1 = !{{!0}}\n"
+        )
+    }
+
+    fn canonical(body: &str) -> Vec<KernelBody> {
+        let context = Context::create();
+        canonical_kernels(&context, kernel_ir(body).as_bytes(), "test.ll").expect("valid IR")
+    }
+
+    #[test]
+    fn canonical_kernels_ignore_names_metadata_and_builtin_overloads() {
+        let original = canonical(
+            "entry:\n  %g = getelementptr inbounds float, ptr addrspace(3) %buf, i32 %i\n  \
+             %x = load float, ptr addrspace(3) %g, align 4, !tbaa !1\n  \
+             %v = call <4 x float> @_Z6vload4mPU3AS1Kf(i64 0, ptr addrspace(1) %out)\n  \
+             store float %x, ptr addrspace(1) %out, align 4\n  ret void",
+        );
+        // Other names and metadata, a 64-bit index into local memory, the generic vload4 after a cast.
+        let migrated = canonical(
+            "start:\n  %wide = sext i32 %i to i64\n  %p = getelementptr inbounds float, ptr addrspace(3) %buf, i64 %wide\n  \
+             %y = load float, ptr addrspace(3) %p, align 4\n  \
+             %flat = addrspacecast ptr addrspace(1) %out to ptr\n  \
+             %w = call <4 x float> @_Z6vload4mPKf(i64 0, ptr %flat)\n  \
+             store float %y, ptr addrspace(1) %out, align 4\n  ret void",
+        );
+        assert_eq!(original[0].lines, migrated[0].lines);
+        assert_eq!((original[0].flat_accesses, migrated[0].flat_accesses), (0, 1));
+        let changed = canonical(
+            "entry:\n  %g = getelementptr inbounds float, ptr addrspace(3) %buf, i32 %i\n  \
+             %x = load float, ptr addrspace(3) %g, align 4\n  \
+             %v = call <4 x float> @_Z6vload4mPU3AS1Kf(i64 1, ptr addrspace(1) %out)\n  \
+             store float %x, ptr addrspace(1) %out, align 4\n  ret void",
+        );
+        let found = crate::verify::compare(&original, &changed);
+        assert_eq!(found.different.len(), 1, "{found:?}");
+        assert!(found.different[0].migrated.contains("vload4(i64 1"), "{found:?}");
+    }
 }
