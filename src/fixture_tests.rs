@@ -76,9 +76,8 @@ fn analyze_json_is_sorted_and_stable() {
 /// Compiles `path` with the default options of `std` (`-cl-std=` flags);
 /// returns clang's messages on failure.
 fn compiles_as(path: &Path, std_flags: &[String]) -> Result<(), String> {
-    let mut args = clasp::options::CompileOptions::default().clang_args(Some(std_flags));
-    args.push("-fsyntax-only".into());
-    clasp::lower::run_clang(path, &args).map(|_| ())
+    let args = clasp::options::CompileOptions::default().clang_args(Some(std_flags));
+    clasp::verify::compiles(path, &args, &Default::default())
 }
 
 /// Every `.cl` file of a fixture (itself, or those in its directory).

@@ -71,6 +71,8 @@ pub struct Refusal {
     pub detail: String,
     /// The file cannot compile as the target because of it.
     pub blocking: bool,
+    #[serde(skip)]
+    canonical: PathBuf,
 }
 
 /// One file with its changes.
@@ -140,16 +142,16 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         unit_files.push(touched);
         for d in decided {
             if let Some(refusal) = refusal_of(unit, d) {
-                if !result.refusals.iter().any(|r| r.file == refusal.file && r.line == refusal.line && r.name == refusal.name) {
+                if !result.refusals.iter().any(|r| r.canonical == refusal.canonical && r.line == refusal.line && r.name == refusal.name) {
                     result.refusals.push(refusal);
                 }
             }
         }
     }
-    // (file, function) -> the file its fix edits.
-    let planned: BTreeMap<(PathBuf, String), PathBuf> = by_file
+    // (file, function) of every planned fix, before verification.
+    let planned: BTreeSet<(PathBuf, String)> = by_file
         .iter()
-        .flat_map(|(key, (_, fixes))| fixes.iter().map(move |f| ((canonical(&f.file), f.function.clone()), key.clone())))
+        .flat_map(|(key, (_, fixes))| fixes.iter().map(move |f| (key.clone(), f.function.clone())))
         .collect();
     let mut changes: BTreeMap<PathBuf, FileChange> = BTreeMap::new();
     let mut overlapping: Vec<(PathBuf, String)> = Vec::new();
@@ -167,6 +169,8 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     // Verify: every unit whose files change must compile as the target and
     // keep its kernels; a failing unit withdraws every file it touches.
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
+    let original_args = options.compile.clang_args_for(None, EQUIVALENCE_TRIPLE);
+    let result_args = options.compile.clang_args_for(Some(&options.target.std_flags()), EQUIVALENCE_TRIPLE);
     let mut withdrawn: BTreeMap<PathBuf, Withdrawal> = BTreeMap::new();
     let mut unverified: BTreeSet<PathBuf> = BTreeSet::new();
     for (key, message) in &overlapping {
@@ -174,7 +178,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     }
     for (unit, touched) in units.iter().zip(&unit_files) {
         let blocking: Vec<&Refusal> =
-            result.refusals.iter().filter(|r| r.blocking && canonical(&r.file) == canonical(&unit.path)).collect();
+            result.refusals.iter().filter(|r| r.blocking && r.canonical == unit.canonical(0)).collect();
         if !blocking.is_empty() {
             let reasons: Vec<String> = blocking
                 .iter()
@@ -205,8 +209,6 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
             withdraw(&mut withdrawn, touched, "verify-failed", &detail);
             continue;
         }
-        let original_args = options.compile.clang_args_for(None, EQUIVALENCE_TRIPLE);
-        let result_args = options.compile.clang_args_for(Some(&options.target.std_flags()), EQUIVALENCE_TRIPLE);
         let difference = match crate::verify::equivalence(&bench.context, &unit.path, &original_args, &result_args, &replaced) {
             Ok(found) => {
                 for flat in &found.flat_regressions {
@@ -285,7 +287,7 @@ fn withdraw(withdrawn: &mut BTreeMap<PathBuf, Withdrawal>, files: &BTreeSet<Path
 fn account(
     units: &[Unit],
     roots: &[PathBuf],
-    planned: &BTreeMap<(PathBuf, String), PathBuf>,
+    planned: &BTreeSet<(PathBuf, String)>,
     migrated: &BTreeSet<(PathBuf, String)>,
     withdrawn: &BTreeMap<PathBuf, Withdrawal>,
     unverified: &BTreeSet<PathBuf>,
@@ -297,14 +299,14 @@ fn account(
     for unit in units {
         for function in unit.syntax.functions.iter().filter(|f| f.is_definition) {
             let path = &unit.syntax.files[function.pos.file];
-            let key = (canonical(path), function.name.clone());
+            let key = (unit.canonical(function.pos.file).to_path_buf(), function.name.clone());
             if !roots.iter().any(|r| key.0.starts_with(r)) || !seen.insert(key.clone()) {
                 continue;
             }
-            let refusal = refusals.iter().find(|r| canonical(&r.file) == key.0 && r.function == function.name);
+            let refusal = refusals.iter().find(|r| r.canonical == key.0 && r.function == function.name);
             let outcome = if migrated.contains(&key) {
                 Outcome::Migrated { verified: verify && !unverified.contains(&key.0) }
-            } else if let Some(w) = planned.get(&key).and_then(|file| withdrawn.get(file)) {
+            } else if let Some(w) = withdrawn.get(&key.0).filter(|_| planned.contains(&key)) {
                 Outcome::Refused { reason: w.reason, detail: w.detail.clone() }
             } else if let Some(r) = refusal {
                 Outcome::Refused { reason: r.reason, detail: format!("`{}`: {}", r.name, r.detail) }
@@ -328,7 +330,7 @@ fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf])
             o.ignored_pins = options.ignored_pins.clone();
             for function in &unit.syntax.functions {
                 for decl in &function.pointers {
-                    let file = canonical(&unit.syntax.files[decl.pos.file]);
+                    let file = unit.canonical(decl.pos.file);
                     if !roots.iter().any(|r| file.starts_with(r)) {
                         let detail = format!("{} is outside the paths given", file.display());
                         o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), (Reason::OutsidePaths, detail));
@@ -345,7 +347,7 @@ fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf])
         let mut answers: BTreeMap<(PathBuf, u32), BTreeMap<bool, String>> = BTreeMap::new();
         for (unit, decided) in units.iter().zip(&decisions) {
             for d in decided.iter().filter(|d| d.decl.pos.file != 0) {
-                let key = (canonical(&unit.syntax.files[d.decl.pos.file]), d.decl.pos.offset);
+                let key = (unit.canonical(d.decl.pos.file).to_path_buf(), d.decl.pos.offset);
                 let why = match &d.decision {
                     Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
                         format!("{} keeps it named: {} ({detail})", unit.path.display(), reason.code())
@@ -364,10 +366,9 @@ fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf])
             return decisions;
         }
         for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
-            for (id, file) in unit.syntax.files.iter().enumerate() {
-                let file = canonical(file);
+            for id in 0..unit.syntax.files.len() {
                 for ((path, offset), why) in &conflicts {
-                    if *path == file {
+                    if path == unit.canonical(id) {
                         o.refused_from_outside.entry((id, *offset)).or_insert((Reason::HeaderConflict, why.clone()));
                     }
                 }
@@ -391,6 +392,7 @@ fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
         reason: reason.code(),
         detail,
         blocking,
+        canonical: unit.canonical(d.decl.pos.file).to_path_buf(),
     })
 }
 

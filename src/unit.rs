@@ -3,20 +3,42 @@
 //! into a `UnitError` that names the file, line and column.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use crate::ir::IrFacts;
 use crate::lower::{self, Context};
 use crate::options::CompileOptions;
 use crate::parse::Parser;
-use crate::syntax::KernelSyntax;
+use crate::syntax::{FileId, KernelSyntax};
 
 /// A unit whose facts are known.
 #[derive(Debug, Clone)]
 pub struct Unit {
     pub path: PathBuf,
-    pub text: String,
     pub syntax: KernelSyntax,
     pub ir: IrFacts,
+    /// One per `syntax.files` entry (same `FileId`).
+    sources: Vec<SourceFile>,
+}
+
+/// A file of the unit: its canonical path, resolved once, and its text,
+/// read once when first needed (headers are only read if edited).
+#[derive(Debug, Clone)]
+struct SourceFile {
+    canonical: PathBuf,
+    text: OnceLock<String>,
+}
+
+impl Unit {
+    /// The canonical path of a file of the unit, to compare files across units.
+    pub fn canonical(&self, file: FileId) -> &Path {
+        &self.sources[file].canonical
+    }
+
+    /// The text of a file of the unit (empty if a header cannot be read).
+    pub fn text(&self, file: FileId) -> &str {
+        self.sources[file].text.get_or_init(|| std::fs::read_to_string(&self.syntax.files[file]).unwrap_or_default())
+    }
 }
 
 /// Why a unit could not be analysed.
@@ -68,6 +90,15 @@ impl Workbench {
         }
         let ir = lower::lower(&self.context, path, &options.clang_args(None))
             .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
-        Ok(Unit { path: path.to_path_buf(), text, syntax, ir })
+        let sources = syntax
+            .files
+            .iter()
+            .enumerate()
+            .map(|(id, file)| SourceFile {
+                canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()),
+                text: if id == 0 { OnceLock::from(text.clone()) } else { OnceLock::new() },
+            })
+            .collect();
+        Ok(Unit { path: path.to_path_buf(), syntax, ir, sources })
     }
 }
