@@ -485,6 +485,9 @@ impl<'tu> Type<'tu> {
             _ => TypeKind::Other,
         }
     }
+    pub fn is_array(&self) -> bool {
+        matches!(self.kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray)
+    }
     pub fn spelling(&self) -> String {
         // SAFETY: valid type.
         owned(unsafe { clang_getTypeSpelling(self.raw) })

@@ -19,13 +19,9 @@ pub use libclang::ensure_loaded;
 
 /// A typedef named by a declaration's type.
 struct TypedefUse {
-    name: String,
     /// The typedef's name at the declaration.
     used_at: ByteRange,
-    /// The typedef's own text spells an address-space qualifier.
-    spells_space: bool,
-    /// For `typedef T name[N]`: how `T` is spelled (if one-dimensional and unqualified).
-    array_element: Option<String>,
+    facts: TypedefFacts,
 }
 
 /// A reusable libclang session (one per worker thread).
@@ -69,6 +65,18 @@ struct Walker<'t, 'i> {
     expansions: HashMap<(FileId, u32), (String, u32)>,
     /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
     sizeof_targets: HashSet<(FileId, u32)>,
+    /// What each typedef declaration (by file, offset) spells, read once.
+    typedef_facts: HashMap<(FileId, u32), TypedefFacts>,
+}
+
+/// What a typedef's own declaration spells.
+#[derive(Clone)]
+struct TypedefFacts {
+    name: String,
+    /// Its text spells an address-space qualifier.
+    spells_space: bool,
+    /// For `typedef T name[N]`: how `T` is spelled (if one-dimensional and unqualified).
+    array_element: Option<String>,
 }
 
 const KERNEL_WORDS: [&str; 2] = ["__kernel", "kernel"];
@@ -82,6 +90,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             macros: HashMap::new(),
             expansions: HashMap::new(),
             sizeof_targets: HashSet::new(),
+            typedef_facts: HashMap::new(),
         };
         walker.file_id(&main.to_string_lossy());
         walker
@@ -269,7 +278,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let mut pointers = Vec::new();
         let result = c.result_type();
         if result.canonical().kind() == TypeKind::Pointer {
-            let hidden_typedef = self.typedefs_used(c).into_iter().find(|t| t.spells_space).map(|t| t.name);
+            let hidden_typedef = self.typedefs_used(c).into_iter().find(|t| t.facts.spells_space).map(|t| t.facts.name);
             let levels = self.levels(&result, &head, hidden_typedef.as_deref());
             pointers.push(PointerDecl {
                 kind: DeclKind::Return,
@@ -334,7 +343,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let ty = c.ty();
         let canonical = ty.canonical();
         let is_pointer = canonical.kind() == TypeKind::Pointer;
-        let is_array = matches!(canonical.kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray);
+        let is_array = canonical.is_array();
         let is_param = matches!(kind, DeclKind::Param(_));
         if !is_pointer && !(is_param && is_array) {
             return None;
@@ -374,7 +383,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             });
         } else if is_param {
             // `const block_t d` with `typedef uint block_t[16]`.
-            if let Some(t) = typedefs.iter().find(|t| t.array_element.is_some()) {
+            if let Some(t) = typedefs.iter().find(|t| t.facts.array_element.is_some()) {
                 // `block_t d` -> `T *d`: the blanks up to the name go with the typedef's name.
                 let mut name_range = t.used_at;
                 let just_before_name = split.is_some()
@@ -384,12 +393,12 @@ impl<'t, 'i> Walker<'t, 'i> {
                     name_range.end = loc.offset;
                 }
                 array = Some(ArrayDeclarator {
-                    spelled: t.name.clone(),
-                    form: ArrayForm::Typedef { name: name_range, element: t.array_element.clone().unwrap_or_default() },
+                    spelled: t.facts.name.clone(),
+                    form: ArrayForm::Typedef { name: name_range, element: t.facts.array_element.clone().unwrap_or_default() },
                 });
             }
         }
-        let hidden_typedef = typedefs.iter().find(|t| t.spells_space).map(|t| t.name.clone());
+        let hidden_typedef = typedefs.iter().find(|t| t.facts.spells_space).map(|t| t.facts.name.clone());
         let levels = if is_array || array.is_some() {
             let element = if is_array { canonical.element() } else { canonical.pointee() };
             // The element's own qualifier, if spelled, is in the specifiers.
@@ -426,21 +435,32 @@ impl<'t, 'i> Walker<'t, 'i> {
             let start = extent.start();
             let Some(file) = start.file.as_deref() else { continue };
             let used_at = ByteRange { file: self.file_id(file), start: start.offset, end: extent.end().offset };
-            let underlying = decl.typedef_underlying();
-            let decl_tokens = self.tu.tokens(&decl.extent());
-            let spells_space = underlying.canonical().kind() != TypeKind::Record
-                && self.spelled_qualifiers(&decl_tokens).iter().flatten().next().is_some();
-            let array_element = match underlying.kind() {
-                TypeKind::ConstantArray | TypeKind::IncompleteArray => {
-                    let element = underlying.element();
-                    let nested = matches!(element.canonical().kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray);
-                    (!nested && !spells_space).then(|| element.spelling())
-                }
-                _ => None,
-            };
-            out.push(TypedefUse { name: decl.spelling(), used_at, spells_space, array_element });
+            let facts = self.typedef_facts(&decl);
+            out.push(TypedefUse { used_at, facts });
         }
         out
+    }
+
+    /// A typedef declaration's facts, read from its tokens the first time it is used.
+    fn typedef_facts(&mut self, decl: &Cursor) -> TypedefFacts {
+        let location = decl.location();
+        let key = (self.file_id(location.file.as_deref().unwrap_or_default()), location.offset);
+        if let Some(known) = self.typedef_facts.get(&key) {
+            return known.clone();
+        }
+        let underlying = decl.typedef_underlying();
+        let decl_tokens = self.tu.tokens(&decl.extent());
+        let spells_space = underlying.canonical().kind() != TypeKind::Record
+            && self.spelled_qualifiers(&decl_tokens).iter().flatten().next().is_some();
+        let array_element = if underlying.is_array() {
+            let element = underlying.element();
+            (!element.canonical().is_array() && !spells_space).then(|| element.spelling())
+        } else {
+            None
+        };
+        let facts = TypedefFacts { name: decl.spelling(), spells_space, array_element };
+        self.typedef_facts.insert(key, facts.clone());
+        facts
     }
 
     /// The qualifier tokens in the specifier part, grouped by `*`:
@@ -499,7 +519,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let groups = self.spelled_qualifiers(before);
         let stars = groups.len() - 1;
         // `float (*m)[4]` (a pointer to an array) is the one parenthesised form read here.
-        let to_array = matches!(ty.canonical().pointee().canonical().kind(), TypeKind::ConstantArray | TypeKind::IncompleteArray);
+        let to_array = ty.canonical().pointee().canonical().is_array();
         let parenthesised = !to_array && before.iter().any(|t| t.text == "(");
         // A macro that expands to more than a qualifier hides what the levels are spelled as.
         let hidden_macro = groups.iter().flatten().find(|s| matches!(s, Spelling::Hidden { .. })).cloned();
