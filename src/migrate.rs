@@ -174,7 +174,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     let mut withdrawn: BTreeMap<PathBuf, Withdrawal> = BTreeMap::new();
     let mut unverified: BTreeSet<PathBuf> = BTreeSet::new();
     for (key, message) in &overlapping {
-        withdrawn.insert(key.clone(), Withdrawal { reason: "overlapping-edits", detail: message.clone() });
+        withdrawn.insert(key.clone(), Withdrawal { reason: OVERLAPPING_EDITS, detail: message.clone() });
     }
     for (unit, touched) in units.iter().zip(&unit_files) {
         let blocking: Vec<&Refusal> =
@@ -195,7 +195,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
             });
             // The file cannot compile as the target whatever else changes: leave it as it is.
             let detail = format!("{} cannot compile as {}", unit.path.display(), options.target.name());
-            withdraw(&mut withdrawn, touched, "unrepairable-unit", &detail);
+            withdraw(&mut withdrawn, touched, UNREPAIRABLE_UNIT, &detail);
             continue;
         }
         if touched.is_empty() || !options.verify {
@@ -206,7 +206,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         if let Err(message) = crate::verify::compiles(&unit.path, &target_args, &replaced) {
             let detail = format!("the result does not compile as {}: {message}", options.target.name());
             result.warnings.push(Warning { path: unit.path.clone(), message: format!("changes withdrawn: {detail}") });
-            withdraw(&mut withdrawn, touched, "verify-failed", &detail);
+            withdraw(&mut withdrawn, touched, VERIFY_FAILED, &detail);
             continue;
         }
         let difference = match crate::verify::equivalence(&bench.context, &unit.path, &original_args, &result_args, &replaced) {
@@ -235,7 +235,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
                 unverified.extend(touched.iter().cloned());
             } else {
                 result.warnings.push(Warning { path: unit.path.clone(), message: format!("changes withdrawn: {detail}") });
-                withdraw(&mut withdrawn, touched, "not-equivalent", &detail);
+                withdraw(&mut withdrawn, touched, NOT_EQUIVALENT, &detail);
             }
         }
     }
@@ -266,6 +266,13 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     result.functions = account(&units, &roots, &planned, &migrated_functions, &withdrawn, &unverified, &result.refusals, options.verify);
     result
 }
+
+/// Reason codes of changes planned, then withdrawn by verification.
+pub const VERIFY_FAILED: &str = "verify-failed";
+pub const NOT_EQUIVALENT: &str = "not-equivalent";
+pub const UNREPAIRABLE_UNIT: &str = "unrepairable-unit";
+pub const OVERLAPPING_EDITS: &str = "overlapping-edits";
+pub const WITHDRAWALS: [&str; 4] = [VERIFY_FAILED, NOT_EQUIVALENT, UNREPAIRABLE_UNIT, OVERLAPPING_EDITS];
 
 /// Why a file's changes were withdrawn.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::migrate::{FileChange, Migration, Outcome};
+use crate::migrate::{FileChange, Migration, Outcome, WITHDRAWALS};
 
 /// A `git apply`-able unified diff of one file.
 pub fn diff(change: &FileChange) -> String {
@@ -21,9 +21,6 @@ fn display_path(path: &Path) -> String {
     let text = path.display().to_string();
     text.strip_prefix("./").unwrap_or(&text).to_string()
 }
-
-/// Reasons for which a planned change was taken back after verification.
-pub const WITHDRAWALS: [&str; 4] = ["verify-failed", "not-equivalent", "unrepairable-unit", "overlapping-edits"];
 
 /// One line per fix and refusal: `file:line: rule: message`.
 pub fn explanations(migration: &Migration) -> Vec<String> {
