@@ -51,6 +51,10 @@ struct MigrateArgs {
     /// Write migrated copies under DIR, mirroring relative paths.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
+    /// Only files under DIR are edited (default: the enclosing git work tree
+    /// of the paths, else their deepest common directory).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     /// Explain every change and refusal (on stderr).
     #[arg(long)]
     explain: bool,
@@ -228,10 +232,17 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
             return EXIT_ERROR;
         }
     };
+    let root = match crate::root::edit_root(&args.paths, args.root.as_deref()) {
+        Ok(root) => root,
+        Err(message) => {
+            let _ = writeln!(stderr, "{message}");
+            return EXIT_ERROR;
+        }
+    };
     let options = MigrateOptions {
         compile: args.compile.options(),
         target: args.target,
-        roots: args.paths.clone(),
+        root,
         verify: !args.no_verify,
         allow_unverified: args.allow_unverified,
         ignored_pins: args.test_ignore_pin.clone(),

@@ -53,8 +53,8 @@ pub enum Reason {
     NoEvidence,
     /// The target has no generic address space.
     TargetWithoutGeneric,
-    /// The declaration is in a file outside the given paths.
-    OutsidePaths,
+    /// The declaration is in a file outside the edit root.
+    OutsideRoot,
     /// Another translation unit sharing the header refuses the change.
     HeaderConflict,
 }
@@ -75,7 +75,7 @@ impl Reason {
         Reason::SkippedIf,
         Reason::NoEvidence,
         Reason::TargetWithoutGeneric,
-        Reason::OutsidePaths,
+        Reason::OutsideRoot,
         Reason::HeaderConflict,
     ];
 
@@ -100,7 +100,7 @@ impl Reason {
             Reason::SkippedIf => "skipped-if",
             Reason::NoEvidence => "no-evidence",
             Reason::TargetWithoutGeneric => "target-without-generic",
-            Reason::OutsidePaths => "outside-paths",
+            Reason::OutsideRoot => "outside-root",
             Reason::HeaderConflict => "header-conflict",
         }
     }
@@ -147,7 +147,7 @@ pub struct DeclDecision {
 pub struct InferOptions {
     pub target_has_generic: bool,
     /// Declarations (file id within the unit, name offset) refused from outside:
-    /// outside the given paths, or refused by another unit sharing the header.
+    /// outside the edit root, or refused by another unit sharing the header.
     pub refused_from_outside: BTreeMap<(usize, u32), (Reason, String)>,
     /// Testing only: pins to ignore, so tests can force a wrong change and see verification catch it.
     pub ignored_pins: Vec<Reason>,
@@ -197,8 +197,8 @@ fn own_pin(
     if decl.sizeof_used {
         return Some((Reason::SizeofPointer, format!("`sizeof({})` observes the pointer's own size", decl.name)));
     }
-    if unit.ir.function(&function.link_name).is_none() {
-        return Some((Reason::NoEvidence, format!("`{}` is not emitted by the compiler (unused?)", function.name)));
+    if !unit.ir.function(&function.link_name).map(|f| f.is_definition).unwrap_or(false) {
+        return Some((Reason::NoEvidence, format!("`{}` is not emitted by the compiler", function.name)));
     }
     if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name)) {
         let file = syntax.files[skipped.range.file].display();

@@ -14,6 +14,7 @@ pub mod migrate;
 pub mod options;
 pub mod parse;
 pub mod render;
+pub mod root;
 pub mod rules;
 pub mod syntax;
 pub mod unit;

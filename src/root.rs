@@ -88,7 +88,10 @@ mod tests {
         let root = edit_root(&[base.join("repo/kernels/deep/x.cl")], None).unwrap();
         assert_eq!(root, base.join("repo"));
         // --root overrides, and must be a directory.
-        assert_eq!(edit_root(&[base.join("repo/kernels/deep/x.cl")], Some(&base.join("repo/kernels"))).unwrap(), base.join("repo/kernels"));
+        assert_eq!(
+            edit_root(&[base.join("repo/kernels/deep/x.cl")], Some(&base.join("repo/kernels"))).unwrap(),
+            base.join("repo/kernels")
+        );
         assert!(edit_root(&[], Some(&base.join("repo/kernels/deep/x.cl"))).is_err());
     }
 }

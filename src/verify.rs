@@ -29,7 +29,7 @@ struct Overlay {
 }
 
 impl Overlay {
-    fn new(replaced: &BTreeMap<PathBuf, String>) -> Result<Overlay, String> {
+    fn new(replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Overlay, String> {
         if replaced.is_empty() {
             return Ok(Overlay { _dir: None, args: Vec::new() });
         }
@@ -54,7 +54,7 @@ impl Overlay {
 
 /// Compiles `main` with `language_args`, with `replaced` in place of the
 /// files on disk. Returns clang's first error.
-pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathBuf, String>) -> Result<(), String> {
+pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), String> {
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
@@ -88,25 +88,34 @@ pub struct FlatRegression {
     pub after: usize,
 }
 
+/// The canonical kernels of `main` compiled with `language_args` (from
+/// `CompileOptions::clang_args_for` the equivalence triple) at -O2, with
+/// `replaced` laid over the files on disk.
+pub fn optimised_kernels(
+    context: &Context,
+    main: &Path,
+    language_args: &[String],
+    replaced: &BTreeMap<PathBuf, Vec<u8>>,
+) -> Result<Vec<KernelBody>, String> {
+    let overlay = Overlay::new(replaced)?;
+    let mut args = language_args.to_vec();
+    args.extend(overlay.args.iter().cloned());
+    args.extend(["-nogpulib", "-O2", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"].map(String::from));
+    let bitcode = run_clang(main, &args)?;
+    canonical_kernels(context, &bitcode, &main.to_string_lossy())
+}
+
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid
-/// over (`target_args`), both for the equivalence triple at -O2, and
-/// compares every kernel. Both argument lists come from `CompileOptions::clang_args_for`.
+/// over (`target_args`), and compares every kernel.
 pub fn equivalence(
     context: &Context,
     main: &Path,
     original_args: &[String],
     target_args: &[String],
-    replaced: &BTreeMap<PathBuf, String>,
+    replaced: &BTreeMap<PathBuf, Vec<u8>>,
 ) -> Result<Equivalence, String> {
-    let optimised = |language_args: &[String], overlay: &Overlay| -> Result<Vec<KernelBody>, String> {
-        let mut args = language_args.to_vec();
-        args.extend(overlay.args.iter().cloned());
-        args.extend(["-nogpulib", "-O2", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"].map(String::from));
-        let bitcode = run_clang(main, &args)?;
-        canonical_kernels(context, &bitcode, &main.to_string_lossy())
-    };
-    let before = optimised(original_args, &Overlay::new(&BTreeMap::new())?)?;
-    let after = optimised(target_args, &Overlay::new(replaced)?)?;
+    let before = optimised_kernels(context, main, original_args, &BTreeMap::new())?;
+    let after = optimised_kernels(context, main, target_args, replaced)?;
     Ok(compare(&before, &after))
 }
 

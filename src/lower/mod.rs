@@ -51,11 +51,27 @@ pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
     Ok(output.stdout)
 }
 
-/// The arguments that make clang emit the IR `lower` reads.
+/// The arguments that make clang emit the IR `lower` reads. Every function
+/// must be in it to have evidence: `-femit-all-decls` emits unused `static`
+/// helpers, and `-fgnu89-inline` emits a plain `inline` definition, which
+/// C99 rules (OpenCL's) leave undefined at -O0, where nothing is inlined.
 pub fn ir_args(language_args: &[String]) -> Vec<String> {
     let mut args = language_args.to_vec();
     args.extend(
-        ["-O0", "-g", "-fno-discard-value-names", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"].into_iter().map(String::from),
+        [
+            "-O0",
+            "-g",
+            "-fno-discard-value-names",
+            "-femit-all-decls",
+            "-fgnu89-inline",
+            "-emit-llvm",
+            "-c",
+            "-o",
+            "-",
+            "-Wno-everything",
+        ]
+        .into_iter()
+        .map(String::from),
     );
     args
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 use crate::infer::{spaces, Decision, DeclDecision, Evidence};
-use crate::syntax::{ByteRange, DeclKind, PointerDecl};
+use crate::syntax::{ByteRange, DeclKind, PointerDecl, Pos};
 use crate::unit::Unit;
 
 /// Replace `[start, end)` of `file` with `replacement`.
@@ -30,6 +30,9 @@ pub struct Fix {
     pub file: PathBuf,
     pub line: u32,
     pub function: String,
+    /// The declaration the fix changes (its name's position): what links it to flows.
+    #[serde(skip)]
+    pub decl: Pos,
     pub message: String,
     pub required: bool,
     pub evidence: Vec<Evidence>,
@@ -126,6 +129,7 @@ pub fn generic_fix(
         file: unit.syntax.files[decision.decl.pos.file].clone(),
         line: decision.decl.pos.line,
         function: decision.function.clone(),
+        decl: decision.decl.pos,
         message: format!("{subject}{} {why}", if required { ":" } else { "" }),
         required,
         evidence: decision.receives.clone(),

@@ -1,0 +1,48 @@
+//! Accounting: every function definition under the edit root, once, with
+//! how it ended: migrated (one of its change sets stands), refused (its
+//! change sets were withdrawn, or one of its declarations was refused), or
+//! unchanged.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::plan::Plan;
+use super::settle::Settled;
+use super::{FunctionAccount, Outcome};
+use crate::unit::Unit;
+
+pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, verify: bool) -> Vec<FunctionAccount> {
+    let mut seen: BTreeSet<(PathBuf, String)> = BTreeSet::new();
+    let mut out = Vec::new();
+    for unit in units {
+        for function in unit.syntax.functions.iter().filter(|f| f.is_definition) {
+            let key = (unit.canonical(function.pos.file).to_path_buf(), function.name.clone());
+            if !crate::root::is_under(root, &key.0) || !seen.insert(key.clone()) {
+                continue;
+            }
+            let sets = plan.planned.get(&key);
+            let kept: Vec<usize> = sets.into_iter().flatten().copied().filter(|id| settled.kept(*id)).collect();
+            let withdrawn = sets.into_iter().flatten().find_map(|id| settled.withdrawn.get(id));
+            let refusal = plan.refusals.iter().find(|r| r.canonical == key.0 && r.function == function.name);
+            let outcome = if !kept.is_empty() {
+                Outcome::Migrated { verified: verify && !kept.iter().any(|id| settled.unverified.contains(id)) }
+            } else if let Some(w) = withdrawn {
+                Outcome::Refused { reason: w.reason, detail: w.detail.clone() }
+            } else if let Some(r) = refusal {
+                Outcome::Refused { reason: r.reason, detail: format!("`{}`: {}", r.name, r.detail) }
+            } else {
+                Outcome::Unchanged
+            };
+            let file = unit.syntax.files[function.pos.file].clone();
+            out.push(FunctionAccount {
+                file,
+                line: function.pos.line,
+                name: function.name.clone(),
+                kernel: function.is_kernel,
+                outcome,
+            });
+        }
+    }
+    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    out
+}

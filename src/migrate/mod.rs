@@ -1,0 +1,187 @@
+//! `migrate`: the pipeline from facts to verified new text for a batch.
+//!
+//! load (every unit parsed and lowered) -> plan (inferred until units
+//! sharing a header agree; fixes grouped into change sets of declarations
+//! linked by pointer flows) -> settle (each unit recompiled as the target
+//! and its kernels compared; the change sets responsible for a failure are
+//! found by bisection and withdrawn) -> the changed files and an account of
+//! every function.
+
+mod account;
+mod plan;
+mod settle;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::infer::Reason;
+use crate::options::{CompileOptions, Target};
+use crate::rules::Fix;
+use crate::unit::{Unit, Workbench};
+use plan::{Plan, SetId};
+use settle::Settled;
+
+#[derive(Debug, Clone)]
+pub struct MigrateOptions {
+    pub compile: CompileOptions,
+    pub target: Target,
+    /// The edit root (canonical): only files under it are edited and accounted for.
+    pub root: PathBuf,
+    /// Recompile as the target and prove the kernels equivalent.
+    pub verify: bool,
+    /// Keep changes whose kernels could not be proven equivalent, marked unverified.
+    pub allow_unverified: bool,
+    /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
+    pub ignored_pins: Vec<Reason>,
+}
+
+/// How one function ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Changed; `verified`: recompiled and its unit's kernels proven equivalent.
+    Migrated { verified: bool },
+    /// Nothing to do.
+    Unchanged,
+    /// Something could change but does not, with a stable reason code.
+    Refused { reason: &'static str, detail: String },
+}
+
+/// The outcome of one function definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionAccount {
+    pub file: PathBuf,
+    pub line: u32,
+    pub name: String,
+    pub kernel: bool,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// Something to know that is not an error: a withdrawn change, a flat-access regression.
+#[derive(Debug, Clone, Serialize)]
+pub struct Warning {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// A declaration whose qualifier stays, with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Refusal {
+    pub file: PathBuf,
+    pub line: u32,
+    pub function: String,
+    pub name: String,
+    pub reason: &'static str,
+    pub detail: String,
+    /// The file cannot compile as the target because of it.
+    pub blocking: bool,
+    #[serde(skip)]
+    pub(crate) canonical: PathBuf,
+}
+
+/// One file with its changes.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    pub path: PathBuf,
+    #[serde(skip)]
+    pub canonical: PathBuf,
+    #[serde(skip)]
+    pub original: String,
+    #[serde(skip)]
+    pub migrated: String,
+    pub fixes: Vec<Fix>,
+}
+
+/// An error for one file; the batch goes on.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Migration {
+    pub files_seen: usize,
+    pub changes: Vec<FileChange>,
+    pub refusals: Vec<Refusal>,
+    pub errors: Vec<FileError>,
+    pub warnings: Vec<Warning>,
+    /// Every function definition of every analysed file under the paths, in order.
+    pub functions: Vec<FunctionAccount>,
+    /// Files that could not be parsed or compiled (their functions are unknown).
+    pub unanalysable: Vec<PathBuf>,
+}
+
+/// Migrates a batch: load -> plan -> settle -> changes and accounting.
+pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -> Migration {
+    let mut result = Migration { files_seen: files.len(), ..Default::default() };
+    let units = load_units(bench, files, options, &mut result);
+    let plan = plan::plan(&units, options, &options.root);
+    let settled = settle::settle(bench, &units, &plan, options);
+    result.changes = changes(&plan, &settled, &mut result.errors);
+    result.errors.extend(settled.errors.iter().cloned());
+    result.warnings.extend(settled.warnings.iter().cloned());
+    result.functions = account::account(&units, &options.root, &plan, &settled, options.verify);
+    result.refusals = plan.refusals;
+    result
+}
+
+/// Reads, parses and lowers every file; one that fails is an error and the batch goes on.
+fn load_units(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
+    let mut units = Vec::new();
+    for path in files {
+        match bench.load(path, &options.compile) {
+            Ok(unit) => units.push(unit),
+            Err(e) => {
+                result.unanalysable.push(path.clone());
+                result.errors.push(FileError { path: path.clone(), message: e.to_string() });
+            }
+        }
+    }
+    units
+}
+
+/// The changed files: the kept sets' edits applied, with the fixes touching each file.
+fn changes(plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<FileChange> {
+    let kept: BTreeSet<SetId> = (0..plan.sets.len()).filter(|id| settled.kept(*id)).collect();
+    let files: BTreeSet<PathBuf> = kept.iter().flat_map(|id| plan.sets[*id].edits.keys().cloned()).collect();
+    let mut out = Vec::new();
+    for file in files {
+        let only: BTreeSet<PathBuf> = [file.clone()].into();
+        let migrated = match plan::apply(plan, &kept, &only) {
+            Ok(mut texts) => texts.remove(&file).unwrap_or_default(),
+            Err(message) => {
+                errors.push(FileError { path: plan.originals[&file].0.clone(), message });
+                continue;
+            }
+        };
+        let (path, original) = &plan.originals[&file];
+        let fixes = kept
+            .iter()
+            .map(|id| &plan.sets[*id])
+            .flat_map(|set| {
+                let here = set.edits.get(&file);
+                set.fixes.iter().filter(move |fix| fix.edits.iter().any(|e| here.is_some_and(|es| es.contains(e))))
+            })
+            .cloned()
+            .collect();
+        out.push(FileChange {
+            path: path.clone(),
+            canonical: file.clone(),
+            original: String::from_utf8_lossy(original).into_owned(),
+            migrated: String::from_utf8_lossy(&migrated).into_owned(),
+            fixes,
+        });
+    }
+    out
+}
+
+/// Reason codes of changes planned, then withdrawn by verification.
+pub const VERIFY_FAILED: &str = "verify-failed";
+pub const NOT_EQUIVALENT: &str = "not-equivalent";
+pub const UNREPAIRABLE_UNIT: &str = "unrepairable-unit";
+pub const OVERLAPPING_EDITS: &str = "overlapping-edits";
+pub const WITHDRAWALS: [&str; 4] = [VERIFY_FAILED, NOT_EQUIVALENT, UNREPAIRABLE_UNIT, OVERLAPPING_EDITS];

@@ -1,0 +1,285 @@
+//! Planning: decisions of every unit -> change sets.
+//!
+//! Units sharing a header are inferred again until they agree on every
+//! declaration in it. Fixes are then grouped into *change sets*: the fixes
+//! of declarations linked by a pointer flow (a generic parameter and the
+//! generic parameter it passes its value to, a helper's generic result and
+//! the kernel local receiving it), across every unit of the batch. A change
+//! set is the unit of verification and withdrawal: removing it leaves every
+//! remaining flow legal under the target, because nothing outside the set
+//! that receives its values was made generic because of it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::{MigrateOptions, Refusal};
+use crate::infer::{infer, Decision, DeclDecision, InferOptions, Reason};
+use crate::ir::{Sink, Source};
+use crate::rules::{self, Edit, Fix};
+use crate::unit::Unit;
+
+pub type SetId = usize;
+
+/// A declaration across units: its file's canonical path and its name's offset.
+type DeclKey = (PathBuf, u32);
+
+/// Fixes that stand or fall together.
+#[derive(Debug, Default)]
+pub struct ChangeSet {
+    /// Each fix once, however many units planned it.
+    pub fixes: Vec<Fix>,
+    /// Edits by canonical file, identical edits once.
+    pub edits: BTreeMap<PathBuf, BTreeSet<Edit>>,
+}
+
+impl ChangeSet {
+    /// The functions the set changes, for messages: `a`, `b`.
+    pub fn functions(&self) -> String {
+        let names: BTreeSet<&str> = self.fixes.iter().map(|f| f.function.as_str()).collect();
+        names.into_iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Everything verification and accounting need from planning.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub sets: Vec<ChangeSet>,
+    /// Per unit: the sets with a fix in it.
+    pub unit_sets: Vec<BTreeSet<SetId>>,
+    /// Per unit: the sets it requires (the unit does not compile as the target without them).
+    pub required: Vec<BTreeSet<SetId>>,
+    /// Per unit: declarations that keep it from compiling as the target whatever changes.
+    pub blocking: Vec<Vec<Refusal>>,
+    /// Every refusal once, sorted.
+    pub refusals: Vec<Refusal>,
+    /// (canonical file, function) -> the sets changing it.
+    pub planned: BTreeMap<(PathBuf, String), BTreeSet<SetId>>,
+    /// Canonical file -> (path as the units name it, text as read).
+    pub originals: BTreeMap<PathBuf, (PathBuf, Vec<u8>)>,
+}
+
+/// Infers every unit, then groups its fixes into change sets.
+pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
+    let decisions = agree_on_headers(units, options, root);
+    let mut keys = UnionFind::default();
+    // Per unit: its fixes, each with the key of the declaration it changes.
+    let mut unit_fixes: Vec<Vec<(DeclKey, Fix)>> = Vec::new();
+    for (unit, decided) in units.iter().zip(&decisions) {
+        let key_of_node: HashMap<&crate::ir::Node, DeclKey> = decided
+            .iter()
+            .filter(|d| matches!(d.decision, Decision::Generic { .. }))
+            .map(|d| (&d.node, (unit.canonical(d.decl.pos.file).to_path_buf(), d.decl.pos.offset)))
+            .collect();
+        for key in key_of_node.values() {
+            keys.find(key.clone());
+        }
+        // Declarations linked by a flow stand or fall together.
+        for flow in &unit.ir.flows {
+            if let (Source::Decl { node: from }, Sink::Decl { node: to }) = (&flow.from, &flow.to) {
+                if let (Some(a), Some(b)) = (key_of_node.get(from), key_of_node.get(to)) {
+                    keys.union(a.clone(), b.clone());
+                }
+            }
+        }
+        let fixes = rules::fixes(unit, decided)
+            .into_iter()
+            .map(|fix| ((unit.canonical(fix.decl.file).to_path_buf(), fix.decl.offset), fix))
+            .collect();
+        unit_fixes.push(fixes);
+    }
+    let mut plan = Plan::default();
+    let mut set_of_root: BTreeMap<DeclKey, SetId> = BTreeMap::new();
+    for (unit, fixes) in units.iter().zip(unit_fixes) {
+        let canonical_of: HashMap<&Path, &Path> =
+            (0..unit.syntax.files.len()).map(|id| (unit.syntax.files[id].as_path(), unit.canonical(id))).collect();
+        let (mut mine, mut required) = (BTreeSet::new(), BTreeSet::new());
+        for (key, fix) in fixes {
+            let root_key = keys.find(key);
+            let next = set_of_root.len();
+            let id = *set_of_root.entry(root_key).or_insert(next);
+            if id == plan.sets.len() {
+                plan.sets.push(ChangeSet::default());
+            }
+            mine.insert(id);
+            if fix.required {
+                required.insert(id);
+            }
+            let set = &mut plan.sets[id];
+            let fix_file = canonical_of.get(fix.file.as_path()).map(|p| p.to_path_buf()).unwrap_or_else(|| fix.file.clone());
+            plan.planned.entry((fix_file, fix.function.clone())).or_default().insert(id);
+            if set.fixes.iter().any(|f| f.edits == fix.edits) {
+                continue;
+            }
+            for edit in &fix.edits {
+                let file = canonical_of.get(edit.file.as_path()).map(|p| p.to_path_buf()).unwrap_or_else(|| edit.file.clone());
+                if !plan.originals.contains_key(&file) {
+                    // A file that cannot be read keeps its set from ever applying (see `apply`).
+                    let text = std::fs::read(&file).unwrap_or_default();
+                    plan.originals.insert(file.clone(), (edit.file.clone(), text));
+                }
+                set.edits.entry(file).or_default().insert(edit.clone());
+            }
+            set.fixes.push(fix);
+        }
+        plan.unit_sets.push(mine);
+        plan.required.push(required);
+    }
+    for (unit, decided) in units.iter().zip(&decisions) {
+        let mut blocking = Vec::new();
+        for d in decided {
+            let Some(refusal) = refusal_of(unit, d) else { continue };
+            if refusal.blocking {
+                blocking.push(refusal.clone());
+            }
+            let known = plan
+                .refusals
+                .iter()
+                .any(|r| r.canonical == refusal.canonical && r.line == refusal.line && r.name == refusal.name);
+            if !known {
+                plan.refusals.push(refusal);
+            }
+        }
+        plan.blocking.push(blocking);
+    }
+    plan.refusals.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    plan
+}
+
+/// Disjoint sets of declaration keys.
+#[derive(Default)]
+struct UnionFind {
+    parent: BTreeMap<DeclKey, DeclKey>,
+}
+
+impl UnionFind {
+    fn find(&mut self, key: DeclKey) -> DeclKey {
+        let parent = self.parent.entry(key.clone()).or_insert_with(|| key.clone()).clone();
+        if parent == key {
+            return key;
+        }
+        let root = self.find(parent);
+        self.parent.insert(key, root.clone());
+        root
+    }
+
+    fn union(&mut self, a: DeclKey, b: DeclKey) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            // The smaller key leads, so set numbering does not depend on visiting order.
+            let (low, high) = if a < b { (a, b) } else { (b, a) };
+            self.parent.insert(high, low);
+        }
+    }
+}
+
+/// Infers every unit; where units sharing a header disagree on a
+/// declaration there, it stays named in all of them, and they are inferred again.
+fn agree_on_headers(units: &[Unit], options: &MigrateOptions, root: &Path) -> Vec<Vec<DeclDecision>> {
+    let mut per_unit: Vec<InferOptions> = units
+        .iter()
+        .map(|unit| {
+            let mut o = InferOptions::for_target(options.target);
+            o.ignored_pins = options.ignored_pins.clone();
+            for function in &unit.syntax.functions {
+                for decl in &function.pointers {
+                    let file = unit.canonical(decl.pos.file);
+                    if !crate::root::is_under(root, file) {
+                        let detail = format!("{} is outside the edit root {}", file.display(), root.display());
+                        o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), (Reason::OutsideRoot, detail));
+                    }
+                }
+            }
+            o
+        })
+        .collect();
+    for _ in 0..8 {
+        let decisions: Vec<Vec<DeclDecision>> = units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect();
+        // (header, offset) -> "generic?" -> the first unit answering so, and why.
+        let mut answers: BTreeMap<DeclKey, BTreeMap<bool, String>> = BTreeMap::new();
+        for (unit, decided) in units.iter().zip(&decisions) {
+            for d in decided.iter().filter(|d| d.decl.pos.file != 0) {
+                let key = (unit.canonical(d.decl.pos.file).to_path_buf(), d.decl.pos.offset);
+                let why = match &d.decision {
+                    Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
+                        format!("{} keeps it named: {} ({detail})", unit.path.display(), reason.code())
+                    }
+                    _ => String::new(),
+                };
+                answers.entry(key).or_default().entry(matches!(d.decision, Decision::Generic { .. })).or_insert(why);
+            }
+        }
+        let conflicts: BTreeMap<DeclKey, String> = answers
+            .into_iter()
+            .filter(|(_, a)| a.len() > 1)
+            .map(|(k, mut a)| (k, a.remove(&false).unwrap_or_default()))
+            .collect();
+        if conflicts.is_empty() {
+            return decisions;
+        }
+        for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
+            for id in 0..unit.syntax.files.len() {
+                for ((path, offset), why) in &conflicts {
+                    if path == unit.canonical(id) {
+                        o.refused_from_outside.entry((id, *offset)).or_insert((Reason::HeaderConflict, why.clone()));
+                    }
+                }
+            }
+        }
+    }
+    units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect()
+}
+
+fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
+    let (reason, detail, blocking) = match &d.decision {
+        Decision::Refused { reason, detail } => (*reason, detail.clone(), false),
+        Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
+        _ => return None,
+    };
+    Some(Refusal {
+        file: unit.syntax.files[d.decl.pos.file].clone(),
+        line: d.decl.pos.line,
+        function: d.function.clone(),
+        name: d.decl.name.clone(),
+        reason: reason.code(),
+        detail,
+        blocking,
+        canonical: unit.canonical(d.decl.pos.file).to_path_buf(),
+    })
+}
+
+/// The texts of `files` with the edits of `sets` applied (files no set
+/// touches are left out). Fails on overlapping edits or an unreadable file.
+pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> Result<BTreeMap<PathBuf, Vec<u8>>, String> {
+    let mut by_file: BTreeMap<&PathBuf, BTreeSet<&Edit>> = BTreeMap::new();
+    for &id in sets {
+        for (file, edits) in plan.sets[id].edits.iter().filter(|(f, _)| files.contains(*f)) {
+            by_file.entry(file).or_default().extend(edits.iter());
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (file, edits) in by_file {
+        let (path, original) = &plan.originals[file];
+        if original.is_empty() {
+            return Err(format!("{}: error: cannot read", path.display()));
+        }
+        out.insert(file.clone(), apply_edits(path, original, edits)?);
+    }
+    Ok(out)
+}
+
+/// Applies sorted, non-overlapping edits to `original`.
+fn apply_edits<'e>(path: &Path, original: &[u8], edits: impl IntoIterator<Item = &'e Edit>) -> Result<Vec<u8>, String> {
+    let mut migrated = Vec::with_capacity(original.len());
+    let mut cursor = 0usize;
+    for edit in edits {
+        let (start, end) = (edit.start as usize, edit.end as usize);
+        if start < cursor || end > original.len() || start > end {
+            return Err(format!("{}: error: overlapping or invalid edits at byte {start}", path.display()));
+        }
+        migrated.extend_from_slice(&original[cursor..start]);
+        migrated.extend_from_slice(edit.replacement.as_bytes());
+        cursor = end;
+    }
+    migrated.extend_from_slice(&original[cursor..]);
+    Ok(migrated)
+}

@@ -1,0 +1,294 @@
+//! Settling: which change sets stand after verification.
+//!
+//! Each unit is checked with every change set it touches: the result must
+//! compile as the target, and its kernels must be equivalent to the
+//! original's. When a unit fails, the sets responsible are found by
+//! bisection (a half that passes is kept, a half that fails is split again;
+//! a single set that fails is withdrawn with the reason), so one wrong
+//! decision costs its own set, not the unit. The sets a unit *requires*
+//! (2.0 rejects the unit without them) are all-or-nothing: if they fail,
+//! or one of them is withdrawn elsewhere, the unit cannot be repaired and
+//! keeps nothing. A set withdrawn in one unit is withdrawn in every unit
+//! touching it, so those units are checked again, until nothing changes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use super::plan::{apply, Plan, SetId};
+use super::{FileError, MigrateOptions, Warning, NOT_EQUIVALENT, OVERLAPPING_EDITS, UNREPAIRABLE_UNIT, VERIFY_FAILED};
+use crate::lower::KernelBody;
+use crate::unit::{Unit, Workbench};
+use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
+
+/// Why a change set was withdrawn.
+#[derive(Debug, Clone)]
+pub struct Withdrawal {
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+/// What a passing check leaves to report about the changes it kept.
+#[derive(Debug, Clone, Default)]
+struct Passed {
+    flat_regressions: Vec<FlatRegression>,
+    /// Kept with `--allow-unverified` although not proven equivalent: why.
+    unverified: Option<String>,
+}
+
+/// The outcome of settling.
+#[derive(Debug, Default)]
+pub struct Settled {
+    pub withdrawn: BTreeMap<SetId, Withdrawal>,
+    /// Sets kept without proof of equivalence.
+    pub unverified: BTreeSet<SetId>,
+    pub errors: Vec<FileError>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Settled {
+    pub fn kept(&self, id: SetId) -> bool {
+        !self.withdrawn.contains_key(&id)
+    }
+}
+
+struct Settler<'a> {
+    bench: &'a Workbench,
+    units: &'a [Unit],
+    plan: &'a Plan,
+    options: &'a MigrateOptions,
+    target_args: Vec<String>,
+    result_args: Vec<String>,
+    /// Per unit: its files' canonical paths.
+    files: Vec<BTreeSet<PathBuf>>,
+    /// Per unit: the original's canonical kernels, compiled once.
+    originals: Vec<Option<Result<Vec<KernelBody>, String>>>,
+    /// Per unit: the sets last found to pass together, and what that check found.
+    settled: Vec<Option<(BTreeSet<SetId>, Passed)>>,
+    /// Units that cannot be repaired: they keep nothing.
+    failed: BTreeSet<usize>,
+    /// Units to check (again).
+    pending: BTreeSet<usize>,
+    out: Settled,
+}
+
+/// Checks every unit, withdrawing what fails, until every unit passes with the sets that remain.
+pub fn settle(bench: &Workbench, units: &[Unit], plan: &Plan, options: &MigrateOptions) -> Settled {
+    let target_flags = options.target.std_flags();
+    let mut settler = Settler {
+        bench,
+        units,
+        plan,
+        options,
+        target_args: options.compile.clang_args(Some(&target_flags)),
+        result_args: options.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE),
+        files: units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect(),
+        originals: vec![None; units.len()],
+        settled: vec![None; units.len()],
+        failed: BTreeSet::new(),
+        pending: (0..units.len()).collect(),
+        out: Settled::default(),
+    };
+    for (u, blocking) in plan.blocking.iter().enumerate() {
+        if !blocking.is_empty() {
+            let lines: Vec<String> = blocking
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}:{}: error: `{}` of `{}`: {} ({})",
+                        r.file.display(),
+                        r.line,
+                        r.name,
+                        r.function,
+                        r.detail,
+                        r.reason
+                    )
+                })
+                .collect();
+            settler.unrepairable(u, &lines.join("\n"));
+        }
+    }
+    while let Some(u) = settler.pending.pop_first() {
+        if !settler.failed.contains(&u) {
+            settler.settle_unit(u);
+        }
+    }
+    settler.report_kept();
+    settler.out
+}
+
+impl Settler<'_> {
+    fn candidates(&self, u: usize) -> BTreeSet<SetId> {
+        self.plan.unit_sets[u].iter().copied().filter(|id| self.out.kept(*id)).collect()
+    }
+
+    fn settle_unit(&mut self, u: usize) {
+        let candidates = self.candidates(u);
+        if candidates.is_empty() || self.settled[u].as_ref().map(|(s, _)| s) == Some(&candidates) {
+            return;
+        }
+        let required = &self.plan.required[u];
+        if let Some(gone) = required.iter().find(|id| !candidates.contains(id)) {
+            let why = &self.out.withdrawn[gone];
+            let detail = format!("a change it requires ({}) was withdrawn: {}", self.plan.sets[*gone].functions(), why.detail);
+            self.unrepairable(u, &detail);
+            return;
+        }
+        let first_failure = match self.check(u, &candidates) {
+            Ok(passed) => {
+                self.settled[u] = Some((candidates, passed));
+                return;
+            }
+            Err(w) => w,
+        };
+        let mut keep: BTreeSet<SetId> = required.clone();
+        let mut last = Passed::default();
+        if keep == candidates {
+            let detail = format!("its required changes fail verification: {}", first_failure.detail);
+            self.unrepairable(u, &detail);
+            return;
+        }
+        if !keep.is_empty() {
+            match self.check(u, &keep) {
+                Ok(passed) => last = passed,
+                Err(w) => {
+                    let detail = format!("its required changes fail verification: {}", w.detail);
+                    self.unrepairable(u, &detail);
+                    return;
+                }
+            }
+        }
+        let optional: Vec<SetId> = candidates.difference(&keep).copied().collect();
+        if optional.len() == 1 {
+            self.withdraw(u, optional[0], first_failure);
+        } else {
+            let (a, b) = optional.split_at(optional.len() / 2);
+            self.bisect(u, &mut keep, &mut last, a);
+            self.bisect(u, &mut keep, &mut last, b);
+        }
+        self.settled[u] = Some((keep, last));
+    }
+
+    /// Keeps `trial` if it passes with `keep`; else splits it, down to single sets, which are withdrawn.
+    fn bisect(&mut self, u: usize, keep: &mut BTreeSet<SetId>, last: &mut Passed, trial: &[SetId]) {
+        if trial.is_empty() {
+            return;
+        }
+        let with: BTreeSet<SetId> = keep.iter().chain(trial).copied().collect();
+        match self.check(u, &with) {
+            Ok(passed) => {
+                *keep = with;
+                *last = passed;
+            }
+            Err(w) if trial.len() == 1 => self.withdraw(u, trial[0], w),
+            Err(_) => {
+                let (a, b) = trial.split_at(trial.len() / 2);
+                self.bisect(u, keep, last, a);
+                self.bisect(u, keep, last, b);
+            }
+        }
+    }
+
+    /// Recompiles unit `u` with `sets` applied and compares its kernels with the original's.
+    fn check(&mut self, u: usize, sets: &BTreeSet<SetId>) -> Result<Passed, Withdrawal> {
+        let unit = &self.units[u];
+        let replaced =
+            apply(self.plan, sets, &self.files[u]).map_err(|detail| Withdrawal { reason: OVERLAPPING_EDITS, detail })?;
+        if !self.options.verify {
+            return Ok(Passed::default());
+        }
+        let target = self.options.target.name();
+        crate::verify::compiles(&unit.path, &self.target_args, &replaced).map_err(|message| Withdrawal {
+            reason: VERIFY_FAILED,
+            detail: format!("the result does not compile as {target}: {message}"),
+        })?;
+        let original_args = self.options.compile.clang_args_for(None, EQUIVALENCE_TRIPLE);
+        let context = &self.bench.context;
+        let original = self.originals[u]
+            .get_or_insert_with(|| crate::verify::optimised_kernels(context, &unit.path, &original_args, &BTreeMap::new()))
+            .clone();
+        let compared = original.and_then(|before| {
+            let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced)?;
+            Ok(crate::verify::compare(&before, &after))
+        });
+        let difference = match &compared {
+            Ok(found) => found.different.first().map(|d| {
+                format!(
+                    "kernel `{}` is not equivalent at {}: `{}` became `{}`",
+                    d.kernel, EQUIVALENCE_TRIPLE, d.original, d.migrated
+                )
+            }),
+            Err(message) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
+        };
+        let flat_regressions = compared.map(|c| c.flat_regressions).unwrap_or_default();
+        match difference {
+            None => Ok(Passed { flat_regressions, unverified: None }),
+            Some(detail) if self.options.allow_unverified => Ok(Passed { flat_regressions, unverified: Some(detail) }),
+            Some(detail) => Err(Withdrawal { reason: NOT_EQUIVALENT, detail }),
+        }
+    }
+
+    /// Withdraws set `id` everywhere, found failing in unit `u`; the other units touching it are checked again.
+    fn withdraw(&mut self, u: usize, id: SetId, why: Withdrawal) {
+        if self.out.withdrawn.contains_key(&id) {
+            return;
+        }
+        let path = self.units[u].path.clone();
+        let message = format!("change withdrawn ({}): {}: {}", why.reason, self.plan.sets[id].functions(), why.detail);
+        self.out.warnings.push(Warning { path, message });
+        self.out.withdrawn.insert(id, why);
+        for (other, sets) in self.plan.unit_sets.iter().enumerate() {
+            if other != u && sets.contains(&id) {
+                self.pending.insert(other);
+            }
+        }
+    }
+
+    /// Unit `u` cannot compile as the target: an error, and none of its sets stand.
+    fn unrepairable(&mut self, u: usize, detail: &str) {
+        if !self.failed.insert(u) {
+            return;
+        }
+        let unit = &self.units[u];
+        let target = self.options.target.name();
+        let message =
+            format!("{}: error: cannot make this file compile as {target}, left unchanged:\n{detail}", unit.path.display());
+        self.out.errors.push(FileError { path: unit.path.clone(), message });
+        let why = Withdrawal { reason: UNREPAIRABLE_UNIT, detail: format!("{} cannot compile as {target}", unit.path.display()) };
+        self.settled[u] = None;
+        let sets: Vec<SetId> = self.plan.unit_sets[u].iter().copied().collect();
+        for id in sets {
+            if self.out.kept(id) {
+                self.out.withdrawn.insert(id, why.clone());
+                for (other, sets) in self.plan.unit_sets.iter().enumerate() {
+                    if other != u && sets.contains(&id) {
+                        self.pending.insert(other);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Warnings about what is kept: flat-access regressions, changes kept unverified.
+    fn report_kept(&mut self) {
+        for (u, settled) in self.settled.iter().enumerate() {
+            let Some((sets, passed)) = settled else { continue };
+            if sets.is_empty() || self.failed.contains(&u) {
+                continue;
+            }
+            let path = &self.units[u].path;
+            for flat in &passed.flat_regressions {
+                self.out.warnings.push(Warning {
+                    path: path.clone(),
+                    message: format!(
+                        "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs",
+                        flat.kernel, flat.after, flat.before
+                    ),
+                });
+            }
+            if let Some(detail) = &passed.unverified {
+                self.out.warnings.push(Warning { path: path.clone(), message: format!("kept unverified: {detail}") });
+                self.out.unverified.extend(sets.iter().copied());
+            }
+        }
+    }
+}
