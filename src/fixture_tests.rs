@@ -179,3 +179,41 @@ fn migrate_directory_fixtures() {
         }
     });
 }
+
+/// The edit root: `fixtures/roots/project` made a git work tree in a
+/// temporary copy, with `fixtures/roots/sdk` beside it on the include path.
+/// Headers beside, below and above the kernels change with them (one of
+/// them needs a repair); the header outside the root never changes.
+#[test]
+fn edit_root_covers_the_work_tree() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/roots");
+    let temp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(temp.path()).unwrap();
+    copy_tree(&fixtures.join("project"), &base.join("project"));
+    copy_tree(&fixtures.join("sdk"), &base.join("sdk"));
+    std::fs::create_dir(base.join("project/.git")).unwrap();
+    let sdk = base.join("sdk").display().to_string();
+    let kernels = base.join("project/kernels").display().to_string();
+    let run = |extra: &[&str]| {
+        let mut args: Vec<String> = ["clasp", "migrate", "-I", &sdk].iter().map(|s| s.to_string()).collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.push(kernels.clone());
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = clasp::cli::run(args, &mut out, &mut err);
+        let tidy = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap().replace(&base.display().to_string(), "<tmp>");
+        (code, tidy(out), tidy(err))
+    };
+    let (code, stdout, stderr) = run(&["--explain"]);
+    settings().bind(|| {
+        insta::assert_snapshot!("migrate_edit_root", format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}"));
+    });
+    let (code, _, stderr) = run(&["--write"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(same_tree(&fixtures.join("sdk"), &base.join("sdk")), "a header outside the edit root changed");
+    let target = clasp::options::CompileOptions { include_dirs: vec![base.join("sdk")], ..Default::default() }
+        .clang_args(Some(&clasp::options::Target::Cl20.std_flags()));
+    clasp::verify::compiles(&base.join("project/kernels/blend.cl"), &target, &Default::default())
+        .unwrap_or_else(|e| panic!("the migrated tree does not compile as 2.0: {e}"));
+    let (again, diff, stderr) = run(&["--std", "CL2.0"]);
+    assert_eq!((again, diff.as_str()), (0, ""), "second run: {stderr}");
+}

@@ -9,7 +9,8 @@ use crate::migrate::{FileChange, Migration, Outcome, WITHDRAWALS};
 
 /// A `git apply`-able unified diff of one file.
 pub fn diff(change: &FileChange) -> String {
-    let path = display_path(&change.path);
+    // `a//abs/path` for an absolute path would confuse `git apply`.
+    let path = display_path(&change.path).trim_start_matches('/').to_string();
     similar::TextDiff::from_lines(&change.original, &change.migrated)
         .unified_diff()
         .context_radius(3)
@@ -17,9 +18,20 @@ pub fn diff(change: &FileChange) -> String {
         .to_string()
 }
 
+/// A path as clang names it (`kernels/../include/a.h`), tidied for people
+/// and for `git apply`, which refuses `..`: `include/a.h`.
 fn display_path(path: &Path) -> String {
-    let text = path.display().to_string();
-    text.strip_prefix("./").unwrap_or(&text).to_string()
+    let mut parts: Vec<std::path::Component> = Vec::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if matches!(parts.last(), Some(std::path::Component::Normal(_))) => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.iter().collect::<PathBuf>().display().to_string()
 }
 
 /// One line per fix and refusal: `file:line: rule: message`.

@@ -525,6 +525,9 @@ impl<'t, 'i> Walker<'t, 'i> {
                     match &groups[stars - (i + 1)] {
                         Some(s) => s.clone(),
                         None if default_space && hidden_typedef.is_none() => Spelling::Unqualified,
+                        None if hidden_typedef.is_some() && i == 0 => {
+                            Spelling::Hidden { why: format!("typedef `{}`", hidden_typedef.unwrap_or_default()) }
+                        }
                         None => Spelling::Hidden { why: "qualifier not spelled at the declaration".into() },
                     }
                 } else if let Some(hidden) = &hidden_macro {
