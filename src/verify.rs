@@ -7,17 +7,21 @@
 //! naming the original files) without touching the user's tree.
 //!
 //! Equivalence: the original (as its input standard) and the result (as the
-//! target) are compiled for `amdgcn-amd-amdhsa -O2`, where helpers are
-//! inlined and InferAddressSpaces turns generic pointers back into the named
-//! spaces they come from; every kernel's canonical body (read with inkwell
-//! through `lower`) must then be the same.
+//! target) are compiled for `amdgcn-amd-amdhsa` without LLVM passes, then
+//! both go through one fixed pipeline (`lower::EQUIVALENCE_PIPELINE`): every
+//! helper inlined, InferAddressSpaces turning generic pointers back into
+//! the named spaces they come from before anything reacts to pointer width,
+//! then O2. Every kernel's canonical body (read with inkwell through `lower`)
+//! must then be the same. The two halves are separate (`optimised_kernels`,
+//! `compare`) so a caller trying several results for one unit computes the
+//! original's kernels once.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::lower::{canonical_kernels, run_clang, Context, KernelBody};
+use crate::lower::{equivalence_args, run_clang, Context, KernelBody};
 
 /// The GPU target whose optimiser resolves generic pointers.
 pub const EQUIVALENCE_TRIPLE: &str = "amdgcn-amd-amdhsa";
@@ -88,9 +92,27 @@ pub struct FlatRegression {
     pub after: usize,
 }
 
+/// The canonical kernels of one compilation of `main` for the equivalence
+/// triple (`language_args` from `CompileOptions::clang_args_for`), with
+/// `replaced` laid over the files on disk (empty for the original), after
+/// `lower::EQUIVALENCE_PIPELINE`. Compute the original's once per unit and
+/// `compare` it with each candidate result.
+pub fn optimised_kernels(
+    context: &Context,
+    main: &Path,
+    language_args: &[String],
+    replaced: &BTreeMap<PathBuf, String>,
+) -> Result<Vec<KernelBody>, String> {
+    let overlay = Overlay::new(replaced)?;
+    let mut args = language_args.to_vec();
+    args.extend(overlay.args.iter().cloned());
+    let bitcode = run_clang(main, &equivalence_args(&args))?;
+    crate::lower::optimised_kernels(context, &bitcode, &main.to_string_lossy())
+}
+
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid
-/// over (`target_args`), both for the equivalence triple at -O2, and
-/// compares every kernel. Both argument lists come from `CompileOptions::clang_args_for`.
+/// over (`target_args`) and compares every kernel (`optimised_kernels`
+/// twice, then `compare`).
 pub fn equivalence(
     context: &Context,
     main: &Path,
@@ -98,15 +120,8 @@ pub fn equivalence(
     target_args: &[String],
     replaced: &BTreeMap<PathBuf, String>,
 ) -> Result<Equivalence, String> {
-    let optimised = |language_args: &[String], overlay: &Overlay| -> Result<Vec<KernelBody>, String> {
-        let mut args = language_args.to_vec();
-        args.extend(overlay.args.iter().cloned());
-        args.extend(["-nogpulib", "-O2", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"].map(String::from));
-        let bitcode = run_clang(main, &args)?;
-        canonical_kernels(context, &bitcode, &main.to_string_lossy())
-    };
-    let before = optimised(original_args, &Overlay::new(&BTreeMap::new())?)?;
-    let after = optimised(target_args, &Overlay::new(replaced)?)?;
+    let before = optimised_kernels(context, main, original_args, &BTreeMap::new())?;
+    let after = optimised_kernels(context, main, target_args, replaced)?;
     Ok(compare(&before, &after))
 }
 

@@ -5,6 +5,10 @@
 //! with inkwell in the caller's LLVM context and extracts owned facts:
 //! functions and their pointer params, pointer flows with their origins and
 //! source locations, builtin calls, program-scope variables and their sizes.
+//!
+//! For `verify` it also compiles a unit for the equivalence triple and
+//! returns its kernels after one fixed pass pipeline, canonicalised
+//! (`optimised_kernels`).
 
 mod llvm;
 mod trace;
@@ -41,11 +45,8 @@ pub fn clang_path() -> Result<PathBuf, String> {
 /// Runs clang with `args` on `path` and returns stdout, or clang's messages.
 pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
     let clang = clang_path()?;
-    let output = Command::new(&clang)
-        .args(args)
-        .arg(path)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+    let output =
+        Command::new(&clang).args(args).arg(path).output().map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let first_error = stderr.lines().find(|l| l.contains("error:")).unwrap_or(stderr.trim());
@@ -58,9 +59,7 @@ pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
 pub fn ir_args(language_args: &[String]) -> Vec<String> {
     let mut args = language_args.to_vec();
     args.extend(
-        ["-O0", "-g", "-fno-discard-value-names", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
-            .into_iter()
-            .map(String::from),
+        ["-O0", "-g", "-fno-discard-value-names", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"].into_iter().map(String::from),
     );
     args
 }
@@ -72,7 +71,29 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
     facts_from_bitcode(context, &bitcode, &path.to_string_lossy())
 }
 
-pub use llvm::KernelBody;
+pub use llvm::{KernelBody, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
+
+/// The arguments that make clang emit the IR the equivalence check optimises
+/// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but
+/// no LLVM pass, so both versions go through exactly `EQUIVALENCE_PIPELINE`
+/// and nothing of clang's own pipeline. `-nogpulib`: no device library.
+pub fn equivalence_args(language_args: &[String]) -> Vec<String> {
+    let mut args = language_args.to_vec();
+    args.extend(
+        ["-nogpulib", "-O2", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
+            .into_iter()
+            .map(String::from),
+    );
+    args
+}
+
+/// The kernels of unoptimised bitcode (from `equivalence_args`) after
+/// `EQUIVALENCE_PIPELINE`, canonicalised for comparison.
+pub fn optimised_kernels(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, String> {
+    let mut module = llvm::load(context, bytes, name)?;
+    module.optimise_for_equivalence()?;
+    Ok(module.canonical_kernels())
+}
 
 /// The kernels of optimised bitcode (or textual IR), canonicalised for
 /// comparison (see `llvm::LoadedModule::canonical_kernels`).
