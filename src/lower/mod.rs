@@ -295,4 +295,50 @@ mod tests {
         assert_eq!(found.different.len(), 1, "{found:?}");
         assert!(found.different[0].migrated.contains("vload4(i64 1"), "{found:?}");
     }
+
+    /// One kernel indexing a `%struct.T` with `body`, in textual amdgcn IR.
+    fn struct_ir(body: &str) -> String {
+        format!(
+            "target triple = \"amdgcn-amd-amdhsa\"\n\
+             %struct.T = type {{ {body} }}\n\
+             define amdgpu_kernel void @k(ptr addrspace(1) %p, i64 %i) {{\n\
+             entry:\n  %e = getelementptr inbounds %struct.T, ptr addrspace(1) %p, i64 %i, i32 1\n  \
+             store i32 0, ptr addrspace(1) %e, align 4\n  ret void\n}}\n"
+        )
+    }
+
+    #[test]
+    fn canonical_struct_names_drop_context_suffixes_but_keep_layouts_apart() {
+        // One context, as in `migrate`: the second and third modules' `%struct.T` become `%struct.T.0`, `%struct.T.1`.
+        let context = Context::create();
+        let kernels = |body: &str| canonical_kernels(&context, struct_ir(body).as_bytes(), "t.ll").expect("valid IR");
+        let first = kernels("i32, i32");
+        let renamed = kernels("i32, i32");
+        let other_layout = kernels("i32, i64");
+        assert_eq!(first[0].lines, renamed[0].lines);
+        assert!(first[0].lines.iter().any(|l| l.contains("%struct.T{ i32, i32 }")), "{:?}", first[0].lines);
+        assert_ne!(first[0].lines, other_layout[0].lines);
+    }
+
+    #[test]
+    fn the_equivalence_pipeline_inlines_every_helper() {
+        // A helper marked noinline, called three times: none of the calls survive.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cl");
+        std::fs::write(
+            &path,
+            "__attribute__((noinline)) float f(__global const float *v, int i) { return v[i] * v[i + 1] + sqrt(v[i + 2]); }\n\
+             __kernel void k(__global const float *in, __global float *out) {\n\
+               int i = get_global_id(0);\n\
+               out[i] = f(in, i) + f(in, i + 3) + f(in + 1, i);\n\
+             }\n",
+        )
+        .unwrap();
+        let args = CompileOptions::default().clang_args_for(None, crate::verify::EQUIVALENCE_TRIPLE);
+        let bitcode = run_clang(&path, &equivalence_args(&args)).expect("clang-19 must be installed (scripts/setup)");
+        let context = Context::create();
+        let kernels = optimised_kernels(&context, &bitcode, "t.cl").unwrap();
+        assert_eq!(kernels.len(), 1);
+        assert!(!kernels[0].lines.iter().any(|l| l.contains("@f(")), "{:#?}", kernels[0].lines);
+    }
 }
