@@ -278,6 +278,20 @@ mod tests {
     }
 
     #[test]
+    fn private_variable_reaching_a_builtin_through_a_generic_helper_is_equivalent() {
+        // The 2.0 `fract` overload is the generic one: the private address is cast to flat for it.
+        let original = "float split(float x, __private float *whole) { return fract(x, whole); }\n\
+            __kernel void k(__global const float *in, __global float *out) {\n\
+              int i = get_global_id(0);\n\
+              float w;\n\
+              float f = split(in[i], &w);\n\
+              out[i] = f + w;\n\
+            }\n";
+        let migrated = edited(original, &[("__private float *whole", "float *whole")]);
+        assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
     fn noinline_helper_is_equivalent() {
         // A source `noinline` must not keep the generic pointer opaque in one version.
         let original = "__attribute__((noinline)) void put(__local float *d, int i, float x) { d[i] = x; }\n\
