@@ -7,17 +7,21 @@
 //! naming the original files) without touching the user's tree.
 //!
 //! Equivalence: the original (as its input standard) and the result (as the
-//! target) are compiled for `amdgcn-amd-amdhsa -O2`, where helpers are
-//! inlined and InferAddressSpaces turns generic pointers back into the named
-//! spaces they come from; every kernel's canonical body (read with inkwell
-//! through `lower`) must then be the same.
+//! target) are compiled for `amdgcn-amd-amdhsa` without LLVM passes, then
+//! both go through one fixed pipeline (`lower::EQUIVALENCE_PIPELINE`): every
+//! helper inlined, InferAddressSpaces turning generic pointers back into
+//! the named spaces they come from before anything reacts to pointer width,
+//! then O2. Every kernel's canonical body (read with inkwell through `lower`)
+//! must then be the same. The two halves are separate (`optimised_kernels`,
+//! `compare`) so a caller trying several results for one unit computes the
+//! original's kernels once.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::lower::{canonical_kernels, run_clang, Context, KernelBody};
+use crate::lower::{equivalence_args, run_clang, Context, KernelBody};
 
 /// The GPU target whose optimiser resolves generic pointers.
 pub const EQUIVALENCE_TRIPLE: &str = "amdgcn-amd-amdhsa";
@@ -88,9 +92,11 @@ pub struct FlatRegression {
     pub after: usize,
 }
 
-/// The canonical kernels of `main` compiled with `language_args` (from
-/// `CompileOptions::clang_args_for` the equivalence triple) at -O2, with
-/// `replaced` laid over the files on disk.
+/// The canonical kernels of one compilation of `main` for the equivalence
+/// triple (`language_args` from `CompileOptions::clang_args_for`), with
+/// `replaced` laid over the files on disk (empty for the original), after
+/// `lower::EQUIVALENCE_PIPELINE`. Compute the original's once per unit and
+/// `compare` it with each candidate result.
 pub fn optimised_kernels(
     context: &Context,
     main: &Path,
@@ -100,13 +106,13 @@ pub fn optimised_kernels(
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
-    args.extend(["-nogpulib", "-O2", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"].map(String::from));
-    let bitcode = run_clang(main, &args)?;
-    canonical_kernels(context, &bitcode, &main.to_string_lossy())
+    let bitcode = run_clang(main, &equivalence_args(&args))?;
+    crate::lower::optimised_kernels(context, &bitcode, &main.to_string_lossy())
 }
 
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid
-/// over (`target_args`), and compares every kernel.
+/// over (`target_args`) and compares every kernel (`optimised_kernels`
+/// twice, then `compare`).
 pub fn equivalence(
     context: &Context,
     main: &Path,
@@ -155,4 +161,234 @@ pub fn compare(before: &[KernelBody], after: &[KernelBody]) -> Equivalence {
         result.different.push(KernelDifference { kernel: original.name.clone(), original: show(a), migrated: show(b) });
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{CompileOptions, Target};
+
+    /// Compiles `original` as OpenCL C 1.2 and `migrated` (laid over it
+    /// through the overlay, as `migrate` does) as 2.0, and compares their
+    /// kernels. Needs clang-19: fails, never skips, without it.
+    fn check_equivalent(original: &str, migrated: &str) -> Equivalence {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("unit.cl");
+        std::fs::write(&path, original).unwrap();
+        let options = CompileOptions::default();
+        let original_args = options.clang_args_for(None, EQUIVALENCE_TRIPLE);
+        let target_args = options.clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE);
+        let replaced = BTreeMap::from([(path.clone(), migrated.as_bytes().to_vec())]);
+        // The result must compile as 2.0 on its own, or the test proves nothing.
+        compiles(&path, &options.clang_args(Some(&Target::Cl20.std_flags())), &replaced)
+            .expect("the migrated source compiles as CL2.0 (clang-19 must be installed: scripts/setup)");
+        let context = Context::create();
+        equivalence(&context, &path, &original_args, &target_args, &replaced)
+            .expect("both versions compile for amdgcn (clang-19 must be installed: scripts/setup)")
+    }
+
+    /// `source` with each `(from, to)` replaced once (the edits `migrate` would make).
+    fn edited(source: &str, edits: &[(&str, &str)]) -> String {
+        edits.iter().fold(source.to_string(), |text, (from, to)| {
+            assert!(text.contains(from), "`{from}` not in the source");
+            text.replacen(from, to, 1)
+        })
+    }
+
+    fn assert_equal(found: &Equivalence, kernels: usize) {
+        assert!(found.different.is_empty(), "{:#?}", found.different);
+        assert_eq!(found.equal.len(), kernels, "{found:?}");
+    }
+
+    fn assert_different(found: &Equivalence) -> KernelDifference {
+        assert!(!found.different.is_empty(), "a behaviour change compared equal: {found:?}");
+        found.different[0].clone()
+    }
+
+    /// Helpers with struct parameters; the private array of structs keeps
+    /// its type through O2 (indexed at run time), and the second module
+    /// loaded into the shared context names it `%struct.Params.0`.
+    const STRUCT_HELPER: &str = "typedef struct { float scale; int offset; } Params;\n\
+        float apply(__global const Params *p, __global const float *v, int i) { return v[i + p->offset] * p->scale; }\n\
+        float pick(__private const Params *table, int i) { return table[i & 3].scale * (float)table[(i >> 2) & 3].offset; }\n\
+        __kernel void k(__global const Params *ps, __global const float *in, __global float *out) {\n\
+          int i = get_global_id(0);\n\
+          Params table[4];\n\
+          for (int j = 0; j < 4; ++j) table[j] = ps[(i + j) % 5];\n\
+          out[i] = apply(&ps[i % 7], in, i) + pick(table, in[i] > 0.0f ? i : i + 1);\n\
+        }\n";
+
+    #[test]
+    fn helper_with_a_struct_parameter_is_equivalent() {
+        let migrated = edited(
+            STRUCT_HELPER,
+            &[
+                ("apply(__global const Params *p, __global const float *v", "apply(const Params *p, const float *v"),
+                ("pick(__private const Params *table", "pick(const Params *table"),
+            ],
+        );
+        let found = check_equivalent(STRUCT_HELPER, &migrated);
+        assert_equal(&found, 1);
+    }
+
+    #[test]
+    fn helper_called_twice_is_equivalent() {
+        // Big enough, and called twice, that O2's own inliner may keep the generic version out of line.
+        let original = "float mix(__global const float *v, int i, int n) {\n\
+              float s = 0.0f;\n\
+              for (int j = 0; j < n; ++j) s += sqrt(v[i + j]) * (float)j + exp(v[i - j]);\n\
+              return s / (float)n + v[i];\n\
+            }\n\
+            __kernel void k(__global const float *a, __global const float *b, __global float *out, int n) {\n\
+              int i = get_global_id(0);\n\
+              out[i] = mix(a, i, n) + mix(b, i + 1, n);\n\
+            }\n";
+        let migrated = edited(original, &[("mix(__global const float *v", "mix(const float *v")]);
+        assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
+    fn local_helper_indexed_by_a_truncated_local_id_is_equivalent() {
+        // fixtures/migrate/unprefixed.cl: O2 alone scheduled the index arithmetic differently.
+        let original = std::fs::read_to_string("fixtures/migrate/unprefixed.cl").unwrap();
+        let migrated = edited(&original, &[("global const float *v", "const float *v"), ("local float *dst", "float *dst")]);
+        assert_equal(&check_equivalent(&original, &migrated), 1);
+    }
+
+    #[test]
+    fn private_array_passed_to_a_generic_helper_is_equivalent() {
+        // The private array reaches the helper, and a library builtin's generic overload through it.
+        let original = "float sum(__private const float *v, int n) {\n\
+              float s = 0.0f;\n\
+              for (int j = 0; j < n; ++j) s += v[j];\n\
+              return s + dot(vload4(0, v), (float4)(1.0f));\n\
+            }\n\
+            float first(__global const float *g) { return vload4(0, g).x; }\n\
+            __kernel void k(__global const float *in, __global float *out) {\n\
+              float acc[8];\n\
+              int i = get_global_id(0);\n\
+              for (int j = 0; j < 8; ++j) acc[j] = in[i * 8 + j];\n\
+              out[i] = sum(acc, 8) + first(in + i);\n\
+            }\n";
+        let migrated = edited(
+            original,
+            &[("sum(__private const float *v", "sum(const float *v"), ("first(__global const float *g", "first(const float *g")],
+        );
+        assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
+    fn private_variable_reaching_a_builtin_through_a_generic_helper_is_equivalent() {
+        // The 2.0 `fract` overload is the generic one: the private address is cast to flat for it.
+        let original = "float split(float x, __private float *whole) { return fract(x, whole); }\n\
+            __kernel void k(__global const float *in, __global float *out) {\n\
+              int i = get_global_id(0);\n\
+              float w;\n\
+              float f = split(in[i], &w);\n\
+              out[i] = f + w;\n\
+            }\n";
+        let migrated = edited(original, &[("__private float *whole", "float *whole")]);
+        assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
+    fn noinline_helper_is_equivalent() {
+        // A source `noinline` must not keep the generic pointer opaque in one version.
+        let original = "__attribute__((noinline)) void put(__local float *d, int i, float x) { d[i] = x; }\n\
+            __kernel void k(__global float *out, __local float *buf) {\n\
+              int l = get_local_id(0);\n\
+              put(buf, l, 2.0f);\n\
+              barrier(CLK_LOCAL_MEM_FENCE);\n\
+              out[get_global_id(0)] = buf[(l + 1) % get_local_size(0)];\n\
+            }\n";
+        let migrated = edited(original, &[("put(__local float *d", "put(float *d")]);
+        assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
+    fn a_changed_constant_inside_a_helper_is_caught() {
+        let original = "float scaled(__global const float *v, int i) { return v[i] * 3.0f; }\n\
+            __kernel void k(__global const float *in, __global float *out) {\n\
+              int i = get_global_id(0);\n\
+              out[i] = scaled(in, i) + scaled(in, i + 1);\n\
+            }\n";
+        let migrated = edited(
+            original,
+            &[(
+                "scaled(__global const float *v, int i) { return v[i] * 3.0f;",
+                "scaled(const float *v, int i) { return v[i] * 4.0f;",
+            )],
+        );
+        let difference = assert_different(&check_equivalent(original, &migrated));
+        assert!(difference.original.contains("3.0") && difference.migrated.contains("4.0"), "{difference:?}");
+    }
+
+    #[test]
+    fn a_pointer_size_observed_through_a_helper_is_caught() {
+        // A __local pointer is 4 bytes on amdgcn, a generic one 8.
+        let original = "int bytes(__local int *slot) { slot[0] = 1; return (int)sizeof(slot); }\n\
+            __kernel void k(__global int *out, __local int *scratch) { out[get_global_id(0)] = bytes(scratch); }\n";
+        let migrated = edited(original, &[("bytes(__local int *slot)", "bytes(int *slot)")]);
+        let difference = assert_different(&check_equivalent(original, &migrated));
+        assert!(difference.original.contains("i32 4") && difference.migrated.contains("i32 8"), "{difference:?}");
+    }
+
+    /// A 1.x atomic in a helper (pinned to `__global`, so the helper keeps
+    /// its qualifier) beside a helper that does become generic.
+    const ATOMIC: &str = "void bump(__global int *c) { atomic_inc(c); }\n\
+        int get(__global const int *v, int i) { return v[i]; }\n\
+        __kernel void k(__global int *counts, __local int *scratch, __global int *out) {\n\
+          bump(counts + get_group_id(0));\n\
+          out[get_global_id(0)] = get(counts, 3);\n\
+        }\n";
+
+    #[test]
+    fn an_atomic_on_a_different_address_is_caught() {
+        let migrated = edited(
+            ATOMIC,
+            &[
+                ("int get(__global const int *v", "int get(const int *v"),
+                ("bump(counts + get_group_id(0))", "bump(counts + get_local_id(0))"),
+            ],
+        );
+        assert_different(&check_equivalent(ATOMIC, &migrated));
+    }
+
+    #[test]
+    fn an_atomic_on_a_different_address_space_is_caught() {
+        let migrated = edited(
+            ATOMIC,
+            &[
+                ("void bump(__global int *c)", "void bump(__local int *c)"),
+                ("int get(__global const int *v", "int get(const int *v"),
+                ("bump(counts + get_group_id(0))", "bump(scratch + get_group_id(0))"),
+            ],
+        );
+        let difference = assert_different(&check_equivalent(ATOMIC, &migrated));
+        assert!(difference.original.contains("addrspace(1)") && difference.migrated.contains("addrspace(3)"), "{difference:?}");
+    }
+
+    #[test]
+    fn a_generic_atomic_on_another_pointer_is_caught() {
+        // 2.0 atomics take generic pointers: a helper made generic that now
+        // reaches the local buffer instead of the global one.
+        let original = "void add(volatile __global atomic_int *c, int x) { atomic_fetch_add(c, x); }\n\
+            __kernel void k(__global atomic_int *g, __local atomic_int *l) { add(g, 1); }\n";
+        let migrated = edited(
+            original,
+            &[("void add(volatile __global atomic_int *c", "void add(volatile atomic_int *c"), ("add(g, 1)", "add(l, 1)")],
+        );
+        let context = Context::create();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("unit.cl");
+        // Both sides are 2.0 here (1.2 has no atomic_int): compare through the split API.
+        std::fs::write(&path, original).unwrap();
+        let args = CompileOptions::default().clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE);
+        let before = optimised_kernels(&context, &path, &args, &BTreeMap::new()).expect("clang-19 must be installed");
+        let same = optimised_kernels(&context, &path, &args, &BTreeMap::new()).unwrap();
+        assert_equal(&compare(&before, &same), 1);
+        let after = optimised_kernels(&context, &path, &args, &BTreeMap::from([(path.clone(), migrated.into_bytes())])).unwrap();
+        let difference = assert_different(&compare(&before, &after));
+        assert!(difference.original.contains("addrspace(1)") && difference.migrated.contains("addrspace(3)"), "{difference:?}");
+    }
 }

@@ -1,20 +1,24 @@
 //! The LLVM boundary: loads a module with inkwell and exposes the few IR
 //! views `lower` needs (instructions, operands, debug locations, variable
-//! records) as safe, lifetime-bound handles.
+//! records) as safe, lifetime-bound handles; for the equivalence check it
+//! also runs the fixed amdgcn pass pipeline and prints canonical kernels.
 //!
 //! inkwell owns the context and the module; where inkwell has no API
 //! (operands of debug intrinsics, debug locations, `DILocalVariable` fields,
-//! the debug-record format switch) this file calls llvm-sys directly. It is
-//! the only `unsafe` on the IR side.
+//! the debug-record format switch, the inliner threshold, struct bodies)
+//! this file calls llvm-sys directly. It is the only `unsafe` on the IR side.
 
 use std::marker::PhantomData;
 use std::os::raw::c_uint;
 
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
-use inkwell::module::Module;
-use inkwell::targets::TargetData;
+use inkwell::module::{Linkage, Module};
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetData, TargetMachine, TargetTriple};
 use inkwell::values::AsValueRef;
+use inkwell::OptimizationLevel;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
@@ -321,6 +325,64 @@ impl<'m> Val<'m> {
     }
 }
 
+/// The pass pipeline both compilations of the equivalence check go through,
+/// after clang emitted them unoptimised (`-O2 -Xclang -disable-llvm-passes`,
+/// so no `optnone`/`noinline` from -O0). Every helper is inlined first, so
+/// the default inliner's cost model (which sees a generic helper differently
+/// from a named one, and a helper called twice differently from one called
+/// once) decides nothing; SROA and early CSE then turn the inlined
+/// arguments back into the kernel's own values, and InferAddressSpaces runs
+/// before any pass that reacts to pointer width (index widening, reassociation,
+/// scheduling), so a generic pointer has become the named one by the time
+/// they see it. Then the ordinary O2 pipeline.
+pub const EQUIVALENCE_PIPELINE: &str =
+    "cgscc(inline),function(sroa,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>),default<O2>";
+
+/// The inliner threshold for `EQUIVALENCE_PIPELINE`: no helper is too big.
+pub const INLINE_THRESHOLD: i32 = 1_000_000;
+
+/// A target machine for `triple`; the target's optimiser hooks (the flat
+/// address space InferAddressSpaces needs, pointer widths) come from it.
+fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, String> {
+    static INIT: std::sync::Once = std::sync::Once::new();
+    INIT.call_once(|| Target::initialize_amd_gpu(&InitializationConfig::default()));
+    let target = Target::from_triple(triple).map_err(|e| e.to_string())?;
+    target
+        .create_target_machine(triple, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
+        .ok_or_else(|| format!("no LLVM target machine for {}", triple.as_str().to_string_lossy()))
+}
+
+impl<'ctx> LoadedModule<'ctx> {
+    /// Runs `EQUIVALENCE_PIPELINE` on this module for its own triple. Every
+    /// defined non-kernel function is made `alwaysinline` and internal
+    /// first (`noinline` and `optnone` removed: a source `noinline` must not
+    /// keep a helper's generic parameter opaque in one version only).
+    /// Kernels are left as they are; one kernel calling another is compared as a call.
+    pub fn optimise_for_equivalence(&mut self) -> Result<(), String> {
+        let context = self.module.get_context();
+        let always = context.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
+        let blocking = ["noinline", "optnone"].map(Attribute::get_named_enum_kind_id);
+        for f in self.module.get_functions() {
+            let cc = f.get_call_conventions();
+            if f.count_basic_blocks() == 0 || cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC {
+                continue;
+            }
+            for kind in blocking {
+                f.remove_enum_attribute(AttributeLoc::Function, kind);
+            }
+            f.add_attribute(AttributeLoc::Function, always);
+            f.set_linkage(Linkage::Internal);
+        }
+        let machine = target_machine(&self.module.get_triple())?;
+        let options = PassBuilderOptions::create();
+        // SAFETY: `options` is alive; inkwell 0.11 has no setter for the threshold.
+        unsafe {
+            llvm_sys::transforms::pass_builder::LLVMPassBuilderOptionsSetInlinerThreshold(options.as_mut_ptr(), INLINE_THRESHOLD)
+        };
+        self.module.run_passes(EQUIVALENCE_PIPELINE, &machine, options).map_err(|e| e.to_string())
+    }
+}
+
 /// A kernel's optimised body in a form where two compilations of the same
 /// behaviour print the same lines (see `LoadedModule::canonical_kernels`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -371,18 +433,28 @@ impl<'ctx> LoadedModule<'ctx> {
     /// of a 32-bit space (local, private on amdgcn) is looked through: the
     /// index is truncated back to the pointer's width, so `i32 %i` and
     /// `sext i32 %i to i64` address the same element.
+    /// Named struct types print as their name without the numeric suffix
+    /// LLVM adds when a name is taken in the context (`%struct.T.2` is
+    /// `%struct.T`), followed by their body, so two structs with different
+    /// layouts never read alike.
     /// Renames values and drops metadata in this module.
     pub fn canonical_kernels(&mut self) -> Vec<KernelBody> {
         let mut out = Vec::new();
         // SAFETY: every handle below comes from this module, which is alive
         // and not otherwise borrowed; strings LLVM allocates are disposed of.
         unsafe {
+            let context = LLVMGetModuleContext(self.module.as_mut_ptr());
             let mut function = LLVMGetFirstFunction(self.module.as_mut_ptr());
             while !function.is_null() {
                 if LLVMGetFunctionCallConv(function) == AMDGPU_KERNEL_CC && LLVMCountBasicBlocks(function) > 0 {
-                    out.push(canonical_body(function, &|space| {
+                    let mut body = canonical_body(function, &|space| {
                         llvm_sys::target::LLVMPointerSizeForAS(self.target_data.as_mut_ptr(), space) < 8
-                    }));
+                    });
+                    let mut structs = std::collections::HashMap::new();
+                    for line in &mut body.lines {
+                        *line = canonical_type_names(line, context, &mut structs);
+                    }
+                    out.push(body);
                 }
                 function = LLVMGetNextFunction(function);
             }
@@ -497,6 +569,70 @@ unsafe fn canonical_body(function: LLVMValueRef, narrow_space: &dyn Fn(u32) -> b
     let mut len = 0usize;
     let name = string_of(LLVMGetValueName2(function, &mut len), len);
     KernelBody { name, lines, flat_accesses }
+}
+
+/// `text` with every named struct type (`%struct.T.2`) replaced by its
+/// canonical spelling (`%struct.T{ float, i32 }`): the name without the
+/// numeric suffixes LLVM adds to keep names unique in a context (which
+/// depend on what else that context loaded), then the body, itself
+/// canonical. Struct containment is acyclic (pointers are opaque), so the
+/// recursion ends. A `%token` that names no struct type (a value) is kept.
+///
+/// SAFETY: `context` must be the live context of the module `text` was printed from.
+unsafe fn canonical_type_names(
+    text: &str,
+    context: LLVMContextRef,
+    cache: &mut std::collections::HashMap<String, String>,
+) -> String {
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '$' | '.' | '_' | '-');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let len = after.find(|c: char| !is_name_char(c)).unwrap_or(after.len());
+        let name = &after[..len];
+        rest = &after[len..];
+        if let Some(known) = cache.get(name) {
+            out.push_str(known);
+            continue;
+        }
+        let Ok(c_name) = std::ffi::CString::new(name) else {
+            out.push('%');
+            out.push_str(name);
+            continue;
+        };
+        let ty = if name.is_empty() { std::ptr::null_mut() } else { LLVMGetTypeByName2(context, c_name.as_ptr()) };
+        if ty.is_null() || LLVMGetTypeKind(ty) != LLVMTypeKind::LLVMStructTypeKind {
+            out.push('%');
+            out.push_str(name);
+            continue;
+        }
+        let mut base = name;
+        while let Some((head, tail)) = base.rsplit_once('.') {
+            if tail.is_empty() || !tail.bytes().all(|b| b.is_ascii_digit()) {
+                break;
+            }
+            base = head;
+        }
+        let body = if LLVMIsOpaqueStruct(ty) != 0 {
+            "opaque".to_string()
+        } else {
+            let elements: Vec<String> = (0..LLVMCountStructElementTypes(ty))
+                .map(|i| {
+                    let element = take_message(LLVMPrintTypeToString(LLVMStructGetTypeAtIndex(ty, i)));
+                    canonical_type_names(&element, context, cache)
+                })
+                .collect();
+            let (open, close) = if LLVMIsPackedStruct(ty) != 0 { ("<{ ", " }>") } else { ("{ ", " }") };
+            format!("{open}{}{close}", elements.join(", "))
+        };
+        let canonical = format!("%{base}{body}");
+        out.push_str(&canonical);
+        cache.insert(name.to_string(), canonical);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// An index into a pointer of a 32-bit space, as the 32 bits that count:

@@ -5,6 +5,10 @@
 //! with inkwell in the caller's LLVM context and extracts owned facts:
 //! functions and their pointer params, pointer flows with their origins and
 //! source locations, builtin calls, program-scope variables and their sizes.
+//!
+//! For `verify` it also compiles a unit for the equivalence triple and
+//! returns its kernels after one fixed pass pipeline, canonicalised
+//! (`optimised_kernels`).
 
 mod llvm;
 mod trace;
@@ -83,7 +87,29 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
     facts_from_bitcode(context, &bitcode, &path.to_string_lossy())
 }
 
-pub use llvm::KernelBody;
+pub use llvm::{KernelBody, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
+
+/// The arguments that make clang emit the IR the equivalence check optimises
+/// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but
+/// no LLVM pass, so both versions go through exactly `EQUIVALENCE_PIPELINE`
+/// and nothing of clang's own pipeline. `-nogpulib`: no device library.
+pub fn equivalence_args(language_args: &[String]) -> Vec<String> {
+    let mut args = language_args.to_vec();
+    args.extend(
+        ["-nogpulib", "-O2", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
+            .into_iter()
+            .map(String::from),
+    );
+    args
+}
+
+/// The kernels of unoptimised bitcode (from `equivalence_args`) after
+/// `EQUIVALENCE_PIPELINE`, canonicalised for comparison.
+pub fn optimised_kernels(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, String> {
+    let mut module = llvm::load(context, bytes, name)?;
+    module.optimise_for_equivalence()?;
+    Ok(module.canonical_kernels())
+}
 
 /// The kernels of optimised bitcode (or textual IR), canonicalised for
 /// comparison (see `llvm::LoadedModule::canonical_kernels`).
@@ -284,5 +310,51 @@ mod tests {
         let found = crate::verify::compare(&original, &changed);
         assert_eq!(found.different.len(), 1, "{found:?}");
         assert!(found.different[0].migrated.contains("vload4(i64 1"), "{found:?}");
+    }
+
+    /// One kernel indexing a `%struct.T` with `body`, in textual amdgcn IR.
+    fn struct_ir(body: &str) -> String {
+        format!(
+            "target triple = \"amdgcn-amd-amdhsa\"\n\
+             %struct.T = type {{ {body} }}\n\
+             define amdgpu_kernel void @k(ptr addrspace(1) %p, i64 %i) {{\n\
+             entry:\n  %e = getelementptr inbounds %struct.T, ptr addrspace(1) %p, i64 %i, i32 1\n  \
+             store i32 0, ptr addrspace(1) %e, align 4\n  ret void\n}}\n"
+        )
+    }
+
+    #[test]
+    fn canonical_struct_names_drop_context_suffixes_but_keep_layouts_apart() {
+        // One context, as in `migrate`: the second and third modules' `%struct.T` become `%struct.T.0`, `%struct.T.1`.
+        let context = Context::create();
+        let kernels = |body: &str| canonical_kernels(&context, struct_ir(body).as_bytes(), "t.ll").expect("valid IR");
+        let first = kernels("i32, i32");
+        let renamed = kernels("i32, i32");
+        let other_layout = kernels("i32, i64");
+        assert_eq!(first[0].lines, renamed[0].lines);
+        assert!(first[0].lines.iter().any(|l| l.contains("%struct.T{ i32, i32 }")), "{:?}", first[0].lines);
+        assert_ne!(first[0].lines, other_layout[0].lines);
+    }
+
+    #[test]
+    fn the_equivalence_pipeline_inlines_every_helper() {
+        // A helper marked noinline, called three times: none of the calls survive.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cl");
+        std::fs::write(
+            &path,
+            "__attribute__((noinline)) float f(__global const float *v, int i) { return v[i] * v[i + 1] + sqrt(v[i + 2]); }\n\
+             __kernel void k(__global const float *in, __global float *out) {\n\
+               int i = get_global_id(0);\n\
+               out[i] = f(in, i) + f(in, i + 3) + f(in + 1, i);\n\
+             }\n",
+        )
+        .unwrap();
+        let args = CompileOptions::default().clang_args_for(None, crate::verify::EQUIVALENCE_TRIPLE);
+        let bitcode = run_clang(&path, &equivalence_args(&args)).expect("clang-19 must be installed (scripts/setup)");
+        let context = Context::create();
+        let kernels = optimised_kernels(&context, &bitcode, "t.cl").unwrap();
+        assert_eq!(kernels.len(), 1);
+        assert!(!kernels[0].lines.iter().any(|l| l.contains("@f(")), "{:#?}", kernels[0].lines);
     }
 }
