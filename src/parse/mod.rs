@@ -80,6 +80,8 @@ struct TypedefFacts {
 }
 
 const KERNEL_WORDS: [&str; 2] = ["__kernel", "kernel"];
+/// C type qualifiers, which say nothing about the address space.
+const TYPE_QUALIFIERS: [&str; 5] = ["const", "volatile", "restrict", "__restrict", "__volatile"];
 
 impl<'t, 'i> Walker<'t, 'i> {
     fn new(tu: &'t TranslationUnit<'i>, main: &Path) -> Self {
@@ -192,7 +194,8 @@ impl<'t, 'i> Walker<'t, 'i> {
         let mut current = name.to_string();
         for _ in 0..16 {
             match self.macros.get(&current) {
-                Some(Some(body)) if body.is_empty() => return MacroMeaning::Empty,
+                // `#define SRC_TYPE const`: a macro of type qualifiers only spells no address space.
+                Some(Some(body)) if body.iter().all(|t| TYPE_QUALIFIERS.contains(&t.as_str())) => return MacroMeaning::Empty,
                 Some(Some(body)) if body.len() == 1 => {
                     let word = &body[0];
                     if Space::from_keyword(word).is_some() || KERNEL_WORDS.contains(&word.as_str()) {
