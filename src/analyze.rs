@@ -268,15 +268,7 @@ pub fn render_text(report: &UnitReport) -> String {
                 Some(array) => format!("array {} `{}` ({array})", d.decl, d.name),
                 None => format!("{} `{}`", d.decl, d.name),
             };
-            let _ = writeln!(
-                out,
-                "    {} ({}:{}): points to {} [{}]",
-                what,
-                d.line,
-                d.col,
-                declared.join(" -> "),
-                d.spelled
-            );
+            let _ = writeln!(out, "    {} ({}:{}): points to {} [{}]", what, d.line, d.col, declared.join(" -> "), d.spelled);
             for r in &d.receives {
                 let _ = write!(out, "      <- {} from {} at {}", r.space.keyword(), r.from, r.at);
                 if !r.origins.is_empty() {

@@ -239,7 +239,9 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
     let mut migration = migrate(&bench, &found.files, &options);
     for (path, message) in found.errors {
         migration.unanalysable.push(path.clone());
-        migration.errors.push(crate::migrate::FileError { path: path.clone(), message: format!("{}: error: {message}", path.display()) });
+        migration
+            .errors
+            .push(crate::migrate::FileError { path: path.clone(), message: format!("{}: error: {message}", path.display()) });
     }
     if args.write || args.out_dir.is_some() {
         let mut failed = Vec::new();

@@ -5,11 +5,8 @@ use std::path::Path;
 use std::process::Command;
 
 fn clasp(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_clasp"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run clasp");
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_clasp")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("run clasp");
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -27,12 +24,8 @@ fn analyze_clean_file_exits_zero() {
 
 #[test]
 fn broken_file_in_the_middle_of_a_batch() {
-    let (code, stdout, stderr) = clasp(&[
-        "analyze",
-        "fixtures/analyze/atomics.cl",
-        "fixtures/analyze/broken.cl",
-        "fixtures/analyze/flows.cl",
-    ]);
+    let (code, stdout, stderr) =
+        clasp(&["analyze", "fixtures/analyze/atomics.cl", "fixtures/analyze/broken.cl", "fixtures/analyze/flows.cl"]);
     assert_eq!(code, 2);
     // The error names file, line and column; the files around it are still analysed.
     assert!(stderr.contains("fixtures/analyze/broken.cl:10:32: error:"), "{stderr}");
@@ -148,8 +141,7 @@ fn a_broken_file_changes_nothing_and_the_batch_goes_on() {
 
 #[test]
 fn check_exits_two_when_a_file_is_unanalysable() {
-    let (code, stdout, stderr) =
-        clasp(&["migrate", "--check", "fixtures/migrate/chain.cl", "fixtures/migrate/syntax_error.cl"]);
+    let (code, stdout, stderr) = clasp(&["migrate", "--check", "fixtures/migrate/chain.cl", "fixtures/migrate/syntax_error.cl"]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     assert!(stderr.contains(", 1 unanalysable, 1 error"), "{stderr}");
@@ -182,7 +174,13 @@ fn json_accounts_for_every_function() {
         .map(|f| {
             let reason = f["reason"].as_str().map(|r| format!(" ({r})")).unwrap_or_default();
             let verified = f["verified"].as_bool().map(|v| format!(" verified={v}")).unwrap_or_default();
-            format!("{}:{} {} {}{reason}{verified}", f["file"].as_str().unwrap(), f["line"], f["name"].as_str().unwrap(), f["status"].as_str().unwrap())
+            format!(
+                "{}:{} {} {}{reason}{verified}",
+                f["file"].as_str().unwrap(),
+                f["line"],
+                f["name"].as_str().unwrap(),
+                f["status"].as_str().unwrap()
+            )
         })
         .collect();
     let unanalysable = report["unanalysable"].clone();

@@ -21,9 +21,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         if path.is_dir() {
             for entry in WalkDir::new(path).sort_by_file_name() {
                 match entry {
-                    Ok(e) if e.file_type().is_file() && is_kernel_source(e.path()) => {
-                        found.files.push(e.path().to_path_buf())
-                    }
+                    Ok(e) if e.file_type().is_file() && is_kernel_source(e.path()) => found.files.push(e.path().to_path_buf()),
                     Ok(_) => {}
                     Err(e) => found.errors.push((path.clone(), e.to_string())),
                 }

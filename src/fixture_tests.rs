@@ -169,8 +169,7 @@ fn migrate_fixtures() {
 #[test]
 fn migrate_directory_fixtures() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate");
-    let mut dirs: Vec<_> =
-        std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
     assert!(!dirs.is_empty(), "no directory fixtures under {}", root.display());
     settings().bind(|| {

@@ -202,7 +202,10 @@ fn own_pin(
     }
     if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name)) {
         let file = syntax.files[skipped.range.file].display();
-        return Some((Reason::SkippedIf, format!("`{}` is named in code skipped by #if at {file}:{}", function.name, skipped.first_line)));
+        return Some((
+            Reason::SkippedIf,
+            format!("`{}` is named in code skipped by #if at {file}:{}", function.name, skipped.first_line),
+        ));
     }
     for flow in graph.outgoing(node) {
         let here = at(&flow.at);
@@ -272,9 +275,8 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
         }
     }
     let roles: BTreeMap<Node, Role> = entries.iter().map(|(_, _, n, r)| (n.clone(), r.clone())).collect();
-    let kernel_param = |n: &Node| {
-        entries.iter().any(|(f, d, node, _)| node == n && f.is_kernel && matches!(d.kind, DeclKind::Param(_)))
-    };
+    let kernel_param =
+        |n: &Node| entries.iter().any(|(f, d, node, _)| node == n && f.is_kernel && matches!(d.kind, DeclKind::Param(_)));
     let mut decided: BTreeMap<Node, Decision> = BTreeMap::new();
 
     // Required: everything downstream of an already-generic pointer.
@@ -311,7 +313,11 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
         });
         match blocker {
             Some((down, reason, detail)) => {
-                let why = if kernel_param(&down) { "it is a kernel parameter".to_string() } else { format!("{} ({detail})", reason.code()) };
+                let why = if kernel_param(&down) {
+                    "it is a kernel parameter".to_string()
+                } else {
+                    format!("{} ({detail})", reason.code())
+                };
                 decided.insert(
                     node.clone(),
                     Decision::Refused {
@@ -373,8 +379,8 @@ pub fn spaces(evidence: &[Evidence]) -> Vec<Space> {
 
 /// A pointer to pointer whose inner level names global, local or private.
 fn inner_named(decl: &PointerDecl) -> bool {
-    decl.levels.iter().skip(1).any(|l| {
-        matches!(l.space, Space::Global | Space::Local | Space::Private)
-            && !matches!(l.spelling, Spelling::Unqualified)
-    })
+    decl.levels
+        .iter()
+        .skip(1)
+        .any(|l| matches!(l.space, Space::Global | Space::Local | Space::Private) && !matches!(l.spelling, Spelling::Unqualified))
 }

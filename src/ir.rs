@@ -34,28 +34,46 @@ impl Node {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Source {
-    Decl { node: Node },
+    Decl {
+        node: Node,
+    },
     /// A program-scope variable, or a kernel-scope `__local` variable (`k.tmp`).
-    Global { name: String },
+    Global {
+        name: String,
+    },
     /// The address of a private object (a local array or scalar) of `func`.
-    PrivateObject { func: String, name: String },
+    PrivateObject {
+        func: String,
+        name: String,
+    },
     /// A pointer loaded from memory (a struct field, an array of pointers).
     Memory,
     Null,
     /// Anything else (integer casts, undefined callees): `what` says which.
-    Unknown { what: String },
+    Unknown {
+        what: String,
+    },
 }
 
 /// Where a pointer value goes.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Sink {
-    Decl { node: Node },
+    Decl {
+        node: Node,
+    },
     /// Argument `arg` of a builtin (declared, not defined here); `name` is the
     /// unmangled name, `mangled` the symbol.
-    Builtin { name: String, mangled: String, arg: u32 },
+    Builtin {
+        name: String,
+        mangled: String,
+        arg: u32,
+    },
     /// Argument `arg` of a function declared but not defined in this unit.
-    External { name: String, arg: u32 },
+    External {
+        name: String,
+        arg: u32,
+    },
     /// Stored into memory that is not a declared variable.
     Memory,
     /// Converted to an integer (`ptrtoint`).

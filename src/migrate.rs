@@ -142,17 +142,19 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         unit_files.push(touched);
         for d in decided {
             if let Some(refusal) = refusal_of(unit, d) {
-                if !result.refusals.iter().any(|r| r.canonical == refusal.canonical && r.line == refusal.line && r.name == refusal.name) {
+                if !result
+                    .refusals
+                    .iter()
+                    .any(|r| r.canonical == refusal.canonical && r.line == refusal.line && r.name == refusal.name)
+                {
                     result.refusals.push(refusal);
                 }
             }
         }
     }
     // (file, function) of every planned fix, before verification.
-    let planned: BTreeSet<(PathBuf, String)> = by_file
-        .iter()
-        .flat_map(|(key, (_, fixes))| fixes.iter().map(move |f| (key.clone(), f.function.clone())))
-        .collect();
+    let planned: BTreeSet<(PathBuf, String)> =
+        by_file.iter().flat_map(|(key, (_, fixes))| fixes.iter().map(move |f| (key.clone(), f.function.clone()))).collect();
     let mut changes: BTreeMap<PathBuf, FileChange> = BTreeMap::new();
     let mut overlapping: Vec<(PathBuf, String)> = Vec::new();
     for (key, (path, fixes)) in by_file {
@@ -177,12 +179,21 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         withdrawn.insert(key.clone(), Withdrawal { reason: OVERLAPPING_EDITS, detail: message.clone() });
     }
     for (unit, touched) in units.iter().zip(&unit_files) {
-        let blocking: Vec<&Refusal> =
-            result.refusals.iter().filter(|r| r.blocking && r.canonical == unit.canonical(0)).collect();
+        let blocking: Vec<&Refusal> = result.refusals.iter().filter(|r| r.blocking && r.canonical == unit.canonical(0)).collect();
         if !blocking.is_empty() {
             let reasons: Vec<String> = blocking
                 .iter()
-                .map(|r| format!("{}:{}: error: `{}` of `{}`: {} ({})", r.file.display(), r.line, r.name, r.function, r.detail, r.reason))
+                .map(|r| {
+                    format!(
+                        "{}:{}: error: `{}` of `{}`: {} ({})",
+                        r.file.display(),
+                        r.line,
+                        r.name,
+                        r.function,
+                        r.detail,
+                        r.reason
+                    )
+                })
                 .collect();
             result.errors.push(FileError {
                 path: unit.path.clone(),
@@ -263,7 +274,8 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         result.changes.push(change);
     }
     result.refusals.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
-    result.functions = account(&units, &roots, &planned, &migrated_functions, &withdrawn, &unverified, &result.refusals, options.verify);
+    result.functions =
+        account(&units, &roots, &planned, &migrated_functions, &withdrawn, &unverified, &result.refusals, options.verify);
     result
 }
 
@@ -320,7 +332,13 @@ fn account(
             } else {
                 Outcome::Unchanged
             };
-            out.push(FunctionAccount { file: path.clone(), line: function.pos.line, name: function.name.clone(), kernel: function.is_kernel, outcome });
+            out.push(FunctionAccount {
+                file: path.clone(),
+                line: function.pos.line,
+                name: function.name.clone(),
+                kernel: function.is_kernel,
+                outcome,
+            });
         }
     }
     out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
@@ -348,8 +366,7 @@ fn agree_on_headers(units: &[Unit], options: &MigrateOptions, roots: &[PathBuf])
         })
         .collect();
     for _ in 0..8 {
-        let decisions: Vec<Vec<DeclDecision>> =
-            units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect();
+        let decisions: Vec<Vec<DeclDecision>> = units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect();
         // (header, offset) -> "generic?" -> the first unit answering so, and why.
         let mut answers: BTreeMap<(PathBuf, u32), BTreeMap<bool, String>> = BTreeMap::new();
         for (unit, decided) in units.iter().zip(&decisions) {
@@ -415,7 +432,10 @@ fn apply(path: &Path, fixes: &[Fix]) -> Result<(String, String), String> {
     for edit in edits {
         let (start, end) = (edit.start as usize, edit.end as usize);
         if start < cursor || end > original.len() || !original.is_char_boundary(start) || !original.is_char_boundary(end) {
-            return Err(format!("{}: error: overlapping or invalid edits at byte {start}; no change made to this file", path.display()));
+            return Err(format!(
+                "{}: error: overlapping or invalid edits at byte {start}; no change made to this file",
+                path.display()
+            ));
         }
         migrated.push_str(&original[cursor..start]);
         migrated.push_str(&edit.replacement);

@@ -103,9 +103,6 @@ pub fn write_atomically(path: &Path, text: &str, expected: Option<&str>) -> Resu
 /// Where `--out-dir` puts a file: its path relative to the current
 /// directory (or, for absolute paths, below the root), mirrored under `out`.
 pub fn mirrored(out: &Path, path: &Path) -> PathBuf {
-    let relative: PathBuf = path
-        .components()
-        .filter(|c| matches!(c, std::path::Component::Normal(_)))
-        .collect();
+    let relative: PathBuf = path.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
     out.join(relative)
 }

@@ -78,8 +78,8 @@ impl Workbench {
 
     pub fn load(&self, path: &Path, options: &CompileOptions) -> Result<Unit, UnitError> {
         let display = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| UnitError::Read { path: display.clone(), message: e.to_string() })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| UnitError::Read { path: display.clone(), message: e.to_string() })?;
         let syntax = self
             .parser
             .parse_input(path, &text, options)

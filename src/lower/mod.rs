@@ -41,11 +41,8 @@ pub fn clang_path() -> Result<PathBuf, String> {
 /// Runs clang with `args` on `path` and returns stdout, or clang's messages.
 pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
     let clang = clang_path()?;
-    let output = Command::new(&clang)
-        .args(args)
-        .arg(path)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+    let output =
+        Command::new(&clang).args(args).arg(path).output().map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let first_error = stderr.lines().find(|l| l.contains("error:")).unwrap_or(stderr.trim());
@@ -58,9 +55,7 @@ pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
 pub fn ir_args(language_args: &[String]) -> Vec<String> {
     let mut args = language_args.to_vec();
     args.extend(
-        ["-O0", "-g", "-fno-discard-value-names", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
-            .into_iter()
-            .map(String::from),
+        ["-O0", "-g", "-fno-discard-value-names", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"].into_iter().map(String::from),
     );
     args
 }

@@ -130,10 +130,7 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
                 }
                 // The address of a pointer variable itself: a pointer to a pointer.
                 Some(Slot::Param(_)) | Some(Slot::Local(..)) | Some(Slot::Temporary) | None => {
-                    out.insert(Source::PrivateObject {
-                        func: self.function.name.clone(),
-                        name: value.name(),
-                    });
+                    out.insert(Source::PrivateObject { func: self.function.name.clone(), name: value.name() });
                 }
             },
             Some(Op::Load) => {

@@ -21,9 +21,7 @@ use clang_sys::*;
 /// every thread that parses.
 pub fn ensure_loaded() -> Result<(), String> {
     static LIBRARY: OnceLock<Result<std::sync::Arc<SharedLibrary>, String>> = OnceLock::new();
-    let library = LIBRARY.get_or_init(|| {
-        load_from()
-    });
+    let library = LIBRARY.get_or_init(|| load_from());
     match library {
         Ok(library) => {
             if clang_sys::get_library().is_none() {
@@ -152,8 +150,7 @@ pub enum TokenKind {
     Comment,
 }
 
-type LocationResolver =
-    unsafe fn(CXSourceLocation, *mut CXFile, *mut c_uint, *mut c_uint, *mut c_uint);
+type LocationResolver = unsafe fn(CXSourceLocation, *mut CXFile, *mut c_uint, *mut c_uint, *mut c_uint);
 
 fn resolve(loc: CXSourceLocation, resolver: LocationResolver) -> FileLoc {
     let mut file: CXFile = std::ptr::null_mut();
@@ -240,13 +237,7 @@ impl<'i> TranslationUnit<'i> {
             let mut offset: c_uint = 0;
             // SAFETY: out-pointers are valid locals; the file belongs to this unit.
             unsafe {
-                clang_getExpansionLocation(
-                    loc,
-                    &mut file,
-                    std::ptr::null_mut(),
-                    std::ptr::null_mut(),
-                    &mut offset,
-                );
+                clang_getExpansionLocation(loc, &mut file, std::ptr::null_mut(), std::ptr::null_mut(), &mut offset);
                 if file.is_null() {
                     loc
                 } else {

@@ -263,8 +263,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let extent = self.range(&c.extent());
         let in_macro = self.enclosing_macro(c);
         // Tokens before the name: specifiers and the return type.
-        let head: Vec<RawToken> =
-            self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
+        let head: Vec<RawToken> = self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
         let mut is_kernel = false;
         for t in &head {
             if KERNEL_WORDS.contains(&t.text.as_str()) {
@@ -413,16 +412,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         } else {
             self.levels(&ty, before, hidden_typedef.as_deref())
         };
-        Some(PointerDecl {
-            kind,
-            name,
-            pos,
-            type_text: ty.spelling(),
-            levels,
-            array,
-            in_macro,
-            sizeof_used,
-        })
+        Some(PointerDecl { kind, name, pos, type_text: ty.spelling(), levels, array, in_macro, sizeof_used })
     }
 
     /// The typedefs a declaration's type names: where, whether their own
@@ -555,8 +545,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let loc = c.location();
         let pos = self.pos(&loc);
         let ty = c.ty();
-        let tokens: Vec<RawToken> =
-            self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
+        let tokens: Vec<RawToken> = self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
         let groups = self.spelled_qualifiers(&tokens);
         let spelling = groups.first().cloned().flatten().unwrap_or(Spelling::Unqualified);
         ProgramVar {
@@ -572,13 +561,8 @@ impl<'t, 'i> Walker<'t, 'i> {
         for extent in self.tu.skipped_ranges() {
             let range = self.range(&extent);
             let first_line = extent.start().line;
-            let mut identifiers: Vec<String> = self
-                .tu
-                .tokens(&extent)
-                .into_iter()
-                .filter(|t| t.kind == TokenKind::Identifier)
-                .map(|t| t.text)
-                .collect();
+            let mut identifiers: Vec<String> =
+                self.tu.tokens(&extent).into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
             identifiers.sort();
             identifiers.dedup();
             self.syntax.skipped.push(SkippedRange { range, first_line, identifiers });

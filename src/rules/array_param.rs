@@ -21,7 +21,9 @@ pub const CODE: &str = "array-param-to-pointer";
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
     let array = decision.decl.array.as_ref()?;
     let subject = match array.form {
-        ArrayForm::Brackets { .. } => format!("`{}{}` of `{}` (array to pointer)", decision.decl.name, array.spelled, decision.function),
+        ArrayForm::Brackets { .. } => {
+            format!("`{}{}` of `{}` (array to pointer)", decision.decl.name, array.spelled, decision.function)
+        }
         ArrayForm::Typedef { .. } => {
             format!("`{}` of `{}` (array typedef `{}` to pointer)", decision.decl.name, decision.function, array.spelled)
         }

@@ -10,7 +10,7 @@ pub mod generic_return;
 use serde::Serialize;
 use std::path::PathBuf;
 
-use crate::infer::{spaces, DeclDecision, Decision, Evidence};
+use crate::infer::{spaces, Decision, DeclDecision, Evidence};
 use crate::syntax::{ByteRange, DeclKind, PointerDecl};
 use crate::unit::Unit;
 
