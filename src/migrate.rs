@@ -81,10 +81,11 @@ pub struct FileChange {
     pub path: PathBuf,
     #[serde(skip)]
     pub canonical: PathBuf,
+    /// The file's bytes as read, and with the edits: every other byte is kept, whatever the encoding.
     #[serde(skip)]
-    pub original: String,
+    pub original: Vec<u8>,
     #[serde(skip)]
-    pub migrated: String,
+    pub migrated: Vec<u8>,
     pub fixes: Vec<Fix>,
 }
 
@@ -117,7 +118,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     let roots: Vec<PathBuf> = options.roots.iter().map(|r| canonical(r)).collect();
     let mut units = Vec::new();
     for path in files {
-        match bench.load(path, &options.compile) {
+        match bench.load(path, &options.compile, options.target) {
             Ok(unit) => units.push(unit),
             Err(e) => {
                 result.unanalysable.push(path.clone());
@@ -171,7 +172,6 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     // Verify: every unit whose files change must compile as the target and
     // keep its kernels; a failing unit withdraws every file it touches.
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
-    let original_args = options.compile.clang_args_for(None, EQUIVALENCE_TRIPLE);
     let result_args = options.compile.clang_args_for(Some(&options.target.std_flags()), EQUIVALENCE_TRIPLE);
     let mut withdrawn: BTreeMap<PathBuf, Withdrawal> = BTreeMap::new();
     let mut unverified: BTreeSet<PathBuf> = BTreeSet::new();
@@ -212,7 +212,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         if touched.is_empty() || !options.verify {
             continue;
         }
-        let replaced: BTreeMap<PathBuf, String> =
+        let replaced: BTreeMap<PathBuf, Vec<u8>> =
             touched.iter().filter_map(|k| changes.get(k).map(|c| (k.clone(), c.migrated.clone()))).collect();
         if let Err(message) = crate::verify::compiles(&unit.path, &target_args, &replaced) {
             let detail = format!("the result does not compile as {}: {message}", options.target.name());
@@ -220,6 +220,8 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
             withdraw(&mut withdrawn, touched, VERIFY_FAILED, &detail);
             continue;
         }
+        // The original as the unit was read (its own standard with `--std auto`).
+        let original_args = options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
         let difference = match crate::verify::equivalence(&bench.context, &unit.path, &original_args, &result_args, &replaced) {
             Ok(found) => {
                 for flat in &found.flat_regressions {
@@ -420,27 +422,27 @@ fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
     })
 }
 
-/// Applies the fixes' edits to the file's current text. Edits must not
+/// Applies the fixes' edits to the file's current bytes. Edits must not
 /// overlap; identical edits from different fixes count once.
-fn apply(path: &Path, fixes: &[Fix]) -> Result<(String, String), String> {
-    let original = std::fs::read_to_string(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
+fn apply(path: &Path, fixes: &[Fix]) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let original = std::fs::read(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
     let mut edits: Vec<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
     edits.sort();
     edits.dedup();
-    let mut migrated = String::with_capacity(original.len());
+    let mut migrated = Vec::with_capacity(original.len());
     let mut cursor = 0usize;
     for edit in edits {
         let (start, end) = (edit.start as usize, edit.end as usize);
-        if start < cursor || end > original.len() || !original.is_char_boundary(start) || !original.is_char_boundary(end) {
+        if start < cursor || start > end || end > original.len() {
             return Err(format!(
                 "{}: error: overlapping or invalid edits at byte {start}; no change made to this file",
                 path.display()
             ));
         }
-        migrated.push_str(&original[cursor..start]);
-        migrated.push_str(&edit.replacement);
+        migrated.extend_from_slice(&original[cursor..start]);
+        migrated.extend_from_slice(edit.replacement.as_bytes());
         cursor = end;
     }
-    migrated.push_str(&original[cursor..]);
+    migrated.extend_from_slice(&original[cursor..]);
     Ok((original, migrated))
 }

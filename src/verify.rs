@@ -22,14 +22,14 @@ use crate::lower::{canonical_kernels, run_clang, Context, KernelBody};
 /// The GPU target whose optimiser resolves generic pointers.
 pub const EQUIVALENCE_TRIPLE: &str = "amdgcn-amd-amdhsa";
 
-/// A temporary VFS overlay putting `replaced` (absolute path -> new text) over the files on disk.
+/// A temporary VFS overlay putting `replaced` (absolute path -> new bytes) over the files on disk.
 struct Overlay {
     _dir: Option<tempfile::TempDir>,
     args: Vec<String>,
 }
 
 impl Overlay {
-    fn new(replaced: &BTreeMap<PathBuf, String>) -> Result<Overlay, String> {
+    fn new(replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Overlay, String> {
         if replaced.is_empty() {
             return Ok(Overlay { _dir: None, args: Vec::new() });
         }
@@ -54,7 +54,7 @@ impl Overlay {
 
 /// Compiles `main` with `language_args`, with `replaced` in place of the
 /// files on disk. Returns clang's first error.
-pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathBuf, String>) -> Result<(), String> {
+pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), String> {
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
@@ -96,7 +96,7 @@ pub fn equivalence(
     main: &Path,
     original_args: &[String],
     target_args: &[String],
-    replaced: &BTreeMap<PathBuf, String>,
+    replaced: &BTreeMap<PathBuf, Vec<u8>>,
 ) -> Result<Equivalence, String> {
     let optimised = |language_args: &[String], overlay: &Overlay| -> Result<Vec<KernelBody>, String> {
         let mut args = language_args.to_vec();

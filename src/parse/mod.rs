@@ -11,7 +11,6 @@ mod libclang;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::options::CompileOptions;
 use crate::syntax::*;
 use libclang::{Cursor, CursorKind, FileLoc, Index, RawToken, TokenKind, TranslationUnit, Type, TypeKind};
 
@@ -34,16 +33,11 @@ impl Parser {
         Ok(Parser { index: Index::new()? })
     }
 
-    /// Parses `path`, whose current text is `contents`, with `args` (see
-    /// `CompileOptions::clang_args`).
-    pub fn parse(&self, path: &Path, contents: &str, args: &[String]) -> Result<KernelSyntax, String> {
+    /// Parses `path`, whose current bytes are `contents` (any encoding:
+    /// offsets are byte offsets), with `args` (see `CompileOptions::clang_args`).
+    pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<KernelSyntax, String> {
         let tu = self.index.parse(path, contents, args)?;
         Ok(Walker::new(&tu, path).run())
-    }
-
-    /// Parses with the options' input standard.
-    pub fn parse_input(&self, path: &Path, contents: &str, options: &CompileOptions) -> Result<KernelSyntax, String> {
-        self.parse(path, contents, &options.clang_args(None))
     }
 }
 
