@@ -119,13 +119,13 @@ impl Target {
     /// The clang flags that select this target's language rules.
     pub fn std_flags(self) -> Vec<String> {
         match self {
-            Target::Cl20 => vec![ClStd::Cl20.flag().into()],
+            Target::Cl20 => vec![ClStd::Cl20.flag()],
             Target::Cl30 => vec![
-                ClStd::Cl30.flag().into(),
+                ClStd::Cl30.flag(),
                 "-Xclang".into(),
                 "-cl-ext=-all,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables".into(),
             ],
-            Target::Cl30NoGeneric => vec![ClStd::Cl30.flag().into(), "-Xclang".into(), "-cl-ext=-all".into()],
+            Target::Cl30NoGeneric => vec![ClStd::Cl30.flag(), "-Xclang".into(), "-cl-ext=-all".into()],
         }
     }
     /// The target's language, as an input standard.

@@ -21,7 +21,7 @@ use clang_sys::*;
 /// every thread that parses.
 pub fn ensure_loaded() -> Result<(), String> {
     static LIBRARY: OnceLock<Result<std::sync::Arc<SharedLibrary>, String>> = OnceLock::new();
-    let library = LIBRARY.get_or_init(|| load_from());
+    let library = LIBRARY.get_or_init(load_from);
     match library {
         Ok(library) => {
             if clang_sys::get_library().is_none() {

@@ -338,7 +338,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let is_pointer = canonical.kind() == TypeKind::Pointer;
         let is_array = canonical.is_array();
         let is_param = matches!(kind, DeclKind::Param(_));
-        if !is_pointer && !(is_param && is_array) {
+        if !(is_pointer || (is_param && is_array)) {
             return None;
         }
         let tokens = self.tu.tokens(&c.extent());
@@ -515,7 +515,7 @@ impl<'t, 'i> Walker<'t, 'i> {
                 let default_space = *space == Space::Private || *space == Space::Generic;
                 let spelling = if parenthesised {
                     Spelling::Hidden { why: "parenthesised declarator".into() }
-                } else if stars >= i + 1 {
+                } else if stars > i {
                     match &groups[stars - (i + 1)] {
                         Some(s) => s.clone(),
                         None if default_space && hidden_typedef.is_none() => Spelling::Unqualified,
