@@ -30,7 +30,7 @@ struct Cli {
 const HOST_OPTIONS_HELP: &str = "\
 Host build options (what a host passes to clBuildProgram) are accepted too:
   -include FILE            include FILE first (looked for in the current directory, then -I)
-  -D NAME[=VALUE], -DNAME  -I DIR, -IDIR
+  -D NAME[=VALUE], -I DIR  also spelled -DNAME[=VALUE], -IDIR
   -cl-std=CL1.2            the input standard (as --std)
   -cl-*                    passed to clang when it accepts them (-cl-mad-enable, ...), else ignored with a note
   -w, -Werror, -g          passed to clang
