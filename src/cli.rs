@@ -4,13 +4,13 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde::Serialize;
 
 use crate::analyze;
 use crate::discover::discover;
 use crate::migrate::{migrate, MigrateOptions};
-use crate::options::{ClStd, CompileOptions, Target};
+use crate::options::{CompileOptions, InputStd, Target};
 use crate::render;
 use crate::unit::Workbench;
 
@@ -26,11 +26,24 @@ struct Cli {
     command: Command,
 }
 
+/// The host build options that `build_options` turns into the options above.
+const HOST_OPTIONS_HELP: &str = "\
+Host build options (what a host passes to clBuildProgram) are accepted too:
+  -include FILE            include FILE first (looked for in the current directory, then -I)
+  -D NAME[=VALUE], -I DIR  also spelled -DNAME[=VALUE], -IDIR
+  -cl-std=CL1.2            the input standard (as --std)
+  -cl-*                    passed to clang when it accepts them (-cl-mad-enable, ...), else ignored with a note
+  -w, -Werror, -g          passed to clang
+  --build-options STRING   a host's whole option string, split as a shell would
+  PATHS -- ARGS...         any other clang arguments, after the paths";
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Show, for every pointer declaration, the address spaces that reach it.
+    #[command(after_help = HOST_OPTIONS_HELP)]
     Analyze(AnalyzeArgs),
     /// Rewrite helpers to OpenCL C 2.0 generic pointers; prints a unified diff.
+    #[command(after_help = HOST_OPTIONS_HELP)]
     Migrate(MigrateArgs),
 }
 
@@ -83,12 +96,19 @@ pub struct CompileArgs {
     /// Define a macro (NAME or NAME=VALUE).
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     define: Vec<String>,
-    /// The OpenCL C standard of the input.
-    #[arg(long = "std", value_name = "STD", default_value = "CL1.2", value_parser = ClStd::parse)]
-    std: ClStd,
+    /// Include FILE before the unit (host spelling: -include FILE).
+    #[arg(long = "include", value_name = "FILE")]
+    preinclude: Vec<PathBuf>,
+    /// The OpenCL C standard of the input: auto (per unit, CL1.2 if it
+    /// compiles so, else the target's), or CL1.0 ... CL3.0.
+    #[arg(long = "std", value_name = "STD", default_value = "auto", value_parser = InputStd::parse)]
+    std: InputStd,
     /// Include the full opencl-c.h instead of the lazily declared builtins (slower).
     #[arg(long)]
     full_header: bool,
+    /// Canonical form of host options and of the arguments after `--`: passed to clang.
+    #[arg(long = "clang-arg", hide = true, value_name = "ARG", allow_hyphen_values = true)]
+    clang_arg: Vec<String>,
 }
 
 impl CompileArgs {
@@ -97,6 +117,8 @@ impl CompileArgs {
             std: self.std,
             include_dirs: self.include.clone(),
             defines: self.define.clone(),
+            includes: self.preinclude.clone(),
+            clang_extra: self.clang_arg.clone(),
             full_header: self.full_header,
         }
     }
@@ -117,8 +139,31 @@ struct AnalyzeArgs {
     paths: Vec<PathBuf>,
 }
 
+/// The long options of any subcommand that take a value (`--target`), so
+/// that host-option rewriting leaves their values alone.
+fn takes_value(option: &str) -> bool {
+    let name = option.trim_start_matches('-');
+    Cli::command()
+        .get_subcommands()
+        .flat_map(|c| c.get_arguments())
+        .any(|a| a.get_long() == Some(name) && !a.is_positional() && a.get_action().takes_values())
+}
+
 /// Runs clasp with `args` (including the program name) and returns the exit code.
 pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    // clap cannot read host spellings (`-include`, `-cl-mad-enable`): rewrite them first.
+    let args = match crate::build_options::canonicalize(&args, &takes_value) {
+        Ok(canonical) => {
+            for note in &canonical.notes {
+                let _ = writeln!(stderr, "clasp: note: {note}");
+            }
+            canonical.args
+        }
+        Err(message) => {
+            let _ = writeln!(stderr, "clasp: error: {message}");
+            return EXIT_ERROR;
+        }
+    };
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -163,10 +208,10 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
     };
     let mut errors = found.errors.len();
     for path in &found.files {
-        match bench.load(path, &options) {
+        match bench.load(path, &options, args.target) {
             Ok(unit) => {
                 let compiles = analyze::CompileStatus {
-                    as_input: analyze::CompileCheck::new(options.std.name(), Ok(())),
+                    as_input: analyze::CompileCheck::new(unit.standard.std.name(), Ok(())),
                     unchanged_as_target: Some(analyze::CompileCheck::new(
                         args.target.name(),
                         crate::verify::compiles(path, &target_args, &Default::default()),
@@ -188,7 +233,7 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
                 errors += 1;
                 let _ = writeln!(stderr, "{e}");
                 let compiles = e.is_compile_error().then(|| analyze::CompileStatus {
-                    as_input: analyze::CompileCheck::new(options.std.name(), Err(e.to_string())),
+                    as_input: analyze::CompileCheck::new(options.std.first().name(), Err(e.to_string())),
                     unchanged_as_target: None,
                 });
                 files.push(AnalyzeFile {
@@ -259,7 +304,7 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         for change in &migration.changes {
             let (destination, expected) = match &args.out_dir {
                 Some(out) => (render::mirrored(out, &change.path), None),
-                None => (change.path.clone(), Some(change.original.as_str())),
+                None => (change.path.clone(), Some(change.original.as_slice())),
             };
             if let Err(message) = render::write_atomically(&destination, &change.migrated, expected) {
                 failed.push(crate::migrate::FileError { path: change.path.clone(), message });
@@ -271,7 +316,8 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&migration).unwrap());
     } else if !args.check && !args.write && args.out_dir.is_none() {
         for change in &migration.changes {
-            let _ = write!(stdout, "{}", render::diff(change));
+            // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
+            let _ = stdout.write_all(&render::diff(change));
         }
     }
     for e in &migration.errors {

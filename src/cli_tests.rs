@@ -36,17 +36,19 @@ fn broken_file_in_the_middle_of_a_batch() {
 }
 
 #[test]
-fn missing_and_unreadable_paths_are_errors() {
+fn missing_paths_and_binary_files_are_errors() {
     let (code, _, stderr) = clasp(&["analyze", "fixtures/analyze/no_such.cl", "fixtures/analyze/flows.cl"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("fixtures/analyze/no_such.cl: error: no such file or directory"), "{stderr}");
 
+    // Files are read as bytes (a Latin-1 comment is fine): binary junk is
+    // clang's to reject, with its position.
     let dir = tempfile::tempdir().unwrap();
     let binary = dir.path().join("binary.cl");
     std::fs::write(&binary, [0xffu8, 0xfe, 0x00, 0x01]).unwrap();
     let (code, _, stderr) = clasp(&["analyze", binary.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("binary.cl: error: cannot read"), "{stderr}");
+    assert!(stderr.contains("binary.cl:1:1: error: source file is not valid UTF-8"), "{stderr}");
 }
 
 #[test]
@@ -187,4 +189,176 @@ fn json_accounts_for_every_function() {
     insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!("migrate_json_accounting", format!("{}\nunanalysable: {unanalysable}", accounts.join("\n")));
     });
+}
+
+/// Runs clasp in `dir`; stdout as raw bytes (a diff keeps a file's own encoding).
+fn clasp_in(dir: &Path, args: &[&str]) -> (i32, Vec<u8>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_clasp")).args(args).current_dir(dir).output().expect("run clasp");
+    (output.status.code().unwrap_or(-1), output.stdout, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// A kernel that compiles only with the host's options: `defs.h` included
+/// first (relative to the current directory, as clang does), `N` defined,
+/// and, with `strict`, `-cl-fast-relaxed-math` (its macro) and `-w` (a
+/// `#warning` that `-Werror` would turn into an error).
+fn host_project(strict: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut defs = String::from("#define GMEM __global\ntypedef float real;\n");
+    if strict {
+        defs.push_str("#ifndef __FAST_RELAXED_MATH__\n#error needs -cl-fast-relaxed-math\n#endif\n#warning host header\n");
+    }
+    std::fs::write(dir.path().join("defs.h"), defs).unwrap();
+    std::fs::write(
+        dir.path().join("k.cl"),
+        "void scale(GMEM real *p, real s) { for (int i = 0; i < N; i++) p[i] *= s; }\n\
+         __kernel void run(__global real *a) { scale(a, 2.0f); }\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn host_build_options_reach_every_compilation() {
+    let dir = host_project(false);
+    let host = ["-include", "defs.h", "-D", "N=4", "-cl-std=CL1.2", "-cl-mad-enable", "-w"];
+    let (code, diff, stderr) = clasp_in(dir.path(), &[&["migrate"][..], &host, &["k.cl"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    // Verified: the recompile and both equivalence compiles had the options too.
+    assert!(stderr.contains("1 function migrated (verified)"), "{stderr}");
+    assert!(String::from_utf8_lossy(&diff).contains("+void scale(real *p, real s)"), "{}", String::from_utf8_lossy(&diff));
+    let (code, stdout, stderr) = clasp_in(dir.path(), &[&["analyze", "--json"][..], &host, &["k.cl"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(report["files"][0]["compiles"]["as_input"]["standard"], "CL1.2");
+
+    // Without them, the kernel does not compile; the error names the place.
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "k.cl"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("k.cl:1:12: error: unknown type name 'GMEM'"), "{stderr}");
+    // A missing -include file is clang's error, from the command line.
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "-include", "nosuch.h", "-DN=4", "k.cl"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("<command line>: error: 'nosuch.h' file not found"), "{stderr}");
+}
+
+#[test]
+fn build_options_string_as_the_host_passes_it() {
+    let dir = host_project(true);
+    let host = "-include defs.h -DN=4 -I . -cl-fast-relaxed-math -cl-denorms-are-zero -cl-nv-verbose -Werror -w";
+    let (code, diff, stderr) = clasp_in(dir.path(), &["migrate", "--build-options", host, "k.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 function migrated (verified)"), "{stderr}");
+    assert!(stderr.contains("clasp: note: ignoring build option `-cl-nv-verbose`: clang does not accept it"), "{stderr}");
+    assert!(!diff.is_empty());
+    // -Werror without -w: the header's #warning is an error, so -Werror reached clang.
+    let (code, _, stderr) =
+        clasp_in(dir.path(), &["migrate", "--build-options", "-include defs.h -DN=4 -cl-fast-relaxed-math -Werror", "k.cl"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("error: host header"), "{stderr}");
+    // Other clang options after `--`, as clang takes them.
+    let (code, _, stderr) = clasp_in(
+        dir.path(),
+        &["migrate", "--build-options", "-include defs.h -DN=4 -w", "k.cl", "--", "-cl-fast-relaxed-math", "-fno-builtin"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn unknown_options_are_clear_errors() {
+    let dir = host_project(false);
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "-fno-builtin", "k.cl"]);
+    assert_eq!((code, stdout.as_slice()), (2, &b""[..]));
+    assert!(stderr.contains("clasp: error: unknown option `-fno-builtin`; other clang options go after `--`"), "{stderr}");
+    let (code, _, stderr) = clasp_in(dir.path(), &["analyze", "--build-options", "-DN=4 -O3", "k.cl"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown build option `-O3` in --build-options `-DN=4 -O3`"), "{stderr}");
+    let (code, _, stderr) = clasp_in(dir.path(), &["analyze", "--build-options", "-D 'N=4", "k.cl"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unbalanced quotes"), "{stderr}");
+    let (code, _, stderr) = clasp_in(dir.path(), &["analyze", "-cl-std=CLC++", "k.cl"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown OpenCL C standard `CLC++`"), "{stderr}");
+}
+
+#[test]
+fn migrate_again_over_its_own_output_with_no_flags_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_fixture(dir.path(), "chain.cl");
+    let path = file.to_str().unwrap();
+    let (code, _, stderr) = clasp(&["migrate", "--write", path]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = clasp(&["migrate", "--check", path]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    // The output is 2.0 code, read as such; forcing 1.2 shows why.
+    let (code, stdout, stderr) = clasp(&["analyze", "--json", path]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["files"][0]["compiles"]["as_input"]["standard"], "CL2.0");
+    let (code, stdout, _) = clasp(&["analyze", path]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("compiles as CL2.0: yes"), "{stdout}");
+    let (code, _, stderr) = clasp(&["migrate", "--check", "--std", "CL1.2", path]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("changes address space of pointer"), "{stderr}");
+    // 1.2 code is still read as 1.2.
+    let (_, stdout, _) = clasp(&["analyze", "fixtures/migrate/chain.cl"]);
+    assert!(stdout.contains("compiles as CL1.2: yes"), "{stdout}");
+}
+
+/// Applies `--json`'s edits to `original`, independently of clasp's own code.
+fn apply_edits(original: &[u8], report: &serde_json::Value) -> Vec<u8> {
+    let mut edits: Vec<(usize, usize, String)> = report["changes"][0]["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["edits"].as_array().unwrap().iter())
+        .map(|e| {
+            (
+                e["start"].as_u64().unwrap() as usize,
+                e["end"].as_u64().unwrap() as usize,
+                e["replacement"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort();
+    edits.dedup();
+    let mut out = original.to_vec();
+    for (start, end, replacement) in edits.into_iter().rev() {
+        out.splice(start..end, replacement.into_bytes());
+    }
+    out
+}
+
+#[test]
+fn latin1_bytes_are_kept_by_write_and_by_the_diff() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate/latin1_comment.cl");
+    let original = std::fs::read(&source).unwrap();
+    assert!(std::str::from_utf8(&original).is_err(), "the fixture must not be UTF-8");
+    let (written, patched) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for dir in [&written, &patched] {
+        std::fs::copy(&source, dir.path().join("latin1.cl")).unwrap();
+    }
+
+    let (code, json, stderr) = clasp_in(written.path(), &["migrate", "--json", "latin1.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let expected = apply_edits(&original, &report);
+    assert_ne!(expected, original, "the fixture must change");
+
+    let (code, _, stderr) = clasp_in(written.path(), &["migrate", "--write", "latin1.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let after_write = std::fs::read(written.path().join("latin1.cl")).unwrap();
+    assert_eq!(after_write, expected, "--write must change the edited bytes only");
+    for latin1 in [&b"Caf\xe9,"[..], b"/* \xe9chelle */", b"r\xe9sultat", b"/* \xe0 garder: */ void offset(float *q"] {
+        assert!(after_write.windows(latin1.len()).any(|w| w == latin1), "{:?} lost", String::from_utf8_lossy(latin1));
+    }
+
+    let (code, diff, stderr) = clasp_in(patched.path(), &["migrate", "latin1.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(diff.windows(4).any(|w| w == b"\xe9che"), "the diff carries the file's own bytes");
+    let patch = patched.path().join("p.diff");
+    std::fs::write(&patch, &diff).unwrap();
+    let status = Command::new("git").args(["apply", "p.diff"]).current_dir(patched.path()).status().unwrap();
+    assert!(status.success(), "git apply rejected:\n{}", String::from_utf8_lossy(&diff));
+    assert_eq!(std::fs::read(patched.path().join("latin1.cl")).unwrap(), after_write, "git apply of the diff == --write");
 }

@@ -4,6 +4,7 @@
 //! verify -> render. See the README's Architecture section.
 
 pub mod analyze;
+pub mod build_options;
 pub mod cli;
 pub mod discover;
 pub mod flowgraph;

@@ -1,5 +1,6 @@
 //! Compiler options shared by every stage that runs clang: the input
-//! language standard, the migration target, `-I` and `-D`.
+//! language standard (forced, or `auto`: chosen per unit), the migration
+//! target, `-I`, `-D`, `-include` and the host's other clang options.
 
 use std::path::PathBuf;
 
@@ -42,6 +43,50 @@ impl ClStd {
     pub fn flag(self) -> String {
         format!("-cl-std={}", self.name())
     }
+    /// This standard with its default features.
+    pub fn standard(self) -> Standard {
+        Standard { std: self, flags: vec![self.flag()] }
+    }
+}
+
+/// A language a unit is compiled as: a standard and the clang flags that
+/// select it (for a CL3.0 target, with the target's feature flags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standard {
+    pub std: ClStd,
+    pub flags: Vec<String>,
+}
+
+/// `--std`: the input standard, forced, or `auto`: per unit, CL1.2 when the
+/// unit compiles so, else the target's standard (so that clasp's own output,
+/// which is 2.0 code, is read as such).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputStd {
+    Auto,
+    Fixed(ClStd),
+}
+
+impl InputStd {
+    pub fn parse(text: &str) -> Result<InputStd, String> {
+        if text.eq_ignore_ascii_case("auto") {
+            return Ok(InputStd::Auto);
+        }
+        ClStd::parse(text).map(InputStd::Fixed).map_err(|e| e.replace("(expected ", "(expected auto, "))
+    }
+    /// The standards to try for a unit, in order: the first it compiles as is its input standard.
+    pub fn candidates(self, target: Target) -> Vec<Standard> {
+        match self {
+            InputStd::Fixed(std) => vec![std.standard()],
+            InputStd::Auto => vec![ClStd::Cl12.standard(), target.standard()],
+        }
+    }
+    /// The standard tried first, whose errors are reported when none fits.
+    pub fn first(self) -> ClStd {
+        match self {
+            InputStd::Fixed(std) => std,
+            InputStd::Auto => ClStd::Cl12,
+        }
+    }
 }
 
 /// What the migrated code must compile as.
@@ -74,14 +119,19 @@ impl Target {
     /// The clang flags that select this target's language rules.
     pub fn std_flags(self) -> Vec<String> {
         match self {
-            Target::Cl20 => vec![ClStd::Cl20.flag().into()],
+            Target::Cl20 => vec![ClStd::Cl20.flag()],
             Target::Cl30 => vec![
-                ClStd::Cl30.flag().into(),
+                ClStd::Cl30.flag(),
                 "-Xclang".into(),
                 "-cl-ext=-all,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables".into(),
             ],
-            Target::Cl30NoGeneric => vec![ClStd::Cl30.flag().into(), "-Xclang".into(), "-cl-ext=-all".into()],
+            Target::Cl30NoGeneric => vec![ClStd::Cl30.flag(), "-Xclang".into(), "-cl-ext=-all".into()],
         }
+    }
+    /// The target's language, as an input standard.
+    pub fn standard(self) -> Standard {
+        let std = if self == Target::Cl20 { ClStd::Cl20 } else { ClStd::Cl30 };
+        Standard { std, flags: self.std_flags() }
     }
     pub fn name(self) -> &'static str {
         match self {
@@ -92,24 +142,41 @@ impl Target {
     }
 }
 
-/// Options for compiling one translation unit, as given on the command line.
+/// Options for compiling one translation unit, as given on the command line
+/// (host build options included, see `build_options`).
 #[derive(Debug, Clone)]
 pub struct CompileOptions {
-    pub std: ClStd,
+    pub std: InputStd,
     pub include_dirs: Vec<PathBuf>,
     pub defines: Vec<String>,
+    /// `-include` files, as given: clang looks for them in the current
+    /// directory first, then on the include path, and so do all of clasp's
+    /// compilations (they all run in the current directory).
+    pub includes: Vec<PathBuf>,
+    /// Further clang arguments, passed verbatim: a host's `-cl-*` options
+    /// that clang accepts, `-w`, `-Werror`, `-g`, and those after `--`.
+    pub clang_extra: Vec<String>,
     /// Include the full `opencl-c.h` instead of the driver's lazily declared builtins.
     pub full_header: bool,
 }
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { std: ClStd::Cl12, include_dirs: Vec::new(), defines: Vec::new(), full_header: false }
+        CompileOptions {
+            std: InputStd::Auto,
+            include_dirs: Vec::new(),
+            defines: Vec::new(),
+            includes: Vec::new(),
+            clang_extra: Vec::new(),
+            full_header: false,
+        }
     }
 }
 
 impl CompileOptions {
-    /// The clang arguments for this unit as the input standard (or `std_flags` when given).
+    /// The clang arguments for a unit as `std_flags` (a `Standard`'s flags);
+    /// `None` means the standard `--std` names, or CL1.2 (the first one
+    /// `auto` tries): a loaded unit's own is `Unit::standard`.
     pub fn clang_args(&self, std_flags: Option<&[String]>) -> Vec<String> {
         self.clang_args_for(std_flags, "spir64")
     }
@@ -119,7 +186,7 @@ impl CompileOptions {
         let mut args = vec!["-x".to_string(), "cl".to_string()];
         match std_flags {
             Some(flags) => args.extend(flags.iter().cloned()),
-            None => args.push(self.std.flag().to_string()),
+            None => args.push(self.std.first().flag()),
         }
         args.extend(["-target".to_string(), triple.to_string()]);
         if self.full_header {
@@ -131,6 +198,14 @@ impl CompileOptions {
         for define in &self.defines {
             args.push(format!("-D{define}"));
         }
+        for file in &self.includes {
+            args.extend(["-include".to_string(), file.display().to_string()]);
+        }
+        // A host's driver options may be meaningless for the triples clasp
+        // compiles for (`-cl-denorms-are-zero` for spir64): not a warning,
+        // nor, with `-Werror`, an error.
+        args.push("-Wno-unused-command-line-argument".to_string());
+        args.extend(self.clang_extra.iter().cloned());
         args
     }
 }

@@ -7,15 +7,24 @@ use std::path::{Path, PathBuf};
 
 use crate::migrate::{FileChange, Migration, Outcome, WITHDRAWALS};
 
-/// A `git apply`-able unified diff of one file.
-pub fn diff(change: &FileChange) -> String {
+/// A `git apply`-able unified diff of one file, over its bytes: lines in
+/// any encoding are shown as they are, so applying it reproduces the file.
+pub fn diff(change: &FileChange) -> Vec<u8> {
     // `a//abs/path` for an absolute path would confuse `git apply`.
     let path = display_path(&change.path).trim_start_matches('/').to_string();
-    similar::TextDiff::from_lines(&change.original, &change.migrated)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
+    let text_diff = similar::TextDiff::from_lines(change.original.as_slice(), change.migrated.as_slice());
+    let mut unified = text_diff.unified_diff();
+    unified.context_radius(3);
+    let mut out = Vec::new();
+    // Hunk by hunk: `UnifiedDiff::to_writer` formats hunks through `Display`,
+    // which is lossy for bytes that are not UTF-8; `UnifiedDiffHunk::to_writer` is not.
+    for hunk in unified.iter_hunks() {
+        if out.is_empty() {
+            out.extend_from_slice(format!("--- a/{path}\n+++ b/{path}\n").as_bytes());
+        }
+        hunk.to_writer(&mut out).expect("writing to a Vec cannot fail");
+    }
+    out
 }
 
 /// A path as clang names it (`kernels/../include/a.h`), tidied for people
@@ -91,20 +100,20 @@ pub fn summary(migration: &Migration) -> String {
     )
 }
 
-/// Writes `text` to `path` atomically (temp file + rename), keeping the
+/// Writes `bytes` to `path` atomically (temp file + rename), keeping the
 /// permissions of the file it replaces. With `expected`, refuses when the
-/// file's content is no longer what was read.
-pub fn write_atomically(path: &Path, text: &str, expected: Option<&str>) -> Result<(), String> {
+/// file's bytes are no longer what was read.
+pub fn write_atomically(path: &Path, bytes: &[u8], expected: Option<&[u8]>) -> Result<(), String> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
     if let Some(expected) = expected {
-        let now = std::fs::read_to_string(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
+        let now = std::fs::read(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
         if now != expected {
             return Err(format!("{}: error: changed since it was read; not written", path.display()));
         }
     }
     let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: error: {e}", path.display()))?;
-    temp.write_all(text.as_bytes()).map_err(|e| format!("{}: error: {e}", path.display()))?;
+    temp.write_all(bytes).map_err(|e| format!("{}: error: {e}", path.display()))?;
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(temp.path(), meta.permissions());
     }

@@ -1,13 +1,16 @@
 //! One translation unit through the fact-gathering stages: read, `parse`
 //! (libclang) and `lower` (clang-19 + inkwell), with every failure turned
 //! into a `UnitError` that names the file, line and column.
+//!
+//! Files are bytes, not `String`s: a Latin-1 comment is as good as any,
+//! offsets are clang's byte offsets, and edits leave every other byte as it was.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::ir::IrFacts;
 use crate::lower::{self, Context};
-use crate::options::CompileOptions;
+use crate::options::{CompileOptions, Standard, Target};
 use crate::parse::Parser;
 use crate::syntax::{FileId, KernelSyntax};
 
@@ -17,16 +20,19 @@ pub struct Unit {
     pub path: PathBuf,
     pub syntax: KernelSyntax,
     pub ir: IrFacts,
+    /// The standard the unit is read as (with `--std auto`, chosen per unit):
+    /// every compilation of the unit as it is uses these flags.
+    pub standard: Standard,
     /// One per `syntax.files` entry (same `FileId`).
     sources: Vec<SourceFile>,
 }
 
-/// A file of the unit: its canonical path, resolved once, and its text,
+/// A file of the unit: its canonical path, resolved once, and its bytes,
 /// read once when first needed (headers are only read if edited).
 #[derive(Debug, Clone)]
 struct SourceFile {
     canonical: PathBuf,
-    text: OnceLock<String>,
+    text: OnceLock<Vec<u8>>,
 }
 
 impl Unit {
@@ -35,9 +41,9 @@ impl Unit {
         &self.sources[file].canonical
     }
 
-    /// The text of a file of the unit (empty if a header cannot be read).
-    pub fn text(&self, file: FileId) -> &str {
-        self.sources[file].text.get_or_init(|| std::fs::read_to_string(&self.syntax.files[file]).unwrap_or_default())
+    /// The bytes of a file of the unit (empty if a header cannot be read).
+    pub fn text(&self, file: FileId) -> &[u8] {
+        self.sources[file].text.get_or_init(|| std::fs::read(&self.syntax.files[file]).unwrap_or_default())
     }
 }
 
@@ -76,19 +82,32 @@ impl Workbench {
         Ok(Workbench { parser: Parser::new()?, context: Context::create() })
     }
 
-    pub fn load(&self, path: &Path, options: &CompileOptions) -> Result<Unit, UnitError> {
+    /// Loads a unit as its input standard: the one `options.std` names, or
+    /// with `auto` the first of CL1.2 and `target`'s standard it compiles as.
+    pub fn load(&self, path: &Path, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
         let display = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| UnitError::Read { path: display.clone(), message: e.to_string() })?;
-        let syntax = self
-            .parser
-            .parse_input(path, &text, options)
-            .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
-        let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
-        if !errors.is_empty() {
-            return Err(UnitError::Syntax { diagnostics: errors });
+        let text = std::fs::read(path).map_err(|e| UnitError::Read { path: display.clone(), message: e.to_string() })?;
+        // 1.2 code, the usual input, is parsed once; the target's standard is
+        // only tried when 1.2 rejects the unit (clasp's own output, 2.0 code).
+        let mut first_errors = None;
+        let mut chosen = None;
+        for standard in options.std.candidates(target) {
+            let syntax = self
+                .parser
+                .parse(path, &text, &options.clang_args(Some(&standard.flags)))
+                .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
+            let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
+            if errors.is_empty() {
+                chosen = Some((standard, syntax));
+                break;
+            }
+            first_errors.get_or_insert(errors);
         }
-        let ir = lower::lower(&self.context, path, &options.clang_args(None))
+        // When no standard fits, the errors are those of the first (CL1.2 with `auto`).
+        let Some((standard, syntax)) = chosen else {
+            return Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default() });
+        };
+        let ir = lower::lower(&self.context, path, &options.clang_args(Some(&standard.flags)))
             .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
         let sources = syntax
             .files
@@ -99,6 +118,6 @@ impl Workbench {
                 text: if id == 0 { OnceLock::from(text.clone()) } else { OnceLock::new() },
             })
             .collect();
-        Ok(Unit { path: path.to_path_buf(), syntax, ir, sources })
+        Ok(Unit { path: path.to_path_buf(), syntax, ir, standard, sources })
     }
 }

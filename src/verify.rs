@@ -26,7 +26,7 @@ use crate::lower::{equivalence_args, run_clang, Context, KernelBody};
 /// The GPU target whose optimiser resolves generic pointers.
 pub const EQUIVALENCE_TRIPLE: &str = "amdgcn-amd-amdhsa";
 
-/// A temporary VFS overlay putting `replaced` (absolute path -> new text) over the files on disk.
+/// A temporary VFS overlay putting `replaced` (absolute path -> new bytes) over the files on disk.
 struct Overlay {
     _dir: Option<tempfile::TempDir>,
     args: Vec<String>,

@@ -88,10 +88,11 @@ pub struct FileChange {
     pub path: PathBuf,
     #[serde(skip)]
     pub canonical: PathBuf,
+    /// The file's bytes as read, and with the edits: every other byte is kept, whatever the encoding.
     #[serde(skip)]
-    pub original: String,
+    pub original: Vec<u8>,
     #[serde(skip)]
-    pub migrated: String,
+    pub migrated: Vec<u8>,
     pub fixes: Vec<Fix>,
 }
 
@@ -133,7 +134,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
 fn load_units(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
     let mut units = Vec::new();
     for path in files {
-        match bench.load(path, &options.compile) {
+        match bench.load(path, &options.compile, options.target) {
             Ok(unit) => units.push(unit),
             Err(e) => {
                 result.unanalysable.push(path.clone());
@@ -168,13 +169,7 @@ fn changes(plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<F
             })
             .cloned()
             .collect();
-        out.push(FileChange {
-            path: path.clone(),
-            canonical: file.clone(),
-            original: String::from_utf8_lossy(original).into_owned(),
-            migrated: String::from_utf8_lossy(&migrated).into_owned(),
-            fixes,
-        });
+        out.push(FileChange { path: path.clone(), canonical: file.clone(), original: original.clone(), migrated, fixes });
     }
     out
 }

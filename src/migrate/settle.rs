@@ -201,7 +201,8 @@ impl Settler<'_> {
             reason: VERIFY_FAILED,
             detail: format!("the result does not compile as {target}: {message}"),
         })?;
-        let original_args = self.options.compile.clang_args_for(None, EQUIVALENCE_TRIPLE);
+        // The original as the unit was read (its own standard with `--std auto`).
+        let original_args = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
         let context = &self.bench.context;
         let original = self.originals[u]
             .get_or_insert_with(|| crate::verify::optimised_kernels(context, &unit.path, &original_args, &BTreeMap::new()))

@@ -21,7 +21,7 @@ use clang_sys::*;
 /// every thread that parses.
 pub fn ensure_loaded() -> Result<(), String> {
     static LIBRARY: OnceLock<Result<std::sync::Arc<SharedLibrary>, String>> = OnceLock::new();
-    let library = LIBRARY.get_or_init(|| load_from());
+    let library = LIBRARY.get_or_init(load_from);
     match library {
         Ok(library) => {
             if clang_sys::get_library().is_none() {
@@ -68,9 +68,9 @@ impl Index {
 
     /// Parses one file with the given compiler arguments; detailed
     /// preprocessing records are kept so macro uses can be seen.
-    /// `contents` is the main file's text as the caller read it, so offsets
+    /// `contents` is the main file's bytes as the caller read them, so offsets
     /// refer to exactly those bytes.
-    pub fn parse(&self, path: &Path, contents: &str, args: &[String]) -> Result<TranslationUnit<'_>, String> {
+    pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<TranslationUnit<'_>, String> {
         let c_path = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
         let mut unsaved = CXUnsavedFile {
             Filename: c_path.as_ptr(),

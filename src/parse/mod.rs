@@ -11,7 +11,6 @@ mod libclang;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::options::CompileOptions;
 use crate::syntax::*;
 use libclang::{Cursor, CursorKind, FileLoc, Index, RawToken, TokenKind, TranslationUnit, Type, TypeKind};
 
@@ -34,16 +33,11 @@ impl Parser {
         Ok(Parser { index: Index::new()? })
     }
 
-    /// Parses `path`, whose current text is `contents`, with `args` (see
-    /// `CompileOptions::clang_args`).
-    pub fn parse(&self, path: &Path, contents: &str, args: &[String]) -> Result<KernelSyntax, String> {
+    /// Parses `path`, whose current bytes are `contents` (any encoding:
+    /// offsets are byte offsets), with `args` (see `CompileOptions::clang_args`).
+    pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<KernelSyntax, String> {
         let tu = self.index.parse(path, contents, args)?;
         Ok(Walker::new(&tu, path).run())
-    }
-
-    /// Parses with the options' input standard.
-    pub fn parse_input(&self, path: &Path, contents: &str, options: &CompileOptions) -> Result<KernelSyntax, String> {
-        self.parse(path, contents, &options.clang_args(None))
     }
 }
 
@@ -347,7 +341,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let is_pointer = canonical.kind() == TypeKind::Pointer;
         let is_array = canonical.is_array();
         let is_param = matches!(kind, DeclKind::Param(_));
-        if !is_pointer && !(is_param && is_array) {
+        if !(is_pointer || (is_param && is_array)) {
             return None;
         }
         let tokens = self.tu.tokens(&c.extent());
@@ -524,7 +518,7 @@ impl<'t, 'i> Walker<'t, 'i> {
                 let default_space = *space == Space::Private || *space == Space::Generic;
                 let spelling = if parenthesised {
                     Spelling::Hidden { why: "parenthesised declarator".into() }
-                } else if stars >= i + 1 {
+                } else if stars > i {
                     match &groups[stars - (i + 1)] {
                         Some(s) => s.clone(),
                         None if default_space && hidden_typedef.is_none() => Spelling::Unqualified,

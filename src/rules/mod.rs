@@ -43,7 +43,7 @@ pub struct Fix {
 /// blanks that follow it, or precede it when nothing follows on the line.
 pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
     let file = unit.syntax.files[range.file].clone();
-    let bytes = unit.text(range.file).as_bytes();
+    let bytes = unit.text(range.file);
     let (mut start, mut end) = (range.start as usize, range.end as usize);
     let blank = |b: u8| b == b' ' || b == b'\t';
     if end < bytes.len() && blank(bytes[end]) {
