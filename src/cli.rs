@@ -64,6 +64,9 @@ struct MigrateArgs {
     /// Write migrated copies under DIR, mirroring relative paths.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
+    /// Worker threads (default: one per core); the output is the same for any number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
     /// Only files under DIR are edited (default: the enclosing git work tree
     /// of the paths, else their deepest common directory).
     #[arg(long, value_name = "DIR")]
@@ -291,6 +294,7 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         verify: !args.no_verify,
         allow_unverified: args.allow_unverified,
         ignored_pins: args.test_ignore_pin.clone(),
+        jobs: args.jobs.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
     };
     let mut migration = migrate(&bench, &found.files, &options);
     for (path, message) in found.errors {
@@ -332,6 +336,9 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         }
     }
     let _ = writeln!(stderr, "{}", render::summary(&migration));
+    if let Some(times) = crate::timings::report() {
+        let _ = writeln!(stderr, "{times}");
+    }
     if !migration.errors.is_empty() {
         EXIT_ERROR
     } else if args.check && !migration.changes.is_empty() {

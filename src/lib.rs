@@ -18,5 +18,6 @@ pub mod render;
 pub mod root;
 pub mod rules;
 pub mod syntax;
+pub mod timings;
 pub mod unit;
 pub mod verify;

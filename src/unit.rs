@@ -92,10 +92,10 @@ impl Workbench {
         let mut first_errors = None;
         let mut chosen = None;
         for standard in options.std.candidates(target) {
-            let syntax = self
-                .parser
-                .parse(path, &text, &options.clang_args(Some(&standard.flags)))
-                .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
+            let syntax = crate::timings::time("parse (libclang)", || {
+                self.parser.parse(path, &text, &options.clang_args(Some(&standard.flags)))
+            })
+            .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
             let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
             if errors.is_empty() {
                 chosen = Some((standard, syntax));
@@ -107,8 +107,10 @@ impl Workbench {
         let Some((standard, syntax)) = chosen else {
             return Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default() });
         };
-        let ir = lower::lower(&self.context, path, &options.clang_args(Some(&standard.flags)))
-            .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
+        let ir = crate::timings::time("lower (clang -O0 + facts)", || {
+            lower::lower(&self.context, path, &options.clang_args(Some(&standard.flags)))
+        })
+        .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
         let sources = syntax
             .files
             .iter()

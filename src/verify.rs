@@ -64,7 +64,7 @@ pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathB
     args.extend(overlay.args.iter().cloned());
     args.push("-fsyntax-only".into());
     // The path as given, so clang's messages name it as the user did.
-    run_clang(main, &args).map(|_| ())
+    crate::timings::time("verify: recompile", || run_clang(main, &args)).map(|_| ())
 }
 
 /// What the equivalence check found for one unit.
@@ -106,8 +106,8 @@ pub fn optimised_kernels(
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
-    let bitcode = run_clang(main, &equivalence_args(&args))?;
-    crate::lower::optimised_kernels(context, &bitcode, &main.to_string_lossy())
+    let bitcode = crate::timings::time("verify: clang amdgcn", || run_clang(main, &equivalence_args(&args)))?;
+    crate::timings::time("verify: pipeline", || crate::lower::optimised_kernels(context, &bitcode, &main.to_string_lossy()))
 }
 
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid

@@ -35,6 +35,8 @@ pub struct MigrateOptions {
     pub allow_unverified: bool,
     /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
     pub ignored_pins: Vec<Reason>,
+    /// Worker threads for loading and first checks (at least 1); output is the same for any number.
+    pub jobs: usize,
 }
 
 /// How one function ended.
@@ -119,9 +121,16 @@ pub struct Migration {
 /// Migrates a batch: load -> plan -> settle -> changes and accounting.
 pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -> Migration {
     let mut result = Migration { files_seen: files.len(), ..Default::default() };
-    let units = load_units(bench, files, options, &mut result);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(options.jobs.max(1)).build() {
+        Ok(pool) => pool,
+        Err(e) => {
+            result.errors.push(FileError { path: PathBuf::new(), message: format!("clasp: error: cannot start workers: {e}") });
+            return result;
+        }
+    };
+    let units = load_units(&pool, files, options, &mut result);
     let plan = plan::plan(&units, options, &options.root);
-    let settled = settle::settle(bench, &units, &plan, options);
+    let settled = settle::settle(bench, &pool, &units, &plan, options);
     result.changes = changes(&plan, &settled, &mut result.errors);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
@@ -130,15 +139,26 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     result
 }
 
-/// Reads, parses and lowers every file; one that fails is an error and the batch goes on.
-fn load_units(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
+/// Reads, parses and lowers every file, in parallel (a libclang index and an
+/// LLVM context per worker); one that fails is an error and the batch goes on.
+fn load_units(pool: &rayon::ThreadPool, files: &[PathBuf], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
+    use rayon::prelude::*;
+    let loaded: Vec<Result<Unit, String>> = pool.install(|| {
+        files
+            .par_iter()
+            .map_init(Workbench::new, |bench, path| match bench {
+                Ok(bench) => bench.load(path, &options.compile, options.target).map_err(|e| e.to_string()),
+                Err(message) => Err(format!("clasp: error: {message}")),
+            })
+            .collect()
+    });
     let mut units = Vec::new();
-    for path in files {
-        match bench.load(path, &options.compile, options.target) {
+    for (path, unit) in files.iter().zip(loaded) {
+        match unit {
             Ok(unit) => units.push(unit),
-            Err(e) => {
+            Err(message) => {
                 result.unanalysable.push(path.clone());
-                result.errors.push(FileError { path: path.clone(), message: e.to_string() });
+                result.errors.push(FileError { path: path.clone(), message });
             }
         }
     }

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 use super::plan::{apply, Plan, SetId};
 use super::{FileError, MigrateOptions, Warning, NOT_EQUIVALENT, OVERLAPPING_EDITS, UNREPAIRABLE_UNIT, VERIFY_FAILED};
+use crate::lower::Context;
 use crate::lower::KernelBody;
 use crate::unit::{Unit, Workbench};
 use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
@@ -51,8 +52,8 @@ impl Settled {
     }
 }
 
-struct Settler<'a> {
-    bench: &'a Workbench,
+/// What checking a unit needs; shared by the worker threads of the first pass.
+struct Checker<'a> {
     units: &'a [Unit],
     plan: &'a Plan,
     options: &'a MigrateOptions,
@@ -60,8 +61,18 @@ struct Settler<'a> {
     result_args: Vec<String>,
     /// Per unit: its files' canonical paths.
     files: Vec<BTreeSet<PathBuf>>,
-    /// Per unit: the original's canonical kernels, compiled once.
-    originals: Vec<Option<Result<Vec<KernelBody>, String>>>,
+}
+
+/// A unit's original kernels, compiled once (when verification first needs them).
+type Original = Option<Result<Vec<KernelBody>, String>>;
+
+struct Settler<'a> {
+    context: &'a Context,
+    checker: Checker<'a>,
+    /// Per unit: the original's canonical kernels.
+    originals: Vec<Original>,
+    /// Per unit: the first pass's check of all its sets, done in parallel.
+    prefetched: Vec<Option<(BTreeSet<SetId>, Result<Passed, Withdrawal>)>>,
     /// Per unit: the sets last found to pass together, and what that check found.
     settled: Vec<Option<(BTreeSet<SetId>, Passed)>>,
     /// Units that cannot be repaired: they keep nothing.
@@ -72,17 +83,21 @@ struct Settler<'a> {
 }
 
 /// Checks every unit, withdrawing what fails, until every unit passes with the sets that remain.
-pub fn settle(bench: &Workbench, units: &[Unit], plan: &Plan, options: &MigrateOptions) -> Settled {
+pub fn settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &MigrateOptions) -> Settled {
     let target_flags = options.target.std_flags();
-    let mut settler = Settler {
-        bench,
+    let checker = Checker {
         units,
         plan,
         options,
         target_args: options.compile.clang_args(Some(&target_flags)),
         result_args: options.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE),
         files: units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect(),
+    };
+    let mut settler = Settler {
+        context: &bench.context,
+        checker,
         originals: vec![None; units.len()],
+        prefetched: vec![None; units.len()],
         settled: vec![None; units.len()],
         failed: BTreeSet::new(),
         pending: (0..units.len()).collect(),
@@ -107,6 +122,7 @@ pub fn settle(bench: &Workbench, units: &[Unit], plan: &Plan, options: &MigrateO
             settler.unrepairable(u, &lines.join("\n"));
         }
     }
+    settler.first_pass(pool);
     while let Some(u) = settler.pending.pop_first() {
         if !settler.failed.contains(&u) {
             settler.settle_unit(u);
@@ -118,7 +134,42 @@ pub fn settle(bench: &Workbench, units: &[Unit], plan: &Plan, options: &MigrateO
 
 impl Settler<'_> {
     fn candidates(&self, u: usize) -> BTreeSet<SetId> {
-        self.plan.unit_sets[u].iter().copied().filter(|id| self.out.kept(*id)).collect()
+        self.checker.plan.unit_sets[u].iter().copied().filter(|id| self.out.kept(*id)).collect()
+    }
+
+    /// Every unit's first check (all its sets), in parallel: most units pass it, and it is
+    /// most of the time spent. Each worker has its own LLVM context.
+    fn first_pass(&mut self, pool: &rayon::ThreadPool) {
+        use rayon::prelude::*;
+        let work: Vec<(usize, BTreeSet<SetId>)> = (0..self.checker.units.len())
+            .filter(|u| !self.failed.contains(u))
+            .map(|u| (u, self.candidates(u)))
+            .filter(|(_, sets)| !sets.is_empty())
+            .collect();
+        let checker = &self.checker;
+        let done: Vec<(usize, BTreeSet<SetId>, Original, Result<Passed, Withdrawal>)> = pool.install(|| {
+            work.into_par_iter()
+                .map_init(Context::create, |context, (u, sets)| {
+                    let mut original = None;
+                    let result = checker.check(context, u, &mut original, &sets);
+                    (u, sets, original, result)
+                })
+                .collect()
+        });
+        for (u, sets, original, result) in done {
+            self.originals[u] = original;
+            self.prefetched[u] = Some((sets, result));
+        }
+    }
+
+    /// Checks unit `u` with `sets`, using the first pass's result when it checked the same.
+    fn check(&mut self, u: usize, sets: &BTreeSet<SetId>) -> Result<Passed, Withdrawal> {
+        if let Some((prefetched, result)) = self.prefetched[u].take() {
+            if &prefetched == sets {
+                return result;
+            }
+        }
+        self.checker.check(self.context, u, &mut self.originals[u], sets)
     }
 
     fn settle_unit(&mut self, u: usize) {
@@ -126,10 +177,11 @@ impl Settler<'_> {
         if candidates.is_empty() || self.settled[u].as_ref().map(|(s, _)| s) == Some(&candidates) {
             return;
         }
-        let required = &self.plan.required[u];
+        let required = &self.checker.plan.required[u];
         if let Some(gone) = required.iter().find(|id| !candidates.contains(id)) {
             let why = &self.out.withdrawn[gone];
-            let detail = format!("a change it requires ({}) was withdrawn: {}", self.plan.sets[*gone].functions(), why.detail);
+            let detail =
+                format!("a change it requires ({}) was withdrawn: {}", self.checker.plan.sets[*gone].functions(), why.detail);
             self.unrepairable(u, &detail);
             return;
         }
@@ -188,8 +240,75 @@ impl Settler<'_> {
         }
     }
 
+    /// Withdraws set `id` everywhere, found failing in unit `u`; the other units touching it are checked again.
+    fn withdraw(&mut self, u: usize, id: SetId, why: Withdrawal) {
+        if self.out.withdrawn.contains_key(&id) {
+            return;
+        }
+        let path = self.checker.units[u].path.clone();
+        let message = format!("change withdrawn ({}): {}: {}", why.reason, self.checker.plan.sets[id].functions(), why.detail);
+        self.out.warnings.push(Warning { path, message });
+        self.out.withdrawn.insert(id, why);
+        for (other, sets) in self.checker.plan.unit_sets.iter().enumerate() {
+            if other != u && sets.contains(&id) {
+                self.pending.insert(other);
+            }
+        }
+    }
+
+    /// Unit `u` cannot compile as the target: an error, and none of its sets stand.
+    fn unrepairable(&mut self, u: usize, detail: &str) {
+        if !self.failed.insert(u) {
+            return;
+        }
+        let unit = &self.checker.units[u];
+        let target = self.checker.options.target.name();
+        let message =
+            format!("{}: error: cannot make this file compile as {target}, left unchanged:\n{detail}", unit.path.display());
+        self.out.errors.push(FileError { path: unit.path.clone(), message });
+        let why = Withdrawal { reason: UNREPAIRABLE_UNIT, detail: format!("{} cannot compile as {target}", unit.path.display()) };
+        self.settled[u] = None;
+        let sets: Vec<SetId> = self.checker.plan.unit_sets[u].iter().copied().collect();
+        for id in sets {
+            if self.out.kept(id) {
+                self.out.withdrawn.insert(id, why.clone());
+                for (other, sets) in self.checker.plan.unit_sets.iter().enumerate() {
+                    if other != u && sets.contains(&id) {
+                        self.pending.insert(other);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Warnings about what is kept: flat-access regressions, changes kept unverified.
+    fn report_kept(&mut self) {
+        for (u, settled) in self.settled.iter().enumerate() {
+            let Some((sets, passed)) = settled else { continue };
+            if sets.is_empty() || self.failed.contains(&u) {
+                continue;
+            }
+            let path = &self.checker.units[u].path;
+            for flat in &passed.flat_regressions {
+                self.out.warnings.push(Warning {
+                    path: path.clone(),
+                    message: format!(
+                        "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs",
+                        flat.kernel, flat.after, flat.before
+                    ),
+                });
+            }
+            if let Some(detail) = &passed.unverified {
+                self.out.warnings.push(Warning { path: path.clone(), message: format!("kept unverified: {detail}") });
+                self.out.unverified.extend(sets.iter().copied());
+            }
+        }
+    }
+}
+
+impl Checker<'_> {
     /// Recompiles unit `u` with `sets` applied and compares its kernels with the original's.
-    fn check(&mut self, u: usize, sets: &BTreeSet<SetId>) -> Result<Passed, Withdrawal> {
+    fn check(&self, context: &Context, u: usize, original: &mut Original, sets: &BTreeSet<SetId>) -> Result<Passed, Withdrawal> {
         let unit = &self.units[u];
         let replaced =
             apply(self.plan, sets, &self.files[u]).map_err(|detail| Withdrawal { reason: OVERLAPPING_EDITS, detail })?;
@@ -201,11 +320,17 @@ impl Settler<'_> {
             reason: VERIFY_FAILED,
             detail: format!("the result does not compile as {target}: {message}"),
         })?;
-        // The original as the unit was read (its own standard with `--std auto`).
-        let original_args = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-        let context = &self.bench.context;
-        let original = self.originals[u]
-            .get_or_insert_with(|| crate::verify::optimised_kernels(context, &unit.path, &original_args, &BTreeMap::new()))
+        let original = original
+            .get_or_insert_with(|| {
+                // What the edits are compared with: the original compiled as the target when it
+                // compiles so (the same preprocessor view: code under `#if __OPENCL_C_VERSION__`
+                // is the same on both sides, so only the edits can differ), else as it was read.
+                let none = BTreeMap::new();
+                crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &none).or_else(|_| {
+                    let as_read = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
+                    crate::verify::optimised_kernels(context, &unit.path, &as_read, &none)
+                })
+            })
             .clone();
         let compared = original.and_then(|before| {
             let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced)?;
@@ -225,71 +350,6 @@ impl Settler<'_> {
             None => Ok(Passed { flat_regressions, unverified: None }),
             Some(detail) if self.options.allow_unverified => Ok(Passed { flat_regressions, unverified: Some(detail) }),
             Some(detail) => Err(Withdrawal { reason: NOT_EQUIVALENT, detail }),
-        }
-    }
-
-    /// Withdraws set `id` everywhere, found failing in unit `u`; the other units touching it are checked again.
-    fn withdraw(&mut self, u: usize, id: SetId, why: Withdrawal) {
-        if self.out.withdrawn.contains_key(&id) {
-            return;
-        }
-        let path = self.units[u].path.clone();
-        let message = format!("change withdrawn ({}): {}: {}", why.reason, self.plan.sets[id].functions(), why.detail);
-        self.out.warnings.push(Warning { path, message });
-        self.out.withdrawn.insert(id, why);
-        for (other, sets) in self.plan.unit_sets.iter().enumerate() {
-            if other != u && sets.contains(&id) {
-                self.pending.insert(other);
-            }
-        }
-    }
-
-    /// Unit `u` cannot compile as the target: an error, and none of its sets stand.
-    fn unrepairable(&mut self, u: usize, detail: &str) {
-        if !self.failed.insert(u) {
-            return;
-        }
-        let unit = &self.units[u];
-        let target = self.options.target.name();
-        let message =
-            format!("{}: error: cannot make this file compile as {target}, left unchanged:\n{detail}", unit.path.display());
-        self.out.errors.push(FileError { path: unit.path.clone(), message });
-        let why = Withdrawal { reason: UNREPAIRABLE_UNIT, detail: format!("{} cannot compile as {target}", unit.path.display()) };
-        self.settled[u] = None;
-        let sets: Vec<SetId> = self.plan.unit_sets[u].iter().copied().collect();
-        for id in sets {
-            if self.out.kept(id) {
-                self.out.withdrawn.insert(id, why.clone());
-                for (other, sets) in self.plan.unit_sets.iter().enumerate() {
-                    if other != u && sets.contains(&id) {
-                        self.pending.insert(other);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Warnings about what is kept: flat-access regressions, changes kept unverified.
-    fn report_kept(&mut self) {
-        for (u, settled) in self.settled.iter().enumerate() {
-            let Some((sets, passed)) = settled else { continue };
-            if sets.is_empty() || self.failed.contains(&u) {
-                continue;
-            }
-            let path = &self.units[u].path;
-            for flat in &passed.flat_regressions {
-                self.out.warnings.push(Warning {
-                    path: path.clone(),
-                    message: format!(
-                        "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs",
-                        flat.kernel, flat.after, flat.before
-                    ),
-                });
-            }
-            if let Some(detail) = &passed.unverified {
-                self.out.warnings.push(Warning { path: path.clone(), message: format!("kept unverified: {detail}") });
-                self.out.unverified.extend(sets.iter().copied());
-            }
         }
     }
 }
