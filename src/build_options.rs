@@ -46,8 +46,12 @@ pub const CLANG_CL_OPTIONS: [&str; 13] = [
 /// Other host options that clang takes as they are.
 const PLAIN_OPTIONS: [&str; 3] = ["-w", "-Werror", "-g"];
 
-/// clasp's own short options, which clap reads.
-const CLAP_SHORTS: [&str; 2] = ["-h", "-V"];
+/// clasp's own short options, which clap reads (`-j` takes a value, `-j 2` or `-j2`).
+const CLAP_SHORTS: [&str; 3] = ["-h", "-V", "-j"];
+
+fn is_clap_short(word: &str) -> bool {
+    CLAP_SHORTS.contains(&word) || word.strip_prefix("-j").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
 
 /// Rewrites `argv` (program name first). `takes_value` says whether a long
 /// option of clasp's (`--target`) consumes the next word, which is then
@@ -94,7 +98,7 @@ pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Resu
         if host_option(&word, &mut words, &mut out)? {
             continue;
         }
-        if word.len() > 1 && word.starts_with('-') && !CLAP_SHORTS.contains(&word.as_str()) {
+        if word.len() > 1 && word.starts_with('-') && !is_clap_short(&word) {
             return Err(format!(
                 "unknown option `{word}`; other clang options go after `--`, after the paths (`clasp migrate PATHS -- {word}`)"
             ));
@@ -169,6 +173,9 @@ mod tests {
             "clasp migrate --out-dir -w --target cl3.0 --json a.cl"
         );
         assert_eq!(args("clasp migrate --out-dir=o -w a.cl"), "clasp migrate --out-dir=o --clang-arg=-w a.cl");
+        // clasp's own `-j N` / `-jN` go to clap as they are.
+        assert_eq!(args("clasp migrate -j 2 -j1 a.cl"), "clasp migrate -j 2 -j1 a.cl");
+        assert!(run("clasp migrate -jx a.cl").is_err());
     }
 
     #[test]

@@ -220,3 +220,17 @@ fn edit_root_covers_the_work_tree() {
     let (again, diff, stderr) = run(&["--std", "CL2.0"]);
     assert_eq!((again, diff.as_str()), (0, ""), "second run: {stderr}");
 }
+
+/// Workers change nothing but the time: the same batch with one and two
+/// workers gives the same diff, explanations, summary and exit code.
+#[test]
+fn output_does_not_depend_on_workers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for fixture in ["fixtures/demo", "fixtures/migrate/withdraw_minimal.cl", "fixtures/migrate/repair_shared_header"] {
+        let path = root.join(fixture);
+        let one = run_fixture("migrate", &path, &["--explain", "-j", "1"]);
+        let two = run_fixture("migrate", &path, &["--explain", "-j", "2"]);
+        assert_eq!(one, two, "{fixture}");
+        assert!(!one.1.is_empty(), "{fixture}: expected a diff");
+    }
+}
