@@ -66,13 +66,16 @@ struct Checker<'a> {
 /// A unit's original kernels, compiled once (when verification first needs them).
 type Original = Option<Result<Vec<KernelBody>, String>>;
 
+/// A check of some of a unit's sets, and what it found.
+type Checked = (BTreeSet<SetId>, Result<Passed, Withdrawal>);
+
 struct Settler<'a> {
     context: &'a Context,
     checker: Checker<'a>,
     /// Per unit: the original's canonical kernels.
     originals: Vec<Original>,
     /// Per unit: the first pass's check of all its sets, done in parallel.
-    prefetched: Vec<Option<(BTreeSet<SetId>, Result<Passed, Withdrawal>)>>,
+    prefetched: Vec<Option<Checked>>,
     /// Per unit: the sets last found to pass together, and what that check found.
     settled: Vec<Option<(BTreeSet<SetId>, Passed)>>,
     /// Units that cannot be repaired: they keep nothing.
@@ -147,18 +150,18 @@ impl Settler<'_> {
             .filter(|(_, sets)| !sets.is_empty())
             .collect();
         let checker = &self.checker;
-        let done: Vec<(usize, BTreeSet<SetId>, Original, Result<Passed, Withdrawal>)> = pool.install(|| {
+        let done: Vec<(usize, Original, Checked)> = pool.install(|| {
             work.into_par_iter()
                 .map_init(Context::create, |context, (u, sets)| {
                     let mut original = None;
                     let result = checker.check(context, u, &mut original, &sets);
-                    (u, sets, original, result)
+                    (u, original, (sets, result))
                 })
                 .collect()
         });
-        for (u, sets, original, result) in done {
+        for (u, original, checked) in done {
             self.originals[u] = original;
-            self.prefetched[u] = Some((sets, result));
+            self.prefetched[u] = Some(checked);
         }
     }
 
