@@ -110,6 +110,8 @@ pub struct IrFunction {
     pub returns: Option<Space>,
     /// Pointer-typed local variables: (name, line, pointee space).
     pub locals: Vec<(String, u32, Space)>,
+    /// Functions defined in the unit that it calls directly.
+    pub calls: Vec<String>,
 }
 
 /// A program-scope (or kernel-scope `__local`) variable.
@@ -131,6 +133,23 @@ pub struct IrFacts {
 impl IrFacts {
     pub fn function(&self, name: &str) -> Option<&IrFunction> {
         self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// The kernels that run any of `functions` (IR names): themselves, or through calls.
+    pub fn kernels_reaching(&self, functions: &std::collections::BTreeSet<String>) -> std::collections::BTreeSet<String> {
+        let mut reaching = functions.clone();
+        loop {
+            let before = reaching.len();
+            for f in &self.functions {
+                if !reaching.contains(&f.name) && f.calls.iter().any(|c| reaching.contains(c)) {
+                    reaching.insert(f.name.clone());
+                }
+            }
+            if reaching.len() == before {
+                break;
+            }
+        }
+        self.functions.iter().filter(|f| f.is_kernel && reaching.contains(&f.name)).map(|f| f.name.clone()).collect()
     }
 }
 

@@ -16,7 +16,7 @@
 //! `compare`) so a caller trying several results for one unit computes the
 //! original's kernels once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -95,19 +95,21 @@ pub struct FlatRegression {
 /// The canonical kernels of one compilation of `main` for the equivalence
 /// triple (`language_args` from `CompileOptions::clang_args_for`), with
 /// `replaced` laid over the files on disk (empty for the original), after
-/// `lower::EQUIVALENCE_PIPELINE`. Compute the original's once per unit and
+/// `lower::EQUIVALENCE_PIPELINE`; with `only`, the other kernels (which
+/// nothing changed can reach) are dropped first. Compute the original's once per unit and
 /// `compare` it with each candidate result.
 pub fn optimised_kernels(
     context: &Context,
     main: &Path,
     language_args: &[String],
     replaced: &BTreeMap<PathBuf, Vec<u8>>,
+    only: Option<&BTreeSet<String>>,
 ) -> Result<Vec<KernelBody>, String> {
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
     let bitcode = crate::timings::time("verify: clang amdgcn", || run_clang(main, &equivalence_args(&args)))?;
-    crate::timings::time("verify: pipeline", || crate::lower::optimised_kernels(context, &bitcode, &main.to_string_lossy()))
+    crate::timings::time("verify: pipeline", || crate::lower::optimised_kernels(context, &bitcode, &main.to_string_lossy(), only))
 }
 
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid
@@ -120,8 +122,8 @@ pub fn equivalence(
     target_args: &[String],
     replaced: &BTreeMap<PathBuf, Vec<u8>>,
 ) -> Result<Equivalence, String> {
-    let before = optimised_kernels(context, main, original_args, &BTreeMap::new())?;
-    let after = optimised_kernels(context, main, target_args, replaced)?;
+    let before = optimised_kernels(context, main, original_args, &BTreeMap::new(), None)?;
+    let after = optimised_kernels(context, main, target_args, replaced, None)?;
     Ok(compare(&before, &after))
 }
 
@@ -384,10 +386,11 @@ mod tests {
         // Both sides are 2.0 here (1.2 has no atomic_int): compare through the split API.
         std::fs::write(&path, original).unwrap();
         let args = CompileOptions::default().clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE);
-        let before = optimised_kernels(&context, &path, &args, &BTreeMap::new()).expect("clang-19 must be installed");
-        let same = optimised_kernels(&context, &path, &args, &BTreeMap::new()).unwrap();
+        let before = optimised_kernels(&context, &path, &args, &BTreeMap::new(), None).expect("clang-19 must be installed");
+        let same = optimised_kernels(&context, &path, &args, &BTreeMap::new(), None).unwrap();
         assert_equal(&compare(&before, &same), 1);
-        let after = optimised_kernels(&context, &path, &args, &BTreeMap::from([(path.clone(), migrated.into_bytes())])).unwrap();
+        let after =
+            optimised_kernels(&context, &path, &args, &BTreeMap::from([(path.clone(), migrated.into_bytes())]), None).unwrap();
         let difference = assert_different(&compare(&before, &after));
         assert!(difference.original.contains("addrspace(1)") && difference.migrated.contains("addrspace(3)"), "{difference:?}");
     }

@@ -353,6 +353,28 @@ fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, String> {
 }
 
 impl<'ctx> LoadedModule<'ctx> {
+    /// Deletes the kernels not in `keep` that nothing calls, so the
+    /// equivalence pipeline spends nothing on kernels no change can reach
+    /// (their text and callees are the same on both sides).
+    pub fn keep_only_kernels(&mut self, keep: &std::collections::BTreeSet<String>) {
+        let unwanted: Vec<_> = self
+            .module
+            .get_functions()
+            .filter(|f| {
+                let cc = f.get_call_conventions();
+                (cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC)
+                    && f.count_basic_blocks() > 0
+                    && !keep.contains(f.get_name().to_str().unwrap_or(""))
+                    // SAFETY: `f` is a function of this module.
+                    && unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null()
+            })
+            .collect();
+        for f in unwanted {
+            // SAFETY: the function belongs to this module and has no uses left.
+            unsafe { f.delete() };
+        }
+    }
+
     /// Runs `EQUIVALENCE_PIPELINE` on this module for its own triple. Every
     /// defined non-kernel function is made `alwaysinline` and internal
     /// first (`noinline` and `optnone` removed: a source `noinline` must not

@@ -105,8 +105,16 @@ pub fn equivalence_args(language_args: &[String]) -> Vec<String> {
 
 /// The kernels of unoptimised bitcode (from `equivalence_args`) after
 /// `EQUIVALENCE_PIPELINE`, canonicalised for comparison.
-pub fn optimised_kernels(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, String> {
+pub fn optimised_kernels(
+    context: &Context,
+    bytes: &[u8],
+    name: &str,
+    only: Option<&std::collections::BTreeSet<String>>,
+) -> Result<Vec<KernelBody>, String> {
     let mut module = llvm::load(context, bytes, name)?;
+    if let Some(kernels) = only {
+        module.keep_only_kernels(kernels);
+    }
     module.optimise_for_equivalence()?;
     Ok(module.canonical_kernels())
 }
@@ -134,8 +142,20 @@ pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result
             params,
             returns: f.return_space.and_then(spir_space),
             locals: Vec::new(),
+            calls: Vec::new(),
         };
         if f.is_definition {
+            let mut calls: Vec<String> = f
+                .instructions
+                .iter()
+                .filter(|i| i.op() == Some(llvm::Op::Call))
+                .filter_map(|i| i.callee())
+                .filter(|(_, defined)| *defined)
+                .map(|(name, _)| name)
+                .collect();
+            calls.sort();
+            calls.dedup();
+            function.calls = calls;
             let trace = trace::FunctionTrace::new(&f);
             function.locals = trace.locals();
             facts.flows.extend(trace.flows());
@@ -353,8 +373,35 @@ mod tests {
         let args = CompileOptions::default().clang_args_for(None, crate::verify::EQUIVALENCE_TRIPLE);
         let bitcode = run_clang(&path, &equivalence_args(&args)).expect("clang-19 must be installed (scripts/setup)");
         let context = Context::create();
-        let kernels = optimised_kernels(&context, &bitcode, "t.cl").unwrap();
+        let kernels = optimised_kernels(&context, &bitcode, "t.cl", None).unwrap();
         assert_eq!(kernels.len(), 1);
         assert!(!kernels[0].lines.iter().any(|l| l.contains("@f(")), "{:#?}", kernels[0].lines);
+    }
+
+    /// Only the kernels that run a changed function are optimised and compared.
+    #[test]
+    fn kernels_reaching_a_function_and_the_others_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cl");
+        std::fs::write(
+            &path,
+            "float leaf(__global const float *p) { return p[0]; }\n\
+             float mid(__global const float *p) { return leaf(p) * 2.0f; }\n\
+             __kernel void uses_mid(__global float *o) { o[0] = mid(o); }\n\
+             __kernel void uses_leaf(__global float *o) { o[1] = leaf(o); }\n\
+             __kernel void alone(__global float *o) { o[2] = 1.0f; }\n",
+        )
+        .unwrap();
+        let context = Context::create();
+        let facts = lower(&context, &path, &CompileOptions::default().clang_args(None)).expect("clang-19 must be installed");
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<std::collections::BTreeSet<String>>();
+        assert_eq!(facts.kernels_reaching(&names(&["mid"])), names(&["uses_mid"]));
+        assert_eq!(facts.kernels_reaching(&names(&["leaf"])), names(&["uses_leaf", "uses_mid"]));
+        assert_eq!(facts.kernels_reaching(&names(&["alone"])), names(&["alone"]));
+        let args = CompileOptions::default().clang_args_for(None, crate::verify::EQUIVALENCE_TRIPLE);
+        let bitcode = run_clang(&path, &equivalence_args(&args)).unwrap();
+        let kept = optimised_kernels(&context, &bitcode, "t.cl", Some(&names(&["uses_mid"]))).unwrap();
+        assert_eq!(kept.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), ["uses_mid"]);
+        assert_eq!(optimised_kernels(&context, &bitcode, "t.cl", None).unwrap().len(), 3);
     }
 }

@@ -61,6 +61,8 @@ struct Checker<'a> {
     result_args: Vec<String>,
     /// Per unit: its files' canonical paths.
     files: Vec<BTreeSet<PathBuf>>,
+    /// Per unit: the kernels that run a function any of its sets changes (the others cannot differ).
+    kernels: Vec<BTreeSet<String>>,
 }
 
 /// A unit's original kernels, compiled once (when verification first needs them).
@@ -95,6 +97,14 @@ pub fn settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], plan:
         target_args: options.compile.clang_args(Some(&target_flags)),
         result_args: options.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE),
         files: units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect(),
+        kernels: units
+            .iter()
+            .zip(&plan.unit_sets)
+            .map(|(unit, sets)| {
+                let changed = sets.iter().flat_map(|id| plan.sets[*id].fixes.iter().map(|f| f.link_name.clone())).collect();
+                unit.ir.kernels_reaching(&changed)
+            })
+            .collect(),
     };
     let mut settler = Settler {
         context: &bench.context,
@@ -323,20 +333,21 @@ impl Checker<'_> {
             reason: VERIFY_FAILED,
             detail: format!("the result does not compile as {target}: {message}"),
         })?;
+        let only = Some(&self.kernels[u]);
         let original = original
             .get_or_insert_with(|| {
                 // What the edits are compared with: the original compiled as the target when it
                 // compiles so (the same preprocessor view: code under `#if __OPENCL_C_VERSION__`
                 // is the same on both sides, so only the edits can differ), else as it was read.
                 let none = BTreeMap::new();
-                crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &none).or_else(|_| {
+                crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &none, only).or_else(|_| {
                     let as_read = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-                    crate::verify::optimised_kernels(context, &unit.path, &as_read, &none)
+                    crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only)
                 })
             })
             .clone();
         let compared = original.and_then(|before| {
-            let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced)?;
+            let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced, only)?;
             Ok(crate::verify::compare(&before, &after))
         });
         let difference = match &compared {

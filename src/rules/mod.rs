@@ -33,6 +33,9 @@ pub struct Fix {
     /// The declaration the fix changes (its name's position): what links it to flows.
     #[serde(skip)]
     pub decl: Pos,
+    /// The function's name in the IR (mangled when overloadable).
+    #[serde(skip)]
+    pub link_name: String,
     pub message: String,
     pub required: bool,
     pub evidence: Vec<Evidence>,
@@ -130,6 +133,7 @@ pub fn generic_fix(
         line: decision.decl.pos.line,
         function: decision.function.clone(),
         decl: decision.decl.pos,
+        link_name: decision.link_name.clone(),
         message: format!("{subject}{} {why}", if required { ":" } else { "" }),
         required,
         evidence: decision.receives.clone(),
