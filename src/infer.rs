@@ -47,8 +47,12 @@ pub enum Reason {
     Macro,
     /// The qualifier comes from a typedef or a macro that is more than a qualifier.
     HiddenQualifier,
-    /// Code skipped by `#if` names the function.
+    /// The pointer is used in code of its function that `#if` skips: uses clasp cannot see.
     SkippedIf,
+    /// Code skipped by `#if` calls the function, with arguments clasp cannot see.
+    SkippedCaller,
+    /// The pointer's value is cast explicitly to a pointer into a named space.
+    CastToNamed,
     /// The function is not in the IR (unused `static`), so there is no evidence.
     NoEvidence,
     /// The target has no generic address space.
@@ -60,7 +64,7 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 16] = [
+    pub const ALL: [Reason; 18] = [
         Reason::KernelParam,
         Reason::BuiltinPin,
         Reason::ConstantSpace,
@@ -73,6 +77,8 @@ impl Reason {
         Reason::Macro,
         Reason::HiddenQualifier,
         Reason::SkippedIf,
+        Reason::SkippedCaller,
+        Reason::CastToNamed,
         Reason::NoEvidence,
         Reason::TargetWithoutGeneric,
         Reason::OutsideRoot,
@@ -98,6 +104,8 @@ impl Reason {
             Reason::Macro => "macro",
             Reason::HiddenQualifier => "hidden-qualifier",
             Reason::SkippedIf => "skipped-if",
+            Reason::SkippedCaller => "skipped-caller",
+            Reason::CastToNamed => "cast-to-named",
             Reason::NoEvidence => "no-evidence",
             Reason::TargetWithoutGeneric => "target-without-generic",
             Reason::OutsideRoot => "outside-root",
@@ -200,12 +208,18 @@ fn own_pin(
     if !unit.ir.function(&function.link_name).map(|f| f.is_definition).unwrap_or(false) {
         return Some((Reason::NoEvidence, format!("`{}` is not emitted by the compiler", function.name)));
     }
-    if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name)) {
-        let file = syntax.files[skipped.range.file].display();
-        return Some((
-            Reason::SkippedIf,
-            format!("`{}` is named in code skipped by #if at {file}:{}", function.name, skipped.first_line),
-        ));
+    let file_of = |range: &crate::syntax::ByteRange| syntax.files[range.file].display().to_string();
+    let extent = &function.extent;
+    let inside = |r: &crate::syntax::ByteRange| r.file == extent.file && r.start >= extent.start && r.end <= extent.end;
+    if let Some(skipped) = syntax.skipped.iter().find(|s| inside(&s.range) && s.identifiers.contains(&decl.name)) {
+        let at = format!("{}:{}", file_of(&skipped.range), skipped.first_line);
+        return Some((Reason::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)));
+    }
+    if let Some((space, line)) = decl.cast_to {
+        let file = syntax.files[decl.pos.file].display();
+        let detail =
+            format!("its value is cast to a {} pointer at {file}:{line}, which would cast a generic pointer", space.keyword());
+        return Some((Reason::CastToNamed, detail));
     }
     for flow in graph.outgoing(node) {
         let here = at(&flow.at);
@@ -226,6 +240,11 @@ fn own_pin(
     }
     if let Spelling::Hidden { why } = &level.spelling {
         return Some((Reason::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
+    }
+    // Last: the one pin a required change overrides (see `infer`).
+    if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name)) {
+        let at = format!("{}:{}", file_of(&skipped.range), skipped.first_line);
+        return Some((Reason::SkippedCaller, format!("`{}` is named in code skipped by #if at {at}", function.name)));
     }
     None
 }
@@ -286,7 +305,10 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
         }
         for down in graph.downstream(node) {
             match roles.get(&down) {
-                Some(Role::Wanted) | Some(Role::OnDemand) => {
+                // Unseen callers in skipped code can pass any pointer a generic
+                // parameter accepts (all but __constant); without the change
+                // the unit cannot compile as the target at all.
+                Some(Role::Wanted) | Some(Role::OnDemand) | Some(Role::Pinned(Reason::SkippedCaller, _)) => {
                     decided.insert(down, Decision::Generic { required: true });
                 }
                 Some(Role::Pinned(reason, detail)) => {

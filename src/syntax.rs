@@ -147,6 +147,8 @@ pub struct PointerDecl {
     pub in_macro: Option<String>,
     /// `sizeof(p)` is taken somewhere: the pointer's own size is observed.
     pub sizeof_used: bool,
+    /// Its value is cast explicitly to a pointer into this named space, at this line.
+    pub cast_to: Option<(Space, u32)>,
 }
 
 /// A function: kernel or helper, definition or prototype.

@@ -111,6 +111,12 @@ impl Workbench {
             lower::lower(&self.context, path, &options.clang_args(Some(&standard.flags)))
         })
         .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
+        // A kernel is what the compiler made one: `__kernel` may come from a
+        // macro (a kernel stamped out by `DEFINE_KERNEL(...)`), which tokens alone miss.
+        let mut syntax = syntax;
+        for function in syntax.functions.iter_mut() {
+            function.is_kernel |= ir.function(&function.link_name).is_some_and(|f| f.is_kernel);
+        }
         let sources = syntax
             .files
             .iter()

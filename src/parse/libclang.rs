@@ -312,6 +312,8 @@ pub enum CursorKind {
     TypedefDecl,
     DeclRefExpr,
     SizeofExpr,
+    /// `(T *) e`: an explicit cast.
+    CStyleCast,
     ParenExpr,
     MacroDefinition,
     MacroExpansion,
@@ -339,6 +341,7 @@ impl<'tu> Cursor<'tu> {
             CXCursor_DeclRefExpr => CursorKind::DeclRefExpr,
             CXCursor_UnaryExpr => CursorKind::SizeofExpr,
             CXCursor_ParenExpr => CursorKind::ParenExpr,
+            CXCursor_CStyleCastExpr => CursorKind::CStyleCast,
             CXCursor_MacroDefinition => CursorKind::MacroDefinition,
             CXCursor_MacroExpansion => CursorKind::MacroExpansion,
             CXCursor_InclusionDirective => CursorKind::InclusionDirective,

@@ -59,6 +59,9 @@ struct Walker<'t, 'i> {
     expansions: HashMap<(FileId, u32), (String, u32)>,
     /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
     sizeof_targets: HashSet<(FileId, u32)>,
+    /// Declarations whose value is cast explicitly to a pointer into a named
+    /// space (`(__global uint *) p`), by (file, offset): the cast's space and line.
+    cast_targets: HashMap<(FileId, u32), (Space, u32)>,
     /// What each typedef declaration (by file, offset) spells, read once.
     typedef_facts: HashMap<(FileId, u32), TypedefFacts>,
 }
@@ -74,8 +77,6 @@ struct TypedefFacts {
 }
 
 const KERNEL_WORDS: [&str; 2] = ["__kernel", "kernel"];
-/// C type qualifiers, which say nothing about the address space.
-const TYPE_QUALIFIERS: [&str; 5] = ["const", "volatile", "restrict", "__restrict", "__volatile"];
 
 impl<'t, 'i> Walker<'t, 'i> {
     fn new(tu: &'t TranslationUnit<'i>, main: &Path) -> Self {
@@ -86,6 +87,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             macros: HashMap::new(),
             expansions: HashMap::new(),
             sizeof_targets: HashSet::new(),
+            cast_targets: HashMap::new(),
             typedef_facts: HashMap::new(),
         };
         walker.file_id(&main.to_string_lossy());
@@ -148,7 +150,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         }
         for c in &top {
             if c.kind() == CursorKind::FunctionDecl && !c.in_system_header() && c.location().file.is_some() {
-                self.find_sizeof_targets(c);
+                self.find_observed_uses(c);
             }
         }
         for c in &top {
@@ -183,24 +185,42 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.macros.insert(name, Some(body));
     }
 
-    /// What a macro expands to, following single-identifier chains.
+    /// What a macro expands to, for qualifiers: exactly one qualifier
+    /// keyword (through chains of object-like macros), no address space at
+    /// all (empty, `const`, a type such as `#define vtype uint4`), or
+    /// something else (a space beside other words, a function-like macro).
     fn macro_meaning(&self, name: &str) -> MacroMeaning {
-        let mut current = name.to_string();
-        for _ in 0..16 {
-            match self.macros.get(&current) {
-                // `#define SRC_TYPE const`: a macro of type qualifiers only spells no address space.
-                Some(Some(body)) if body.iter().all(|t| TYPE_QUALIFIERS.contains(&t.as_str())) => return MacroMeaning::Empty,
-                Some(Some(body)) if body.len() == 1 => {
-                    let word = &body[0];
-                    if Space::from_keyword(word).is_some() || KERNEL_WORDS.contains(&word.as_str()) {
-                        return MacroMeaning::Keyword(word.clone());
-                    }
-                    current = word.clone();
-                }
-                _ => return MacroMeaning::Other,
-            }
+        let mut words = Vec::new();
+        if !self.expand_words(name, &mut words, 0) {
+            return MacroMeaning::Other;
         }
-        MacroMeaning::Other
+        let spaces: Vec<&String> =
+            words.iter().filter(|w| Space::from_keyword(w).is_some() || KERNEL_WORDS.contains(&w.as_str())).collect();
+        match (spaces.as_slice(), words.len()) {
+            ([], _) => MacroMeaning::Empty,
+            ([keyword], 1) => MacroMeaning::Keyword((*keyword).clone()),
+            _ => MacroMeaning::Other,
+        }
+    }
+
+    /// The words an object-like macro expands to, recursively; false when
+    /// that cannot be known (a function-like macro, too deep).
+    fn expand_words(&self, name: &str, out: &mut Vec<String>, depth: u32) -> bool {
+        match self.macros.get(name) {
+            Some(Some(body)) if depth < 16 => {
+                for word in body {
+                    if self.macros.contains_key(word) {
+                        if !self.expand_words(word, out, depth + 1) {
+                            return false;
+                        }
+                    } else {
+                        out.push(word.clone());
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The macro used at this token, if the token starts a macro expansion.
@@ -209,35 +229,51 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.expansions.get(&(file, token.start.offset)).cloned()
     }
 
-    fn find_sizeof_targets(&mut self, c: &Cursor) {
+    /// Uses of a pointer that observe more than its value: `sizeof(p)` (its
+    /// own size) and `(__global T *) p` (an explicit cast that names a space,
+    /// which would turn into a generic-to-named cast if `p` became generic).
+    fn find_observed_uses(&mut self, c: &Cursor) {
         let mut stack = c.children();
         while let Some(node) = stack.pop() {
-            if node.kind() == CursorKind::SizeofExpr {
-                let first = self.tu.tokens(&node.extent()).into_iter().next();
-                if first.map(|t| t.text == "sizeof").unwrap_or(false) {
-                    let mut operand = node.children().into_iter().next();
-                    while let Some(inner) = operand {
-                        match inner.kind() {
-                            CursorKind::ParenExpr | CursorKind::Other(_) if inner.children().len() == 1 => {
-                                operand = inner.children().into_iter().next();
-                            }
-                            CursorKind::DeclRefExpr => {
-                                if let Some(decl) = inner.referenced() {
-                                    let loc = decl.location();
-                                    if let Some(f) = &loc.file {
-                                        let id = self.file_id(f);
-                                        self.sizeof_targets.insert((id, loc.offset));
-                                    }
-                                }
-                                break;
-                            }
-                            _ => break,
+            match node.kind() {
+                CursorKind::SizeofExpr => {
+                    let first = self.tu.tokens(&node.extent()).into_iter().next();
+                    if first.map(|t| t.text == "sizeof").unwrap_or(false) {
+                        if let Some(key) = self.operand_decl(&node) {
+                            self.sizeof_targets.insert(key);
                         }
                     }
                 }
+                CursorKind::CStyleCast => {
+                    let ty = node.ty().canonical();
+                    let named = (ty.kind() == TypeKind::Pointer).then(|| space_of(ty.pointee().address_space())).flatten();
+                    if let (Some(space), Some(key)) = (named, self.operand_decl(&node)) {
+                        self.cast_targets.entry(key).or_insert((space, node.location().line));
+                    }
+                }
+                _ => {}
             }
             stack.extend(node.children());
         }
+    }
+
+    /// The declaration an expression's single operand names, through parentheses and implicit casts.
+    fn operand_decl(&mut self, node: &Cursor) -> Option<(FileId, u32)> {
+        let mut operand = node.children().into_iter().last();
+        while let Some(inner) = operand {
+            match inner.kind() {
+                CursorKind::ParenExpr | CursorKind::Other(_) if inner.children().len() == 1 => {
+                    operand = inner.children().into_iter().next();
+                }
+                CursorKind::DeclRefExpr => {
+                    let loc = inner.referenced()?.location();
+                    let id = self.file_id(loc.file.as_deref()?);
+                    return Some((id, loc.offset));
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The macro whose expansion contains the cursor's name, if any.
@@ -285,6 +321,7 @@ impl<'t, 'i> Walker<'t, 'i> {
                 array: None,
                 in_macro: in_macro.clone(),
                 sizeof_used: false,
+                cast_to: None,
             });
         }
         let mut param_count = 0;
@@ -350,6 +387,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let pos = self.pos(&loc);
         let in_macro = self.enclosing_macro(c);
         let sizeof_used = self.sizeof_targets.contains(&(pos.file, pos.offset));
+        let cast_to = self.cast_targets.get(&(pos.file, pos.offset)).copied();
         // Split the tokens at the name; an unnamed parameter splits at its first `[`.
         let split = if name.is_empty() {
             tokens.iter().position(|t| t.text == "[").map(|i| (i, i))
@@ -409,7 +447,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         } else {
             self.levels(&ty, before, hidden_typedef.as_deref())
         };
-        Some(PointerDecl { kind, name, pos, type_text: ty.spelling(), levels, array, in_macro, sizeof_used })
+        Some(PointerDecl { kind, name, pos, type_text: ty.spelling(), levels, array, in_macro, sizeof_used, cast_to })
     }
 
     /// The typedefs a declaration's type names: where, whether their own
