@@ -28,6 +28,19 @@ pub struct Withdrawal {
     pub detail: String,
 }
 
+/// A failed check: why, and which kernels compared different (none for a compile failure).
+#[derive(Debug, Clone)]
+struct Failure {
+    why: Withdrawal,
+    differing: BTreeSet<String>,
+}
+
+impl From<Withdrawal> for Failure {
+    fn from(why: Withdrawal) -> Failure {
+        Failure { why, differing: BTreeSet::new() }
+    }
+}
+
 /// What a passing check leaves to report about the changes it kept.
 #[derive(Debug, Clone, Default)]
 struct Passed {
@@ -69,7 +82,7 @@ struct Checker<'a> {
 type Original = Option<Result<Vec<KernelBody>, String>>;
 
 /// A check of some of a unit's sets, and what it found.
-type Checked = (BTreeSet<SetId>, Result<Passed, Withdrawal>);
+type Checked = (BTreeSet<SetId>, Result<Passed, Failure>);
 
 struct Settler<'a> {
     context: &'a Context,
@@ -176,7 +189,7 @@ impl Settler<'_> {
     }
 
     /// Checks unit `u` with `sets`, using the first pass's result when it checked the same.
-    fn check(&mut self, u: usize, sets: &BTreeSet<SetId>) -> Result<Passed, Withdrawal> {
+    fn check(&mut self, u: usize, sets: &BTreeSet<SetId>) -> Result<Passed, Failure> {
         if let Some((prefetched, result)) = self.prefetched[u].take() {
             if &prefetched == sets {
                 return result;
@@ -203,30 +216,40 @@ impl Settler<'_> {
                 self.settled[u] = Some((candidates, passed));
                 return;
             }
-            Err(w) => w,
+            Err(failure) => failure,
         };
         let mut keep: BTreeSet<SetId> = required.clone();
         let mut last = Passed::default();
         if keep == candidates {
-            let detail = format!("its required changes fail verification: {}", first_failure.detail);
+            let detail = format!("its required changes fail verification: {}", first_failure.why.detail);
             self.unrepairable(u, &detail);
             return;
         }
         if !keep.is_empty() {
             match self.check(u, &keep) {
                 Ok(passed) => last = passed,
-                Err(w) => {
-                    let detail = format!("its required changes fail verification: {}", w.detail);
+                Err(failure) => {
+                    let detail = format!("its required changes fail verification: {}", failure.why.detail);
                     self.unrepairable(u, &detail);
                     return;
                 }
             }
         }
-        let optional: Vec<SetId> = candidates.difference(&keep).copied().collect();
-        if optional.len() == 1 {
-            self.withdraw(u, optional[0], first_failure);
+        let mut suspects: Vec<SetId> = candidates.difference(&keep).copied().collect();
+        // When kernels compared different, only the sets that reach one of them can be
+        // responsible: the others are tried together first, and bisection is spent on the rest.
+        if !first_failure.differing.is_empty() {
+            let (reaching, innocent): (Vec<SetId>, Vec<SetId>) =
+                suspects.iter().partition(|id| !self.checker.kernels_of_set(u, **id).is_disjoint(&first_failure.differing));
+            if !innocent.is_empty() && !reaching.is_empty() {
+                self.bisect(u, &mut keep, &mut last, &innocent);
+                suspects = reaching;
+            }
+        }
+        if suspects.len() == 1 {
+            self.withdraw(u, suspects[0], first_failure.why);
         } else {
-            let (a, b) = optional.split_at(optional.len() / 2);
+            let (a, b) = suspects.split_at(suspects.len() / 2);
             self.bisect(u, &mut keep, &mut last, a);
             self.bisect(u, &mut keep, &mut last, b);
         }
@@ -239,18 +262,21 @@ impl Settler<'_> {
             return;
         }
         let with: BTreeSet<SetId> = keep.iter().chain(trial).copied().collect();
-        match self.check(u, &with) {
+        let failure = match self.check(u, &with) {
             Ok(passed) => {
                 *keep = with;
                 *last = passed;
+                return;
             }
-            Err(w) if trial.len() == 1 => self.withdraw(u, trial[0], w),
-            Err(_) => {
-                let (a, b) = trial.split_at(trial.len() / 2);
-                self.bisect(u, keep, last, a);
-                self.bisect(u, keep, last, b);
-            }
+            Err(failure) => failure,
+        };
+        if trial.len() == 1 {
+            self.withdraw(u, trial[0], failure.why);
+            return;
         }
+        let (a, b) = trial.split_at(trial.len() / 2);
+        self.bisect(u, keep, last, a);
+        self.bisect(u, keep, last, b);
     }
 
     /// Withdraws set `id` everywhere, found failing in unit `u`; the other units touching it are checked again.
@@ -320,19 +346,27 @@ impl Settler<'_> {
 }
 
 impl Checker<'_> {
+    /// The kernels of unit `u` that run a function set `id` changes.
+    fn kernels_of_set(&self, u: usize, id: SetId) -> BTreeSet<String> {
+        let changed = self.plan.sets[id].fixes.iter().map(|f| f.link_name.clone()).collect();
+        self.units[u].ir.kernels_reaching(&changed)
+    }
+
     /// Recompiles unit `u` with `sets` applied and compares its kernels with the original's.
-    fn check(&self, context: &Context, u: usize, original: &mut Original, sets: &BTreeSet<SetId>) -> Result<Passed, Withdrawal> {
+    fn check(&self, context: &Context, u: usize, original: &mut Original, sets: &BTreeSet<SetId>) -> Result<Passed, Failure> {
         let unit = &self.units[u];
-        let replaced =
-            apply(self.plan, sets, &self.files[u]).map_err(|detail| Withdrawal { reason: OVERLAPPING_EDITS, detail })?;
+        let replaced = apply(self.plan, sets, &self.files[u])
+            .map_err(|detail| Failure::from(Withdrawal { reason: OVERLAPPING_EDITS, detail }))?;
         if !self.options.verify {
             return Ok(Passed::default());
         }
         let target = self.options.target.name();
-        crate::verify::compiles(&unit.path, &self.target_args, &replaced).map_err(|message| Withdrawal {
-            reason: VERIFY_FAILED,
-            detail: format!("the result does not compile as {target}: {message}"),
-        })?;
+        let verify_failed = |message: String| {
+            Failure::from(Withdrawal {
+                reason: VERIFY_FAILED,
+                detail: format!("the result does not compile as {target}: {message}"),
+            })
+        };
         let only = Some(&self.kernels[u]);
         let original = original
             .get_or_insert_with(|| {
@@ -346,10 +380,21 @@ impl Checker<'_> {
                 })
             })
             .clone();
-        let compared = original.and_then(|before| {
-            let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced, only)?;
-            Ok(crate::verify::compare(&before, &after))
-        });
+        let compared = match original {
+            // Compiling the result as the target for the equivalence triple is the recompile too:
+            // clang rejects it there as it would for spir64 (the same language rules).
+            Ok(before) => {
+                let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced, only)
+                    .map_err(verify_failed)?;
+                Ok(crate::verify::compare(&before, &after))
+            }
+            // Nothing to compare with (the original does not compile for the equivalence
+            // triple): the recompile as the target (spir64) is all the proof there is.
+            Err(message) => {
+                crate::verify::compiles(&unit.path, &self.target_args, &replaced).map_err(verify_failed)?;
+                Err(message)
+            }
+        };
         let difference = match &compared {
             Ok(found) => found.different.first().map(|d| {
                 format!(
@@ -359,11 +404,14 @@ impl Checker<'_> {
             }),
             Err(message) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
         };
-        let flat_regressions = compared.map(|c| c.flat_regressions).unwrap_or_default();
+        let (flat_regressions, differing) = match compared {
+            Ok(found) => (found.flat_regressions, found.different.into_iter().map(|d| d.kernel).collect()),
+            Err(_) => (Vec::new(), BTreeSet::new()),
+        };
         match difference {
             None => Ok(Passed { flat_regressions, unverified: None }),
             Some(detail) if self.options.allow_unverified => Ok(Passed { flat_regressions, unverified: Some(detail) }),
-            Some(detail) => Err(Withdrawal { reason: NOT_EQUIVALENT, detail }),
+            Some(detail) => Err(Failure { why: Withdrawal { reason: NOT_EQUIVALENT, detail }, differing }),
         }
     }
 }
