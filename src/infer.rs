@@ -118,8 +118,13 @@ impl Reason {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "decision", rename_all = "kebab-case")]
 pub enum Decision {
-    /// The qualifier goes. `required`: 2.0 would reject the code otherwise.
-    Generic { required: bool },
+    /// The qualifier goes. `required`: 2.0 would reject the code otherwise;
+    /// `caveat`: a pin the requirement overrode (uses in code `#if` skips).
+    Generic {
+        required: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        caveat: Option<String>,
+    },
     /// Nothing to do (kernel params, unqualified pointers, kernel locals not reached by generic values).
     Unchanged,
     /// The qualifier stays although the declaration is a helper pointer.
@@ -242,11 +247,32 @@ fn own_pin(
         return Some((Reason::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
     }
     // Last: the one pin a required change overrides (see `infer`).
-    if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name)) {
+    // A generic parameter accepts every pointer but a __constant one, so unseen code
+    // naming the function (a call, or only another configuration's definition) is a
+    // risk only where it could pass a __constant pointer: it spells __constant, or
+    // names a __constant variable or pointer of the unit.
+    let could_pass_constant = |s: &crate::syntax::SkippedRange| {
+        s.spells_constant || s.identifiers.iter().any(|name| constant_names(syntax).contains(name.as_str()))
+    };
+    if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name) && could_pass_constant(s)) {
         let at = format!("{}:{}", file_of(&skipped.range), skipped.first_line);
-        return Some((Reason::SkippedCaller, format!("`{}` is named in code skipped by #if at {at}", function.name)));
+        let detail =
+            format!("`{}` is named in code skipped by #if at {at}, which could pass a __constant pointer", function.name);
+        return Some((Reason::SkippedCaller, detail));
     }
     None
+}
+
+/// Names of the unit's __constant variables and of pointers to __constant.
+fn constant_names(syntax: &KernelSyntax) -> BTreeSet<&str> {
+    let vars = syntax.program_vars.iter().filter(|v| v.space == Space::Constant).map(|v| v.name.as_str());
+    let pointers = syntax
+        .functions
+        .iter()
+        .flat_map(|f| f.pointers.iter())
+        .filter(|d| d.levels.first().is_some_and(|l| l.space == Space::Constant))
+        .map(|d| d.name.as_str());
+    vars.chain(pointers).collect()
 }
 
 fn is_user_prototype(syntax: &KernelSyntax, mangled: &str) -> bool {
@@ -305,11 +331,14 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
         }
         for down in graph.downstream(node) {
             match roles.get(&down) {
-                // Unseen callers in skipped code can pass any pointer a generic
-                // parameter accepts (all but __constant); without the change
-                // the unit cannot compile as the target at all.
-                Some(Role::Wanted) | Some(Role::OnDemand) | Some(Role::Pinned(Reason::SkippedCaller, _)) => {
-                    decided.insert(down, Decision::Generic { required: true });
+                // Without the change the unit cannot compile as the target at all;
+                // code that #if skips (callers, uses) may see a generic pointer now:
+                // it accepts any pointer but a __constant one. Said in the fix.
+                Some(Role::Wanted) | Some(Role::OnDemand) => {
+                    decided.insert(down, Decision::Generic { required: true, caveat: None });
+                }
+                Some(Role::Pinned(Reason::SkippedCaller | Reason::SkippedIf, detail)) => {
+                    decided.insert(down, Decision::Generic { required: true, caveat: Some(detail.clone()) });
                 }
                 Some(Role::Pinned(reason, detail)) => {
                     let detail = if kernel_param(&down) { "a kernel parameter cannot be generic".into() } else { detail.clone() };
@@ -349,10 +378,10 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
                 );
             }
             None => {
-                decided.insert(node.clone(), Decision::Generic { required: false });
+                decided.insert(node.clone(), Decision::Generic { required: false, caveat: None });
                 for down in downstream {
                     if matches!(roles.get(&down), Some(Role::Wanted) | Some(Role::OnDemand)) {
-                        decided.entry(down).or_insert(Decision::Generic { required: false });
+                        decided.entry(down).or_insert(Decision::Generic { required: false, caveat: None });
                     }
                 }
             }

@@ -183,6 +183,8 @@ pub struct SkippedRange {
     pub range: ByteRange,
     pub first_line: u32,
     pub identifiers: Vec<String>,
+    /// It spells `__constant`: with a keyword, or a macro whose expansion has it.
+    pub spells_constant: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -78,8 +78,21 @@ struct Checker<'a> {
     kernels: Vec<BTreeSet<String>>,
 }
 
-/// A unit's original kernels, compiled once (when verification first needs them).
-type Original = Option<Result<Vec<KernelBody>, String>>;
+/// What a unit's results are compared with, compiled once (when verification first needs it).
+type Original = Option<Result<Baseline, String>>;
+
+/// The kernels results are compared with.
+#[derive(Debug, Clone)]
+struct Baseline {
+    kernels: Vec<KernelBody>,
+    /// The unit does not compile unchanged as the target: these are the kernels of the
+    /// unit with its required repairs applied (compiled as the target), so the other
+    /// changes are proven against them, and the repairs on their own (`prove_repairs`).
+    repaired: bool,
+    /// Neither the original nor its repairs compile as the target: clang's error.
+    /// No change can make the unit compile as the target; it is an error.
+    uncompilable: Option<String>,
+}
 
 /// A check of some of a unit's sets, and what it found.
 type Checked = (BTreeSet<SetId>, Result<Passed, Failure>);
@@ -218,6 +231,10 @@ impl Settler<'_> {
             }
             Err(failure) => failure,
         };
+        if first_failure.why.reason == UNREPAIRABLE_UNIT {
+            self.unrepairable(u, &first_failure.why.detail);
+            return;
+        }
         let mut keep: BTreeSet<SetId> = required.clone();
         let mut last = Passed::default();
         if keep == candidates {
@@ -322,6 +339,7 @@ impl Settler<'_> {
 
     /// Warnings about what is kept: flat-access regressions, changes kept unverified.
     fn report_kept(&mut self) {
+        self.prove_kept_repairs();
         for (u, settled) in self.settled.iter().enumerate() {
             let Some((sets, passed)) = settled else { continue };
             if sets.is_empty() || self.failed.contains(&u) {
@@ -345,7 +363,84 @@ impl Settler<'_> {
     }
 }
 
+impl Settler<'_> {
+    /// Units that compile as the target only with their repairs were verified against
+    /// the repaired unit; the repairs themselves are compared with the original as it
+    /// was read. They are kept whatever that finds (without them the unit does not
+    /// compile as the target at all), marked unverified with the reason when it differs.
+    fn prove_kept_repairs(&mut self) {
+        for u in 0..self.checker.units.len() {
+            let required = &self.checker.plan.required[u];
+            let Some(Some(Ok(baseline))) = self.originals.get(u) else { continue };
+            let kept = self.settled[u].as_ref().is_some_and(|(sets, _)| !sets.is_empty() && required.is_subset(sets));
+            if !baseline.repaired || !kept || self.failed.contains(&u) {
+                continue;
+            }
+            if let Some(why) = self.checker.prove_repairs(self.context, u, baseline) {
+                let path = self.checker.units[u].path.clone();
+                self.out.warnings.push(Warning { path, message: format!("repairs kept unverified: {why}") });
+                self.out.unverified.extend(required.iter().copied());
+            }
+        }
+    }
+}
+
 impl Checker<'_> {
+    /// What unit `u`'s results are compared with: the original compiled as the target
+    /// when it compiles so (the same preprocessor view: code under `#if
+    /// __OPENCL_C_VERSION__` is the same on both sides, so only the edits can differ);
+    /// else, for a unit that needs repairs, the unit with its required repairs applied,
+    /// compiled as the target; else the original as it was read.
+    fn baseline(&self, context: &Context, u: usize) -> Result<Baseline, String> {
+        let unit = &self.units[u];
+        let only = Some(&self.kernels[u]);
+        let none = BTreeMap::new();
+        let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
+            crate::verify::optimised_kernels(context, &unit.path, &self.result_args, replaced, only)
+        };
+        let mut target_error = match as_target(&none) {
+            Ok(kernels) => return Ok(Baseline { kernels, repaired: false, uncompilable: None }),
+            Err(message) => message,
+        };
+        let required = &self.plan.required[u];
+        if !required.is_empty() {
+            match apply(self.plan, required, &self.files[u]).and_then(|repaired| as_target(&repaired)) {
+                Ok(kernels) => return Ok(Baseline { kernels, repaired: true, uncompilable: None }),
+                Err(message) => target_error = message,
+            }
+        }
+        let as_read = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
+        let kernels = crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only)?;
+        // The original compiles for the triple as it was read, not as the target: the
+        // target is what is missing (had the triple been, the as-read compile would fail too).
+        Ok(Baseline { kernels, repaired: false, uncompilable: Some(target_error) })
+    }
+
+    /// For a unit whose baseline is repaired: are the repairs alone equivalent to the
+    /// original as it was read? `Some(why not)` when they cannot be proven (the 1.x
+    /// build differs in more than the edits: an unqualified pointer stored in memory
+    /// is private and 4 bytes there, generic and 8 bytes under 2.0).
+    fn prove_repairs(&self, context: &Context, u: usize, baseline: &Baseline) -> Option<String> {
+        let unit = &self.units[u];
+        let only = Some(&self.kernels[u]);
+        let as_read = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
+        let found = crate::verify::optimised_kernels(context, &unit.path, &as_read, &BTreeMap::new(), only)
+            .map(|original| crate::verify::compare(&original, &baseline.kernels));
+        match found {
+            Ok(found) => found.different.first().map(|d| {
+                format!(
+                    "kernel `{}` is not equivalent to its {} build at {}: `{}` became `{}`",
+                    d.kernel,
+                    unit.standard.std.name(),
+                    EQUIVALENCE_TRIPLE,
+                    d.original,
+                    d.migrated
+                )
+            }),
+            Err(message) => Some(format!("cannot compare kernels with the {} build: {message}", unit.standard.std.name())),
+        }
+    }
+
     /// The kernels of unit `u` that run a function set `id` changes.
     fn kernels_of_set(&self, u: usize, id: SetId) -> BTreeSet<String> {
         let changed = self.plan.sets[id].fixes.iter().map(|f| f.link_name.clone()).collect();
@@ -368,25 +463,18 @@ impl Checker<'_> {
             })
         };
         let only = Some(&self.kernels[u]);
-        let original = original
-            .get_or_insert_with(|| {
-                // What the edits are compared with: the original compiled as the target when it
-                // compiles so (the same preprocessor view: code under `#if __OPENCL_C_VERSION__`
-                // is the same on both sides, so only the edits can differ), else as it was read.
-                let none = BTreeMap::new();
-                crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &none, only).or_else(|_| {
-                    let as_read = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-                    crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only)
-                })
-            })
-            .clone();
+        let original = original.get_or_insert_with(|| self.baseline(context, u)).clone();
+        if let Ok(Baseline { uncompilable: Some(message), .. }) = &original {
+            let detail = format!("it does not compile as {target}, and clasp found no repair that makes it: {message}");
+            return Err(Failure { why: Withdrawal { reason: UNREPAIRABLE_UNIT, detail }, differing: BTreeSet::new() });
+        }
         let compared = match original {
             // Compiling the result as the target for the equivalence triple is the recompile too:
             // clang rejects it there as it would for spir64 (the same language rules).
             Ok(before) => {
                 let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced, only)
                     .map_err(verify_failed)?;
-                Ok(crate::verify::compare(&before, &after))
+                Ok(crate::verify::compare(&before.kernels, &after))
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.

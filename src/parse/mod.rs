@@ -599,11 +599,17 @@ impl<'t, 'i> Walker<'t, 'i> {
         for extent in self.tu.skipped_ranges() {
             let range = self.range(&extent);
             let first_line = extent.start().line;
+            let tokens = self.tu.tokens(&extent);
+            let names_constant = |word: &str| Space::from_keyword(word) == Some(Space::Constant);
+            let spells_constant = tokens.iter().any(|t| {
+                let mut words = Vec::new();
+                names_constant(&t.text) || (self.expand_words(&t.text, &mut words, 0) && words.iter().any(|w| names_constant(w)))
+            });
             let mut identifiers: Vec<String> =
-                self.tu.tokens(&extent).into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
+                tokens.into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
             identifiers.sort();
             identifiers.dedup();
-            self.syntax.skipped.push(SkippedRange { range, first_line, identifiers });
+            self.syntax.skipped.push(SkippedRange { range, first_line, identifiers, spells_constant });
         }
         self.syntax.skipped.sort_by_key(|s| s.range);
     }

@@ -117,7 +117,8 @@ pub fn generic_fix(
     subject: String,
     edits_of: DeclEdits,
 ) -> Option<Fix> {
-    let Decision::Generic { required } = decision.decision else { return None };
+    let Decision::Generic { required, caveat } = &decision.decision else { return None };
+    let required = *required;
     let mut edits = edits_of(unit, &decision.decl);
     if edits.is_empty() {
         return None;
@@ -126,7 +127,10 @@ pub fn generic_fix(
         edits.extend(prototype_edits(unit, decision, edits_of));
     }
     edits.sort();
-    let why = if required { required_phrase(&decision.receives) } else { evidence_phrase(&decision.receives) };
+    let mut why = if required { required_phrase(&decision.receives) } else { evidence_phrase(&decision.receives) };
+    if let Some(caveat) = caveat {
+        why.push_str(&format!("; check the configurations clasp did not build: {caveat}"));
+    }
     Some(Fix {
         rule,
         file: unit.syntax.files[decision.decl.pos.file].clone(),
