@@ -216,8 +216,7 @@ impl Settler<'_> {
         if candidates.is_empty() || self.settled[u].as_ref().map(|(s, _)| s) == Some(&candidates) {
             return;
         }
-        let required = &self.checker.plan.required[u];
-        if let Some(gone) = required.iter().find(|id| !candidates.contains(id)) {
+        if let Some(gone) = self.checker.plan.required[u].iter().find(|id| !candidates.contains(id)) {
             let why = &self.out.withdrawn[gone];
             let detail =
                 format!("a change it requires ({}) was withdrawn: {}", self.checker.plan.sets[*gone].functions(), why.detail);
@@ -235,34 +234,9 @@ impl Settler<'_> {
             self.unrepairable(u, &first_failure.why.detail);
             return;
         }
-        let mut keep: BTreeSet<SetId> = required.clone();
-        let mut last = Passed::default();
-        if keep == candidates {
-            let detail = format!("its required changes fail verification: {}", first_failure.why.detail);
-            self.unrepairable(u, &detail);
-            return;
-        }
-        if !keep.is_empty() {
-            match self.check(u, &keep) {
-                Ok(passed) => last = passed,
-                Err(failure) => {
-                    let detail = format!("its required changes fail verification: {}", failure.why.detail);
-                    self.unrepairable(u, &detail);
-                    return;
-                }
-            }
-        }
-        let mut suspects: Vec<SetId> = candidates.difference(&keep).copied().collect();
-        // When kernels compared different, only the sets that reach one of them can be
-        // responsible: the others are tried together first, and bisection is spent on the rest.
-        if !first_failure.differing.is_empty() {
-            let (reaching, innocent): (Vec<SetId>, Vec<SetId>) =
-                suspects.iter().partition(|id| !self.checker.kernels_of_set(u, **id).is_disjoint(&first_failure.differing));
-            if !innocent.is_empty() && !reaching.is_empty() {
-                self.bisect(u, &mut keep, &mut last, &innocent);
-                suspects = reaching;
-            }
-        }
+        let Some((mut keep, mut last)) = self.repairs_alone(u, &candidates, &first_failure) else { return };
+        let suspects: Vec<SetId> = candidates.difference(&keep).copied().collect();
+        let suspects = self.clear_unrelated(u, &mut keep, &mut last, suspects, &first_failure);
         if suspects.len() == 1 {
             self.withdraw(u, suspects[0], first_failure.why);
         } else {
@@ -271,6 +245,49 @@ impl Settler<'_> {
             self.bisect(u, &mut keep, &mut last, b);
         }
         self.settled[u] = Some((keep, last));
+    }
+
+    /// After a failed check of all of unit `u`'s sets: its required sets, checked on
+    /// their own (all-or-nothing: if they fail, the unit is unrepairable and `None`).
+    fn repairs_alone(&mut self, u: usize, candidates: &BTreeSet<SetId>, failure: &Failure) -> Option<(BTreeSet<SetId>, Passed)> {
+        let required = self.checker.plan.required[u].clone();
+        if &required == candidates {
+            self.unrepairable(u, &format!("its required changes fail verification: {}", failure.why.detail));
+            return None;
+        }
+        if required.is_empty() {
+            return Some((required, Passed::default()));
+        }
+        match self.check(u, &required) {
+            Ok(passed) => Some((required, passed)),
+            Err(failure) => {
+                self.unrepairable(u, &format!("its required changes fail verification: {}", failure.why.detail));
+                None
+            }
+        }
+    }
+
+    /// When kernels compared different, only the sets that reach one of them can be
+    /// responsible: the others are tried together first (kept if they pass), and the
+    /// sets left to bisect are returned.
+    fn clear_unrelated(
+        &mut self,
+        u: usize,
+        keep: &mut BTreeSet<SetId>,
+        last: &mut Passed,
+        suspects: Vec<SetId>,
+        failure: &Failure,
+    ) -> Vec<SetId> {
+        if failure.differing.is_empty() {
+            return suspects;
+        }
+        let (reaching, unrelated): (Vec<SetId>, Vec<SetId>) =
+            suspects.iter().partition(|id| !self.checker.kernels_of_set(u, **id).is_disjoint(&failure.differing));
+        if unrelated.is_empty() || reaching.is_empty() {
+            return suspects;
+        }
+        self.bisect(u, keep, last, &unrelated);
+        reaching
     }
 
     /// Keeps `trial` if it passes with `keep`; else splits it, down to single sets, which are withdrawn.
