@@ -216,7 +216,7 @@ fn own_pin(
     let file_of = |range: &crate::syntax::ByteRange| syntax.files[range.file].display().to_string();
     let extent = &function.extent;
     let inside = |r: &crate::syntax::ByteRange| r.file == extent.file && r.start >= extent.start && r.end <= extent.end;
-    if let Some(skipped) = syntax.skipped.iter().find(|s| inside(&s.range) && s.identifiers.contains(&decl.name)) {
+    if let Some(skipped) = syntax.skipped.iter().find(|s| inside(&s.range) && s.escaping.contains(&decl.name)) {
         let at = format!("{}:{}", file_of(&skipped.range), skipped.first_line);
         return Some((Reason::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)));
     }

@@ -183,6 +183,9 @@ pub struct SkippedRange {
     pub range: ByteRange,
     pub first_line: u32,
     pub identifiers: Vec<String>,
+    /// Identifiers used there other than to reach what they point to (`p[i]`,
+    /// `p->f`): passed, assigned, cast, compared, taken the address of.
+    pub escaping: Vec<String>,
     /// It spells `__constant`: with a keyword, or a macro whose expansion has it.
     pub spells_constant: bool,
 }

@@ -605,11 +605,20 @@ impl<'t, 'i> Walker<'t, 'i> {
                 let mut words = Vec::new();
                 names_constant(&t.text) || (self.expand_words(&t.text, &mut words, 0) && words.iter().any(|w| names_constant(w)))
             });
+            // `p[i]` and `p->f` only reach the pointee; `&p[i]` takes an address again.
+            let text = |i: usize| tokens.get(i).map(|t| t.text.as_str());
+            let mut escaping: Vec<String> = (0..tokens.len())
+                .filter(|&i| tokens[i].kind == TokenKind::Identifier)
+                .filter(|&i| !(matches!(text(i + 1), Some("[") | Some("->")) && (i == 0 || text(i - 1) != Some("&"))))
+                .map(|i| tokens[i].text.clone())
+                .collect();
+            escaping.sort();
+            escaping.dedup();
             let mut identifiers: Vec<String> =
                 tokens.into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
             identifiers.sort();
             identifiers.dedup();
-            self.syntax.skipped.push(SkippedRange { range, first_line, identifiers, spells_constant });
+            self.syntax.skipped.push(SkippedRange { range, first_line, identifiers, escaping, spells_constant });
         }
         self.syntax.skipped.sort_by_key(|s| s.range);
     }
