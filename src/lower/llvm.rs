@@ -283,15 +283,24 @@ impl<'m> Val<'m> {
 
     /// The instruction's debug location (file, line, column), if any.
     pub fn debug_loc(&self) -> Option<(String, u32, u32)> {
-        // SAFETY: valid instruction; LLVM owns the file name bytes.
+        // SAFETY: valid instruction; LLVM owns the file and directory name bytes.
         unsafe {
             let line = LLVMGetDebugLocLine(self.raw);
             if line == 0 {
                 return None;
             }
             let mut len: c_uint = 0;
-            let ptr = LLVMGetDebugLocFilename(self.raw, &mut len);
-            Some((string_of(ptr, len as usize), line, LLVMGetDebugLocColumn(self.raw)))
+            let file = string_of(LLVMGetDebugLocFilename(self.raw, &mut len), len as usize);
+            let mut dir_len: c_uint = 0;
+            let dir = string_of(LLVMGetDebugLocDirectory(self.raw, &mut dir_len), dir_len as usize);
+            // clang splits a path into the directory it shares with the working
+            // directory and the rest (`/tmp` + `.tmpX/a.cl` when run from `/tmp/b`).
+            let path = if dir.is_empty() || std::path::Path::new(&file).is_absolute() {
+                file
+            } else {
+                std::path::Path::new(&dir).join(&file).to_string_lossy().into_owned()
+            };
+            Some((path, line, LLVMGetDebugLocColumn(self.raw)))
         }
     }
 

@@ -28,6 +28,8 @@ pub struct FunctionTrace<'a, 'm> {
     slots: HashMap<Val<'m>, Slot>,
     /// Values stored into each temporary slot.
     temporaries: HashMap<Val<'m>, Vec<Val<'m>>>,
+    /// The working directory, for file names as the user gave them.
+    cwd: Option<std::path::PathBuf>,
 }
 
 impl<'a, 'm> FunctionTrace<'a, 'm> {
@@ -76,7 +78,7 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
                 }
             }
         }
-        FunctionTrace { function, slots, temporaries }
+        FunctionTrace { function, slots, temporaries, cwd: std::env::current_dir().ok() }
     }
 
     fn node(&self, slot: &Slot) -> Option<Node> {
@@ -169,9 +171,18 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
         }
     }
 
+    /// Where an instruction comes from, with its file as the user named it:
+    /// relative to the working directory when under it, else absolute.
     fn location(&self, inst: &Val<'m>) -> SrcLoc {
         match inst.debug_loc() {
-            Some((file, line, col)) => SrcLoc { file, line, col },
+            Some((file, line, col)) => {
+                let path = std::path::Path::new(&file);
+                let file = match self.cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok()) {
+                    Some(relative) => relative.to_string_lossy().into_owned(),
+                    None => file,
+                };
+                SrcLoc { file, line, col }
+            }
             None => SrcLoc { file: String::new(), line: 0, col: 0 },
         }
     }
