@@ -127,6 +127,22 @@ pub fn equivalence(
     Ok(compare(&before, &after))
 }
 
+/// A canonical line with its value numbers blanked: `%v12` reads `%v`.
+fn without_value_numbers(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' && chars.peek() == Some(&'v') {
+            out.push(chars.next().unwrap_or('v'));
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+        }
+    }
+    out
+}
+
 /// Kernel by kernel, by name; a kernel missing on either side differs.
 pub fn compare(before: &[KernelBody], after: &[KernelBody]) -> Equivalence {
     let mut result = Equivalence::default();
@@ -151,13 +167,22 @@ pub fn compare(before: &[KernelBody], after: &[KernelBody]) -> Equivalence {
             result.equal.push(original.name.clone());
             continue;
         }
-        let (a, b) = original
-            .lines
-            .iter()
-            .map(Some)
-            .chain(std::iter::repeat(None))
-            .zip(migrated.lines.iter().map(Some).chain(std::iter::repeat(None)))
-            .find(|(a, b)| a != b)
+        let pairs = || {
+            original
+                .lines
+                .iter()
+                .map(Some)
+                .chain(std::iter::repeat(None))
+                .zip(migrated.lines.iter().map(Some).chain(std::iter::repeat(None)))
+                .take(original.lines.len().max(migrated.lines.len()))
+        };
+        // The first pair that differs in more than value numbers (an extra instruction
+        // renumbers every later value: the line to show is the extra one, not the first
+        // `phi` that names a later value), else the first that differs at all.
+        let unnumbered = |line: Option<&String>| line.map(|l| without_value_numbers(l));
+        let (a, b) = pairs()
+            .find(|(a, b)| unnumbered(*a) != unnumbered(*b))
+            .or_else(|| pairs().find(|(a, b)| a != b))
             .unwrap_or((None, None));
         let show = |line: Option<&String>| line.cloned().unwrap_or_else(|| "(end)".into());
         result.different.push(KernelDifference { kernel: original.name.clone(), original: show(a), migrated: show(b) });
@@ -200,6 +225,35 @@ mod tests {
     fn assert_equal(found: &Equivalence, kernels: usize) {
         assert!(found.different.is_empty(), "{:#?}", found.different);
         assert_eq!(found.equal.len(), kernels, "{found:?}");
+    }
+
+    /// The difference shown is the first line that differs in more than value
+    /// numbers: an inserted instruction, not the `phi` renumbered by it.
+    #[test]
+    fn the_difference_shown_skips_renumbering() {
+        let body = |lines: &[&str]| KernelBody {
+            name: "k".into(),
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            flat_accesses: 0,
+        };
+        let before = body(&["param ptr", "%v1 = phi i32 [ %v3, %b1 ]", "%v2 = load i32, ptr %a0", "%v3 = add i32 %v2, 1"]);
+        let after = body(&[
+            "param ptr",
+            "%v1 = phi i32 [ %v4, %b1 ]",
+            "%v2 = load i32, ptr %a0",
+            "%v3 = addrspacecast ptr addrspace(3) %a1 to ptr",
+            "%v4 = add i32 %v2, 1",
+        ]);
+        let found = compare(std::slice::from_ref(&before), &[after]);
+        let d = &found.different[0];
+        assert_eq!(
+            (d.original.as_str(), d.migrated.as_str()),
+            ("%v3 = add i32 %v2, 1", "%v3 = addrspacecast ptr addrspace(3) %a1 to ptr")
+        );
+        // Lines that differ only in numbering still differ (never equal by masking).
+        let renumbered = body(&["param ptr", "%v1 = phi i32 [ %v2, %b1 ]", "%v2 = load i32, ptr %a0", "%v3 = add i32 %v2, 1"]);
+        let found = compare(&[before], &[renumbered]);
+        assert_eq!(found.different[0].migrated, "%v1 = phi i32 [ %v2, %b1 ]");
     }
 
     fn assert_different(found: &Equivalence) -> KernelDifference {
