@@ -324,12 +324,23 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
         |n: &Node| entries.iter().any(|(f, d, node, _)| node == n && f.is_kernel && matches!(d.kind, DeclKind::Param(_)));
     let mut decided: BTreeMap<Node, Decision> = BTreeMap::new();
 
-    // Required: everything downstream of an already-generic pointer.
-    for (_, _, node, role) in &entries {
-        if *role != Role::AlreadyGeneric {
-            continue;
-        }
-        for down in graph.downstream(node) {
+    // Required: everything downstream of an already-generic pointer, and the
+    // parameters that receive an argument cast to an unqualified pointer type
+    // (`f((uchar *)buf)`: generic under 2.0), with their downstream.
+    let mut generic_entries: Vec<(Node, BTreeSet<Node>)> = entries
+        .iter()
+        .filter(|(_, _, _, role)| *role == Role::AlreadyGeneric)
+        .map(|(_, _, node, _)| (node.clone(), graph.downstream(node)))
+        .collect();
+    for cast in &syntax.unqualified_cast_args {
+        let Some(callee) = syntax.functions.iter().find(|f| f.is_definition && f.name == cast.callee) else { continue };
+        let param = Node::Param { func: callee.link_name.clone(), index: cast.index };
+        let mut reached = graph.downstream(&param);
+        reached.insert(param.clone());
+        generic_entries.push((param, reached));
+    }
+    for (node, reached) in &generic_entries {
+        for down in reached.iter().cloned() {
             match roles.get(&down) {
                 // Without the change the unit cannot compile as the target at all;
                 // code that #if skips (callers, uses) may see a generic pointer now:

@@ -221,6 +221,17 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
+/// A call argument written as a cast to an unqualified pointer type
+/// (`f((uchar *)buf)`): private in 1.x, generic under 2.0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnqualifiedCastArg {
+    /// The called function's name.
+    pub callee: String,
+    /// The argument's index (0-based).
+    pub index: u32,
+    pub line: u32,
+}
+
 /// Everything `parse` learns about one translation unit.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct KernelSyntax {
@@ -230,6 +241,7 @@ pub struct KernelSyntax {
     pub program_vars: Vec<ProgramVar>,
     pub skipped: Vec<SkippedRange>,
     pub diagnostics: Vec<Diagnostic>,
+    pub unqualified_cast_args: Vec<UnqualifiedCastArg>,
 }
 
 impl KernelSyntax {

@@ -314,6 +314,8 @@ pub enum CursorKind {
     SizeofExpr,
     /// `(T *) e`: an explicit cast.
     CStyleCast,
+    /// `f(a, b)`: children are the callee expression, then the arguments.
+    CallExpr,
     ParenExpr,
     MacroDefinition,
     MacroExpansion,
@@ -342,6 +344,7 @@ impl<'tu> Cursor<'tu> {
             CXCursor_UnaryExpr => CursorKind::SizeofExpr,
             CXCursor_ParenExpr => CursorKind::ParenExpr,
             CXCursor_CStyleCastExpr => CursorKind::CStyleCast,
+            CXCursor_CallExpr => CursorKind::CallExpr,
             CXCursor_MacroDefinition => CursorKind::MacroDefinition,
             CXCursor_MacroExpansion => CursorKind::MacroExpansion,
             CXCursor_InclusionDirective => CursorKind::InclusionDirective,

@@ -244,6 +244,7 @@ impl<'t, 'i> Walker<'t, 'i> {
                         }
                     }
                 }
+                CursorKind::CallExpr => self.record_unqualified_cast_args(&node),
                 CursorKind::CStyleCast => {
                     let ty = node.ty().canonical();
                     let named = (ty.kind() == TypeKind::Pointer).then(|| space_of(ty.pointee().address_space())).flatten();
@@ -254,6 +255,42 @@ impl<'t, 'i> Walker<'t, 'i> {
                 _ => {}
             }
             stack.extend(node.children());
+        }
+    }
+
+    /// Arguments of a call written as a cast to a pointer type that spells no
+    /// address space: such a cast makes a private pointer in 1.x and a generic
+    /// one under 2.0, whatever its operand (`(uchar *)words`).
+    fn record_unqualified_cast_args(&mut self, call: &Cursor) {
+        let Some(callee) = call.referenced().filter(|d| d.kind() == CursorKind::FunctionDecl) else { return };
+        for (index, arg) in call.children().into_iter().skip(1).enumerate() {
+            let mut expr = Some(arg);
+            while let Some(e) = expr.take() {
+                match e.kind() {
+                    CursorKind::ParenExpr | CursorKind::Other(_) if e.children().len() == 1 => {
+                        expr = e.children().into_iter().next()
+                    }
+                    CursorKind::CStyleCast => {
+                        if e.ty().canonical().kind() != TypeKind::Pointer {
+                            break;
+                        }
+                        let tokens = self.tu.tokens(&e.extent());
+                        // The type name: the tokens inside the cast's first parentheses.
+                        let close = tokens.iter().position(|t| t.text == ")").unwrap_or(0);
+                        let type_tokens: Vec<RawToken> = tokens.into_iter().take(close).skip(1).collect();
+                        let spells_space = self.spelled_qualifiers(&type_tokens).into_iter().flatten().next().is_some();
+                        if !spells_space {
+                            let line = e.location().line;
+                            self.syntax.unqualified_cast_args.push(UnqualifiedCastArg {
+                                callee: callee.spelling(),
+                                index: index as u32,
+                                line,
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
         }
     }
 
