@@ -199,4 +199,6 @@ pub const VERIFY_FAILED: &str = "verify-failed";
 pub const NOT_EQUIVALENT: &str = "not-equivalent";
 pub const UNREPAIRABLE_UNIT: &str = "unrepairable-unit";
 pub const OVERLAPPING_EDITS: &str = "overlapping-edits";
-pub const WITHDRAWALS: [&str; 4] = [VERIFY_FAILED, NOT_EQUIVALENT, UNREPAIRABLE_UNIT, OVERLAPPING_EDITS];
+/// A set that would also edit a file outside the edit root (a prototype there).
+pub const OUTSIDE_ROOT: &str = "outside-root";
+pub const WITHDRAWALS: [&str; 5] = [VERIFY_FAILED, NOT_EQUIVALENT, UNREPAIRABLE_UNIT, OVERLAPPING_EDITS, OUTSIDE_ROOT];

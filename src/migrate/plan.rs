@@ -56,6 +56,8 @@ pub struct Plan {
     pub planned: BTreeMap<(PathBuf, String), BTreeSet<SetId>>,
     /// Canonical file -> (path as the units name it, text as read).
     pub originals: BTreeMap<PathBuf, (PathBuf, Vec<u8>)>,
+    /// Sets that would edit a file outside the edit root (a prototype there), with the file.
+    pub outside_root: BTreeMap<SetId, PathBuf>,
 }
 
 /// Infers every unit, then groups its fixes into change sets.
@@ -123,6 +125,11 @@ pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
         }
         plan.unit_sets.push(mine);
         plan.required.push(required);
+    }
+    for (id, set) in plan.sets.iter().enumerate() {
+        if let Some(file) = set.edits.keys().find(|f| !crate::root::is_under(root, f)) {
+            plan.outside_root.insert(id, file.clone());
+        }
     }
     for (unit, decided) in units.iter().zip(&decisions) {
         let mut blocking = Vec::new();

@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use super::plan::{apply, Plan, SetId};
-use super::{FileError, MigrateOptions, Warning, NOT_EQUIVALENT, OVERLAPPING_EDITS, UNREPAIRABLE_UNIT, VERIFY_FAILED};
+use super::{
+    FileError, MigrateOptions, Warning, NOT_EQUIVALENT, OUTSIDE_ROOT, OVERLAPPING_EDITS, UNREPAIRABLE_UNIT, VERIFY_FAILED,
+};
 use crate::lower::Context;
 use crate::lower::KernelBody;
 use crate::unit::{Unit, Workbench};
@@ -142,6 +144,11 @@ pub fn settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], plan:
         pending: (0..units.len()).collect(),
         out: Settled::default(),
     };
+    // A prototype outside the edit root cannot change with its definition: the set stays.
+    for (id, file) in &plan.outside_root {
+        let detail = format!("it would edit {}, outside the edit root", file.display());
+        settler.out.withdrawn.insert(*id, Withdrawal { reason: OUTSIDE_ROOT, detail });
+    }
     for (u, blocking) in plan.blocking.iter().enumerate() {
         if !blocking.is_empty() {
             let lines: Vec<String> = blocking
