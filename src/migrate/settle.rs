@@ -329,8 +329,13 @@ impl Settler<'_> {
         let message = format!("change withdrawn ({}): {}: {}", why.reason, self.checker.plan.sets[id].functions(), why.detail);
         self.out.warnings.push(Warning { path, message });
         self.out.withdrawn.insert(id, why);
+        self.recheck_units_touching(id, u);
+    }
+
+    /// Every unit but `except` that touches set `id` is checked again (the set was withdrawn).
+    fn recheck_units_touching(&mut self, id: SetId, except: usize) {
         for (other, sets) in self.checker.plan.unit_sets.iter().enumerate() {
-            if other != u && sets.contains(&id) {
+            if other != except && sets.contains(&id) {
                 self.pending.insert(other);
             }
         }
@@ -352,11 +357,7 @@ impl Settler<'_> {
         for id in sets {
             if self.out.kept(id) {
                 self.out.withdrawn.insert(id, why.clone());
-                for (other, sets) in self.checker.plan.unit_sets.iter().enumerate() {
-                    if other != u && sets.contains(&id) {
-                        self.pending.insert(other);
-                    }
-                }
+                self.recheck_units_touching(id, u);
             }
         }
     }
