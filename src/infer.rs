@@ -251,10 +251,12 @@ fn own_pin(
     // naming the function (a call, or only another configuration's definition) is a
     // risk only where it could pass a __constant pointer: it spells __constant, or
     // names a __constant variable or pointer of the unit.
-    let could_pass_constant = |s: &crate::syntax::SkippedRange| {
-        s.spells_constant || s.identifiers.iter().any(|name| constant_names(syntax).contains(name.as_str()))
-    };
-    if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&function.name) && could_pass_constant(s)) {
+    let naming: Vec<&crate::syntax::SkippedRange> =
+        syntax.skipped.iter().filter(|s| s.identifiers.contains(&function.name)).collect();
+    let constants = if naming.is_empty() { BTreeSet::new() } else { constant_names(syntax) };
+    let could_pass_constant =
+        |s: &crate::syntax::SkippedRange| s.spells_constant || s.identifiers.iter().any(|name| constants.contains(name.as_str()));
+    if let Some(skipped) = naming.into_iter().find(|s| could_pass_constant(s)) {
         let at = format!("{}:{}", file_of(&skipped.range), skipped.first_line);
         let detail =
             format!("`{}` is named in code skipped by #if at {at}, which could pass a __constant pointer", function.name);
