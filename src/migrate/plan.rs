@@ -92,8 +92,10 @@ pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
     let mut plan = Plan::default();
     let mut set_of_root: BTreeMap<DeclKey, SetId> = BTreeMap::new();
     for (unit, fixes) in units.iter().zip(unit_fixes) {
-        let canonical_of: HashMap<&Path, &Path> =
-            (0..unit.syntax.files.len()).map(|id| (unit.syntax.files[id].as_path(), unit.canonical(id))).collect();
+        // A file of the unit as clang names it -> its id (for its text, read once by the unit).
+        let id_of: HashMap<&Path, usize> = (0..unit.syntax.files.len()).map(|id| (unit.syntax.files[id].as_path(), id)).collect();
+        let canonical =
+            |path: &Path| id_of.get(path).map(|id| unit.canonical(*id).to_path_buf()).unwrap_or_else(|| path.to_path_buf());
         let (mut mine, mut required) = (BTreeSet::new(), BTreeSet::new());
         for (key, fix) in fixes {
             let root_key = keys.find(key);
@@ -107,16 +109,15 @@ pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
                 required.insert(id);
             }
             let set = &mut plan.sets[id];
-            let fix_file = canonical_of.get(fix.file.as_path()).map(|p| p.to_path_buf()).unwrap_or_else(|| fix.file.clone());
-            plan.planned.entry((fix_file, fix.function.clone())).or_default().insert(id);
+            plan.planned.entry((canonical(&fix.file), fix.function.clone())).or_default().insert(id);
             if set.fixes.iter().any(|f| f.edits == fix.edits) {
                 continue;
             }
             for edit in &fix.edits {
-                let file = canonical_of.get(edit.file.as_path()).map(|p| p.to_path_buf()).unwrap_or_else(|| edit.file.clone());
+                let file = canonical(&edit.file);
                 if !plan.originals.contains_key(&file) {
-                    // A file that cannot be read keeps its set from ever applying (see `apply`).
-                    let text = std::fs::read(&file).unwrap_or_default();
+                    // The bytes the unit parsed (empty if unreadable: then its set never applies, see `apply`).
+                    let text = id_of.get(edit.file.as_path()).map(|id| unit.text(*id).to_vec()).unwrap_or_default();
                     plan.originals.insert(file.clone(), (edit.file.clone(), text));
                 }
                 set.edits.entry(file).or_default().insert(edit.clone());
