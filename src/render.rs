@@ -62,6 +62,11 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
             }
         }
     }
+    for group in &migration.unmerged {
+        if let Some(first) = group.members.first() {
+            lines.push((first.file.clone(), first.line, format!("not merged {}: {}: {}", group.reason, group.names(), group.detail)));
+        }
+    }
     lines.sort();
     lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()
 }
@@ -92,8 +97,19 @@ pub fn summary(migration: &Migration) -> String {
         let parts: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
         format!("{refused} refused ({})", parts.join(", "))
     };
+    let merged = if migration.merges.is_empty() && migration.unmerged.is_empty() {
+        String::new()
+    } else {
+        let deleted: usize = migration.merges.iter().map(|m| m.members.len() - 1).sum();
+        format!(
+            ", {} merged ({} deleted), {} not merged",
+            crate::cli::plural(migration.merges.len(), "duplicate group", ""),
+            crate::cli::plural(deleted, "definition", ""),
+            migration.unmerged.len()
+        )
+    };
     format!(
-        "clasp: {}, {migrated}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
+        "clasp: {}, {migrated}{merged}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
         crate::cli::plural(migration.files_seen, "file", ""),
         migration.unanalysable.len(),
         crate::cli::plural(migration.errors.len(), "error", "")

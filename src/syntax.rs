@@ -6,6 +6,7 @@
 //! where (and whether) that qualifier is spelled.
 
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// Index into `KernelSyntax::files`; 0 is the main file.
@@ -165,6 +166,34 @@ pub struct Function {
     pub in_macro: Option<String>,
     pub param_count: u32,
     pub pointers: Vec<PointerDecl>,
+    /// A helper definition's tokens as written (comments left out), to find
+    /// definitions that differ only in address spaces; empty for kernels and prototypes.
+    #[serde(skip)]
+    pub tokens: Vec<SourceToken>,
+}
+
+/// A token as written: its text and byte range in its function's file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceToken {
+    pub text: String,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// A use of a function's name in code: a call, or (never in valid OpenCL C) its address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FunctionRef {
+    /// The named function's name and IR name.
+    pub callee: String,
+    pub link_name: String,
+    /// Where the name is (for a name that a macro body produces: the macro's use).
+    pub range: ByteRange,
+    /// It is the callee of a call.
+    pub called: bool,
+    /// The source has the callee's name there (it is not produced by a macro body).
+    pub spelled: bool,
+    /// The IR name of the function whose body has it.
+    pub caller: String,
 }
 
 /// A program-scope variable.
@@ -242,6 +271,14 @@ pub struct KernelSyntax {
     pub skipped: Vec<SkippedRange>,
     pub diagnostics: Vec<Diagnostic>,
     pub unqualified_cast_args: Vec<UnqualifiedCastArg>,
+    /// Every use of a function's name in a function body, in source order.
+    pub references: Vec<FunctionRef>,
+    /// Identifier -> the first macro (by name) whose definition names it.
+    #[serde(skip)]
+    pub macro_bodies: BTreeMap<String, String>,
+    /// Every identifier written in the unit's own files (code, macros, `#if`-skipped text).
+    #[serde(skip)]
+    pub identifiers: BTreeSet<String>,
 }
 
 impl KernelSyntax {

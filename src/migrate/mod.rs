@@ -8,10 +8,11 @@
 //! every function.
 
 mod account;
+pub mod duplicates;
 mod plan;
 mod settle;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -20,6 +21,7 @@ use crate::infer::Reason;
 use crate::options::{CompileOptions, Target};
 use crate::rules::Fix;
 use crate::unit::{Unit, Workbench};
+use duplicates::{DefKey, Member, Unmerged};
 use plan::{Plan, SetId};
 use settle::Settled;
 
@@ -116,6 +118,29 @@ pub struct Migration {
     pub functions: Vec<FunctionAccount>,
     /// Files that could not be parsed or compiled (their functions are unknown).
     pub unanalysable: Vec<PathBuf>,
+    /// Duplicate groups merged into one generic function.
+    pub merges: Vec<MergeReport>,
+    /// Duplicate groups found but not merged, with why.
+    pub unmerged: Vec<Unmerged>,
+}
+
+/// A merge of duplicates that stands: the survivor's name and place, every member (the survivor first).
+#[derive(Debug, Clone, Serialize)]
+pub struct MergeReport {
+    pub name: String,
+    pub file: PathBuf,
+    pub line: u32,
+    pub members: Vec<Member>,
+    /// Members of the group that stay as they are.
+    pub kept: Vec<KeptMember>,
+    pub verified: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KeptMember {
+    #[serde(flatten)]
+    pub member: Member,
+    pub why: String,
 }
 
 /// Migrates a batch: load -> plan -> settle -> changes and accounting.
@@ -129,14 +154,61 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
         }
     };
     let units = load_units(&pool, files, options, &mut result);
-    let plan = plan::plan(&units, options, &options.root);
-    let settled = settle::settle(bench, &pool, &units, &plan, options);
+    let (plan, settled) = plan_and_settle(bench, &pool, &units, options);
+    result.merges = merge_reports(&plan, &settled, options.verify);
+    result.unmerged = plan.unmerged.clone();
     result.changes = changes(&plan, &settled, &mut result.errors);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
     result.functions = account::account(&units, &options.root, &plan, &settled, options.verify);
     result.refusals = plan.refusals;
     result
+}
+
+/// Plans and settles; when verification withdraws a merge of duplicates, plans
+/// again without it (its members' generic rewrites may stand on their own) and
+/// settles again, until every planned merge stands.
+fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], options: &MigrateOptions) -> (Plan, Settled) {
+    let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
+    let probe = |names: &[String]| bench.parser.taken_names(names, &target_args);
+    let mut withdrawn: BTreeMap<DefKey, (&'static str, String)> = BTreeMap::new();
+    loop {
+        let plan = plan::plan(units, options, &options.root, &probe, &withdrawn);
+        let settled = settle::settle(bench, pool, units, &plan, options);
+        let mut again = false;
+        for (merge, id) in &plan.merges {
+            // A unit that cannot be repaired keeps nothing, merged or not: planning again would not help.
+            match settled.withdrawn.get(id).filter(|w| w.reason != UNREPAIRABLE_UNIT) {
+                Some(why) => {
+                    let detail = format!("the merge was withdrawn by verification: {}", why.detail);
+                    for member in &merge.members {
+                        withdrawn.insert(member.key.clone(), (why.reason, detail.clone()));
+                    }
+                    again = true;
+                }
+                None => continue,
+            }
+        }
+        if !again {
+            return (plan, settled);
+        }
+    }
+}
+
+/// The merges that stand.
+fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeReport> {
+    plan.merges
+        .iter()
+        .filter(|(_, id)| settled.kept(*id))
+        .map(|(merge, id)| MergeReport {
+            name: merge.name.clone(),
+            file: merge.fix.file.clone(),
+            line: merge.fix.line,
+            members: merge.members.clone(),
+            kept: merge.kept.iter().map(|(m, why)| KeptMember { member: m.clone(), why: why.clone() }).collect(),
+            verified: verify && !settled.unverified.contains(id),
+        })
+        .collect()
 }
 
 /// Reads, parses and lowers every file, in parallel (a libclang index and an

@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use super::duplicates::{self, DefKey, Duplicates, Merge, NameProbe, Unmerged};
 use super::{MigrateOptions, Refusal};
 use crate::infer::{infer, Decision, DeclDecision, InferOptions, Reason};
 use crate::ir::{Sink, Source};
@@ -30,9 +31,16 @@ pub struct ChangeSet {
     pub fixes: Vec<Fix>,
     /// Edits by canonical file, identical edits once.
     pub edits: BTreeMap<PathBuf, BTreeSet<Edit>>,
+    /// IR names of functions the set changes beyond its fixes' own (merged duplicates).
+    pub links: BTreeSet<String>,
 }
 
 impl ChangeSet {
+    /// The IR names of every function the set changes.
+    pub fn link_names(&self) -> BTreeSet<String> {
+        self.fixes.iter().map(|f| f.link_name.clone()).chain(self.links.iter().cloned()).collect()
+    }
+
     /// The functions the set changes, for messages: `a`, `b`.
     pub fn functions(&self) -> String {
         let names: BTreeSet<&str> = self.fixes.iter().map(|f| f.function.as_str()).collect();
@@ -58,11 +66,23 @@ pub struct Plan {
     pub originals: BTreeMap<PathBuf, (PathBuf, Vec<u8>)>,
     /// Sets that would edit a file outside the edit root (a prototype there), with the file.
     pub outside_root: BTreeMap<SetId, PathBuf>,
+    /// Duplicate groups to merge, each with its set.
+    pub merges: Vec<(Merge, SetId)>,
+    /// Duplicate groups that are not merged, with why.
+    pub unmerged: Vec<Unmerged>,
 }
 
-/// Infers every unit, then groups its fixes into change sets.
-pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
+/// Infers every unit, finds the duplicates that merge (but those `withdrawn`
+/// by an earlier round), then groups the fixes into change sets.
+pub fn plan(
+    units: &[Unit],
+    options: &MigrateOptions,
+    root: &Path,
+    probe: NameProbe,
+    withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
+) -> Plan {
     let decisions = agree_on_headers(units, options, root);
+    let Duplicates { merges, unmerged } = duplicates::find(units, &decisions, root, withdrawn, probe);
     let mut keys = UnionFind::default();
     // Per unit: its fixes, each with the key of the declaration it changes.
     let mut unit_fixes: Vec<Vec<(DeclKey, Fix)>> = Vec::new();
@@ -89,7 +109,24 @@ pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
             .collect();
         unit_fixes.push(fixes);
     }
-    let mut plan = Plan::default();
+    let mut plan = Plan { unmerged, ..Plan::default() };
+    // A merge stands or falls with its members' generic rewrites and the merges it calls into.
+    for merge in &merges {
+        let key = merge_key(merge);
+        keys.find(key.clone());
+        for decl in &merge.decl_keys {
+            keys.union(key.clone(), decl.clone());
+        }
+        for other in &merge.depends_on {
+            keys.union(key.clone(), merge_key(&merges[*other]));
+        }
+        for (file, u, id) in &merge.files {
+            plan.originals.entry(file.clone()).or_insert_with(|| (units[*u].syntax.files[*id].clone(), units[*u].text(*id).to_vec()));
+        }
+        if let Some(first) = merge.units.first() {
+            unit_fixes[*first].push((key, merge.fix.clone()));
+        }
+    }
     let mut set_of_root: BTreeMap<DeclKey, SetId> = BTreeMap::new();
     for (unit, fixes) in units.iter().zip(unit_fixes) {
         // A file of the unit as clang names it -> its id (for its text, read once by the unit).
@@ -127,6 +164,18 @@ pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
         plan.unit_sets.push(mine);
         plan.required.push(required);
     }
+    for merge in merges {
+        let id = set_of_root[&keys.find(merge_key(&merge))];
+        for u in &merge.units {
+            plan.unit_sets[*u].insert(id);
+        }
+        for member in &merge.members {
+            plan.planned.entry((member.key.0.clone(), member.name.clone())).or_default().insert(id);
+            plan.sets[id].links.insert(member.link_name.clone());
+        }
+        plan.merges.push((merge, id));
+    }
+    drop_deleted_edits(&mut plan);
     for (id, set) in plan.sets.iter().enumerate() {
         if let Some(file) = set.edits.keys().find(|f| !crate::root::is_under(root, f)) {
             plan.outside_root.insert(id, file.clone());
@@ -151,6 +200,34 @@ pub fn plan(units: &[Unit], options: &MigrateOptions, root: &Path) -> Plan {
     }
     plan.refusals.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
     plan
+}
+
+/// The union-find key of a merge: its survivor's definition.
+fn merge_key(merge: &Merge) -> DeclKey {
+    merge.members[0].key.clone()
+}
+
+/// Edits inside code a merge deletes (the deleted copy's own qualifier
+/// edits, calls renamed there) go: the deletion covers them.
+fn drop_deleted_edits(plan: &mut Plan) {
+    let deletions: BTreeSet<Edit> = plan
+        .merges
+        .iter()
+        .flat_map(|(m, _)| m.fix.edits.iter())
+        .filter(|e| e.replacement.is_empty() && e.end > e.start)
+        .cloned()
+        .collect();
+    let inside = |e: &Edit| {
+        deletions.iter().any(|d| d != e && d.file == e.file && d.start <= e.start && e.end <= d.end && e.start < d.end)
+    };
+    for set in plan.sets.iter_mut() {
+        for edits in set.edits.values_mut() {
+            edits.retain(|e| !inside(e));
+        }
+        for fix in set.fixes.iter_mut() {
+            fix.edits.retain(|e| !inside(e));
+        }
+    }
 }
 
 /// Disjoint sets of declaration keys.

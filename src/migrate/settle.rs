@@ -129,7 +129,7 @@ pub fn settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], plan:
             .iter()
             .zip(&plan.unit_sets)
             .map(|(unit, sets)| {
-                let changed = sets.iter().flat_map(|id| plan.sets[*id].fixes.iter().map(|f| f.link_name.clone())).collect();
+                let changed = sets.iter().flat_map(|id| plan.sets[*id].link_names()).collect();
                 unit.ir.kernels_reaching(&changed)
             })
             .collect(),
@@ -468,7 +468,7 @@ impl Checker<'_> {
 
     /// The kernels of unit `u` that run a function set `id` changes.
     fn kernels_of_set(&self, u: usize, id: SetId) -> BTreeSet<String> {
-        let changed = self.plan.sets[id].fixes.iter().map(|f| f.link_name.clone()).collect();
+        let changed = self.plan.sets[id].link_names();
         self.units[u].ir.kernels_reaching(&changed)
     }
 

@@ -8,7 +8,7 @@
 
 mod libclang;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::syntax::*;
@@ -38,6 +38,32 @@ impl Parser {
     pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<KernelSyntax, String> {
         let tu = self.index.parse(path, contents, args)?;
         Ok(Walker::new(&tu, path).run())
+    }
+}
+
+impl Parser {
+    /// Which of `names` cannot name a new function under `args`: keywords, and
+    /// names the OpenCL headers already declare (builtins such as `dot`, which
+    /// a user function would silently shadow). One small parse that declares
+    /// each name as a type after the full OpenCL header: clang rejects the ones taken.
+    pub fn taken_names(&self, names: &[String], args: &[String]) -> Result<BTreeSet<String>, String> {
+        let mut probe = b"#include <opencl-c.h>\n".to_vec();
+        for name in names {
+            probe.extend_from_slice(format!("typedef int {name};\n").as_bytes());
+        }
+        let path = Path::new("clasp-name-probe.cl");
+        let tu = self.index.parse(path, &probe, args)?;
+        let mut taken = BTreeSet::new();
+        for d in tu.diagnostics().into_iter().filter(|d| d.severity >= 3) {
+            let in_probe = d.loc.file.as_deref().is_some_and(|f| Path::new(f).ends_with(path));
+            match names.get((d.loc.line as usize).wrapping_sub(2)) {
+                Some(name) if in_probe => {
+                    taken.insert(name.clone());
+                }
+                _ => return Err(format!("checking names for merged functions: {}", d.message)),
+            }
+        }
+        Ok(taken)
     }
 }
 
@@ -157,9 +183,12 @@ impl<'t, 'i> Walker<'t, 'i> {
             if c.in_system_header() || c.location().file.is_none() {
                 continue;
             }
+            let tokens = self.tu.tokens(&c.extent());
+            let words = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone());
+            self.syntax.identifiers.extend(words);
             match c.kind() {
                 CursorKind::FunctionDecl => {
-                    let f = self.function(c);
+                    let f = self.function(c, tokens);
                     self.syntax.functions.push(f);
                 }
                 CursorKind::VarDecl => {
@@ -170,16 +199,23 @@ impl<'t, 'i> Walker<'t, 'i> {
             }
         }
         self.record_skipped();
+        for skipped in &self.syntax.skipped {
+            self.syntax.identifiers.extend(skipped.identifiers.iter().cloned());
+        }
+        self.syntax.identifiers.extend(self.macros.keys().cloned());
         self.syntax
     }
 
     fn record_macro(&mut self, c: &Cursor) {
         let name = c.spelling();
+        let tokens = self.tu.tokens(&c.extent());
+        for t in tokens.iter().skip(1).filter(|t| t.kind == TokenKind::Identifier) {
+            self.syntax.macro_bodies.entry(t.text.clone()).or_insert_with(|| name.clone());
+        }
         if c.is_function_like_macro() {
             self.macros.insert(name, None);
             return;
         }
-        let tokens = self.tu.tokens(&c.extent());
         // The first token is the macro's own name.
         let body = tokens.iter().skip(1).map(|t| t.text.clone()).collect();
         self.macros.insert(name, Some(body));
@@ -233,9 +269,13 @@ impl<'t, 'i> Walker<'t, 'i> {
     /// own size) and `(__global T *) p` (an explicit cast that names a space,
     /// which would turn into a generic-to-named cast if `p` became generic).
     fn find_observed_uses(&mut self, c: &Cursor) {
+        let caller = if c.mangling().is_empty() { c.spelling() } else { c.mangling() };
+        let mut called: HashSet<(FileId, u32)> = HashSet::new();
+        let first_reference = self.syntax.references.len();
         let mut stack = c.children();
         while let Some(node) = stack.pop() {
             match node.kind() {
+                CursorKind::DeclRefExpr => self.record_reference(&node, &caller),
                 CursorKind::SizeofExpr => {
                     let first = self.tu.tokens(&node.extent()).into_iter().next();
                     if first.map(|t| t.text == "sizeof").unwrap_or(false) {
@@ -244,7 +284,12 @@ impl<'t, 'i> Walker<'t, 'i> {
                         }
                     }
                 }
-                CursorKind::CallExpr => self.record_unqualified_cast_args(&node),
+                CursorKind::CallExpr => {
+                    if let Some(callee) = self.callee_name_at(&node) {
+                        called.insert(callee);
+                    }
+                    self.record_unqualified_cast_args(&node);
+                }
                 CursorKind::CStyleCast => {
                     let ty = node.ty().canonical();
                     let named = (ty.kind() == TypeKind::Pointer).then(|| space_of(ty.pointee().address_space())).flatten();
@@ -256,6 +301,51 @@ impl<'t, 'i> Walker<'t, 'i> {
             }
             stack.extend(node.children());
         }
+        let mine = &mut self.syntax.references[first_reference..];
+        for reference in mine.iter_mut() {
+            reference.called = called.contains(&(reference.range.file, reference.range.start));
+        }
+        mine.sort_by_key(|r| r.range);
+    }
+
+    /// A use of a function's name (a call's callee, or its address).
+    fn record_reference(&mut self, node: &Cursor, caller: &str) {
+        let Some(function) = node.referenced().filter(|d| d.kind() == CursorKind::FunctionDecl) else { return };
+        let loc = node.location();
+        let Some(file) = loc.file.as_deref() else { return };
+        let file = self.file_id(file);
+        let callee = function.spelling();
+        let end = loc.offset + callee.len() as u32;
+        // A name that a macro body produces is located at the macro's use, whose text is the macro's name.
+        let spelled = !self.expansions.contains_key(&(file, loc.offset))
+            && self.tu.tokens(&node.extent()).first().is_some_and(|t| t.text == callee && t.start.offset == loc.offset);
+        let mangled = function.mangling();
+        self.syntax.references.push(FunctionRef {
+            link_name: if mangled.is_empty() { callee.clone() } else { mangled },
+            callee,
+            range: ByteRange { file, start: loc.offset, end },
+            called: false,
+            spelled,
+            caller: caller.to_string(),
+        });
+    }
+
+    /// Where a call's callee names its function, through the implicit decay to a pointer.
+    fn callee_name_at(&mut self, call: &Cursor) -> Option<(FileId, u32)> {
+        let mut callee = call.children().into_iter().next();
+        while let Some(node) = callee {
+            match node.kind() {
+                CursorKind::DeclRefExpr => {
+                    let loc = node.location();
+                    return Some((self.file_id(loc.file.as_deref()?), loc.offset));
+                }
+                CursorKind::Other(_) | CursorKind::ParenExpr if node.children().len() == 1 => {
+                    callee = node.children().into_iter().next()
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// Arguments of a call written as a cast to a pointer type that spells no
@@ -324,7 +414,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             .min()
     }
 
-    fn function(&mut self, c: &Cursor) -> Function {
+    fn function(&mut self, c: &Cursor, tokens: Vec<RawToken>) -> Function {
         let name = c.spelling();
         let mangled = c.mangling();
         let link_name = if mangled.is_empty() { name.clone() } else { mangled };
@@ -333,7 +423,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let extent = self.range(&c.extent());
         let in_macro = self.enclosing_macro(c);
         // Tokens before the name: specifiers and the return type.
-        let head: Vec<RawToken> = self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
+        let head: Vec<RawToken> = tokens.iter().take_while(|t| t.start.offset < loc.offset).cloned().collect();
         let mut is_kernel = false;
         for t in &head {
             if KERNEL_WORDS.contains(&t.text.as_str()) {
@@ -385,7 +475,17 @@ impl<'t, 'i> Walker<'t, 'i> {
             locals.sort_by_key(|d| d.pos);
             pointers.extend(locals);
         }
+        let tokens = if is_definition && !is_kernel {
+            tokens
+                .into_iter()
+                .filter(|t| t.kind != TokenKind::Comment)
+                .map(|t| SourceToken { text: t.text, start: t.start.offset, end: t.end.offset })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Function {
+            tokens,
             name,
             link_name: link_name.clone(),
             is_kernel,

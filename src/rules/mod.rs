@@ -6,6 +6,7 @@ pub mod array_param;
 pub mod generic_local;
 pub mod generic_param;
 pub mod generic_return;
+pub mod merge_duplicates;
 
 use serde::Serialize;
 use std::path::PathBuf;

@@ -1,0 +1,666 @@
+//! Duplicates: helper definitions written once per address space, found
+//! across the batch, and which of them merge into one generic definition.
+//!
+//! Two helper definitions are duplicates when their tokens as written are
+//! the same except for the address-space qualifiers of their pointer
+//! declarations, their own names, and calls to functions that are
+//! themselves duplicates of each other (so `mid_g` -> `leaf_g` and `mid_l`
+//! -> `leaf_l` are found together: classes are refined until stable).
+//! Comments and blanks never count; any other token does, so a
+//! near-duplicate stays. Units are compared on their own and their answers
+//! joined: two definitions in a header are duplicates only if every unit
+//! seeing both agrees.
+//!
+//! A group merges the members whose qualified pointers all become generic
+//! under the inference (a `__constant` member, or one pinned by a builtin,
+//! stays as its own function), provided no member is used in a way clasp
+//! cannot rename (its address taken, named by a macro body or in
+//! `#if`-skipped code) and one member is defined, before every use, in every
+//! unit that sees the group: that one survives, under the group's common
+//! name when it is free.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::infer::{Decision, DeclDecision};
+use crate::rules::merge_duplicates::{self, MergeEdits};
+use crate::rules::Fix;
+use crate::syntax::{ByteRange, FileId, Function, FunctionRef, Space};
+use crate::unit::Unit;
+
+/// A helper definition across the batch: its file's canonical path and its name's offset.
+pub type DefKey = (PathBuf, u32);
+
+/// A member of a group, for messages and reports.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Member {
+    pub name: String,
+    pub file: PathBuf,
+    pub line: u32,
+    #[serde(skip)]
+    pub key: DefKey,
+    #[serde(skip)]
+    pub link_name: String,
+}
+
+impl Member {
+    /// `dot_l` (a.cl:12)
+    pub fn cited(&self) -> String {
+        format!("`{}` ({}:{})", self.name, self.file.display(), self.line)
+    }
+}
+
+/// A merge to make: one change set with the generic rewrites of its members.
+#[derive(Debug, Clone)]
+pub struct Merge {
+    /// The members that become one, the survivor first.
+    pub members: Vec<Member>,
+    /// Members of the group that stay as they are, with why.
+    pub kept: Vec<(Member, String)>,
+    /// The survivor's name after the merge.
+    pub name: String,
+    pub fix: Fix,
+    /// The units that see a member.
+    pub units: BTreeSet<usize>,
+    /// Keys of the members' declarations that become generic: their fixes join the merge's set.
+    pub decl_keys: Vec<(PathBuf, u32)>,
+    /// Other merges this one needs (its members call theirs).
+    pub depends_on: BTreeSet<usize>,
+    /// Files the merge edits: (canonical path, a unit that has it, its id there).
+    pub files: Vec<(PathBuf, usize, FileId)>,
+}
+
+/// A group of duplicates that is not merged, with a stable reason code.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unmerged {
+    pub members: Vec<Member>,
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+impl Unmerged {
+    pub fn names(&self) -> String {
+        self.members.iter().map(|m| format!("`{}`", m.name)).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Reason codes of groups that are not merged.
+pub const ADDRESS_TAKEN: &str = "address-taken";
+pub const MACRO: &str = "macro";
+pub const SKIPPED_IF: &str = "skipped-if";
+pub const CONFIGURATION: &str = "configuration";
+pub const OUTSIDE_ROOT: &str = "outside-root";
+pub const PINNED: &str = "pinned";
+pub const CALLS_UNMERGED: &str = "calls-unmerged";
+pub const NO_SURVIVOR: &str = "no-survivor";
+
+/// What the batch's duplicates come to.
+#[derive(Debug, Default)]
+pub struct Duplicates {
+    pub merges: Vec<Merge>,
+    pub unmerged: Vec<Unmerged>,
+}
+
+/// Checks new names: returns those already taken (keywords, builtins).
+pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, String>;
+
+/// One word of a definition, normalised for comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Word<'a> {
+    Text(&'a str),
+    /// The function's own name.
+    Own,
+    /// A call to another helper definition, by its class.
+    Callee(usize),
+}
+
+/// A unit's helper definitions, normalised.
+struct UnitView<'u> {
+    /// Definition -> the function.
+    defs: BTreeMap<DefKey, &'u Function>,
+    /// Definition -> its words, with calls to helper definitions left as keys.
+    words: BTreeMap<DefKey, Vec<RawWord<'u>>>,
+    /// Definition -> the spaces of its qualifiers that the comparison ignores, in order.
+    signature: BTreeMap<DefKey, Vec<Space>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RawWord<'a> {
+    Text(&'a str),
+    Own,
+    Callee(DefKey),
+}
+
+/// Finds the batch's duplicate groups and decides which merge.
+pub fn find(
+    units: &[Unit],
+    decisions: &[Vec<DeclDecision>],
+    root: &Path,
+    withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
+    taken: NameProbe,
+) -> Duplicates {
+    let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
+    let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
+    let groups = join_units(&views, &per_unit);
+    let mut out = Duplicates::default();
+    let mut candidates = Vec::new();
+    for group in groups {
+        let members = members_of(units, &views, &group);
+        let signatures: BTreeSet<&Vec<Space>> =
+            group.iter().filter_map(|k| views.iter().find_map(|v| v.signature.get(k))).collect();
+        // Copies with the same qualifiers are not per-space duplicates: not clasp's business.
+        if signatures.len() < 2 {
+            continue;
+        }
+        let seeing: BTreeSet<usize> = (0..units.len()).filter(|u| group.iter().any(|k| views[*u].defs.contains_key(k))).collect();
+        if let Some((reason, detail)) = disagreement(units, &per_unit, &group, &seeing)
+            .or_else(|| unrenameable(units, &members, &seeing, root))
+            .or_else(|| members.iter().find_map(|m| withdrawn.get(&m.key)).map(|(r, d)| (*r, d.clone())))
+        {
+            out.unmerged.push(Unmerged { members, reason, detail });
+            continue;
+        }
+        let kept = unmergeable_members(units, &views, decisions, &members, &seeing);
+        candidates.push(Candidate { members, kept, seeing });
+    }
+    drop_calls_to_unmerged(&views, &mut candidates);
+    let stems: Vec<Option<String>> = candidates.iter().map(|c| stem(&c.merging())).collect();
+    let mut probe: Vec<String> = stems.iter().flatten().cloned().collect();
+    probe.sort();
+    probe.dedup();
+    let taken = taken(&probe).unwrap_or_else(|_| probe.iter().cloned().collect());
+    let mut claimed: BTreeSet<String> = BTreeSet::new();
+    let index_of_member: BTreeMap<DefKey, usize> = candidates
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key.clone(), i)))
+        .collect();
+    let mut merge_of_candidate: BTreeMap<usize, usize> = BTreeMap::new();
+    for (i, candidate) in candidates.iter().enumerate() {
+        let merging = candidate.merging();
+        if merging.len() < 2 {
+            let detail = candidate.kept.iter().map(|(m, why)| format!("{} {why}", m.cited())).collect::<Vec<_>>().join("; ");
+            let reason = if candidate.kept.iter().any(|(_, why)| why.contains("calls ")) { CALLS_UNMERGED } else { PINNED };
+            out.unmerged.push(Unmerged { members: candidate.members.clone(), reason, detail });
+            continue;
+        }
+        let Some(survivor) = survivor(units, &views, &merging, &candidate.seeing) else {
+            let detail = "no member is defined before every use of the group in every unit that sees it".to_string();
+            out.unmerged.push(Unmerged { members: candidate.members.clone(), reason: NO_SURVIVOR, detail });
+            continue;
+        };
+        let name = new_name(&merging, &survivor, stems[i].as_deref(), &taken, &claimed, units, &candidate.seeing);
+        claimed.insert(name.clone());
+        let mut members: Vec<Member> = vec![survivor.clone()];
+        members.extend(merging.into_iter().filter(|m| m.key != survivor.key));
+        let depends_on = callees(&views, &members)
+            .into_iter()
+            .filter_map(|k| index_of_member.get(&k).copied())
+            .filter(|j| *j != i)
+            .collect();
+        merge_of_candidate.insert(i, out.merges.len());
+        out.merges.push(build(units, &views, decisions, candidate, members, name, depends_on));
+    }
+    // Dependencies were found as candidate indexes: make them merge indexes.
+    for merge in out.merges.iter_mut() {
+        merge.depends_on = merge.depends_on.iter().filter_map(|c| merge_of_candidate.get(c).copied()).collect();
+    }
+    out
+}
+
+/// A group that passed the batch-wide checks, with the members that cannot join it.
+struct Candidate {
+    members: Vec<Member>,
+    kept: Vec<(Member, String)>,
+    seeing: BTreeSet<usize>,
+}
+
+impl Candidate {
+    fn merging(&self) -> Vec<Member> {
+        self.members.iter().filter(|m| !self.kept.iter().any(|(k, _)| k.key == m.key)).cloned().collect()
+    }
+}
+
+/// A unit's helper definitions under the edit root, with their words.
+fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
+    let syntax = &unit.syntax;
+    let mut defs = BTreeMap::new();
+    let mut link_to_key: HashMap<&str, DefKey> = HashMap::new();
+    for f in syntax.functions.iter().filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty()) {
+        let file = unit.canonical(f.pos.file);
+        if crate::root::is_under(root, file) {
+            let key = (file.to_path_buf(), f.pos.offset);
+            link_to_key.insert(&f.link_name, key.clone());
+            defs.insert(key, f);
+        }
+    }
+    let refs_at: HashMap<(FileId, u32), &FunctionRef> =
+        syntax.references.iter().filter(|r| r.spelled).map(|r| ((r.range.file, r.range.start), r)).collect();
+    let mut words = BTreeMap::new();
+    let mut signature = BTreeMap::new();
+    for (key, f) in &defs {
+        let file = f.extent.file;
+        // The qualifiers the generic rewrite removes: the first level of each pointer (not of arrays).
+        let ignored: Vec<(ByteRange, Space)> = f
+            .pointers
+            .iter()
+            .filter(|d| d.array.is_none())
+            .filter_map(|d| d.levels.first().and_then(|l| l.spelling.range().map(|r| (r, l.space))))
+            .filter(|(r, _)| r.file == file)
+            .collect();
+        let mut spaces = Vec::new();
+        let mut out = Vec::new();
+        for token in &f.tokens {
+            if let Some((range, space)) = ignored.iter().find(|(r, _)| r.start <= token.start && token.start < r.end) {
+                if range.start == token.start {
+                    spaces.push(*space);
+                }
+                continue;
+            }
+            let word = if token.start == f.pos.offset && token.text == f.name {
+                RawWord::Own
+            } else if let Some(callee) = refs_at.get(&(file, token.start)).and_then(|r| link_to_key.get(r.link_name.as_str())) {
+                RawWord::Callee(callee.clone())
+            } else {
+                RawWord::Text(&token.text)
+            };
+            out.push(word);
+        }
+        words.insert(key.clone(), out);
+        signature.insert(key.clone(), spaces);
+    }
+    UnitView { defs, words, signature }
+}
+
+/// A unit's definitions partitioned into classes of duplicates: identical
+/// words, calls compared by the callee's class, refined until stable.
+fn classes(view: &UnitView) -> BTreeMap<DefKey, usize> {
+    let keys: Vec<&DefKey> = view.words.keys().collect();
+    let index: HashMap<&DefKey, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let mut class: Vec<usize> = (0..keys.len()).collect();
+    loop {
+        let mut first_with: HashMap<Vec<Word>, usize> = HashMap::new();
+        let next: Vec<usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let words: Vec<Word> = view.words[*key]
+                    .iter()
+                    .map(|w| match w {
+                        RawWord::Text(t) => Word::Text(t),
+                        RawWord::Own => Word::Own,
+                        RawWord::Callee(k) => Word::Callee(class[index[k]]),
+                    })
+                    .collect();
+                *first_with.entry(words).or_insert(i)
+            })
+            .collect();
+        if next == class {
+            return keys.into_iter().cloned().zip(class).collect();
+        }
+        class = next;
+    }
+}
+
+/// Groups of two or more definitions found duplicates by some unit, joined across units.
+fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DefKey, usize>]) -> Vec<BTreeSet<DefKey>> {
+    let mut leader: BTreeMap<DefKey, DefKey> = BTreeMap::new();
+    fn find(leader: &mut BTreeMap<DefKey, DefKey>, k: &DefKey) -> DefKey {
+        let parent = leader.get(k).cloned().unwrap_or_else(|| k.clone());
+        if &parent == k {
+            return parent;
+        }
+        let root = find(leader, &parent);
+        leader.insert(k.clone(), root.clone());
+        root
+    }
+    for (view, classes) in views.iter().zip(per_unit) {
+        let mut first: BTreeMap<usize, &DefKey> = BTreeMap::new();
+        for key in view.defs.keys() {
+            let class = classes[key];
+            match first.get(&class) {
+                Some(head) => {
+                    let (a, b) = (find(&mut leader, head), find(&mut leader, key));
+                    if a != b {
+                        let (low, high) = if a < b { (a, b) } else { (b, a) };
+                        leader.insert(high, low);
+                    }
+                }
+                None => {
+                    first.insert(class, key);
+                }
+            }
+        }
+    }
+    let keys: Vec<DefKey> = leader.keys().cloned().collect();
+    let mut groups: BTreeMap<DefKey, BTreeSet<DefKey>> = BTreeMap::new();
+    for key in keys {
+        let root = find(&mut leader, &key);
+        groups.entry(root.clone()).or_default().insert(root);
+        groups.entry(find(&mut leader, &key)).or_default().insert(key);
+    }
+    groups.into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// The group's members in source order (file, then offset), as the first unit defining each names them.
+fn members_of(units: &[Unit], views: &[UnitView], group: &BTreeSet<DefKey>) -> Vec<Member> {
+    group
+        .iter()
+        .filter_map(|key| {
+            let (u, f) = views.iter().enumerate().find_map(|(u, v)| v.defs.get(key).map(|f| (u, *f)))?;
+            Some(Member {
+                name: f.name.clone(),
+                file: units[u].syntax.files[f.pos.file].clone(),
+                line: f.pos.line,
+                key: key.clone(),
+                link_name: f.link_name.clone(),
+            })
+        })
+        .collect()
+}
+
+/// A unit that sees two members but does not find them duplicates (another
+/// configuration of a shared header: different macros, different `#if`s).
+fn disagreement(
+    units: &[Unit],
+    per_unit: &[BTreeMap<DefKey, usize>],
+    group: &BTreeSet<DefKey>,
+    seeing: &BTreeSet<usize>,
+) -> Option<(&'static str, String)> {
+    for &u in seeing {
+        let classes: BTreeSet<usize> = group.iter().filter_map(|k| per_unit[u].get(k)).copied().collect();
+        if classes.len() > 1 {
+            let detail = format!("compiled as part of {}, they differ in more than address spaces", units[u].path.display());
+            return Some((CONFIGURATION, detail));
+        }
+    }
+    None
+}
+
+/// A use of a member clasp cannot rename, or a member named where it cannot see.
+fn unrenameable(
+    units: &[Unit],
+    members: &[Member],
+    seeing: &BTreeSet<usize>,
+    root: &Path,
+) -> Option<(&'static str, String)> {
+    for &u in seeing {
+        let unit = &units[u];
+        let syntax = &unit.syntax;
+        for m in members {
+            let place = |range: &ByteRange| format!("{}", syntax.files[range.file].display());
+            for r in syntax.references.iter().filter(|r| r.link_name == m.link_name) {
+                let line = line_of(unit, r.range);
+                if !r.called {
+                    return Some((ADDRESS_TAKEN, format!("the address of `{}` is taken at {}:{line}", m.name, place(&r.range))));
+                }
+                if !r.spelled {
+                    let detail = format!("`{}` is called through a macro at {}:{line}", m.name, place(&r.range));
+                    return Some((MACRO, detail));
+                }
+                if !crate::root::is_under(root, unit.canonical(r.range.file)) {
+                    let detail = format!("`{}` is called at {}:{line}, outside the edit root", m.name, place(&r.range));
+                    return Some((OUTSIDE_ROOT, detail));
+                }
+            }
+            if let Some(macro_name) = syntax.macro_bodies.get(&m.name) {
+                return Some((MACRO, format!("`{}` is named in the body of macro `{macro_name}`", m.name)));
+            }
+            if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&m.name)) {
+                let at = format!("{}:{}", place(&skipped.range), skipped.first_line);
+                return Some((SKIPPED_IF, format!("`{}` is named in code skipped by #if at {at}", m.name)));
+            }
+        }
+    }
+    None
+}
+
+/// The line of a byte offset in a unit's file.
+fn line_of(unit: &Unit, range: ByteRange) -> usize {
+    let text = unit.text(range.file);
+    1 + text[..(range.start as usize).min(text.len())].iter().filter(|b| **b == b'\n').count()
+}
+
+/// Members that stay as they are: one of their qualified pointers cannot become
+/// generic in some unit (`__constant`, a builtin pin, ...), with why.
+fn unmergeable_members(
+    units: &[Unit],
+    views: &[UnitView],
+    decisions: &[Vec<DeclDecision>],
+    members: &[Member],
+    seeing: &BTreeSet<usize>,
+) -> Vec<(Member, String)> {
+    let mut kept = Vec::new();
+    'member: for m in members {
+        for &u in seeing {
+            let Some(f) = views[u].defs.get(&m.key) else { continue };
+            for decl in f.pointers.iter().filter(|d| d.array.is_none()) {
+                let Some(level) = decl.levels.first().filter(|l| l.spelling.range().is_some()) else { continue };
+                if level.space == Space::Constant {
+                    kept.push((m.clone(), format!("takes a __constant pointer (`{}`), which cannot be generic", decl.name)));
+                    continue 'member;
+                }
+                let decision = decisions[u].iter().find(|d| {
+                    d.link_name == f.link_name && d.decl.pos == decl.pos && units[u].canonical(d.decl.pos.file) == m.key.0
+                });
+                match decision.map(|d| &d.decision) {
+                    Some(Decision::Generic { .. }) => {}
+                    Some(Decision::Refused { reason, detail } | Decision::Impossible { reason, detail }) => {
+                        kept.push((m.clone(), format!("keeps `{}` named: {} ({detail})", decl.name, reason.code())));
+                        continue 'member;
+                    }
+                    _ => {
+                        kept.push((m.clone(), format!("keeps `{}` named", decl.name)));
+                        continue 'member;
+                    }
+                }
+            }
+        }
+    }
+    kept
+}
+
+/// The helper definitions a member calls, in any unit.
+fn callees(views: &[UnitView], members: &[Member]) -> BTreeSet<DefKey> {
+    let mut out = BTreeSet::new();
+    for view in views {
+        for m in members {
+            for word in view.words.get(&m.key).into_iter().flatten() {
+                if let RawWord::Callee(k) = word {
+                    out.insert(k.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A member that calls a duplicate which does not merge must stay: after the
+/// merge it would call the survivor of another group than its twins do. To a fixpoint.
+fn drop_calls_to_unmerged(views: &[UnitView], candidates: &mut [Candidate]) {
+    let in_groups: BTreeSet<DefKey> = candidates.iter().flat_map(|c| c.members.iter().map(|m| m.key.clone())).collect();
+    loop {
+        let merging: BTreeSet<DefKey> = candidates
+            .iter()
+            .filter(|c| c.merging().len() > 1)
+            .flat_map(|c| c.merging().into_iter().map(|m| m.key))
+            .collect();
+        let mut changed = false;
+        for candidate in candidates.iter_mut() {
+            for m in candidate.merging() {
+                let stray = callees(views, std::slice::from_ref(&m))
+                    .into_iter()
+                    .find(|k| in_groups.contains(k) && !merging.contains(k) && *k != m.key);
+                if let Some(k) = stray {
+                    let name = views.iter().find_map(|v| v.defs.get(&k)).map(|f| f.name.clone()).unwrap_or_default();
+                    candidate.kept.push((m.clone(), format!("calls `{name}`, whose group does not merge")));
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// The member to keep: defined in every unit that sees the group, and declared
+/// there before every function that uses a member (the others' uses will call it).
+fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<usize>) -> Option<Member> {
+    let links: BTreeSet<&str> = merging.iter().map(|m| m.link_name.as_str()).collect();
+    let keys: BTreeSet<&DefKey> = merging.iter().map(|m| &m.key).collect();
+    merging
+        .iter()
+        .find(|s| {
+            seeing.iter().all(|&u| {
+                let view = &views[u];
+                let functions = &units[u].syntax.functions;
+                if !view.defs.contains_key(&s.key) {
+                    return false;
+                }
+                let first_declared = functions.iter().position(|f| f.link_name == s.link_name);
+                let deleted = |f: &Function| {
+                    f.is_definition && keys.contains(&(units[u].canonical(f.pos.file).to_path_buf(), f.pos.offset))
+                };
+                let first_use = units[u]
+                    .syntax
+                    .references
+                    .iter()
+                    .filter(|r| links.contains(r.link_name.as_str()))
+                    .filter_map(|r| functions.iter().position(|f| f.is_definition && f.link_name == r.caller && !deleted(f)))
+                    .min();
+                match (first_declared, first_use) {
+                    (Some(d), Some(use_at)) => d < use_at,
+                    (Some(_), None) => true,
+                    (None, _) => false,
+                }
+            })
+        })
+        .cloned()
+}
+
+/// The group's common name: `dot_g`, `dot_l` -> `dot`; `load_global_f`,
+/// `load_local_f` -> `load_f`; `gsum`, `lsum` -> `sum`. None when the names
+/// share too little, or are the same (an overload set keeps its name).
+fn stem(members: &[Member]) -> Option<String> {
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    let first = *names.first()?;
+    if names.iter().all(|n| *n == first) {
+        return None;
+    }
+    let prefix = names.iter().fold(first.len(), |n, name| common_prefix(&first[..n], name));
+    let shortest = names.iter().map(|n| n.len()).min().unwrap_or(0);
+    let suffix = names.iter().fold(first.len() - prefix, |n, name| common_suffix(&first[first.len() - n..], name)).min(shortest - prefix);
+    let (head, tail) = (&first[..prefix], &first[first.len() - suffix..]);
+    let stem = match (head.trim_end_matches('_'), tail.trim_start_matches('_')) {
+        (h, "") => h.to_string(),
+        ("", t) => t.to_string(),
+        (h, t) if head.ends_with('_') || tail.starts_with('_') => format!("{h}_{t}"),
+        (h, t) => format!("{h}{t}"),
+    };
+    let valid = stem.len() >= 2
+        && !stem.starts_with("__")
+        && stem.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then_some(stem)
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+fn common_suffix(a: &str, b: &str) -> usize {
+    a.bytes().rev().zip(b.bytes().rev()).take_while(|(x, y)| x == y).count()
+}
+
+/// The survivor's name: the shared name of an overload set; else the common
+/// stem when no unit seeing the group writes it anywhere, it is no keyword or
+/// builtin, and no other merge took it; else the survivor's own.
+fn new_name(
+    merging: &[Member],
+    survivor: &Member,
+    stem: Option<&str>,
+    taken: &BTreeSet<String>,
+    claimed: &BTreeSet<String>,
+    units: &[Unit],
+    seeing: &BTreeSet<usize>,
+) -> String {
+    let _ = merging;
+    match stem {
+        Some(stem)
+            if !taken.contains(stem)
+                && !claimed.contains(stem)
+                && seeing.iter().all(|&u| !units[u].syntax.identifiers.contains(stem)) =>
+        {
+            stem.to_string()
+        }
+        _ => survivor.name.clone(),
+    }
+}
+
+/// The merge's fix: edits in every unit seeing the group, and the keys of the
+/// members' generic declarations (their fixes stand or fall with it).
+fn build(
+    units: &[Unit],
+    views: &[UnitView],
+    decisions: &[Vec<DeclDecision>],
+    candidate: &Candidate,
+    members: Vec<Member>,
+    name: String,
+    depends_on: BTreeSet<usize>,
+) -> Merge {
+    let keys: BTreeSet<&DefKey> = members.iter().map(|m| &m.key).collect();
+    let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
+    let mut decl_keys = Vec::new();
+    for &u in &candidate.seeing {
+        for d in &decisions[u] {
+            let defined_here = views[u].defs.iter().any(|(k, f)| keys.contains(k) && f.link_name == d.link_name);
+            if defined_here && links.contains(d.link_name.as_str()) && matches!(d.decision, Decision::Generic { .. }) {
+                decl_keys.push((units[u].canonical(d.decl.pos.file).to_path_buf(), d.decl.pos.offset));
+            }
+        }
+    }
+    let MergeEdits { fix, files } = merge_duplicates::fix(units, &candidate.seeing, &members, &candidate.kept, &name);
+    Merge {
+        members,
+        kept: candidate.kept.clone(),
+        name,
+        fix,
+        units: candidate.seeing.clone(),
+        decl_keys,
+        depends_on,
+        files,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members(names: &[&str]) -> Vec<Member> {
+        names
+            .iter()
+            .map(|n| Member { name: n.to_string(), file: PathBuf::new(), line: 0, key: (PathBuf::new(), 0), link_name: n.to_string() })
+            .collect()
+    }
+
+    #[test]
+    fn stems_drop_what_the_names_do_not_share() {
+        let cases = [
+            (vec!["dot_g", "dot_l"], Some("dot")),
+            (vec!["dot_g", "dot_l", "dot_p"], Some("dot")),
+            (vec!["load_global_f", "load_local_f"], Some("load_f")),
+            (vec!["gsum", "lsum"], Some("sum")),
+            (vec!["memcpy_pg", "memcpy_gp"], Some("memcpy")),
+            (vec!["copyGlobal", "copyLocal"], Some("copy")),
+            (vec!["f", "g"], None),
+            (vec!["a_g", "a_l"], None),
+            (vec!["same", "same"], None),
+        ];
+        for (names, expected) in cases {
+            assert_eq!(stem(&members(&names)).as_deref(), expected, "{names:?}");
+        }
+    }
+}
