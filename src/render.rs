@@ -64,10 +64,16 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
     }
     for group in &migration.unmerged {
         if let Some(first) = group.members.first() {
-            lines.push((first.file.clone(), first.line, format!("not merged {}: {}: {}", group.reason, group.names(), group.detail)));
+            lines.push((
+                first.file.clone(),
+                first.line,
+                format!("not merged {}: {}: {}", group.reason, group.names(), group.detail),
+            ));
         }
     }
+    // A fix editing several files (a merge) is listed with each: explained once.
     lines.sort();
+    lines.dedup();
     lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()
 }
 

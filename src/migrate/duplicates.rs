@@ -172,11 +172,8 @@ pub fn find(
     probe.dedup();
     let taken = taken(&probe).unwrap_or_else(|_| probe.iter().cloned().collect());
     let mut claimed: BTreeSet<String> = BTreeSet::new();
-    let index_of_member: BTreeMap<DefKey, usize> = candidates
-        .iter()
-        .enumerate()
-        .flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key.clone(), i)))
-        .collect();
+    let index_of_member: BTreeMap<DefKey, usize> =
+        candidates.iter().enumerate().flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key.clone(), i))).collect();
     let mut merge_of_candidate: BTreeMap<usize, usize> = BTreeMap::new();
     for (i, candidate) in candidates.iter().enumerate() {
         let merging = candidate.merging();
@@ -195,11 +192,8 @@ pub fn find(
         claimed.insert(name.clone());
         let mut members: Vec<Member> = vec![survivor.clone()];
         members.extend(merging.into_iter().filter(|m| m.key != survivor.key));
-        let depends_on = callees(&views, &members)
-            .into_iter()
-            .filter_map(|k| index_of_member.get(&k).copied())
-            .filter(|j| *j != i)
-            .collect();
+        let depends_on =
+            callees(&views, &members).into_iter().filter_map(|k| index_of_member.get(&k).copied()).filter(|j| *j != i).collect();
         merge_of_candidate.insert(i, out.merges.len());
         out.merges.push(build(units, &views, decisions, candidate, members, name, depends_on));
     }
@@ -380,12 +374,7 @@ fn disagreement(
 }
 
 /// A use of a member clasp cannot rename, or a member named where it cannot see.
-fn unrenameable(
-    units: &[Unit],
-    members: &[Member],
-    seeing: &BTreeSet<usize>,
-    root: &Path,
-) -> Option<(&'static str, String)> {
+fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<usize>, root: &Path) -> Option<(&'static str, String)> {
     for &u in seeing {
         let unit = &units[u];
         let syntax = &unit.syntax;
@@ -482,11 +471,8 @@ fn callees(views: &[UnitView], members: &[Member]) -> BTreeSet<DefKey> {
 fn drop_calls_to_unmerged(views: &[UnitView], candidates: &mut [Candidate]) {
     let in_groups: BTreeSet<DefKey> = candidates.iter().flat_map(|c| c.members.iter().map(|m| m.key.clone())).collect();
     loop {
-        let merging: BTreeSet<DefKey> = candidates
-            .iter()
-            .filter(|c| c.merging().len() > 1)
-            .flat_map(|c| c.merging().into_iter().map(|m| m.key))
-            .collect();
+        let merging: BTreeSet<DefKey> =
+            candidates.iter().filter(|c| c.merging().len() > 1).flat_map(|c| c.merging().into_iter().map(|m| m.key)).collect();
         let mut changed = false;
         for candidate in candidates.iter_mut() {
             for m in candidate.merging() {
@@ -541,30 +527,70 @@ fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTr
         .cloned()
 }
 
-/// The group's common name: `dot_g`, `dot_l` -> `dot`; `load_global_f`,
-/// `load_local_f` -> `load_f`; `gsum`, `lsum` -> `sum`. None when the names
-/// share too little, or are the same (an overload set keeps its name).
+/// The group's common name: the words (split at `_` and at camelCase
+/// humps) the names share at their start and end: `dot_g`, `dot_l` -> `dot`;
+/// `load_global_f`, `load_local_f` -> `load_f`; `copyGlobal`, `copyLocal` ->
+/// `copy`; one-word names share letters instead (`gsum`, `lsum` -> `sum`).
+/// None when the names share too little, or are the same (an overload set keeps its name).
 fn stem(members: &[Member]) -> Option<String> {
     let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
     let first = *names.first()?;
     if names.iter().all(|n| *n == first) {
         return None;
     }
-    let prefix = names.iter().fold(first.len(), |n, name| common_prefix(&first[..n], name));
-    let shortest = names.iter().map(|n| n.len()).min().unwrap_or(0);
-    let suffix = names.iter().fold(first.len() - prefix, |n, name| common_suffix(&first[first.len() - n..], name)).min(shortest - prefix);
-    let (head, tail) = (&first[..prefix], &first[first.len() - suffix..]);
-    let stem = match (head.trim_end_matches('_'), tail.trim_start_matches('_')) {
-        (h, "") => h.to_string(),
-        ("", t) => t.to_string(),
-        (h, t) if head.ends_with('_') || tail.starts_with('_') => format!("{h}_{t}"),
-        (h, t) => format!("{h}{t}"),
+    let words: Vec<Vec<&str>> = names.iter().map(|n| words_of(n)).collect();
+    let shortest = words.iter().map(|w| w.len()).min().unwrap_or(0);
+    let head = (0..shortest).take_while(|&i| words.iter().all(|w| w[i] == words[0][i])).count();
+    let from_end = |w: &Vec<&str>, i: usize| w[w.len() - 1 - i].to_string();
+    let tail = (0..shortest - head).take_while(|&i| words.iter().all(|w| from_end(w, i) == from_end(&words[0], i))).count();
+    let stem = if head + tail > 0 {
+        let ours = &words[0];
+        let (front, back) = (&ours[..head], &ours[ours.len() - tail..]);
+        let mut stem: String = front.concat();
+        let joined_by_underscore = stem.ends_with('_') || back.first().is_some_and(|w| w.starts_with('_'));
+        stem = stem.trim_end_matches('_').to_string();
+        let rest = back.concat();
+        let rest = rest.trim_start_matches('_');
+        if !stem.is_empty() && !rest.is_empty() && joined_by_underscore {
+            stem.push('_');
+        }
+        stem.push_str(rest);
+        stem
+    } else if shortest == 1 {
+        // One word each: the letters they share at the end (`gsum`, `lsum`), or the start.
+        let suffix = names.iter().fold(first.len(), |n, name| common_suffix(&first[first.len() - n..], name));
+        let prefix = names.iter().fold(first.len(), |n, name| common_prefix(&first[..n], name));
+        let longer = if suffix >= prefix { &first[first.len() - suffix..] } else { &first[..prefix] };
+        if longer.len() < 3 {
+            return None;
+        }
+        longer.to_string()
+    } else {
+        return None;
     };
     let valid = stem.len() >= 2
         && !stem.starts_with("__")
         && stem.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     valid.then_some(stem)
+}
+
+/// A name's words, each with the `_`s before it: `load_global_f` -> `load`,
+/// `_global`, `_f`; `copyGlobal` -> `copy`, `Global`.
+fn words_of(name: &str) -> Vec<&str> {
+    let bytes = name.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..bytes.len() {
+        let underscore = bytes[i] == b'_' && bytes[i - 1] != b'_';
+        let hump = bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase();
+        if underscore || hump {
+            out.push(&name[start..i]);
+            start = i;
+        }
+    }
+    out.push(&name[start..]);
+    out
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {
@@ -623,16 +649,7 @@ fn build(
         }
     }
     let MergeEdits { fix, files } = merge_duplicates::fix(units, &candidate.seeing, &members, &candidate.kept, &name);
-    Merge {
-        members,
-        kept: candidate.kept.clone(),
-        name,
-        fix,
-        units: candidate.seeing.clone(),
-        decl_keys,
-        depends_on,
-        files,
-    }
+    Merge { members, kept: candidate.kept.clone(), name, fix, units: candidate.seeing.clone(), decl_keys, depends_on, files }
 }
 
 #[cfg(test)]
@@ -642,7 +659,13 @@ mod tests {
     fn members(names: &[&str]) -> Vec<Member> {
         names
             .iter()
-            .map(|n| Member { name: n.to_string(), file: PathBuf::new(), line: 0, key: (PathBuf::new(), 0), link_name: n.to_string() })
+            .map(|n| Member {
+                name: n.to_string(),
+                file: PathBuf::new(),
+                line: 0,
+                key: (PathBuf::new(), 0),
+                link_name: n.to_string(),
+            })
             .collect()
     }
 
@@ -657,6 +680,10 @@ mod tests {
             (vec!["copyGlobal", "copyLocal"], Some("copy")),
             (vec!["f", "g"], None),
             (vec!["a_g", "a_l"], None),
+            (vec!["vload_g", "vload_l"], Some("vload")),
+            (vec!["reduce_g_f4", "reduce_l_f4"], Some("reduce_f4")),
+            (vec!["g_reduce", "l_reduce"], Some("reduce")),
+            (vec!["sumG", "sumL"], Some("sum")),
             (vec!["same", "same"], None),
         ];
         for (names, expected) in cases {

@@ -121,7 +121,9 @@ pub fn plan(
             keys.union(key.clone(), merge_key(&merges[*other]));
         }
         for (file, u, id) in &merge.files {
-            plan.originals.entry(file.clone()).or_insert_with(|| (units[*u].syntax.files[*id].clone(), units[*u].text(*id).to_vec()));
+            plan.originals
+                .entry(file.clone())
+                .or_insert_with(|| (units[*u].syntax.files[*id].clone(), units[*u].text(*id).to_vec()));
         }
         if let Some(first) = merge.units.first() {
             unit_fixes[*first].push((key, merge.fix.clone()));
@@ -217,15 +219,17 @@ fn drop_deleted_edits(plan: &mut Plan) {
         .filter(|e| e.replacement.is_empty() && e.end > e.start)
         .cloned()
         .collect();
-    let inside = |e: &Edit| {
-        deletions.iter().any(|d| d != e && d.file == e.file && d.start <= e.start && e.end <= d.end && e.start < d.end)
+    // Merge edits name files by canonical path, as the sets' keys do.
+    let inside = |file: &PathBuf, e: &Edit| {
+        deletions.iter().any(|d| d != e && &d.file == file && d.start <= e.start && e.end <= d.end && e.start < d.end)
     };
     for set in plan.sets.iter_mut() {
-        for edits in set.edits.values_mut() {
-            edits.retain(|e| !inside(e));
+        for (file, edits) in set.edits.iter_mut() {
+            edits.retain(|e| !inside(file, e));
         }
+        let kept: BTreeSet<&Edit> = set.edits.values().flatten().collect();
         for fix in set.fixes.iter_mut() {
-            fix.edits.retain(|e| !inside(e));
+            fix.edits.retain(|e| kept.contains(e));
         }
     }
 }
@@ -347,6 +351,10 @@ pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> 
         if original.is_empty() {
             return Err(format!("{}: error: cannot read", path.display()));
         }
+        // By position: the edits of one file may spell its path differently (merges use the canonical one).
+        let mut edits: Vec<&Edit> = edits.into_iter().collect();
+        edits.sort_by_key(|e| (e.start, e.end, &e.replacement));
+        edits.dedup_by_key(|e| (e.start, e.end, &e.replacement));
         out.insert(file.clone(), apply_edits(path, original, edits)?);
     }
     Ok(out)

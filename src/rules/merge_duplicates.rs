@@ -53,8 +53,11 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
                 spaces[i] = spaces[i].or(first_space(f));
             }
             let is_survivor = if f.is_definition { key == survivor.key } else { f.link_name == survivor.link_name };
-            let is_deleted =
-                if f.is_definition { deleted.iter().any(|m| m.key == key) } else { deleted.iter().any(|m| m.link_name == f.link_name) };
+            let is_deleted = if f.is_definition {
+                deleted.iter().any(|m| m.key == key)
+            } else {
+                deleted.iter().any(|m| m.link_name == f.link_name)
+            };
             if is_deleted {
                 let (start, end) = tidy_deletion(unit.text(f.extent.file), f.extent);
                 edit(f.extent.file, start, end, "");
@@ -111,7 +114,10 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
 
 /// The space a member's first qualified pointer names, for the evidence.
 fn first_space(f: &Function) -> Option<Space> {
-    f.pointers.iter().filter(|d| d.array.is_none()).find_map(|d| d.levels.first().filter(|l| l.spelling.range().is_some()).map(|l| l.space))
+    f.pointers
+        .iter()
+        .filter(|d| d.array.is_none())
+        .find_map(|d| d.levels.first().filter(|l| l.spelling.range().is_some()).map(|l| l.space))
 }
 
 /// A declaration's range widened to whole lines when it has them to itself:
