@@ -80,6 +80,9 @@ struct MigrateArgs {
     /// Skip verification (recompiling as the target, kernel equivalence).
     #[arg(long)]
     no_verify: bool,
+    /// Do not merge helpers duplicated per address space (each still becomes generic on its own).
+    #[arg(long)]
+    no_merge: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     #[arg(long, conflicts_with = "no_verify")]
     allow_unverified: bool,
@@ -293,6 +296,7 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         root,
         verify: !args.no_verify,
         allow_unverified: args.allow_unverified,
+        merge: !args.no_merge,
         ignored_pins: args.test_ignore_pin.clone(),
         jobs: args.jobs.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
     };

@@ -362,3 +362,32 @@ fn latin1_bytes_are_kept_by_write_and_by_the_diff() {
     assert!(status.success(), "git apply rejected:\n{}", String::from_utf8_lossy(&diff));
     assert_eq!(std::fs::read(patched.path().join("latin1.cl")).unwrap(), after_write, "git apply of the diff == --write");
 }
+
+#[test]
+fn no_merge_keeps_every_copy_generic() {
+    let fixture = "fixtures/migrate/merge_three_way.cl";
+    let (code, stdout, stderr) = clasp(&["migrate", "--no-merge", "--explain", fixture]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("merge-duplicates"), "{stderr}");
+    assert!(stdout.contains("+float sum_l(const float *v, int n)"), "{stdout}");
+    assert!(!stdout.contains("-float sum_p("), "{stdout}");
+    // Without the flag the same file merges: the test can fail.
+    let (_, merged, _) = clasp(&["migrate", fixture]);
+    assert!(merged.contains("+float sum(const float *v, int n)"), "{merged}");
+}
+
+#[test]
+fn merges_are_in_the_json_report() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/migrate/merge_constant_member.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let merge = &report["merges"][0];
+    assert_eq!(merge["name"], "norm2");
+    let members: Vec<&str> = merge["members"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(members, ["norm2_g", "norm2_l"]);
+    assert_eq!(merge["kept"][0]["name"], "norm2_c");
+    assert_eq!(merge["verified"], true);
+    let fixes: Vec<&str> =
+        report["changes"][0]["fixes"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert!(fixes.contains(&"merge-duplicates"), "{fixes:?}");
+}

@@ -178,6 +178,8 @@ pub struct SourceToken {
     pub text: String,
     pub start: u32,
     pub end: u32,
+    /// For a macro use: where the macro used is defined (file, offset).
+    pub macro_definition: Option<(FileId, u32)>,
 }
 
 /// A use of a function's name in code: a call, or (never in valid OpenCL C) its address.

@@ -110,6 +110,8 @@ pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, Strin
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Word<'a> {
     Text(&'a str),
+    /// A macro use, with where its macro is defined.
+    Macro(&'a str, (FileId, u32)),
     /// The function's own name.
     Own,
     /// A call to another helper definition, by its class.
@@ -129,6 +131,7 @@ struct UnitView<'u> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum RawWord<'a> {
     Text(&'a str),
+    Macro(&'a str, (FileId, u32)),
     Own,
     Callee(DefKey),
 }
@@ -257,6 +260,8 @@ fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
                 RawWord::Own
             } else if let Some(callee) = refs_at.get(&(file, token.start)).and_then(|r| link_to_key.get(r.link_name.as_str())) {
                 RawWord::Callee(callee.clone())
+            } else if let Some(at) = token.macro_definition {
+                RawWord::Macro(&token.text, at)
             } else {
                 RawWord::Text(&token.text)
             };
@@ -284,6 +289,7 @@ fn classes(view: &UnitView) -> BTreeMap<DefKey, usize> {
                     .iter()
                     .map(|w| match w {
                         RawWord::Text(t) => Word::Text(t),
+                        RawWord::Macro(t, at) => Word::Macro(t, *at),
                         RawWord::Own => Word::Own,
                         RawWord::Callee(k) => Word::Callee(class[index[k]]),
                     })

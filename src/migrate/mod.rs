@@ -35,6 +35,8 @@ pub struct MigrateOptions {
     pub verify: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     pub allow_unverified: bool,
+    /// Merge helpers duplicated per address space (`merge-duplicates`).
+    pub merge: bool,
     /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
     pub ignored_pins: Vec<Reason>,
     /// Worker threads for loading and first checks (at least 1); output is the same for any number.

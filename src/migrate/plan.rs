@@ -82,7 +82,8 @@ pub fn plan(
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
 ) -> Plan {
     let decisions = agree_on_headers(units, options, root);
-    let Duplicates { merges, unmerged } = duplicates::find(units, &decisions, root, withdrawn, probe);
+    let Duplicates { merges, unmerged } =
+        if options.merge { duplicates::find(units, &decisions, root, withdrawn, probe) } else { Duplicates::default() };
     let mut keys = UnionFind::default();
     // Per unit: its fixes, each with the key of the declaration it changes.
     let mut unit_fixes: Vec<Vec<(DeclKey, Fix)>> = Vec::new();

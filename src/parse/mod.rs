@@ -83,6 +83,9 @@ struct Walker<'t, 'i> {
     macros: HashMap<String, Option<Vec<String>>>,
     /// (file, start offset) of each macro use -> (macro name, end offset).
     expansions: HashMap<(FileId, u32), (String, u32)>,
+    /// (file, start offset) of each macro use -> where the macro it uses is defined
+    /// (a macro redefined between two uses means two different things).
+    expansion_definitions: HashMap<(FileId, u32), (FileId, u32)>,
     /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
     sizeof_targets: HashSet<(FileId, u32)>,
     /// Declarations whose value is cast explicitly to a pointer into a named
@@ -112,6 +115,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             file_ids: HashMap::new(),
             macros: HashMap::new(),
             expansions: HashMap::new(),
+            expansion_definitions: HashMap::new(),
             sizeof_targets: HashSet::new(),
             cast_targets: HashMap::new(),
             typedef_facts: HashMap::new(),
@@ -164,6 +168,11 @@ impl<'t, 'i> Walker<'t, 'i> {
                     if let Some(f) = &start.file {
                         let id = self.file_id(f);
                         self.expansions.insert((id, start.offset), (c.spelling(), end.offset));
+                        if let Some(definition) = c.referenced() {
+                            let at = definition.location();
+                            let def_file = at.file.as_deref().map(|f| self.file_id(f)).unwrap_or(usize::MAX);
+                            self.expansion_definitions.insert((id, start.offset), (def_file, at.offset));
+                        }
                     }
                 }
                 CursorKind::InclusionDirective => {
@@ -476,10 +485,16 @@ impl<'t, 'i> Walker<'t, 'i> {
             pointers.extend(locals);
         }
         let tokens = if is_definition && !is_kernel {
+            let file = extent.file;
             tokens
                 .into_iter()
                 .filter(|t| t.kind != TokenKind::Comment)
-                .map(|t| SourceToken { text: t.text, start: t.start.offset, end: t.end.offset })
+                .map(|t| SourceToken {
+                    macro_definition: self.expansion_definitions.get(&(file, t.start.offset)).copied(),
+                    text: t.text,
+                    start: t.start.offset,
+                    end: t.end.offset,
+                })
                 .collect()
         } else {
             Vec::new()
