@@ -174,9 +174,10 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
     let probe = |names: &[String]| bench.parser.taken_names(names, &target_args);
     let mut withdrawn: BTreeMap<DefKey, (&'static str, String)> = BTreeMap::new();
+    let memo = settle::Memo::default();
     loop {
         let plan = plan::plan(units, options, &options.root, &probe, &withdrawn);
-        let settled = settle::settle(bench, pool, units, &plan, options);
+        let settled = settle::settle(bench, pool, units, &plan, options, &memo);
         let mut again = false;
         for (merge, id) in &plan.merges {
             // A unit that cannot be repaired keeps nothing, merged or not: planning again would not help.

@@ -11,7 +11,7 @@
 //! keeps nothing. A set withdrawn in one unit is withdrawn in every unit
 //! touching it, so those units are checked again, until nothing changes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use super::plan::{apply, Plan, SetId};
@@ -67,8 +67,18 @@ impl Settled {
     }
 }
 
+/// Checks already made, kept across rounds of planning (see `Checker::check`).
+#[derive(Default)]
+pub struct Memo {
+    /// (unit, hash of the kernels compared and the texts checked) -> the check's result.
+    results: std::sync::Mutex<HashMap<(usize, u64), Result<Passed, Failure>>>,
+    /// (unit, kernels compared) -> what they were compared with.
+    baselines: std::sync::Mutex<HashMap<(usize, BTreeSet<String>), Original>>,
+}
+
 /// What checking a unit needs; shared by the worker threads of the first pass.
 struct Checker<'a> {
+    memo: &'a Memo,
     units: &'a [Unit],
     plan: &'a Plan,
     options: &'a MigrateOptions,
@@ -116,9 +126,17 @@ struct Settler<'a> {
 }
 
 /// Checks every unit, withdrawing what fails, until every unit passes with the sets that remain.
-pub fn settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &MigrateOptions) -> Settled {
+pub fn settle(
+    bench: &Workbench,
+    pool: &rayon::ThreadPool,
+    units: &[Unit],
+    plan: &Plan,
+    options: &MigrateOptions,
+    memo: &Memo,
+) -> Settled {
     let target_flags = options.target.std_flags();
     let checker = Checker {
+        memo,
         units,
         plan,
         options,
@@ -473,13 +491,45 @@ impl Checker<'_> {
     }
 
     /// Recompiles unit `u` with `sets` applied and compares its kernels with the original's.
+    /// Checks are remembered by the unit's resulting texts (and the kernels compared), so
+    /// planning again (a merge withdrawn) re-verifies only the units whose result changed.
     fn check(&self, context: &Context, u: usize, original: &mut Original, sets: &BTreeSet<SetId>) -> Result<Passed, Failure> {
-        let unit = &self.units[u];
         let replaced = apply(self.plan, sets, &self.files[u])
             .map_err(|detail| Failure::from(Withdrawal { reason: OVERLAPPING_EDITS, detail }))?;
         if !self.options.verify {
             return Ok(Passed::default());
         }
+        let baseline_key = (u, self.kernels[u].clone());
+        if original.is_none() {
+            *original = self.memo.baselines.lock().ok().and_then(|b| b.get(&baseline_key).cloned()).flatten();
+        }
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            (&self.kernels[u], &replaced).hash(&mut hasher);
+            (u, hasher.finish())
+        };
+        if let Some(known) = self.memo.results.lock().ok().and_then(|r| r.get(&key).cloned()) {
+            return known;
+        }
+        let result = self.check_replaced(context, u, original, &replaced);
+        if let (Some(baseline), Ok(mut baselines)) = (original.as_ref(), self.memo.baselines.lock()) {
+            baselines.entry(baseline_key).or_insert_with(|| Some(baseline.clone()));
+        }
+        if let Ok(mut results) = self.memo.results.lock() {
+            results.insert(key, result.clone());
+        }
+        result
+    }
+
+    fn check_replaced(
+        &self,
+        context: &Context,
+        u: usize,
+        original: &mut Original,
+        replaced: &BTreeMap<PathBuf, Vec<u8>>,
+    ) -> Result<Passed, Failure> {
+        let unit = &self.units[u];
         let target = self.options.target.name();
         let verify_failed = |message: String| {
             Failure::from(Withdrawal {
@@ -497,14 +547,14 @@ impl Checker<'_> {
             // Compiling the result as the target for the equivalence triple is the recompile too:
             // clang rejects it there as it would for spir64 (the same language rules).
             Ok(before) => {
-                let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, &replaced, only)
+                let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, replaced, only)
                     .map_err(verify_failed)?;
                 Ok(crate::verify::compare(&before.kernels, &after))
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
             Err(message) => {
-                crate::verify::compiles(&unit.path, &self.target_args, &replaced).map_err(verify_failed)?;
+                crate::verify::compiles(&unit.path, &self.target_args, replaced).map_err(verify_failed)?;
                 Err(message)
             }
         };

@@ -319,7 +319,13 @@ impl<'t, 'i> Walker<'t, 'i> {
 
     /// A use of a function's name (a call's callee, or its address).
     fn record_reference(&mut self, node: &Cursor, caller: &str) {
-        let Some(function) = node.referenced().filter(|d| d.kind() == CursorKind::FunctionDecl) else { return };
+        // Builtins (declared by the driver or a system header) are never merged or renamed.
+        let Some(function) = node
+            .referenced()
+            .filter(|d| d.kind() == CursorKind::FunctionDecl && !d.in_system_header() && d.location().file.is_some())
+        else {
+            return;
+        };
         let loc = node.location();
         let Some(file) = loc.file.as_deref() else { return };
         let file = self.file_id(file);
