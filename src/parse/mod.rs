@@ -42,10 +42,11 @@ impl Parser {
 }
 
 impl Parser {
-    /// Which of `names` cannot name a new function under `args`: keywords, and
+    /// Which of `names` cannot name a new function under `args`: keywords,
     /// names the OpenCL headers already declare (builtins such as `dot`, which
-    /// a user function would silently shadow). One small parse that declares
-    /// each name as a type after the full OpenCL header: clang rejects the ones taken.
+    /// a user function would silently shadow), and C library functions. One
+    /// small parse that declares each name as a type after the full OpenCL
+    /// header (clang rejects the ones taken), one that calls each in C.
     pub fn taken_names(&self, names: &[String], args: &[String]) -> Result<BTreeSet<String>, String> {
         let mut probe = b"#include <opencl-c.h>\n".to_vec();
         for name in names {
@@ -61,6 +62,21 @@ impl Parser {
                     taken.insert(name.clone());
                 }
                 _ => return Err(format!("checking names for merged functions: {}", d.message)),
+            }
+        }
+        // C library names (`memset`, `memcpy`, `abs`): not OpenCL builtins, but compilers and
+        // readers know them as something else. Clang knows them: called undeclared in C,
+        // they are "library functions".
+        let mut probe = b"void clasp_name_probe(void) {\n".to_vec();
+        for name in names {
+            probe.extend_from_slice(format!("{name}();\n").as_bytes());
+        }
+        probe.extend_from_slice(b"}\n");
+        let c_args: Vec<String> = ["-x", "c", "-std=c99"].iter().map(|a| a.to_string()).collect();
+        let tu = self.index.parse(Path::new("clasp-name-probe.c"), &probe, &c_args)?;
+        for d in tu.diagnostics().into_iter().filter(|d| d.message.contains("library function")) {
+            if let Some(name) = names.get((d.loc.line as usize).wrapping_sub(2)) {
+                taken.insert(name.clone());
             }
         }
         Ok(taken)

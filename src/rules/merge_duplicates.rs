@@ -132,6 +132,8 @@ pub fn tidy_deletion(text: &[u8], extent: ByteRange) -> (u32, u32) {
     let owns_line_start = start == 0 || text[start - 1] == b'\n';
     if !owns_line_start {
         start = extent.start as usize;
+    } else {
+        start = attached_comment_start(text, start);
     }
     let mut after = end;
     while after < text.len() && blank(text[after]) {
@@ -173,6 +175,35 @@ pub fn tidy_deletion(text: &[u8], extent: ByteRange) -> (u32, u32) {
     (start as u32, end as u32)
 }
 
+/// The start of the comment lines right above `line_start` (no blank line
+/// between): they describe the deleted copy (`/* dst is global mem */`) and go
+/// with it. Only whole-line comments: `// ...` lines, or a `/* ... */` block
+/// that opens at the start of a line and closes at the end of the line above.
+fn attached_comment_start(text: &[u8], line_start: usize) -> usize {
+    let line_start_of = |at: usize| text[..at].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let mut start = line_start;
+    while start > 0 {
+        let above_start = line_start_of(start - 1);
+        let line = text[above_start..start - 1].trim_ascii();
+        if line.starts_with(b"//") {
+            start = above_start;
+            continue;
+        }
+        if !line.ends_with(b"*/") {
+            break;
+        }
+        // The block's opening: the last `/*` before its end, at the start of its line.
+        let close = above_start + text[above_start..start - 1].windows(2).rposition(|w| w == b"*/").unwrap_or(0);
+        let Some(open) = text[..close].windows(2).rposition(|w| w == b"/*") else { break };
+        let open_line = line_start_of(open);
+        if !text[open_line..open].iter().all(|b| *b == b' ' || *b == b'\t') {
+            break;
+        }
+        start = open_line;
+    }
+    start
+}
+
 #[cfg(test)]
 mod tests {
     use super::tidy_deletion;
@@ -192,5 +223,10 @@ mod tests {
         assert_eq!(delete("void f() {}\n\nb();\n", "void f() {}"), "b();\n");
         assert_eq!(delete("a();\n\nvoid f() {}\n", "void f() {}"), "a();\n");
         assert_eq!(delete("a(); void f() {} b();\n", "void f() {}"), "a();  b();\n");
+        // The comments right above a copy describe it and go with it; a comment with a blank line after it stays.
+        assert_eq!(delete("a();\n\n/* global copy */\nvoid f() {}\n\nb();\n", "void f() {}"), "a();\n\nb();\n");
+        assert_eq!(delete("a();\n// about\n// f\nvoid f() {}\nb();\n", "void f() {}"), "a();\nb();\n");
+        assert_eq!(delete("/* all */\n\nvoid f() {}\n", "void f() {}"), "/* all */\n");
+        assert_eq!(delete("x = 1; /* c */\nvoid f() {}\n", "void f() {}"), "x = 1; /* c */\n");
     }
 }
