@@ -167,7 +167,8 @@ pub struct Function {
     pub param_count: u32,
     pub pointers: Vec<PointerDecl>,
     /// A helper definition's tokens as written (comments left out), to find
-    /// definitions that differ only in address spaces; empty for kernels and prototypes.
+    /// definitions that differ only in address spaces; empty for kernels,
+    /// prototypes and helpers using a macro the unit defines twice.
     #[serde(skip)]
     pub tokens: Vec<SourceToken>,
 }
@@ -178,8 +179,6 @@ pub struct SourceToken {
     pub text: String,
     pub start: u32,
     pub end: u32,
-    /// For a macro use: where the macro used is defined (file, offset).
-    pub macro_definition: Option<(FileId, u32)>,
 }
 
 /// A use of a function's name in code: a call, or (never in valid OpenCL C) its address.

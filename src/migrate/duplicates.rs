@@ -19,7 +19,7 @@
 //! unit that sees the group: that one survives, under the group's common
 //! name when it is free.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -95,6 +95,7 @@ pub const OUTSIDE_ROOT: &str = "outside-root";
 pub const PINNED: &str = "pinned";
 pub const CALLS_UNMERGED: &str = "calls-unmerged";
 pub const NO_SURVIVOR: &str = "no-survivor";
+pub const DECLARED_ELSEWHERE: &str = "declared-elsewhere";
 
 /// What the batch's duplicates come to.
 #[derive(Debug, Default)]
@@ -110,8 +111,6 @@ pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, Strin
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Word<'a> {
     Text(&'a str),
-    /// A macro use, with where its macro is defined.
-    Macro(&'a str, (FileId, u32)),
     /// The function's own name.
     Own,
     /// A call to another helper definition, by its class.
@@ -124,14 +123,13 @@ struct UnitView<'u> {
     defs: BTreeMap<DefKey, &'u Function>,
     /// Definition -> its words, with calls to helper definitions left as keys.
     words: BTreeMap<DefKey, Vec<RawWord<'u>>>,
-    /// Definition -> the spaces of its qualifiers that the comparison ignores, in order.
-    signature: BTreeMap<DefKey, Vec<Space>>,
+    /// Definition -> per pointer declaration, the space of the qualifier the comparison ignores.
+    signature: BTreeMap<DefKey, Vec<Option<Space>>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum RawWord<'a> {
     Text(&'a str),
-    Macro(&'a str, (FileId, u32)),
     Own,
     Callee(DefKey),
 }
@@ -151,14 +149,16 @@ pub fn find(
     let mut candidates = Vec::new();
     for group in groups {
         let members = members_of(units, &views, &group);
-        let signatures: BTreeSet<&Vec<Space>> =
+        let signatures: BTreeSet<&Vec<Option<Space>>> =
             group.iter().filter_map(|k| views.iter().find_map(|v| v.signature.get(k))).collect();
         // Copies with the same qualifiers are not per-space duplicates: not clasp's business.
         if signatures.len() < 2 {
             continue;
         }
         let seeing: BTreeSet<usize> = (0..units.len()).filter(|u| group.iter().any(|k| views[*u].defs.contains_key(k))).collect();
-        if let Some((reason, detail)) = disagreement(units, &per_unit, &group, &seeing)
+        let (declaring, calling_elsewhere) = declared_elsewhere(units, &views, &members, &seeing);
+        if let Some((reason, detail)) = calling_elsewhere
+            .or_else(|| disagreement(units, &per_unit, &group, &seeing))
             .or_else(|| unrenameable(units, &members, &seeing, root))
             .or_else(|| members.iter().find_map(|m| withdrawn.get(&m.key)).map(|(r, d)| (*r, d.clone())))
         {
@@ -166,9 +166,15 @@ pub fn find(
             continue;
         }
         let kept = unmergeable_members(units, &views, decisions, &members, &seeing);
-        candidates.push(Candidate { members, kept, seeing });
+        candidates.push(Candidate { members, kept, seeing, declaring });
     }
-    drop_calls_to_unmerged(&views, &mut candidates);
+    let grouped: BTreeSet<DefKey> = candidates
+        .iter()
+        .flat_map(|c| c.members.iter())
+        .chain(out.unmerged.iter().flat_map(|g| g.members.iter()))
+        .map(|m| m.key.clone())
+        .collect();
+    drop_calls_to_unmerged(&views, &grouped, &mut candidates);
     let stems: Vec<Option<String>> = candidates.iter().map(|c| stem(&c.merging())).collect();
     let mut probe: Vec<String> = stems.iter().flatten().cloned().collect();
     probe.sort();
@@ -191,7 +197,8 @@ pub fn find(
             out.unmerged.push(Unmerged { members: candidate.members.clone(), reason: NO_SURVIVOR, detail });
             continue;
         };
-        let name = new_name(&merging, &survivor, stems[i].as_deref(), &taken, &claimed, units, &candidate.seeing);
+        let touched: BTreeSet<usize> = candidate.seeing.union(&candidate.declaring).copied().collect();
+        let name = new_name(&merging, &survivor, stems[i].as_deref(), &taken, &claimed, units, &touched);
         claimed.insert(name.clone());
         let mut members: Vec<Member> = vec![survivor.clone()];
         members.extend(merging.into_iter().filter(|m| m.key != survivor.key));
@@ -211,7 +218,10 @@ pub fn find(
 struct Candidate {
     members: Vec<Member>,
     kept: Vec<(Member, String)>,
+    /// Units defining a member.
     seeing: BTreeSet<usize>,
+    /// Other units with a prototype of a member (from a shared header): edited and verified too.
+    declaring: BTreeSet<usize>,
 }
 
 impl Candidate {
@@ -233,6 +243,7 @@ fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
             defs.insert(key, f);
         }
     }
+    let user_functions: HashSet<&str> = syntax.functions.iter().map(|f| f.link_name.as_str()).collect();
     let refs_at: HashMap<(FileId, u32), &FunctionRef> =
         syntax.references.iter().filter(|r| r.spelled).map(|r| ((r.range.file, r.range.start), r)).collect();
     let mut words = BTreeMap::new();
@@ -247,21 +258,30 @@ fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
             .filter_map(|d| d.levels.first().and_then(|l| l.spelling.range().map(|r| (r, l.space))))
             .filter(|(r, _)| r.file == file)
             .collect();
-        let mut spaces = Vec::new();
+        // Which declaration names which space: `f(__global a, b)` and `f(a, __global b)` differ.
+        let spaces: Vec<Option<Space>> = f
+            .pointers
+            .iter()
+            .filter(|d| d.array.is_none())
+            .map(|d| d.levels.first().filter(|l| l.spelling.range().is_some_and(|r| r.file == file)).map(|l| l.space))
+            .collect();
         let mut out = Vec::new();
         for token in &f.tokens {
-            if let Some((range, space)) = ignored.iter().find(|(r, _)| r.start <= token.start && token.start < r.end) {
-                if range.start == token.start {
-                    spaces.push(*space);
-                }
+            if ignored.iter().any(|(r, _)| r.start <= token.start && token.start < r.end) {
                 continue;
             }
             let word = if token.start == f.pos.offset && token.text == f.name {
                 RawWord::Own
-            } else if let Some(callee) = refs_at.get(&(file, token.start)).and_then(|r| link_to_key.get(r.link_name.as_str())) {
-                RawWord::Callee(callee.clone())
-            } else if let Some(at) = token.macro_definition {
-                RawWord::Macro(&token.text, at)
+            } else if let Some(reference) = refs_at.get(&(file, token.start)) {
+                // Another helper by its class; another user function by its IR name, so calls
+                // to two overloads of one name (`get(__global T *)`, `get(__local T *)`) differ.
+                // A builtin by its name: `vload4` of a __global and of a __local pointer is one
+                // generic builtin in 2.0 (and pins, where there is none, are the inference's).
+                match link_to_key.get(reference.link_name.as_str()) {
+                    Some(callee) => RawWord::Callee(callee.clone()),
+                    None if user_functions.contains(reference.link_name.as_str()) => RawWord::Text(&reference.link_name),
+                    None => RawWord::Text(&token.text),
+                }
             } else {
                 RawWord::Text(&token.text)
             };
@@ -289,7 +309,6 @@ fn classes(view: &UnitView) -> BTreeMap<DefKey, usize> {
                     .iter()
                     .map(|w| match w {
                         RawWord::Text(t) => Word::Text(t),
-                        RawWord::Macro(t, at) => Word::Macro(t, *at),
                         RawWord::Own => Word::Own,
                         RawWord::Callee(k) => Word::Callee(class[index[k]]),
                     })
@@ -359,6 +378,40 @@ fn members_of(units: &[Unit], views: &[UnitView], group: &BTreeSet<DefKey>) -> V
             })
         })
         .collect()
+}
+
+/// Units that declare a member without defining it (a header's prototypes), and,
+/// if one of them calls a member, the refusal: its program links the definition
+/// from another unit, which clasp would have to rename in step.
+fn declared_elsewhere(
+    units: &[Unit],
+    views: &[UnitView],
+    members: &[Member],
+    seeing: &BTreeSet<usize>,
+) -> (BTreeSet<usize>, Option<(&'static str, String)>) {
+    let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
+    let mut declaring = BTreeSet::new();
+    for (u, unit) in units.iter().enumerate().filter(|(u, _)| !seeing.contains(u)) {
+        let syntax = &unit.syntax;
+        // A unit defining its own function of that name is about another function.
+        if views[u].defs.values().any(|f| links.contains(f.link_name.as_str()))
+            || syntax.functions.iter().any(|f| f.is_definition && links.contains(f.link_name.as_str()))
+        {
+            continue;
+        }
+        if let Some(call) = syntax.references.iter().find(|r| links.contains(r.link_name.as_str())) {
+            let detail = format!(
+                "{} calls `{}` without defining it (its program links another unit's definition)",
+                unit.path.display(),
+                call.callee
+            );
+            return (declaring, Some((DECLARED_ELSEWHERE, detail)));
+        }
+        if syntax.functions.iter().any(|f| links.contains(f.link_name.as_str())) {
+            declaring.insert(u);
+        }
+    }
+    (declaring, None)
 }
 
 /// A unit that sees two members but does not find them duplicates (another
@@ -474,8 +527,7 @@ fn callees(views: &[UnitView], members: &[Member]) -> BTreeSet<DefKey> {
 
 /// A member that calls a duplicate which does not merge must stay: after the
 /// merge it would call the survivor of another group than its twins do. To a fixpoint.
-fn drop_calls_to_unmerged(views: &[UnitView], candidates: &mut [Candidate]) {
-    let in_groups: BTreeSet<DefKey> = candidates.iter().flat_map(|c| c.members.iter().map(|m| m.key.clone())).collect();
+fn drop_calls_to_unmerged(views: &[UnitView], in_groups: &BTreeSet<DefKey>, candidates: &mut [Candidate]) {
     loop {
         let merging: BTreeSet<DefKey> =
             candidates.iter().filter(|c| c.merging().len() > 1).flat_map(|c| c.merging().into_iter().map(|m| m.key)).collect();
@@ -654,8 +706,9 @@ fn build(
             }
         }
     }
-    let MergeEdits { fix, files } = merge_duplicates::fix(units, &candidate.seeing, &members, &candidate.kept, &name);
-    Merge { members, kept: candidate.kept.clone(), name, fix, units: candidate.seeing.clone(), decl_keys, depends_on, files }
+    let touched: BTreeSet<usize> = candidate.seeing.union(&candidate.declaring).copied().collect();
+    let MergeEdits { fix, files } = merge_duplicates::fix(units, &touched, &members, &candidate.kept, &name);
+    Merge { members, kept: candidate.kept.clone(), name, fix, units: touched, decl_keys, depends_on, files }
 }
 
 #[cfg(test)]

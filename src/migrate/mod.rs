@@ -179,18 +179,20 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
         let plan = plan::plan(units, options, &options.root, &probe, &withdrawn);
         let settled = settle::settle(bench, pool, units, &plan, options, &memo);
         let mut again = false;
-        for (merge, id) in &plan.merges {
+        for (i, (merge, id)) in plan.merges.iter().enumerate() {
             // A unit that cannot be repaired keeps nothing, merged or not: planning again would not help.
-            match settled.withdrawn.get(id).filter(|w| w.reason != UNREPAIRABLE_UNIT) {
-                Some(why) => {
-                    let detail = format!("the merge was withdrawn by verification: {}", why.detail);
-                    for member in &merge.members {
-                        withdrawn.insert(member.key.clone(), (why.reason, detail.clone()));
-                    }
-                    again = true;
-                }
-                None => continue,
+            let Some(why) = settled.withdrawn.get(id).filter(|w| w.reason != UNREPAIRABLE_UNIT) else { continue };
+            // A set may hold merges that others call into: the callers go first, so a
+            // merge that did nothing wrong gets its own round.
+            let called_by_another = plan.merges.iter().any(|(other, other_id)| other_id == id && other.depends_on.contains(&i));
+            if called_by_another {
+                continue;
             }
+            let detail = format!("the merge was withdrawn by verification: {}", why.detail);
+            for member in &merge.members {
+                withdrawn.insert(member.key.clone(), (why.reason, detail.clone()));
+            }
+            again = true;
         }
         if !again {
             return (plan, settled);

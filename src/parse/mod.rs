@@ -99,9 +99,10 @@ struct Walker<'t, 'i> {
     macros: HashMap<String, Option<Vec<String>>>,
     /// (file, start offset) of each macro use -> (macro name, end offset).
     expansions: HashMap<(FileId, u32), (String, u32)>,
-    /// (file, start offset) of each macro use -> where the macro it uses is defined
-    /// (a macro redefined between two uses means two different things).
-    expansion_definitions: HashMap<(FileId, u32), (FileId, u32)>,
+    /// Macro name -> the identifiers its definitions' bodies name (function-like ones too).
+    macro_words: HashMap<String, Vec<String>>,
+    /// Macros defined more than once in the unit: the same spelling can mean two things.
+    redefined_macros: HashSet<String>,
     /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
     sizeof_targets: HashSet<(FileId, u32)>,
     /// Declarations whose value is cast explicitly to a pointer into a named
@@ -131,7 +132,8 @@ impl<'t, 'i> Walker<'t, 'i> {
             file_ids: HashMap::new(),
             macros: HashMap::new(),
             expansions: HashMap::new(),
-            expansion_definitions: HashMap::new(),
+            macro_words: HashMap::new(),
+            redefined_macros: HashSet::new(),
             sizeof_targets: HashSet::new(),
             cast_targets: HashMap::new(),
             typedef_facts: HashMap::new(),
@@ -184,11 +186,6 @@ impl<'t, 'i> Walker<'t, 'i> {
                     if let Some(f) = &start.file {
                         let id = self.file_id(f);
                         self.expansions.insert((id, start.offset), (c.spelling(), end.offset));
-                        if let Some(definition) = c.referenced() {
-                            let at = definition.location();
-                            let def_file = at.file.as_deref().map(|f| self.file_id(f)).unwrap_or(usize::MAX);
-                            self.expansion_definitions.insert((id, start.offset), (def_file, at.offset));
-                        }
                     }
                 }
                 CursorKind::InclusionDirective => {
@@ -234,7 +231,12 @@ impl<'t, 'i> Walker<'t, 'i> {
     fn record_macro(&mut self, c: &Cursor) {
         let name = c.spelling();
         let tokens = self.tu.tokens(&c.extent());
+        let words = self.macro_words.entry(name.clone()).or_default();
+        if !words.is_empty() || self.macros.contains_key(&name) {
+            self.redefined_macros.insert(name.clone());
+        }
         for t in tokens.iter().skip(1).filter(|t| t.kind == TokenKind::Identifier) {
+            words.push(t.text.clone());
             self.syntax.macro_bodies.entry(t.text.clone()).or_insert_with(|| name.clone());
         }
         if c.is_function_like_macro() {
@@ -335,13 +337,7 @@ impl<'t, 'i> Walker<'t, 'i> {
 
     /// A use of a function's name (a call's callee, or its address).
     fn record_reference(&mut self, node: &Cursor, caller: &str) {
-        // Builtins (declared by the driver or a system header) are never merged or renamed.
-        let Some(function) = node
-            .referenced()
-            .filter(|d| d.kind() == CursorKind::FunctionDecl && !d.in_system_header() && d.location().file.is_some())
-        else {
-            return;
-        };
+        let Some(function) = node.referenced().filter(|d| d.kind() == CursorKind::FunctionDecl) else { return };
         let loc = node.location();
         let Some(file) = loc.file.as_deref() else { return };
         let file = self.file_id(file);
@@ -506,17 +502,14 @@ impl<'t, 'i> Walker<'t, 'i> {
             locals.sort_by_key(|d| d.pos);
             pointers.extend(locals);
         }
-        let tokens = if is_definition && !is_kernel {
-            let file = extent.file;
+        // A helper that uses a macro defined twice (directly or through other macros) may mean
+        // something else than a copy spelled the same: it is not compared (left empty).
+        let comparable = is_definition && !is_kernel && !self.uses_redefined_macro(&tokens);
+        let tokens = if comparable {
             tokens
                 .into_iter()
                 .filter(|t| t.kind != TokenKind::Comment)
-                .map(|t| SourceToken {
-                    macro_definition: self.expansion_definitions.get(&(file, t.start.offset)).copied(),
-                    text: t.text,
-                    start: t.start.offset,
-                    end: t.end.offset,
-                })
+                .map(|t| SourceToken { text: t.text, start: t.start.offset, end: t.end.offset })
                 .collect()
         } else {
             Vec::new()
@@ -534,6 +527,26 @@ impl<'t, 'i> Walker<'t, 'i> {
             param_count,
             pointers,
         }
+    }
+
+    /// Whether the tokens use, directly or through other macros' bodies, a macro defined more than once.
+    fn uses_redefined_macro(&self, tokens: &[RawToken]) -> bool {
+        if self.redefined_macros.is_empty() {
+            return false;
+        }
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut stack: Vec<&str> = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.as_str()).collect();
+        while let Some(word) = stack.pop() {
+            let Some(body) = self.macro_words.get(word) else { continue };
+            if !seen.insert(word) {
+                continue;
+            }
+            if self.redefined_macros.contains(word) {
+                return true;
+            }
+            stack.extend(body.iter().map(|w| w.as_str()));
+        }
+        false
     }
 
     fn range(&mut self, extent: &libclang::Extent) -> ByteRange {

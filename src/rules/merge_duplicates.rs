@@ -107,9 +107,25 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
         message,
         required: false,
         evidence,
-        edits: edits.into_iter().collect(),
+        edits: coalesce_deletions(edits),
     };
     MergeEdits { fix, files }
+}
+
+/// Deletions that overlap or touch (two copies, each taking a blank line
+/// between them) become one; other edits are kept as they are.
+fn coalesce_deletions(edits: BTreeSet<Edit>) -> Vec<Edit> {
+    let (deletions, others): (Vec<Edit>, Vec<Edit>) = edits.into_iter().partition(|e| e.replacement.is_empty());
+    let mut merged: Vec<Edit> = Vec::new();
+    for d in deletions {
+        match merged.last_mut() {
+            Some(last) if last.file == d.file && d.start <= last.end => last.end = last.end.max(d.end),
+            _ => merged.push(d),
+        }
+    }
+    merged.extend(others);
+    merged.sort();
+    merged
 }
 
 /// The space a member's first qualified pointer names, for the evidence.
@@ -145,6 +161,10 @@ pub fn tidy_deletion(text: &[u8], extent: ByteRange) -> (u32, u32) {
         while after < text.len() && blank(text[after]) {
             after += 1;
         }
+    }
+    // A `// comment` ending the line is the copy's own.
+    if owns_line_start && text[after..].starts_with(b"//") {
+        after += text[after..].iter().position(|b| *b == b'\n' || *b == b'\r').unwrap_or(text.len() - after);
     }
     let line_end = |at: usize| -> Option<usize> {
         match text.get(at..) {
@@ -228,5 +248,6 @@ mod tests {
         assert_eq!(delete("a();\n// about\n// f\nvoid f() {}\nb();\n", "void f() {}"), "a();\nb();\n");
         assert_eq!(delete("/* all */\n\nvoid f() {}\n", "void f() {}"), "/* all */\n");
         assert_eq!(delete("x = 1; /* c */\nvoid f() {}\n", "void f() {}"), "x = 1; /* c */\n");
+        assert_eq!(delete("a();\nvoid f(); // for b\nb();\n", "void f()"), "a();\nb();\n");
     }
 }
