@@ -172,7 +172,14 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
 /// settles again, until every planned merge stands.
 fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], options: &MigrateOptions) -> (Plan, Settled) {
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
-    let probe = |names: &[String]| bench.parser.taken_names(names, &target_args);
+    // Names are checked once per batch, whatever the rounds of planning.
+    let known: std::cell::RefCell<BTreeMap<String, bool>> = Default::default();
+    let probe = |names: &[String]| -> Result<BTreeSet<String>, String> {
+        let new: Vec<String> = names.iter().filter(|n| !known.borrow().contains_key(*n)).cloned().collect();
+        let taken = bench.parser.taken_names(&new, &target_args)?;
+        known.borrow_mut().extend(new.into_iter().map(|n| (n.clone(), taken.contains(&n))));
+        Ok(names.iter().filter(|n| known.borrow().get(*n) == Some(&true)).cloned().collect())
+    };
     let mut withdrawn: BTreeMap<DefKey, (&'static str, String)> = BTreeMap::new();
     let memo = settle::Memo::default();
     loop {

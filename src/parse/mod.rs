@@ -43,43 +43,39 @@ impl Parser {
 
 impl Parser {
     /// Which of `names` cannot name a new function under `args`: keywords,
-    /// names the OpenCL headers already declare (builtins such as `dot`, which
-    /// a user function would silently shadow), and C library functions. One
-    /// small parse that declares each name as a type after the full OpenCL
-    /// header (clang rejects the ones taken), one that calls each in C.
+    /// OpenCL builtins (`dot`, which a user function would silently shadow),
+    /// names the headers declare, and C library functions (`memset`).
+    /// Two small parses that call each name with no arguments, one line each:
+    /// as OpenCL C, a name is free only if clang finds it undeclared; as C,
+    /// clang calls the library's "library functions".
     pub fn taken_names(&self, names: &[String], args: &[String]) -> Result<BTreeSet<String>, String> {
-        let mut probe = b"#include <opencl-c.h>\n".to_vec();
-        for name in names {
-            probe.extend_from_slice(format!("typedef int {name};\n").as_bytes());
+        if names.is_empty() {
+            return Ok(BTreeSet::new());
         }
-        let path = Path::new("clasp-name-probe.cl");
-        let tu = self.index.parse(path, &probe, args)?;
-        let mut taken = BTreeSet::new();
-        for d in tu.diagnostics().into_iter().filter(|d| d.severity >= 3) {
-            let in_probe = d.loc.file.as_deref().is_some_and(|f| Path::new(f).ends_with(path));
-            match names.get((d.loc.line as usize).wrapping_sub(2)) {
-                Some(name) if in_probe => {
-                    taken.insert(name.clone());
-                }
-                _ => return Err(format!("checking names for merged functions: {}", d.message)),
+        let calls = |names: &[String]| {
+            let mut probe = b"void clasp_name_probe(void) {\n".to_vec();
+            for name in names {
+                probe.extend_from_slice(format!("{name}();\n").as_bytes());
+            }
+            probe.extend_from_slice(b"}\n");
+            probe
+        };
+        let line_of = |line: u32| names.get((line as usize).wrapping_sub(2));
+        let mut free = BTreeSet::new();
+        let tu = self.index.parse(Path::new("clasp-name-probe.cl"), &calls(names), args)?;
+        for d in tu.diagnostics() {
+            if let Some(name) = line_of(d.loc.line).filter(|n| d.message == format!("use of undeclared identifier '{n}'")) {
+                free.insert(name.clone());
             }
         }
-        // C library names (`memset`, `memcpy`, `abs`): not OpenCL builtins, but compilers and
-        // readers know them as something else. Clang knows them: called undeclared in C,
-        // they are "library functions".
-        let mut probe = b"void clasp_name_probe(void) {\n".to_vec();
-        for name in names {
-            probe.extend_from_slice(format!("{name}();\n").as_bytes());
-        }
-        probe.extend_from_slice(b"}\n");
         let c_args: Vec<String> = ["-x", "c", "-std=c99"].iter().map(|a| a.to_string()).collect();
-        let tu = self.index.parse(Path::new("clasp-name-probe.c"), &probe, &c_args)?;
+        let tu = self.index.parse(Path::new("clasp-name-probe.c"), &calls(names), &c_args)?;
         for d in tu.diagnostics().into_iter().filter(|d| d.message.contains("library function")) {
-            if let Some(name) = names.get((d.loc.line as usize).wrapping_sub(2)) {
-                taken.insert(name.clone());
+            if let Some(name) = line_of(d.loc.line) {
+                free.remove(name);
             }
         }
-        Ok(taken)
+        Ok(names.iter().filter(|n| !free.contains(*n)).cloned().collect())
     }
 }
 
