@@ -277,7 +277,7 @@ pub struct KernelSyntax {
     /// Identifier -> the first macro (by name) whose definition names it.
     #[serde(skip)]
     pub macro_bodies: BTreeMap<String, String>,
-    /// Every identifier written in the unit's own files (code, macros, `#if`-skipped text).
+    /// Identifiers the unit writes: in function definitions, macros and `#if`-skipped text, and the names of its other top-level declarations.
     #[serde(skip)]
     pub identifiers: BTreeSet<String>,
 }

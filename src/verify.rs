@@ -222,9 +222,33 @@ mod tests {
         })
     }
 
+    /// Every kernel, and the program-scope data, compared equal.
     fn assert_equal(found: &Equivalence, kernels: usize) {
         assert!(found.different.is_empty(), "{:#?}", found.different);
-        assert_eq!(found.equal.len(), kernels, "{found:?}");
+        assert_eq!(found.equal.len(), kernels + 1, "{found:?}");
+        assert!(found.equal.iter().any(|k| k == crate::lower::PROGRAM_SCOPE_DATA), "{found:?}");
+    }
+
+    #[test]
+    fn a_table_moved_from_constant_to_global_is_equivalent() {
+        let original = "__constant float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};\n\
+            float lookup(__constant float *t, int i) { return t[i]; }\n\
+            __kernel void k(__global float *out) { int i = get_global_id(0); out[i] = lookup(table, i & 3); }\n";
+        let migrated = edited(
+            original,
+            &[("__constant float table", "__global const float table"), ("lookup(__constant float *t", "lookup(const float *t")],
+        );
+        assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
+    fn a_moved_table_with_another_initialiser_is_caught() {
+        let original = "__constant float table[2] = {1.0f, 2.0f};\n\
+            __kernel void k(__global float *out, int i) { out[0] = table[i & 1]; }\n";
+        let migrated =
+            edited(original, &[("__constant float table[2] = {1.0f, 2.0f}", "__global const float table[2] = {1.0f, 5.0f}")]);
+        let found = check_equivalent(original, &migrated);
+        assert!(found.different.iter().any(|d| d.kernel == crate::lower::PROGRAM_SCOPE_DATA), "{found:?}");
     }
 
     /// The difference shown is the first line that differs in more than value

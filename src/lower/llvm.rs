@@ -483,15 +483,47 @@ impl<'ctx> LoadedModule<'ctx> {
                     });
                     let mut structs = std::collections::HashMap::new();
                     for line in &mut body.lines {
-                        *line = canonical_type_names(line, context, &mut structs);
+                        *line = same_space_for_read_only_data(&canonical_type_names(line, context, &mut structs));
                     }
                     out.push(body);
                 }
                 function = LLVMGetNextFunction(function);
             }
+            out.push(self.program_scope_data());
         }
         out
     }
+
+    /// The program-scope variables' definitions (initialisers included) as one
+    /// more body, compared like a kernel's, so a table moved from `__constant`
+    /// to `__global` compares as the same data and a changed initialiser does not.
+    ///
+    /// SAFETY: the module is alive.
+    unsafe fn program_scope_data(&mut self) -> KernelBody {
+        let mut lines = Vec::new();
+        let mut global = LLVMGetFirstGlobal(self.module.as_mut_ptr());
+        while !global.is_null() {
+            let mut len = 0usize;
+            let name = string_of(LLVMGetValueName2(global, &mut len), len);
+            if !name.starts_with("llvm.") && !name.starts_with("__oclc") {
+                lines.push(same_space_for_read_only_data(&take_message(LLVMPrintValueToString(global))));
+            }
+            global = LLVMGetNextGlobal(global);
+        }
+        lines.sort();
+        KernelBody { name: PROGRAM_SCOPE_DATA.to_string(), lines, flat_accesses: 0 }
+    }
+}
+
+/// The name of the body that holds the program-scope variables (see `canonical_kernels`).
+pub const PROGRAM_SCOPE_DATA: &str = "(program-scope data)";
+
+/// amdgcn's constant address space (4) read as its global one (1): a table
+/// in either is the same read-only data, read by the same loads (a moved
+/// table, `__constant` in 1.x, `__global const` in 2.0). Written data can
+/// only be global, so nothing that writes compares equal by this.
+fn same_space_for_read_only_data(line: &str) -> String {
+    line.replace("addrspace(4)", "addrspace(1)")
 }
 
 /// SAFETY: `function` must be a defined function of a live module.

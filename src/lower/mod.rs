@@ -87,7 +87,7 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
     facts_from_bitcode(context, &bitcode, &path.to_string_lossy())
 }
 
-pub use llvm::{KernelBody, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
+pub use llvm::{KernelBody, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD, PROGRAM_SCOPE_DATA};
 
 /// The arguments that make clang emit the IR the equivalence check optimises
 /// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but

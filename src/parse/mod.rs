@@ -201,11 +201,11 @@ impl<'t, 'i> Walker<'t, 'i> {
             if c.in_system_header() || c.location().file.is_none() {
                 continue;
             }
-            let tokens = self.tu.tokens(&c.extent());
-            let words = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone());
-            self.syntax.identifiers.extend(words);
             match c.kind() {
                 CursorKind::FunctionDecl => {
+                    let tokens = self.tu.tokens(&c.extent());
+                    let words = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone());
+                    self.syntax.identifiers.extend(words);
                     let f = self.function(c, tokens);
                     self.syntax.functions.push(f);
                 }
@@ -215,12 +215,15 @@ impl<'t, 'i> Walker<'t, 'i> {
                 }
                 _ => {}
             }
+            // Other declarations' names (types, variables): their bodies name nothing a new function could clash with.
+            self.syntax.identifiers.insert(c.spelling());
         }
         self.record_skipped();
         for skipped in &self.syntax.skipped {
             self.syntax.identifiers.extend(skipped.identifiers.iter().cloned());
         }
-        self.syntax.identifiers.extend(self.macros.keys().cloned());
+        self.syntax.identifiers.extend(self.macro_words.keys().cloned());
+        self.syntax.identifiers.extend(self.macro_words.values().flatten().cloned());
         self.syntax
     }
 
@@ -339,9 +342,9 @@ impl<'t, 'i> Walker<'t, 'i> {
         let file = self.file_id(file);
         let callee = function.spelling();
         let end = loc.offset + callee.len() as u32;
-        // A name that a macro body produces is located at the macro's use, whose text is the macro's name.
-        let spelled = !self.expansions.contains_key(&(file, loc.offset))
-            && self.tu.tokens(&node.extent()).first().is_some_and(|t| t.text == callee && t.start.offset == loc.offset);
+        // A name that a macro body produces is located at the macro's use (where an expansion
+        // starts); one written in a macro's argument is located where it is written.
+        let spelled = !self.expansions.contains_key(&(file, loc.offset));
         let mangled = function.mangling();
         self.syntax.references.push(FunctionRef {
             link_name: if mangled.is_empty() { callee.clone() } else { mangled },
