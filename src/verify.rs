@@ -242,6 +242,20 @@ mod tests {
     }
 
     #[test]
+    fn kernel_scope_local_structs_compare_by_layout_not_by_numbered_name() {
+        // A struct type used before the kernel's __local variable gets a numbered name in one
+        // compilation only when another module of the context already has the name.
+        let original = "typedef struct { float a; int b; } pair_t;\n\
+            float first(__local pair_t *p) { return p->a; }\n\
+            __kernel void k(__global float *out) {\n\
+              __local pair_t shared[4]; int l = get_local_id(0);\n\
+              shared[l & 3].a = out[l]; barrier(CLK_LOCAL_MEM_FENCE); out[l] = first(&shared[(l + 1) & 3]);\n\
+            }\n";
+        let migrated = edited(original, &[("first(__local pair_t *p)", "first(pair_t *p)")]);
+        assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
     fn a_moved_table_with_another_initialiser_is_caught() {
         let original = "__constant float table[2] = {1.0f, 2.0f};\n\
             __kernel void k(__global float *out, int i) { out[0] = table[i & 1]; }\n";

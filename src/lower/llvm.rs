@@ -501,12 +501,15 @@ impl<'ctx> LoadedModule<'ctx> {
     /// SAFETY: the module is alive.
     unsafe fn program_scope_data(&mut self) -> KernelBody {
         let mut lines = Vec::new();
+        let context = LLVMGetModuleContext(self.module.as_mut_ptr());
+        let mut structs = std::collections::HashMap::new();
         let mut global = LLVMGetFirstGlobal(self.module.as_mut_ptr());
         while !global.is_null() {
             let mut len = 0usize;
             let name = string_of(LLVMGetValueName2(global, &mut len), len);
             if !name.starts_with("llvm.") && !name.starts_with("__oclc") {
-                lines.push(same_space_for_read_only_data(&take_message(LLVMPrintValueToString(global))));
+                let text = take_message(LLVMPrintValueToString(global));
+                lines.push(same_space_for_read_only_data(&canonical_type_names(&text, context, &mut structs)));
             }
             global = LLVMGetNextGlobal(global);
         }
