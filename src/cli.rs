@@ -83,6 +83,12 @@ struct MigrateArgs {
     /// Do not merge helpers duplicated per address space (each still becomes generic on its own).
     #[arg(long)]
     no_merge: bool,
+    /// A program's __constant data over BYTES moves to __global, largest variables first.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::migrate::program_scope::DEFAULT_CONSTANT_BUDGET)]
+    constant_budget: u64,
+    /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
+    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::migrate::program_scope::GlobalsPolicy::parse)]
+    globals: crate::migrate::program_scope::GlobalsPolicy,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     #[arg(long, conflicts_with = "no_verify")]
     allow_unverified: bool,
@@ -297,6 +303,8 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         verify: !args.no_verify,
         allow_unverified: args.allow_unverified,
         merge: !args.no_merge,
+        constant_budget: args.constant_budget,
+        globals: args.globals,
         ignored_pins: args.test_ignore_pin.clone(),
         jobs: args.jobs.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
     };

@@ -116,6 +116,10 @@ impl Target {
     pub fn has_generic(self) -> bool {
         !matches!(self, Target::Cl30NoGeneric)
     }
+    /// Program-scope variables may be `__global` (the same targets have generic).
+    pub fn has_program_scope_globals(self) -> bool {
+        !matches!(self, Target::Cl30NoGeneric)
+    }
     /// The clang flags that select this target's language rules.
     pub fn std_flags(self) -> Vec<String> {
         match self {

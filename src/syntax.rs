@@ -274,6 +274,8 @@ pub struct KernelSyntax {
     pub unqualified_cast_args: Vec<UnqualifiedCastArg>,
     /// Every use of a function's name in a function body, in source order.
     pub references: Vec<FunctionRef>,
+    /// Object-like macros that expand to exactly one address-space keyword (`GLOBAL` -> global).
+    pub qualifier_macros: BTreeMap<String, Space>,
     /// Identifier -> the first macro (by name) whose definition names it.
     #[serde(skip)]
     pub macro_bodies: BTreeMap<String, String>,

@@ -10,6 +10,7 @@
 mod account;
 pub mod duplicates;
 mod plan;
+pub mod program_scope;
 mod settle;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,6 +38,10 @@ pub struct MigrateOptions {
     pub allow_unverified: bool,
     /// Merge helpers duplicated per address space (`merge-duplicates`).
     pub merge: bool,
+    /// A program's `__constant` data over this many bytes moves to `__global`, largest first.
+    pub constant_budget: u64,
+    /// Which program-scope variables move when the budget does not require it.
+    pub globals: program_scope::GlobalsPolicy,
     /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
     pub ignored_pins: Vec<Reason>,
     /// Worker threads for loading and first checks (at least 1); output is the same for any number.
@@ -159,6 +164,7 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
     let (plan, settled) = plan_and_settle(bench, &pool, &units, options);
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
+    result.warnings.extend(plan.warnings.iter().cloned());
     result.changes = changes(&plan, &settled, &mut result.errors);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());

@@ -70,6 +70,8 @@ pub struct Plan {
     pub merges: Vec<(Merge, SetId)>,
     /// Duplicate groups that are not merged, with why.
     pub unmerged: Vec<Unmerged>,
+    /// Programs left over the constant budget.
+    pub warnings: Vec<super::Warning>,
 }
 
 /// Infers every unit, finds the duplicates that merge (but those `withdrawn`
@@ -84,6 +86,7 @@ pub fn plan(
     let decisions = agree_on_headers(units, options, root);
     let Duplicates { merges, unmerged } =
         if options.merge { duplicates::find(units, &decisions, root, withdrawn, probe) } else { Duplicates::default() };
+    let (moves, warnings) = super::program_scope::moves(units, &decisions, options);
     let mut keys = UnionFind::default();
     // Per unit: its fixes, each with the key of the declaration it changes.
     let mut unit_fixes: Vec<Vec<(DeclKey, Fix)>> = Vec::new();
@@ -110,7 +113,14 @@ pub fn plan(
             .collect();
         unit_fixes.push(fixes);
     }
-    let mut plan = Plan { unmerged, ..Plan::default() };
+    let mut plan = Plan { unmerged, warnings, ..Plan::default() };
+    // A moved variable stands or falls with the pointers that follow it.
+    for m in moves {
+        for key in &m.keys {
+            keys.union(m.keys[0].clone(), key.clone());
+        }
+        unit_fixes[m.unit].push((m.keys[0].clone(), m.fix));
+    }
     // A merge stands or falls with its members' generic rewrites and the merges it calls into.
     for merge in &merges {
         let key = merge_key(merge);
@@ -179,6 +189,16 @@ pub fn plan(
         plan.merges.push((merge, id));
     }
     drop_deleted_edits(&mut plan);
+    // Every unit whose files a set edits checks it (a header's pointer that follows a moved
+    // variable of one program is the same pointer in every program including the header).
+    for (u, unit) in units.iter().enumerate() {
+        let files: BTreeSet<&Path> = (0..unit.syntax.files.len()).map(|id| unit.canonical(id)).collect();
+        for (id, set) in plan.sets.iter().enumerate() {
+            if set.edits.keys().any(|f| files.contains(f.as_path())) {
+                plan.unit_sets[u].insert(id);
+            }
+        }
+    }
     for (id, set) in plan.sets.iter().enumerate() {
         if let Some(file) = set.edits.keys().find(|f| !crate::root::is_under(root, f)) {
             plan.outside_root.insert(id, file.clone());

@@ -222,6 +222,14 @@ impl<'t, 'i> Walker<'t, 'i> {
         for skipped in &self.syntax.skipped {
             self.syntax.identifiers.extend(skipped.identifiers.iter().cloned());
         }
+        let names: Vec<String> = self.macros.keys().cloned().collect();
+        for name in names {
+            if let MacroMeaning::Keyword(keyword) = self.macro_meaning(&name) {
+                if let Some(space) = Space::from_keyword(&keyword) {
+                    self.syntax.qualifier_macros.insert(name, space);
+                }
+            }
+        }
         self.syntax.identifiers.extend(self.macro_words.keys().cloned());
         self.syntax.identifiers.extend(self.macro_words.values().flatten().cloned());
         self.syntax

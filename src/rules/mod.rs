@@ -3,6 +3,7 @@
 //! the shared edit primitives live here.
 
 pub mod array_param;
+pub mod constant_to_global;
 pub mod generic_local;
 pub mod generic_param;
 pub mod generic_return;

@@ -1,0 +1,173 @@
+//! Program-scope data: which `__constant` variables move to `__global`.
+//!
+//! `__constant` stays by default: it is valid in 2.0 and the constant cache
+//! is fast for uniform reads. A variable moves (rule `constant-to-global`)
+//! when the program's `__constant` data, summed from the IR's sizes, is over
+//! the budget devices guarantee (`--constant-budget`, 64 KiB): the largest
+//! movable ones first, until it fits; or, with `--globals prefer-global`,
+//! every movable one. The `__constant` pointers its address reaches move
+//! with it, in the same change set. A variable does not move when its
+//! qualifier is not editable at its declaration, when its address escapes
+//! where clasp cannot follow it (memory, an integer, a function not defined
+//! in the unit), or when the target has no program-scope globals.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::Warning;
+use crate::flowgraph::FlowGraph;
+use crate::infer::{DeclDecision, Evidence};
+use crate::ir::{Sink, Source};
+use crate::rules::{constant_to_global, Fix};
+use crate::syntax::Space;
+use crate::unit::Unit;
+
+/// Which program-scope variables move when nothing requires it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GlobalsPolicy {
+    /// Only to bring a program's `__constant` data within the budget.
+    #[default]
+    AsNeeded,
+    /// Every variable that can move.
+    PreferGlobal,
+}
+
+impl GlobalsPolicy {
+    pub fn parse(text: &str) -> Result<GlobalsPolicy, String> {
+        match text {
+            "as-needed" => Ok(GlobalsPolicy::AsNeeded),
+            "prefer-global" => Ok(GlobalsPolicy::PreferGlobal),
+            other => Err(format!("unknown policy `{other}` (as-needed, prefer-global)")),
+        }
+    }
+}
+
+/// The devices' guaranteed constant memory (`CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` minimum).
+pub const DEFAULT_CONSTANT_BUDGET: u64 = 64 * 1024;
+
+/// One variable to move in one unit: the fix and the declarations it changes
+/// (the variable's key first: (canonical file, offset)).
+pub struct Move {
+    pub unit: usize,
+    pub fix: Fix,
+    pub keys: Vec<(PathBuf, u32)>,
+}
+
+/// A program-scope `__constant` variable of a unit, with its size.
+struct Table<'u> {
+    var: &'u crate::syntax::ProgramVar,
+    size: u64,
+}
+
+/// The moves every unit needs, and warnings for programs left over budget.
+pub fn moves(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &super::MigrateOptions) -> (Vec<Move>, Vec<Warning>) {
+    let (mut out, mut warnings) = (Vec::new(), Vec::new());
+    for (u, unit) in units.iter().enumerate() {
+        let tables: Vec<Table> = unit
+            .syntax
+            .program_vars
+            .iter()
+            .filter(|v| v.space == Space::Constant)
+            .map(|var| Table { var, size: unit.ir.globals.iter().find(|g| g.name == var.name).map_or(0, |g| g.size_bytes) })
+            .collect();
+        let total: u64 = tables.iter().map(|t| t.size).sum();
+        let over = total > options.constant_budget;
+        if options.globals == GlobalsPolicy::AsNeeded && !over {
+            continue;
+        }
+        if !options.target.has_program_scope_globals() {
+            if over {
+                let message = format!(
+                    "its __constant data is {total} bytes, over the {}-byte budget, and {} has no program-scope globals to move it to",
+                    options.constant_budget,
+                    options.target.name()
+                );
+                warnings.push(Warning { path: unit.path.clone(), message });
+            }
+            continue;
+        }
+        let mut movable: Vec<(&Table, Vec<crate::rules::Edit>, Vec<(PathBuf, u32)>, Vec<String>)> = tables
+            .iter()
+            .filter(|t| crate::root::is_under(&options.root, unit.canonical(t.var.pos.file)))
+            .filter_map(|t| followers(unit, &decisions[u], t).map(|(edits, keys, names)| (t, edits, keys, names)))
+            .collect();
+        // Largest first; by name among equals, so the choice does not depend on order.
+        movable.sort_by(|a, b| b.0.size.cmp(&a.0.size).then_with(|| a.0.var.name.cmp(&b.0.var.name)));
+        let mut remaining = total;
+        for (table, edits, keys, names) in movable {
+            if options.globals == GlobalsPolicy::AsNeeded && remaining <= options.constant_budget {
+                break;
+            }
+            remaining -= table.size;
+            let why = match options.globals {
+                GlobalsPolicy::PreferGlobal => format!("{} bytes, moved as asked (--globals prefer-global)", table.size),
+                GlobalsPolicy::AsNeeded => format!(
+                    "{} bytes; the program's __constant data ({total} bytes) is over the {}-byte budget (--constant-budget), {remaining} bytes after this move",
+                    table.size, options.constant_budget
+                ),
+            };
+            let why = if names.is_empty() { why } else { format!("{why}; with {}", names.join(", ")) };
+            let at = format!("{}:{}", unit.syntax.files[table.var.pos.file].display(), table.var.pos.line);
+            let evidence =
+                vec![Evidence { space: Space::Constant, from: format!("`{}` ({} bytes)", table.var.name, table.size), at }];
+            let fix = constant_to_global::fix(unit, &table.var.name, table.var.pos, edits, why, evidence);
+            out.push(Move { unit: u, fix, keys });
+        }
+        if remaining > options.constant_budget && options.globals == GlobalsPolicy::AsNeeded {
+            let message = format!(
+                "its __constant data stays {remaining} bytes, over the {}-byte budget: the rest cannot move",
+                options.constant_budget
+            );
+            warnings.push(Warning { path: unit.path.clone(), message });
+        }
+    }
+    (out, warnings)
+}
+
+/// The edits moving `table` and every `__constant` pointer its address
+/// reaches, their keys, and the followers' names for the message; `None`
+/// when something it reaches cannot follow.
+fn followers(
+    unit: &Unit,
+    decisions: &[DeclDecision],
+    table: &Table,
+) -> Option<(Vec<crate::rules::Edit>, Vec<(PathBuf, u32)>, Vec<String>)> {
+    let var = table.var;
+    let mut edits = vec![constant_to_global::requalify(unit, &var.spelling, &var.type_text)?];
+    let mut keys = vec![(unit.canonical(var.pos.file).to_path_buf(), var.pos.offset)];
+    let graph = FlowGraph::new(&unit.ir);
+    let source = Source::Global { name: var.name.clone() };
+    let mut reached = BTreeSet::new();
+    for flow in unit.ir.flows.iter().filter(|f| f.from == source) {
+        match &flow.to {
+            Sink::Decl { node } => {
+                reached.insert(node.clone());
+                reached.extend(graph.downstream(node));
+            }
+            Sink::Builtin { .. } => {}
+            _ => return None,
+        }
+    }
+    let mut names = Vec::new();
+    for node in &reached {
+        if graph.outgoing(node).any(|f| matches!(f.to, Sink::External { .. } | Sink::Memory | Sink::Integer)) {
+            return None;
+        }
+        let decision = decisions.iter().find(|d| &d.node == node)?;
+        let level = decision.decl.levels.first()?;
+        if level.space != Space::Constant {
+            continue;
+        }
+        if decision.decl.in_macro.is_some() {
+            return None;
+        }
+        edits.push(constant_to_global::requalify(unit, &level.spelling, &decision.decl.type_text)?);
+        keys.push((unit.canonical(decision.decl.pos.file).to_path_buf(), decision.decl.pos.offset));
+        let owner = if decision.kernel { "kernel" } else { "helper" };
+        names.push(format!("`{}` of {owner} `{}`", decision.decl.name, decision.function));
+    }
+    Some((edits, keys, names))
+}
