@@ -164,6 +164,9 @@ pub struct InferOptions {
     pub refused_from_outside: BTreeMap<(usize, u32), (Reason, String)>,
     /// Testing only: pins to ignore, so tests can force a wrong change and see verification catch it.
     pub ignored_pins: Vec<Reason>,
+    /// `__constant` declarations (file id, name offset) that follow a program-scope variable
+    /// moving to `__global`: they are `__global` for the inference, and may become generic.
+    pub moved: BTreeSet<(usize, u32)>,
 }
 
 impl InferOptions {
@@ -198,7 +201,7 @@ fn own_pin(
 ) -> Option<(Reason, String)> {
     let syntax = &unit.syntax;
     let level = decl.levels.first()?;
-    if level.space == Space::Constant {
+    if level.space == Space::Constant && !options.moved.contains(&(decl.pos.file, decl.pos.offset)) {
         return Some((Reason::ConstantSpace, "__constant is not part of the generic address space".into()));
     }
     if let Some((reason, detail)) = options.refused_from_outside.get(&(decl.pos.file, decl.pos.offset)) {

@@ -83,10 +83,23 @@ pub fn plan(
     probe: NameProbe,
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
 ) -> Plan {
-    let decisions = agree_on_headers(units, options, root);
+    let first = agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()]);
+    // Program-scope variables that move: inferred again with the pointers that follow them
+    // moved too (they are __global now, and may become generic like any other).
+    let (chosen, warnings) = super::program_scope::choose(units, &first, options);
+    let decisions = if chosen.is_empty() {
+        first
+    } else {
+        let mut moved = vec![BTreeSet::new(); units.len()];
+        for c in &chosen {
+            moved[c.unit()].extend(c.followers.iter().copied());
+        }
+        agree_on_headers(units, options, root, &moved)
+    };
+    let moves: Vec<super::program_scope::Move> =
+        chosen.iter().filter_map(|c| super::program_scope::build(units, &decisions, c)).collect();
     let Duplicates { merges, unmerged } =
         if options.merge { duplicates::find(units, &decisions, root, withdrawn, probe) } else { Duplicates::default() };
-    let (moves, warnings) = super::program_scope::moves(units, &decisions, options);
     let mut keys = UnionFind::default();
     // Per unit: its fixes, each with the key of the declaration it changes.
     let mut unit_fixes: Vec<Vec<(DeclKey, Fix)>> = Vec::new();
@@ -284,12 +297,19 @@ impl UnionFind {
 
 /// Infers every unit; where units sharing a header disagree on a
 /// declaration there, it stays named in all of them, and they are inferred again.
-fn agree_on_headers(units: &[Unit], options: &MigrateOptions, root: &Path) -> Vec<Vec<DeclDecision>> {
+fn agree_on_headers(
+    units: &[Unit],
+    options: &MigrateOptions,
+    root: &Path,
+    moved: &[BTreeSet<(usize, u32)>],
+) -> Vec<Vec<DeclDecision>> {
     let mut per_unit: Vec<InferOptions> = units
         .iter()
-        .map(|unit| {
+        .zip(moved)
+        .map(|(unit, moved)| {
             let mut o = InferOptions::for_target(options.target);
             o.ignored_pins = options.ignored_pins.clone();
+            o.moved = moved.clone();
             for function in &unit.syntax.functions {
                 for decl in &function.pointers {
                     let file = unit.canonical(decl.pos.file);

@@ -56,22 +56,44 @@ pub struct Move {
     pub keys: Vec<(PathBuf, u32)>,
 }
 
+/// A variable chosen to move, before the inference runs again with its followers moved.
+pub struct Chosen {
+    unit: usize,
+    var: usize,
+    size: u64,
+    why: String,
+    /// The `__constant` pointer declarations its address reaches: (file id, name offset).
+    pub followers: Vec<(usize, u32)>,
+}
+
+impl Chosen {
+    pub fn unit(&self) -> usize {
+        self.unit
+    }
+}
+
 /// A program-scope `__constant` variable of a unit, with its size.
 struct Table<'u> {
+    index: usize,
     var: &'u crate::syntax::ProgramVar,
     size: u64,
 }
 
-/// The moves every unit needs, and warnings for programs left over budget.
-pub fn moves(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &super::MigrateOptions) -> (Vec<Move>, Vec<Warning>) {
+/// The variables every unit moves, and warnings for programs left over budget.
+pub fn choose(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &super::MigrateOptions) -> (Vec<Chosen>, Vec<Warning>) {
     let (mut out, mut warnings) = (Vec::new(), Vec::new());
     for (u, unit) in units.iter().enumerate() {
         let tables: Vec<Table> = unit
             .syntax
             .program_vars
             .iter()
-            .filter(|v| v.space == Space::Constant)
-            .map(|var| Table { var, size: unit.ir.globals.iter().find(|g| g.name == var.name).map_or(0, |g| g.size_bytes) })
+            .enumerate()
+            .filter(|(_, v)| v.space == Space::Constant)
+            .map(|(index, var)| Table {
+                index,
+                var,
+                size: unit.ir.globals.iter().find(|g| g.name == var.name).map_or(0, |g| g.size_bytes),
+            })
             .collect();
         let total: u64 = tables.iter().map(|t| t.size).sum();
         let over = total > options.constant_budget;
@@ -89,15 +111,16 @@ pub fn moves(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &super::M
             }
             continue;
         }
-        let mut movable: Vec<(&Table, Vec<crate::rules::Edit>, Vec<(PathBuf, u32)>, Vec<String>)> = tables
+        let mut movable: Vec<(&Table, Vec<(usize, u32)>)> = tables
             .iter()
             .filter(|t| crate::root::is_under(&options.root, unit.canonical(t.var.pos.file)))
-            .filter_map(|t| followers(unit, &decisions[u], t).map(|(edits, keys, names)| (t, edits, keys, names)))
+            .filter(|t| t.var.spelling.range().is_some())
+            .filter_map(|t| followers(unit, &decisions[u], t).map(|f| (t, f)))
             .collect();
         // Largest first; by name among equals, so the choice does not depend on order.
         movable.sort_by(|a, b| b.0.size.cmp(&a.0.size).then_with(|| a.0.var.name.cmp(&b.0.var.name)));
         let mut remaining = total;
-        for (table, edits, keys, names) in movable {
+        for (table, followers) in movable {
             if options.globals == GlobalsPolicy::AsNeeded && remaining <= options.constant_budget {
                 break;
             }
@@ -109,12 +132,7 @@ pub fn moves(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &super::M
                     table.size, options.constant_budget
                 ),
             };
-            let why = if names.is_empty() { why } else { format!("{why}; with {}", names.join(", ")) };
-            let at = format!("{}:{}", unit.syntax.files[table.var.pos.file].display(), table.var.pos.line);
-            let evidence =
-                vec![Evidence { space: Space::Constant, from: format!("`{}` ({} bytes)", table.var.name, table.size), at }];
-            let fix = constant_to_global::fix(unit, &table.var.name, table.var.pos, edits, why, evidence);
-            out.push(Move { unit: u, fix, keys });
+            out.push(Chosen { unit: u, var: table.index, size: table.size, why, followers });
         }
         if remaining > options.constant_budget && options.globals == GlobalsPolicy::AsNeeded {
             let message = format!(
@@ -127,19 +145,14 @@ pub fn moves(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &super::M
     (out, warnings)
 }
 
-/// The edits moving `table` and every `__constant` pointer its address
-/// reaches, their keys, and the followers' names for the message; `None`
-/// when something it reaches cannot follow.
-fn followers(
-    unit: &Unit,
-    decisions: &[DeclDecision],
-    table: &Table,
-) -> Option<(Vec<crate::rules::Edit>, Vec<(PathBuf, u32)>, Vec<String>)> {
-    let var = table.var;
-    let mut edits = vec![constant_to_global::requalify(unit, &var.spelling, &var.type_text)?];
-    let mut keys = vec![(unit.canonical(var.pos.file).to_path_buf(), var.pos.offset)];
+/// The `__constant` pointers `table`'s address reaches, by (file id, offset);
+/// `None` when something it reaches cannot follow (its address stored in
+/// memory, made an integer or passed to a function not defined here, a
+/// pointer that also receives other `__constant` data, or one declared by a
+/// macro or with a qualifier not editable there).
+fn followers(unit: &Unit, decisions: &[DeclDecision], table: &Table) -> Option<Vec<(usize, u32)>> {
     let graph = FlowGraph::new(&unit.ir);
-    let source = Source::Global { name: var.name.clone() };
+    let source = Source::Global { name: table.var.name.clone() };
     let mut reached = BTreeSet::new();
     for flow in unit.ir.flows.iter().filter(|f| f.from == source) {
         match &flow.to {
@@ -151,23 +164,59 @@ fn followers(
             _ => return None,
         }
     }
-    let mut names = Vec::new();
+    let mut out = Vec::new();
     for node in &reached {
         if graph.outgoing(node).any(|f| matches!(f.to, Sink::External { .. } | Sink::Memory | Sink::Integer)) {
             return None;
         }
-        let decision = decisions.iter().find(|d| &d.node == node)?;
-        let level = decision.decl.levels.first()?;
+        // A pointer that also receives other __constant data (a kernel's __constant
+        // parameter, a table that stays) cannot leave the constant space.
+        let only_from_table = graph.incoming(node).all(|f| match &f.from {
+            Source::Global { name } => name == &table.var.name,
+            Source::Decl { node } => reached.contains(node),
+            _ => f.space != Space::Constant,
+        });
+        if !only_from_table {
+            return None;
+        }
+        let decl = &decisions.iter().find(|d| &d.node == node)?.decl;
+        let level = decl.levels.first()?;
         if level.space != Space::Constant {
             continue;
         }
-        if decision.decl.in_macro.is_some() {
+        if decl.in_macro.is_some() || level.spelling.range().is_none() {
             return None;
         }
-        edits.push(constant_to_global::requalify(unit, &level.spelling, &decision.decl.type_text)?);
-        keys.push((unit.canonical(decision.decl.pos.file).to_path_buf(), decision.decl.pos.offset));
-        let owner = if decision.kernel { "kernel" } else { "helper" };
-        names.push(format!("`{}` of {owner} `{}`", decision.decl.name, decision.function));
+        out.push((decl.pos.file, decl.pos.offset));
     }
-    Some((edits, keys, names))
+    Some(out)
+}
+
+/// The move of `chosen`, once the inference has run again with its followers
+/// moved: the variable becomes `__global const`, and each follower that did not
+/// become generic (a kernel's local, a helper pointer pinned otherwise)
+/// `__global const` too. The generic ones are the generic rules' fixes, in the
+/// same change set (their keys are among the move's).
+pub fn build(units: &[Unit], decisions: &[Vec<DeclDecision>], chosen: &Chosen) -> Option<Move> {
+    let unit = &units[chosen.unit];
+    let var = &unit.syntax.program_vars[chosen.var];
+    let mut edits = vec![constant_to_global::requalify(unit, &var.spelling, &var.type_text)?];
+    let mut keys = vec![(unit.canonical(var.pos.file).to_path_buf(), var.pos.offset)];
+    let mut names = Vec::new();
+    for &(file, offset) in &chosen.followers {
+        let d = decisions[chosen.unit].iter().find(|d| d.decl.pos.file == file && d.decl.pos.offset == offset)?;
+        keys.push((unit.canonical(file).to_path_buf(), offset));
+        let owner = if d.kernel { "kernel" } else { "helper" };
+        if matches!(d.decision, crate::infer::Decision::Generic { .. }) {
+            names.push(format!("`{}` of {owner} `{}` (generic)", d.decl.name, d.function));
+        } else {
+            edits.push(constant_to_global::requalify(unit, &d.decl.levels.first()?.spelling, &d.decl.type_text)?);
+            names.push(format!("`{}` of {owner} `{}` (__global)", d.decl.name, d.function));
+        }
+    }
+    let why = if names.is_empty() { chosen.why.clone() } else { format!("{}; with {}", chosen.why, names.join(", ")) };
+    let at = format!("{}:{}", unit.syntax.files[var.pos.file].display(), var.pos.line);
+    let evidence = vec![Evidence { space: Space::Constant, from: format!("`{}` ({} bytes)", var.name, chosen.size), at }];
+    let fix = constant_to_global::fix(unit, &var.name, var.pos, edits, why, evidence);
+    Some(Move { unit: chosen.unit, fix, keys })
 }

@@ -64,8 +64,15 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
 }
 
 /// The qualifier edit of a declaration's first level, if it is spelled editably.
+/// A `__constant` one (a pointer following a table moved to `__global`) keeps
+/// its data read-only: it becomes `const` unless the declaration says it already.
 pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
-    decl.levels.first()?.spelling.range().map(|r| remove_qualifier(unit, r))
+    let level = decl.levels.first()?;
+    let mut edit = level.spelling.range().map(|r| remove_qualifier(unit, r))?;
+    if level.space == crate::syntax::Space::Constant && !constant_to_global::says_const(&decl.type_text) {
+        edit.replacement = "const ".to_string();
+    }
+    Some(edit)
 }
 
 /// How a rule edits one declaration (the definition's or a prototype's);
