@@ -11,7 +11,7 @@
 //! where clasp cannot follow it (memory, an integer, a function not defined
 //! in the unit), or when the target has no program-scope globals.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -142,7 +142,43 @@ pub fn choose(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &super::
             warnings.push(Warning { path: unit.path.clone(), message });
         }
     }
-    (out, warnings)
+    (in_every_unit(units, decisions, out), warnings)
+}
+
+/// A table in a shared header moves in every program that includes it, with
+/// that program's own followers; if it cannot move in one of them, it moves in none.
+fn in_every_unit(units: &[Unit], decisions: &[Vec<DeclDecision>], chosen: Vec<Chosen>) -> Vec<Chosen> {
+    let key = |u: usize, var: usize| {
+        let v = &units[u].syntax.program_vars[var];
+        (units[u].canonical(v.pos.file).to_path_buf(), v.pos.offset)
+    };
+    let mut by_key: BTreeMap<(PathBuf, u32), Vec<Chosen>> = BTreeMap::new();
+    for c in chosen {
+        by_key.entry(key(c.unit, c.var)).or_default().push(c);
+    }
+    let mut out = Vec::new();
+    for (table_key, mut found) in by_key {
+        let first = &found[0];
+        let size = first.size;
+        let why = format!("{size} bytes, shared with {}, where it moves: {}", units[first.unit].path.display(), first.why);
+        let mut complete = true;
+        for (u, unit) in units.iter().enumerate() {
+            if found.iter().any(|c| c.unit == u) {
+                continue;
+            }
+            let Some(index) = (0..unit.syntax.program_vars.len()).find(|i| key(u, *i) == table_key) else { continue };
+            let table = Table { index, var: &unit.syntax.program_vars[index], size };
+            match followers(unit, &decisions[u], &table) {
+                Some(followers) => found.push(Chosen { unit: u, var: index, size, why: why.clone(), followers }),
+                None => complete = false,
+            }
+        }
+        if complete {
+            out.extend(found);
+        }
+    }
+    out.sort_by_key(|c| (c.unit, c.var));
+    out
 }
 
 /// The `__constant` pointers `table`'s address reaches, by (file id, offset);
