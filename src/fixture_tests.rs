@@ -226,7 +226,12 @@ fn edit_root_covers_the_work_tree() {
 #[test]
 fn output_does_not_depend_on_workers() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for fixture in ["fixtures/demo", "fixtures/migrate/withdraw_minimal.cl", "fixtures/migrate/repair_shared_header"] {
+    for fixture in [
+        "fixtures/demo",
+        "fixtures/migrate/withdraw_minimal.cl",
+        "fixtures/migrate/repair_shared_header",
+        "fixtures/migrate/merge_shared_header",
+    ] {
         let path = root.join(fixture);
         let one = run_fixture("migrate", &path, &["--explain", "-j", "1"]);
         let two = run_fixture("migrate", &path, &["--explain", "-j", "2"]);
