@@ -107,6 +107,11 @@ pub struct VarReport {
     #[serde(rename = "type")]
     pub type_text: String,
     pub size_bytes: Option<u64>,
+    /// Written with no address space (OpenCL C 1.2 rejects it; 2.0 reads it as `__global`).
+    pub unqualified: bool,
+    /// The function declaring it `static`, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
 }
 
 /// The IR node a syntax declaration corresponds to.
@@ -246,7 +251,9 @@ pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
             line: v.pos.line,
             space: v.space,
             type_text: v.type_text.clone(),
-            size_bytes: unit.ir.globals.iter().find(|g| g.name == v.name).map(|g| g.size_bytes),
+            size_bytes: unit.ir.globals.iter().find(|g| g.name == v.ir_name).map(|g| g.size_bytes),
+            unqualified: v.spelling == crate::syntax::Spelling::Unqualified,
+            function: v.function.as_ref().map(|f| crate::ir::demangled_base(f).to_string()),
         })
         .collect();
     UnitReport { path: unit.path.display().to_string(), compiles, functions, program_vars }
@@ -286,7 +293,14 @@ pub fn render_text(report: &UnitReport) -> String {
         let _ = writeln!(out, "  program scope");
         for v in &report.program_vars {
             let size = v.size_bytes.map(|s| format!(", {s} bytes")).unwrap_or_default();
-            let _ = writeln!(out, "    {} `{}` (line {}): {}{}", v.space.keyword(), v.name, v.line, v.type_text, size);
+            let scope = v.function.as_ref().map(|f| format!(" (static in `{f}`)")).unwrap_or_default();
+            let _ = writeln!(out, "    {} `{}`{scope} (line {}): {}{}", v.space.keyword(), v.name, v.line, v.type_text, size);
+            if v.unqualified {
+                let _ = writeln!(
+                    out,
+                    "      no address space: OpenCL C 1.2 rejects it (2.0 reads it as __global); `clasp migrate` names one"
+                );
+            }
         }
     }
     out

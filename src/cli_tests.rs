@@ -381,13 +381,25 @@ fn merges_are_in_the_json_report() {
     let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/migrate/merge_constant_member.cl"]);
     assert_eq!(code, 0, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
-    let merge = &report["merges"][0];
-    assert_eq!(merge["name"], "norm2");
-    let members: Vec<&str> = merge["members"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
-    assert_eq!(members, ["norm2_g", "norm2_l"]);
-    assert_eq!(merge["kept"][0]["name"], "norm2_c");
-    assert_eq!(merge["verified"], true);
-    let fixes: Vec<&str> =
-        report["changes"][0]["fixes"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap()).collect();
-    assert!(fixes.contains(&"merge-duplicates"), "{fixes:?}");
+    let merges = report["merges"].as_array().unwrap();
+    let names: Vec<&str> = merges.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["norm2", "pick", "last"]);
+    // The __constant member joins once its table moves: survivor first.
+    let members: Vec<&str> = merges[0]["members"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(members, ["norm2_c", "norm2_g", "norm2_l"]);
+    assert_eq!(merges[0]["verified"], true);
+    // `last_c` also reads a kernel's __constant parameter: it stays, with why.
+    assert_eq!(merges[2]["kept"][0]["name"], "last_c");
+    assert!(merges[2]["kept"][0]["why"].as_str().unwrap().contains("cannot move to __global"));
+    let fixes = report["changes"][0]["fixes"].as_array().unwrap();
+    let rules: Vec<&str> = fixes.iter().map(|f| f["rule"].as_str().unwrap()).collect();
+    assert!(rules.contains(&"merge-duplicates"), "{rules:?}");
+    // Each move says what it rests on.
+    let axis = fixes.iter().find(|f| f["variable"]["name"] == "axis").expect("axis moves");
+    assert_eq!(axis["rule"], "constant-to-global");
+    assert_eq!(axis["variable"]["because"], "merge");
+    assert_eq!(axis["variable"]["size_bytes"], 8);
+    assert_eq!(axis["variable"]["budget_bytes"], 65536);
+    assert!(axis["variable"]["needed_by"].as_str().unwrap().contains("norm2_c"));
+    assert!(fixes.iter().all(|f| f["variable"]["name"] != "bias"), "bias stays __constant");
 }

@@ -120,6 +120,8 @@ pub struct IrGlobal {
     pub name: String,
     pub space: Space,
     pub size_bytes: u64,
+    /// Some function stores into it directly (not through a pointer declaration).
+    pub written: bool,
 }
 
 /// Everything `lower` learns about one translation unit.

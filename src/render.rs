@@ -53,7 +53,12 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
     }
     for r in &migration.refusals {
         let verdict = if r.blocking { "cannot repair" } else { "refused" };
-        lines.push((r.file.clone(), r.line, format!("{verdict} {}: `{}` of `{}`: {}", r.reason, r.name, r.function, r.detail)));
+        let subject = if r.function.is_empty() {
+            format!("`{}` (program scope)", r.name)
+        } else {
+            format!("`{}` of `{}`", r.name, r.function)
+        };
+        lines.push((r.file.clone(), r.line, format!("{verdict} {}: {subject}: {}", r.reason, r.detail)));
     }
     for f in &migration.functions {
         if let Outcome::Refused { reason, detail } = &f.outcome {
@@ -113,6 +118,19 @@ pub fn summary(migration: &Migration) -> String {
             crate::cli::plural(deleted, "definition", ""),
             migration.unmerged.len()
         )
+    };
+    // Program-scope variables are not functions: counted apart (each once, however many files show it).
+    let variables: std::collections::BTreeSet<(&Path, u32)> = migration
+        .changes
+        .iter()
+        .flat_map(|c| c.fixes.iter())
+        .filter(|f| f.rule == crate::rules::constant_to_global::CODE || f.rule == crate::rules::infer_program_scope_space::CODE)
+        .map(|f| (f.file.as_path(), f.line))
+        .collect();
+    let merged = if variables.is_empty() {
+        merged
+    } else {
+        format!("{merged}, {} given a new space", crate::cli::plural(variables.len(), "program-scope variable", ""))
     };
     format!(
         "clasp: {}, {migrated}{merged}, {refused}, {unchanged} unchanged, {} unanalysable, {}",

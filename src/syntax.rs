@@ -197,14 +197,21 @@ pub struct FunctionRef {
     pub caller: String,
 }
 
-/// A program-scope variable.
+/// A program-scope variable, or a `static` one in a function (same rules in 2.0).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProgramVar {
     pub name: String,
+    /// Its name in the IR: `name`, or `function.name` for a `static` in a function.
+    pub ir_name: String,
+    /// The function declaring it `static` (its IR name), if any.
+    pub function: Option<String>,
     pub pos: Pos,
     pub space: Space,
     pub type_text: String,
     pub spelling: Spelling,
+    pub initialized: bool,
+    /// Where a qualifier would go: the first token after `static`/`extern` (file, offset).
+    pub type_start: Option<ByteRange>,
 }
 
 /// A range the preprocessor skipped, with the identifiers written in it.

@@ -509,7 +509,10 @@ impl<'ctx> LoadedModule<'ctx> {
             let name = string_of(LLVMGetValueName2(global, &mut len), len);
             if !name.starts_with("llvm.") && !name.starts_with("__oclc") {
                 let text = take_message(LLVMPrintValueToString(global));
-                lines.push(same_space_for_read_only_data(&canonical_type_names(&text, context, &mut structs)));
+                let line = same_space_for_read_only_data(&canonical_type_names(&text, context, &mut structs));
+                // A variable never written may be `constant` on one side only (given a space, or
+                // `const` added by a move): the same data, as its kernels' loads and stores show.
+                lines.push(line.replacen(" constant ", " global ", 1));
             }
             global = LLVMGetNextGlobal(global);
         }
@@ -523,8 +526,9 @@ pub const PROGRAM_SCOPE_DATA: &str = "(program-scope data)";
 
 /// amdgcn's constant address space (4) read as its global one (1): a table
 /// in either is the same read-only data, read by the same loads (a moved
-/// table, `__constant` in 1.x, `__global const` in 2.0). Written data can
-/// only be global, so nothing that writes compares equal by this.
+/// table, `__constant` in 1.x, `__global const` in 2.0). A program that
+/// writes the data differs in its kernels' stores, which are compared as
+/// they are.
 fn same_space_for_read_only_data(line: &str) -> String {
     line.replace("addrspace(4)", "addrspace(1)")
 }

@@ -130,6 +130,7 @@ pub fn canonical_kernels(context: &Context, bytes: &[u8], name: &str) -> Result<
 pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, String> {
     let module = llvm::load(context, bytes, name)?;
     let mut facts = IrFacts::default();
+    let mut written = std::collections::BTreeSet::new();
     for f in module.functions() {
         if f.name.starts_with("llvm.") {
             continue;
@@ -159,6 +160,7 @@ pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result
             let trace = trace::FunctionTrace::new(&f);
             function.locals = trace.locals();
             facts.flows.extend(trace.flows());
+            written.extend(trace.written_globals());
         }
         facts.functions.push(function);
     }
@@ -167,6 +169,7 @@ pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result
             continue;
         }
         facts.globals.push(IrGlobal {
+            written: written.contains(&g.name),
             name: g.name,
             space: spir_space(g.space).unwrap_or(Space::Private),
             size_bytes: g.size_bytes,

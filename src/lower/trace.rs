@@ -245,6 +245,30 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
         flows
     }
 
+    /// Globals this function writes directly: a store, or a `memcpy`/`memset`
+    /// intrinsic, into memory whose address derives from the global.
+    pub fn written_globals(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for inst in &self.function.instructions {
+            let address = match inst.op() {
+                Some(Op::Store) => inst.operand(1),
+                Some(Op::Call) => match inst.callee() {
+                    Some((callee, _)) if ["llvm.memcpy", "llvm.memmove", "llvm.memset"].iter().any(|p| callee.starts_with(p)) => {
+                        inst.operand(0)
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            for origin in self.origins(address) {
+                if let Source::Global { name } = origin {
+                    out.insert(name);
+                }
+            }
+        }
+        out
+    }
+
     /// Pointer-typed declared locals: (name, line, pointee space).
     pub fn locals(&self) -> Vec<(String, u32, crate::syntax::Space)> {
         let mut out: Vec<_> = self

@@ -125,6 +125,8 @@ struct UnitView<'u> {
     words: BTreeMap<DefKey, Vec<RawWord<'u>>>,
     /// Definition -> per pointer declaration, the space of the qualifier the comparison ignores.
     signature: BTreeMap<DefKey, Vec<Option<Space>>>,
+    /// Definition -> per pointer declaration, whether it points to read-only data (`const`, `__constant`).
+    read_only: BTreeMap<DefKey, Vec<bool>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,13 +157,9 @@ pub fn find(
         if signatures.len() < 2 {
             continue;
         }
-        let seeing: BTreeSet<usize> = (0..units.len()).filter(|u| group.iter().any(|k| views[*u].defs.contains_key(k))).collect();
-        let (declaring, calling_elsewhere) = declared_elsewhere(units, &views, &members, &seeing);
-        if let Some((reason, detail)) = calling_elsewhere
-            .or_else(|| disagreement(units, &per_unit, &group, &seeing))
-            .or_else(|| unrenameable(units, &members, &seeing, root))
-            .or_else(|| members.iter().find_map(|m| withdrawn.get(&m.key)).map(|(r, d)| (*r, d.clone())))
-        {
+        let seeing = seeing(&views, &group);
+        let (declaring, refused) = batch_refusal(units, &views, &per_unit, &group, &members, &seeing, root, withdrawn);
+        if let Some((reason, detail)) = refused {
             out.unmerged.push(Unmerged { members, reason, detail });
             continue;
         }
@@ -174,6 +172,7 @@ pub fn find(
         .chain(out.unmerged.iter().flat_map(|g| g.members.iter()))
         .map(|m| m.key.clone())
         .collect();
+    keep_what_would_lose_const(units, &views, &mut candidates);
     drop_calls_to_unmerged(&views, &grouped, &mut candidates);
     let stems: Vec<Option<String>> = candidates.iter().map(|c| stem(&c.merging())).collect();
     let mut probe: Vec<String> = stems.iter().flatten().cloned().collect();
@@ -214,6 +213,69 @@ pub fn find(
     out
 }
 
+/// A member of a per-space duplicate group that takes `__constant` pointers:
+/// it joins the merge only if the tables they receive move to `__global`.
+#[derive(Debug, Clone)]
+pub struct ConstantTwin {
+    pub key: DefKey,
+    /// `norm2_c` (a.cl:7)
+    pub cited: String,
+    /// The other members: `norm2_g`, `norm2_l`.
+    pub others: String,
+}
+
+/// The `__constant` members of the batch's duplicate groups that pass the
+/// batch-wide checks (so moving their tables can let them merge).
+pub fn constant_twins(units: &[Unit], root: &Path, withdrawn: &BTreeMap<DefKey, (&'static str, String)>) -> Vec<ConstantTwin> {
+    let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
+    let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
+    let mut out = Vec::new();
+    for group in join_units(&views, &per_unit) {
+        let signature = |k: &DefKey| views.iter().find_map(|v| v.signature.get(k));
+        if group.iter().filter_map(signature).collect::<BTreeSet<_>>().len() < 2 {
+            continue;
+        }
+        let members = members_of(units, &views, &group);
+        let seeing = seeing(&views, &group);
+        if batch_refusal(units, &views, &per_unit, &group, &members, &seeing, root, withdrawn).1.is_some() {
+            continue;
+        }
+        for m in &members {
+            if signature(&m.key).is_some_and(|s| s.contains(&Some(Space::Constant))) {
+                let others = members.iter().filter(|o| o.key != m.key).map(|o| format!("`{}`", o.name)).collect::<Vec<_>>();
+                out.push(ConstantTwin { key: m.key.clone(), cited: m.cited(), others: others.join(", ") });
+            }
+        }
+    }
+    out
+}
+
+/// The units defining a member of `group`.
+fn seeing(views: &[UnitView], group: &BTreeSet<DefKey>) -> BTreeSet<usize> {
+    (0..views.len()).filter(|u| group.iter().any(|k| views[*u].defs.contains_key(k))).collect()
+}
+
+/// The checks that refuse a whole group, whatever the inference decides: the
+/// units declaring a member without defining it, and the refusal if any.
+#[allow(clippy::too_many_arguments)]
+fn batch_refusal(
+    units: &[Unit],
+    views: &[UnitView],
+    per_unit: &[BTreeMap<DefKey, usize>],
+    group: &BTreeSet<DefKey>,
+    members: &[Member],
+    seeing: &BTreeSet<usize>,
+    root: &Path,
+    withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
+) -> (BTreeSet<usize>, Option<(&'static str, String)>) {
+    let (declaring, calling_elsewhere) = declared_elsewhere(units, views, members, seeing);
+    let refused = calling_elsewhere
+        .or_else(|| disagreement(units, per_unit, group, seeing))
+        .or_else(|| unrenameable(units, members, seeing, root))
+        .or_else(|| members.iter().find_map(|m| withdrawn.get(&m.key)).map(|(r, d)| (*r, d.clone())));
+    (declaring, refused)
+}
+
 /// A group that passed the batch-wide checks, with the members that cannot join it.
 struct Candidate {
     members: Vec<Member>,
@@ -248,6 +310,7 @@ fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
         syntax.references.iter().filter(|r| r.spelled).map(|r| ((r.range.file, r.range.start), r)).collect();
     let mut words = BTreeMap::new();
     let mut signature = BTreeMap::new();
+    let mut read_only = BTreeMap::new();
     for (key, f) in &defs {
         let file = f.extent.file;
         // The qualifiers the generic rewrite removes: the first level of each pointer (not of arrays).
@@ -289,8 +352,14 @@ fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
         }
         words.insert(key.clone(), out);
         signature.insert(key.clone(), spaces);
+        // `__constant float *` is implicitly const: its generic rewrite says so (`const float *`).
+        let pointee_const = |d: &crate::syntax::PointerDecl| {
+            d.levels.first().is_some_and(|l| l.space == Space::Constant)
+                || crate::rules::constant_to_global::says_const(d.type_text.split('*').next().unwrap_or(""))
+        };
+        read_only.insert(key.clone(), f.pointers.iter().filter(|d| d.array.is_none()).map(pointee_const).collect());
     }
-    UnitView { defs, words, signature }
+    UnitView { defs, words, signature, read_only }
 }
 
 /// A unit's definitions partitioned into classes of duplicates: identical
@@ -486,13 +555,16 @@ fn unmergeable_members(
             let Some(f) = views[u].defs.get(&m.key) else { continue };
             for decl in f.pointers.iter().filter(|d| d.array.is_none()) {
                 let Some(level) = decl.levels.first().filter(|l| l.spelling.range().is_some()) else { continue };
-                if level.space == Space::Constant {
-                    kept.push((m.clone(), format!("takes a __constant pointer (`{}`), which cannot be generic", decl.name)));
-                    continue 'member;
-                }
                 let decision = decisions[u].iter().find(|d| {
                     d.link_name == f.link_name && d.decl.pos == decl.pos && units[u].canonical(d.decl.pos.file) == m.key.0
                 });
+                // A __constant pointer is generic only when the tables it receives move to __global.
+                let generic = matches!(decision.map(|d| &d.decision), Some(Decision::Generic { .. }));
+                if level.space == Space::Constant && !generic {
+                    let why = format!("takes a __constant pointer (`{}`) whose data cannot move to __global", decl.name);
+                    kept.push((m.clone(), why));
+                    continue 'member;
+                }
                 match decision.map(|d| &d.decision) {
                     Some(Decision::Generic { .. }) => {}
                     Some(Decision::Refused { reason, detail } | Decision::Impossible { reason, detail }) => {
@@ -551,13 +623,46 @@ fn drop_calls_to_unmerged(views: &[UnitView], in_groups: &BTreeSet<DefKey>, cand
 }
 
 /// The member to keep: defined in every unit that sees the group, and declared
-/// there before every function that uses a member (the others' uses will call it).
+/// there before every function that uses a member (the others' uses will call
+/// it); among those, the first reading through `const` pointers wherever a
+/// member does (a `__constant` member's callers pass read-only data).
 fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<usize>) -> Option<Member> {
+    let valid = survivors(units, views, merging, seeing);
+    valid.iter().find(|s| merging.iter().all(|m| covers_const(views, s, m))).or(valid.first()).cloned()
+}
+
+/// Whether `survivor` points to read-only data wherever `member` does.
+fn covers_const(views: &[UnitView], survivor: &Member, member: &Member) -> bool {
+    let read_only = |m: &Member| views.iter().find_map(|v| v.read_only.get(&m.key)).cloned().unwrap_or_default();
+    let (s, m) = (read_only(survivor), read_only(member));
+    m.iter().enumerate().all(|(i, ro)| !ro || s.get(i) == Some(&true))
+}
+
+/// Members that would lose `const` in the merge (no member that could
+/// survive reads through `const` pointers wherever they do) stay as they are.
+fn keep_what_would_lose_const(units: &[Unit], views: &[UnitView], candidates: &mut [Candidate]) {
+    for candidate in candidates.iter_mut() {
+        let merging = candidate.merging();
+        let valid = survivors(units, views, &merging, &candidate.seeing);
+        let Some(first) = valid.first() else { continue };
+        if valid.iter().any(|s| merging.iter().all(|m| covers_const(views, s, m))) {
+            continue;
+        }
+        for m in merging.iter().filter(|m| !covers_const(views, first, m)) {
+            let why =
+                format!("reads through const pointers where `{}`, the member defined before every use, does not", first.name);
+            candidate.kept.push((m.clone(), why));
+        }
+    }
+}
+
+/// The members that could survive, in order: see `survivor`.
+fn survivors(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<usize>) -> Vec<Member> {
     let links: BTreeSet<&str> = merging.iter().map(|m| m.link_name.as_str()).collect();
     let keys: BTreeSet<&DefKey> = merging.iter().map(|m| &m.key).collect();
     merging
         .iter()
-        .find(|s| {
+        .filter(|s| {
             seeing.iter().all(|&u| {
                 let view = &views[u];
                 let functions = &units[u].syntax.functions;
@@ -583,6 +688,7 @@ fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTr
             })
         })
         .cloned()
+        .collect()
 }
 
 /// The group's common name: the words (split at `_` and at camelCase

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::duplicates::{self, DefKey, Duplicates, Merge, NameProbe, Unmerged};
+use super::program_scope::Choice;
 use super::{MigrateOptions, Refusal};
 use crate::infer::{infer, Decision, DeclDecision, InferOptions, Reason};
 use crate::ir::{Sink, Source};
@@ -74,6 +75,43 @@ pub struct Plan {
     pub warnings: Vec<super::Warning>,
 }
 
+/// Which tables move, the decisions with their followers moved, and the
+/// duplicates that merge. A table a merge needs moves only if the merge is
+/// planned after all: otherwise the batch is inferred again without it.
+fn move_and_merge(
+    units: &[Unit],
+    options: &MigrateOptions,
+    root: &Path,
+    probe: NameProbe,
+    withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
+    first: Vec<Vec<DeclDecision>>,
+) -> (Choice, Vec<Vec<DeclDecision>>, Duplicates) {
+    let mut twins = if options.merge { duplicates::constant_twins(units, root, withdrawn) } else { Vec::new() };
+    loop {
+        let choice = super::program_scope::choose(units, &first, options, &twins);
+        // Inferred again with the pointers that follow the moved tables moved too
+        // (they are __global now, and may become generic like any other).
+        let decisions = if choice.chosen.is_empty() {
+            first.clone()
+        } else {
+            let mut moved = vec![BTreeSet::new(); units.len()];
+            for c in &choice.chosen {
+                moved[c.unit()].extend(c.followers.iter().copied());
+            }
+            agree_on_headers(units, options, root, &moved)
+        };
+        let found =
+            if options.merge { duplicates::find(units, &decisions, root, withdrawn, probe) } else { Duplicates::default() };
+        let merging: BTreeSet<&DefKey> = found.merges.iter().flat_map(|m| m.members.iter().map(|member| &member.key)).collect();
+        let unneeded: BTreeSet<DefKey> =
+            choice.chosen.iter().filter_map(|c| c.needed_by().cloned()).filter(|k| !merging.contains(k)).collect();
+        if unneeded.is_empty() {
+            return (choice, decisions, found);
+        }
+        twins.retain(|t| !unneeded.contains(&t.key));
+    }
+}
+
 /// Infers every unit, finds the duplicates that merge (but those `withdrawn`
 /// by an earlier round), then groups the fixes into change sets.
 pub fn plan(
@@ -84,22 +122,10 @@ pub fn plan(
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
 ) -> Plan {
     let first = agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()]);
-    // Program-scope variables that move: inferred again with the pointers that follow them
-    // moved too (they are __global now, and may become generic like any other).
-    let (chosen, warnings) = super::program_scope::choose(units, &first, options);
-    let decisions = if chosen.is_empty() {
-        first
-    } else {
-        let mut moved = vec![BTreeSet::new(); units.len()];
-        for c in &chosen {
-            moved[c.unit()].extend(c.followers.iter().copied());
-        }
-        agree_on_headers(units, options, root, &moved)
-    };
+    let (Choice { chosen, warnings, stays }, decisions, Duplicates { merges, unmerged }) =
+        move_and_merge(units, options, root, probe, withdrawn, first);
     let moves: Vec<super::program_scope::Move> =
         chosen.iter().filter_map(|c| super::program_scope::build(units, &decisions, c)).collect();
-    let Duplicates { merges, unmerged } =
-        if options.merge { duplicates::find(units, &decisions, root, withdrawn, probe) } else { Duplicates::default() };
     let mut keys = UnionFind::default();
     // Per unit: its fixes, each with the key of the declaration it changes.
     let mut unit_fixes: Vec<Vec<(DeclKey, Fix)>> = Vec::new();
@@ -127,12 +153,16 @@ pub fn plan(
         unit_fixes.push(fixes);
     }
     let mut plan = Plan { unmerged, warnings, ..Plan::default() };
-    // A moved variable stands or falls with the pointers that follow it.
+    // Moved variables stand or fall with the pointers that follow them.
     for m in moves {
         for key in &m.keys {
             keys.union(m.keys[0].clone(), key.clone());
         }
-        unit_fixes[m.unit].push((m.keys[0].clone(), m.fix));
+        unit_fixes[m.unit].extend(m.fixes.into_iter().map(|fix| (m.keys[0].clone(), fix)));
+    }
+    // A variable written with no address space gets one, on its own.
+    for (u, key, fix) in super::program_scope::infer_spaces(units, options) {
+        unit_fixes[u].push((key, fix));
     }
     // A merge stands or falls with its members' generic rewrites and the merges it calls into.
     for merge in &merges {
@@ -233,6 +263,12 @@ pub fn plan(
             }
         }
         plan.blocking.push(blocking);
+    }
+    // Tables that stay __constant although a move was wanted (each once, however many units include it).
+    for stay in stays {
+        if !plan.refusals.iter().any(|r| r.canonical == stay.canonical && r.line == stay.line && r.name == stay.name) {
+            plan.refusals.push(stay);
+        }
     }
     plan.refusals.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
     plan

@@ -387,6 +387,18 @@ impl<'tu> Cursor<'tu> {
         unsafe { clang_isCursorDefinition(self.raw) != 0 }
     }
 
+    /// A variable declared `static` (at program scope or in a function).
+    pub fn is_static(&self) -> bool {
+        // SAFETY: valid cursor; any cursor kind is accepted.
+        unsafe { clang_Cursor_getStorageClass(self.raw) == CX_SC_Static }
+    }
+
+    /// A variable with an initialiser (`= ...`).
+    pub fn has_initializer(&self) -> bool {
+        // SAFETY: valid cursor; a null result (no initialiser, not a variable) is checked.
+        unsafe { clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(self.raw)) == 0 }
+    }
+
     pub fn referenced(&self) -> Option<Cursor<'tu>> {
         // SAFETY: valid cursor; a null result is checked.
         let r = unsafe { clang_getCursorReferenced(self.raw) };

@@ -210,7 +210,7 @@ impl<'t, 'i> Walker<'t, 'i> {
                     self.syntax.functions.push(f);
                 }
                 CursorKind::VarDecl => {
-                    let v = self.program_var(c);
+                    let v = self.program_var(c, None);
                     self.syntax.program_vars.push(v);
                 }
                 _ => {}
@@ -503,6 +503,11 @@ impl<'t, 'i> Walker<'t, 'i> {
                     if let Some(decl) = self.pointer_decl(&node, DeclKind::Local) {
                         locals.push(decl);
                     }
+                    // A `static` in a function lives at program scope (2.0; 1.2 has none).
+                    if node.is_static() && in_macro.is_none() {
+                        let v = self.program_var(&node, Some(&link_name));
+                        self.syntax.program_vars.push(v);
+                    }
                 }
                 stack.extend(node.children());
             }
@@ -773,19 +778,31 @@ impl<'t, 'i> Walker<'t, 'i> {
             .collect()
     }
 
-    fn program_var(&mut self, c: &Cursor) -> ProgramVar {
+    fn program_var(&mut self, c: &Cursor, function: Option<&str>) -> ProgramVar {
         let loc = c.location();
         let pos = self.pos(&loc);
         let ty = c.ty();
         let tokens: Vec<RawToken> = self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
         let groups = self.spelled_qualifiers(&tokens);
         let spelling = groups.first().cloned().flatten().unwrap_or(Spelling::Unqualified);
+        // Where a missing qualifier goes: after the storage class, before the type.
+        let type_start = tokens
+            .iter()
+            .find(|t| t.text != "static" && t.text != "extern")
+            .filter(|t| t.start.file.is_some() && t.start.file == loc.file)
+            .map(|t| (t.start.file.clone().unwrap_or_default(), t.start.offset, t.end.offset))
+            .map(|(file, start, end)| ByteRange { file: self.file_id(&file), start, end });
+        let name = c.spelling();
         ProgramVar {
-            name: c.spelling(),
+            ir_name: function.map_or(name.clone(), |f| format!("{f}.{name}")),
+            function: function.map(String::from),
+            name,
             pos,
             space: space_of(ty.address_space()).unwrap_or(Space::Constant),
             type_text: ty.spelling(),
             spelling,
+            initialized: c.has_initializer(),
+            type_start,
         }
     }
 

@@ -17,6 +17,9 @@ use crate::unit::Unit;
 
 pub const CODE: &str = "constant-to-global";
 
+/// What the move costs, said with every move.
+pub const PERFORMANCE: &str = "reads go through the global cache now";
+
 /// How a unit spells `__global`, given how the edited qualifier is spelled:
 /// the same style of keyword, or the unit's own macro for global.
 pub fn global_spelling(unit: &Unit, spelling: &Spelling) -> Option<String> {
@@ -59,9 +62,10 @@ pub fn fix(unit: &Unit, name: &str, pos: Pos, edits: Vec<Edit>, why: String, evi
         function: String::new(),
         decl: pos,
         link_name: String::new(),
-        message: format!("`{name}` moves from __constant to __global: {why}; reads go through the global cache now"),
+        message: format!("`{name}` moves from __constant to __global: {why}; {PERFORMANCE}"),
         required: false,
         evidence,
         edits,
+        variable: None,
     }
 }

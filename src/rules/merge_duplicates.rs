@@ -108,6 +108,7 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
         required: false,
         evidence,
         edits: coalesce_deletions(edits),
+        variable: None,
     };
     MergeEdits { fix, files }
 }

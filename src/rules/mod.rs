@@ -7,6 +7,7 @@ pub mod constant_to_global;
 pub mod generic_local;
 pub mod generic_param;
 pub mod generic_return;
+pub mod infer_program_scope_space;
 pub mod merge_duplicates;
 
 use serde::Serialize;
@@ -42,6 +43,27 @@ pub struct Fix {
     pub required: bool,
     pub evidence: Vec<Evidence>,
     pub edits: Vec<Edit>,
+    /// For a program-scope variable's fix: what it rests on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variable: Option<VariableEvidence>,
+}
+
+/// What a program-scope variable's new space rests on, for reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct VariableEvidence {
+    pub name: String,
+    pub size_bytes: u64,
+    /// The space it gets.
+    pub space: crate::syntax::Space,
+    /// Why: `merge`, `over-budget`, `prefer-global` (moves); `inferred` (a variable written with none).
+    pub because: &'static str,
+    /// The duplicate whose merge needs the move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needed_by: Option<String>,
+    /// The program's `__constant` data before the change, and the budget.
+    pub constant_bytes: u64,
+    pub budget_bytes: u64,
+    pub performance: &'static str,
 }
 
 /// Removes a qualifier token (or the macro use that spells it) and the
@@ -103,7 +125,8 @@ pub fn evidence_phrase(evidence: &[Evidence]) -> String {
     let parts: Vec<String> = spaces(evidence)
         .into_iter()
         .map(|space| {
-            let places: Vec<&str> = evidence.iter().filter(|e| e.space == space).map(|e| e.at.as_str()).collect();
+            let mut places: Vec<&str> = evidence.iter().filter(|e| e.space == space).map(|e| e.at.as_str()).collect();
+            places.dedup();
             format!("{} ({})", space.keyword(), places.join(", "))
         })
         .collect();
@@ -151,6 +174,7 @@ pub fn generic_fix(
         required,
         evidence: decision.receives.clone(),
         edits,
+        variable: None,
     })
 }
 
