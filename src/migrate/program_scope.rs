@@ -158,6 +158,10 @@ pub fn choose(
                 );
                 choice.warnings.push(Warning { path: unit.path.clone(), message });
             }
+            if over || options.globals == GlobalsPolicy::PreferGlobal {
+                let detail = format!("{} has no program-scope globals", options.target.name());
+                choice.stays.extend(tables.iter().map(|t| stay(unit, t.index, NO_PROGRAM_SCOPE_GLOBALS, &detail)));
+            }
             per_unit.push(Vec::new());
             continue;
         }
