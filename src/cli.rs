@@ -51,10 +51,17 @@ enum Command {
 struct MigrateArgs {
     #[command(flatten)]
     compile: CompileArgs,
-    /// What the result must compile as: cl2.0, cl3.0 (with the generic and
-    /// program-scope-global features) or cl3.0-nogeneric.
-    #[arg(long, default_value = "cl2.0", value_parser = Target::parse)]
-    target: Target,
+    /// What the result must compile as: cl2.0 (default), cl3.0 (with the generic
+    /// and program-scope-global features) or cl3.0-nogeneric.
+    #[arg(long, value_parser = Target::parse)]
+    target: Option<Target>,
+    /// The project's settings and configurations (default: the nearest clasp.toml
+    /// in the first path's directory or above).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Ignore any clasp.toml.
+    #[arg(long, conflicts_with = "config")]
+    no_config: bool,
     /// Apply the changes in place (atomically).
     #[arg(long, conflicts_with_all = ["check", "out_dir"])]
     write: bool,
@@ -280,6 +287,38 @@ pub fn plural(n: usize, noun: &str, participle: &str) -> String {
     }
 }
 
+/// The `clasp.toml` that applies: `--config`, else the nearest one above the first path.
+fn project_config(args: &MigrateArgs) -> Result<Option<crate::config::Config>, String> {
+    if args.no_config {
+        return Ok(None);
+    }
+    let path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None => args.paths.first().and_then(|p| crate::config::find(p)),
+    };
+    path.map(|p| crate::config::Config::load(&p)).transpose()
+}
+
+/// The units to load: every file found (but those the config excludes,
+/// unless named on the command line), once per configuration.
+fn jobs(
+    args: &MigrateArgs,
+    config: Option<&crate::config::Config>,
+    files: &[PathBuf],
+) -> Result<Vec<crate::config::Job>, String> {
+    let compile = args.compile.options();
+    match config {
+        None => Ok(files
+            .iter()
+            .map(|f| crate::config::Job { path: f.clone(), configuration: None, compile: compile.clone() })
+            .collect()),
+        Some(config) => {
+            let kept: Vec<PathBuf> = files.iter().filter(|f| args.paths.contains(f) || !config.excludes(f)).cloned().collect();
+            config.jobs(&kept, &compile)
+        }
+    }
+}
+
 fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let found = discover(&args.paths);
     let bench = match Workbench::new() {
@@ -289,7 +328,23 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
             return EXIT_ERROR;
         }
     };
-    let root = match crate::root::edit_root(&args.paths, args.root.as_deref()) {
+    let config = match project_config(&args) {
+        Ok(config) => config,
+        Err(message) => {
+            let _ = writeln!(stderr, "{message}");
+            return EXIT_ERROR;
+        }
+    };
+    let jobs = match jobs(&args, config.as_ref(), &found.files) {
+        Ok(jobs) => jobs,
+        Err(message) => {
+            let path = config.as_ref().map(|c| c.path.display().to_string()).unwrap_or_default();
+            let _ = writeln!(stderr, "{path}: error: {message}");
+            return EXIT_ERROR;
+        }
+    };
+    let root_option = args.root.clone().or_else(|| config.as_ref().and_then(|c| c.root.clone()));
+    let root = match crate::root::edit_root(&args.paths, root_option.as_deref()) {
         Ok(root) => root,
         Err(message) => {
             let _ = writeln!(stderr, "{message}");
@@ -298,7 +353,7 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
     };
     let options = MigrateOptions {
         compile: args.compile.options(),
-        target: args.target,
+        target: args.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20),
         root,
         verify: !args.no_verify,
         allow_unverified: args.allow_unverified,
@@ -308,7 +363,7 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         ignored_pins: args.test_ignore_pin.clone(),
         jobs: args.jobs.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
     };
-    let mut migration = migrate(&bench, &found.files, &options);
+    let mut migration = migrate(&bench, &jobs, &options);
     for (path, message) in found.errors {
         migration.unanalysable.push(path.clone());
         migration

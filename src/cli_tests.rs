@@ -403,3 +403,34 @@ fn merges_are_in_the_json_report() {
     assert!(axis["variable"]["needed_by"].as_str().unwrap().contains("norm2_c"));
     assert!(fixes.iter().all(|f| f["variable"]["name"] != "bias"), "bias stays __constant");
 }
+
+#[test]
+fn configurations_are_checked_and_named() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/migrate/configurations"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let change = &report["changes"][0];
+    assert!(change["path"].as_str().unwrap().ends_with("common.h"));
+    assert_eq!(change["configurations"], serde_json::json!(["atomics", "plain"]));
+    let refusal = &report["refusals"][0];
+    assert_eq!((refusal["function"].as_str(), refusal["reason"].as_str()), (Some("bump"), Some("configuration")));
+    assert!(refusal["detail"].as_str().unwrap().contains("[atomics]"), "{refusal}");
+    // Without the configurations, the atomics branch is code no unit compiles: skipped-if.
+    let (_, stdout, _) = clasp(&["migrate", "--json", "--no-config", "fixtures/migrate/configurations"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    assert_eq!(report["refusals"][0]["reason"], "skipped-if");
+}
+
+#[test]
+fn a_bad_config_is_an_error_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("clasp.toml"),
+        "options = [\"-DA=1\"]\n[[configuration]]\nname = \"x\"\noptions = [\"-shiny\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("k.cl"), "__kernel void k(__global int *p) { p[0] = A; }\n").unwrap();
+    let (code, stdout, stderr) = clasp(&["migrate", dir.path().to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(stderr.contains("clasp.toml:4:") && stderr.contains("-shiny"), "{stderr}");
+}

@@ -61,10 +61,12 @@ pub enum Reason {
     OutsideRoot,
     /// Another translation unit sharing the header refuses the change.
     HeaderConflict,
+    /// The same file built in another configuration (`clasp.toml`) refuses the change.
+    Configuration,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 18] = [
+    pub const ALL: [Reason; 19] = [
         Reason::KernelParam,
         Reason::BuiltinPin,
         Reason::ConstantSpace,
@@ -83,6 +85,7 @@ impl Reason {
         Reason::TargetWithoutGeneric,
         Reason::OutsideRoot,
         Reason::HeaderConflict,
+        Reason::Configuration,
     ];
 
     /// The reason with this stable code.
@@ -110,6 +113,7 @@ impl Reason {
             Reason::TargetWithoutGeneric => "target-without-generic",
             Reason::OutsideRoot => "outside-root",
             Reason::HeaderConflict => "header-conflict",
+            Reason::Configuration => "configuration",
         }
     }
 }

@@ -6,6 +6,7 @@
 pub mod analyze;
 pub mod build_options;
 pub mod cli;
+pub mod config;
 pub mod discover;
 pub mod flowgraph;
 pub mod infer;

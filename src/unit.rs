@@ -23,6 +23,10 @@ pub struct Unit {
     /// The standard the unit is read as (with `--std auto`, chosen per unit):
     /// every compilation of the unit as it is uses these flags.
     pub standard: Standard,
+    /// The options it was loaded with (a configuration's, with `clasp.toml`).
+    pub compile: CompileOptions,
+    /// The configuration it is built in, if `clasp.toml` names any.
+    pub configuration: Option<String>,
     /// One per `syntax.files` entry (same `FileId`).
     sources: Vec<SourceFile>,
 }
@@ -39,6 +43,14 @@ impl Unit {
     /// The canonical path of a file of the unit, to compare files across units.
     pub fn canonical(&self, file: FileId) -> &Path {
         &self.sources[file].canonical
+    }
+
+    /// The unit for people: `a.cl`, or `a.cl [fp64]` in a configuration.
+    pub fn label(&self) -> String {
+        match &self.configuration {
+            Some(name) => format!("{} [{name}]", self.path.display()),
+            None => self.path.display().to_string(),
+        }
     }
 
     /// The bytes of a file of the unit (empty if a header cannot be read).
@@ -126,6 +138,6 @@ impl Workbench {
                 text: if id == 0 { OnceLock::from(text.clone()) } else { OnceLock::new() },
             })
             .collect();
-        Ok(Unit { path: path.to_path_buf(), syntax, ir, standard, sources })
+        Ok(Unit { path: path.to_path_buf(), syntax, ir, standard, compile: options.clone(), configuration: None, sources })
     }
 }

@@ -471,7 +471,7 @@ fn declared_elsewhere(
         if let Some(call) = syntax.references.iter().find(|r| links.contains(r.link_name.as_str())) {
             let detail = format!(
                 "{} calls `{}` without defining it (its program links another unit's definition)",
-                unit.path.display(),
+                unit.label(),
                 call.callee
             );
             return (declaring, Some((DECLARED_ELSEWHERE, detail)));
@@ -494,7 +494,7 @@ fn disagreement(
     for &u in seeing {
         let classes: BTreeSet<usize> = group.iter().filter_map(|k| per_unit[u].get(k)).copied().collect();
         if classes.len() > 1 {
-            let detail = format!("compiled as part of {}, they differ in more than address spaces", units[u].path.display());
+            let detail = format!("compiled as part of {}, they differ in more than address spaces", units[u].label());
             return Some((CONFIGURATION, detail));
         }
     }

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::config::Job;
 use crate::infer::Reason;
 use crate::options::{CompileOptions, Target};
 use crate::rules::Fix;
@@ -105,6 +106,9 @@ pub struct FileChange {
     #[serde(skip)]
     pub migrated: Vec<u8>,
     pub fixes: Vec<Fix>,
+    /// The configurations (`clasp.toml`) its changes were checked in, every one that builds it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub configurations: Vec<String>,
 }
 
 /// An error for one file; the batch goes on.
@@ -151,7 +155,8 @@ pub struct KeptMember {
 }
 
 /// Migrates a batch: load -> plan -> settle -> changes and accounting.
-pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -> Migration {
+pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Migration {
+    let files: BTreeSet<&PathBuf> = jobs.iter().map(|j| &j.path).collect();
     let mut result = Migration { files_seen: files.len(), ..Default::default() };
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(options.jobs.max(1)).build() {
         Ok(pool) => pool,
@@ -160,12 +165,13 @@ pub fn migrate(bench: &Workbench, files: &[PathBuf], options: &MigrateOptions) -
             return result;
         }
     };
-    let units = load_units(&pool, files, options, &mut result);
+    let mut units = load_units(&pool, jobs, options, &mut result);
+    skipped_only_where_no_unit_compiles(&mut units);
     let (plan, settled) = plan_and_settle(bench, &pool, &units, options);
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
     result.warnings.extend(plan.warnings.iter().cloned());
-    result.changes = changes(&plan, &settled, &mut result.errors);
+    result.changes = changes(&units, &plan, &settled, &mut result.errors);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
     result.functions = account::account(&units, &options.root, &plan, &settled, options.verify);
@@ -229,34 +235,67 @@ fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeRepor
         .collect()
 }
 
-/// Reads, parses and lowers every file, in parallel (a libclang index and an
-/// LLVM context per worker); one that fails is an error and the batch goes on.
-fn load_units(pool: &rayon::ThreadPool, files: &[PathBuf], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
+/// Reads, parses and lowers every file (once per configuration), in parallel
+/// (a libclang index and an LLVM context per worker); one that fails is an
+/// error and the batch goes on.
+fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
     use rayon::prelude::*;
     let loaded: Vec<Result<Unit, String>> = pool.install(|| {
-        files
-            .par_iter()
-            .map_init(Workbench::new, |bench, path| match bench {
-                Ok(bench) => bench.load(path, &options.compile, options.target).map_err(|e| e.to_string()),
+        jobs.par_iter()
+            .map_init(Workbench::new, |bench, job| match bench {
+                Ok(bench) => bench.load(&job.path, &job.compile, options.target).map_err(|e| e.to_string()),
                 Err(message) => Err(format!("clasp: error: {message}")),
             })
             .collect()
     });
     let mut units = Vec::new();
-    for (path, unit) in files.iter().zip(loaded) {
+    for (job, unit) in jobs.iter().zip(loaded) {
         match unit {
-            Ok(unit) => units.push(unit),
+            Ok(mut unit) => {
+                unit.configuration = job.configuration.clone();
+                units.push(unit);
+            }
             Err(message) => {
-                result.unanalysable.push(path.clone());
-                result.errors.push(FileError { path: path.clone(), message });
+                if !result.unanalysable.contains(&job.path) {
+                    result.unanalysable.push(job.path.clone());
+                }
+                let message = match &job.configuration {
+                    Some(name) => format!("{message}\n{}: note: in configuration `{name}`", job.path.display()),
+                    None => message,
+                };
+                result.errors.push(FileError { path: job.path.clone(), message });
             }
         }
     }
     units
 }
 
+/// Code `#if` skips in one unit but another unit of the batch compiles (the
+/// same file in another configuration, a header another program includes
+/// with other macros) is not unknown: the unit compiling it analyses it, and
+/// units agree on shared declarations. Only ranges every unit including the
+/// file skips stay skipped (so `skipped-if` means no configuration sees it).
+fn skipped_only_where_no_unit_compiles(units: &mut [Unit]) {
+    // Canonical file -> per unit including it, its skipped ranges there.
+    let mut skipped: BTreeMap<PathBuf, Vec<Vec<(u32, u32)>>> = BTreeMap::new();
+    for unit in units.iter() {
+        for id in 0..unit.syntax.files.len() {
+            let ranges =
+                unit.syntax.skipped.iter().filter(|s| s.range.file == id).map(|s| (s.range.start, s.range.end)).collect();
+            skipped.entry(unit.canonical(id).to_path_buf()).or_default().push(ranges);
+        }
+    }
+    for unit in units.iter_mut() {
+        let canonical: Vec<PathBuf> = (0..unit.syntax.files.len()).map(|id| unit.canonical(id).to_path_buf()).collect();
+        unit.syntax.skipped.retain(|s| {
+            let (start, end) = (s.range.start, s.range.end);
+            skipped[&canonical[s.range.file]].iter().all(|ranges| ranges.iter().any(|(a, b)| *a <= start && end <= *b))
+        });
+    }
+}
+
 /// The changed files: the kept sets' edits applied, with the fixes touching each file.
-fn changes(plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<FileChange> {
+fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<FileChange> {
     let kept: BTreeSet<SetId> = (0..plan.sets.len()).filter(|id| settled.kept(*id)).collect();
     let files: BTreeSet<PathBuf> = kept.iter().flat_map(|id| plan.sets[*id].edits.keys().cloned()).collect();
     let mut out = Vec::new();
@@ -279,7 +318,21 @@ fn changes(plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<F
             })
             .cloned()
             .collect();
-        out.push(FileChange { path: path.clone(), canonical: file.clone(), original: original.clone(), migrated, fixes });
+        let touching: BTreeSet<SetId> = kept.iter().copied().filter(|id| plan.sets[*id].edits.contains_key(&file)).collect();
+        let configurations: BTreeSet<String> = units
+            .iter()
+            .zip(&plan.unit_sets)
+            .filter(|(_, sets)| !sets.is_disjoint(&touching))
+            .filter_map(|(unit, _)| unit.configuration.clone())
+            .collect();
+        out.push(FileChange {
+            path: path.clone(),
+            canonical: file.clone(),
+            original: original.clone(),
+            migrated,
+            fixes,
+            configurations: configurations.into_iter().collect(),
+        });
     }
     out
 }

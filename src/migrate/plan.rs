@@ -360,21 +360,27 @@ fn agree_on_headers(
         .collect();
     for _ in 0..8 {
         let decisions: Vec<Vec<DeclDecision>> = units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect();
-        // (header, offset) -> "generic?" -> the first unit answering so, and why.
-        let mut answers: BTreeMap<DeclKey, BTreeMap<bool, String>> = BTreeMap::new();
+        // (file, offset) -> "generic?" -> the first unit answering so, and why. Files of
+        // one unit only have one answer; headers, and files built in several configurations, may have more.
+        let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
         for (unit, decided) in units.iter().zip(&decisions) {
-            for d in decided.iter().filter(|d| d.decl.pos.file != 0) {
+            for d in decided {
                 let key = (unit.canonical(d.decl.pos.file).to_path_buf(), d.decl.pos.offset);
                 let why = match &d.decision {
                     Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
-                        format!("{} keeps it named: {} ({detail})", unit.path.display(), reason.code())
+                        format!("{} keeps it named: {} ({detail})", unit.label(), reason.code())
                     }
                     _ => String::new(),
                 };
-                answers.entry(key).or_default().entry(matches!(d.decision, Decision::Generic { .. })).or_insert(why);
+                let in_configuration = unit.configuration.is_some();
+                answers
+                    .entry(key)
+                    .or_default()
+                    .entry(matches!(d.decision, Decision::Generic { .. }))
+                    .or_insert((why, in_configuration));
             }
         }
-        let conflicts: BTreeMap<DeclKey, String> = answers
+        let conflicts: BTreeMap<DeclKey, (String, bool)> = answers
             .into_iter()
             .filter(|(_, a)| a.len() > 1)
             .map(|(k, mut a)| (k, a.remove(&false).unwrap_or_default()))
@@ -384,9 +390,10 @@ fn agree_on_headers(
         }
         for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
             for id in 0..unit.syntax.files.len() {
-                for ((path, offset), why) in &conflicts {
+                for ((path, offset), (why, in_configuration)) in &conflicts {
                     if path == unit.canonical(id) {
-                        o.refused_from_outside.entry((id, *offset)).or_insert((Reason::HeaderConflict, why.clone()));
+                        let reason = if *in_configuration { Reason::Configuration } else { Reason::HeaderConflict };
+                        o.refused_from_outside.entry((id, *offset)).or_insert((reason, why.clone()));
                     }
                 }
             }

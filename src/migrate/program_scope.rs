@@ -480,7 +480,7 @@ fn in_every_unit(units: &[Unit], per_unit: &mut [Vec<Component>]) {
             let blocked = at.iter().find(|(u, c)| per_unit[*u][*c].movable.is_err()).copied();
             match blocked {
                 Some((bu, _)) => {
-                    let detail = format!("it cannot move in {}, which includes it too", units[bu].path.display());
+                    let detail = format!("it cannot move in {}, which includes it too", units[bu].label());
                     for &(u, c) in at {
                         let component = &mut per_unit[u][c];
                         component.chosen = None;
@@ -491,7 +491,7 @@ fn in_every_unit(units: &[Unit], per_unit: &mut [Vec<Component>]) {
                 }
                 None => {
                     let mut why = per_unit[u0][c0].chosen.clone().unwrap_or_default();
-                    why.text = format!("shared with {}, where it moves: {}", units[u0].path.display(), why.text);
+                    why.text = format!("shared with {}, where it moves: {}", units[u0].label(), why.text);
                     for &(u, c) in at {
                         per_unit[u][c].chosen.get_or_insert_with(|| why.clone());
                     }
@@ -637,7 +637,7 @@ pub fn infer_spaces(units: &[Unit], options: &super::MigrateOptions) -> Vec<(usi
         let var = &unit.syntax.program_vars[*index];
         let mut why = inferred.why.clone();
         if found.len() > 1 && global.is_some() {
-            why = format!("{why} (in {})", unit.path.display());
+            why = format!("{why} (in {})", unit.label());
         }
         let evidence = vec![Evidence {
             space: inferred.space,

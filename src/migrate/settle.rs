@@ -82,8 +82,9 @@ struct Checker<'a> {
     units: &'a [Unit],
     plan: &'a Plan,
     options: &'a MigrateOptions,
-    target_args: Vec<String>,
-    result_args: Vec<String>,
+    /// Per unit (its own options: a configuration's): clang arguments as the target, for spir64 and for the equivalence triple.
+    target_args: Vec<Vec<String>>,
+    result_args: Vec<Vec<String>>,
     /// Per unit: its files' canonical paths.
     files: Vec<BTreeSet<PathBuf>>,
     /// Per unit: the kernels that run a function any of its sets changes (the others cannot differ).
@@ -140,8 +141,8 @@ pub fn settle(
         units,
         plan,
         options,
-        target_args: options.compile.clang_args(Some(&target_flags)),
-        result_args: options.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE),
+        target_args: units.iter().map(|u| u.compile.clang_args(Some(&target_flags))).collect(),
+        result_args: units.iter().map(|u| u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE)).collect(),
         files: units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect(),
         kernels: units
             .iter()
@@ -366,10 +367,9 @@ impl Settler<'_> {
         }
         let unit = &self.checker.units[u];
         let target = self.checker.options.target.name();
-        let message =
-            format!("{}: error: cannot make this file compile as {target}, left unchanged:\n{detail}", unit.path.display());
+        let message = format!("{}: error: cannot make this file compile as {target}, left unchanged:\n{detail}", unit.label());
         self.out.errors.push(FileError { path: unit.path.clone(), message });
-        let why = Withdrawal { reason: UNREPAIRABLE_UNIT, detail: format!("{} cannot compile as {target}", unit.path.display()) };
+        let why = Withdrawal { reason: UNREPAIRABLE_UNIT, detail: format!("{} cannot compile as {target}", unit.label()) };
         self.settled[u] = None;
         let sets: Vec<SetId> = self.checker.plan.unit_sets[u].iter().copied().collect();
         for id in sets {
@@ -439,7 +439,7 @@ impl Checker<'_> {
         let only = Some(&self.kernels[u]);
         let none = BTreeMap::new();
         let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
-            crate::verify::optimised_kernels(context, &unit.path, &self.result_args, replaced, only)
+            crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only)
         };
         let mut target_error = match as_target(&none) {
             Ok(kernels) => return Ok(Baseline { kernels, repaired: false, uncompilable: None }),
@@ -452,7 +452,7 @@ impl Checker<'_> {
                 Err(message) => target_error = message,
             }
         }
-        let as_read = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
+        let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
         let kernels = crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only)?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
@@ -466,7 +466,7 @@ impl Checker<'_> {
     fn prove_repairs(&self, context: &Context, u: usize, baseline: &Baseline) -> Option<String> {
         let unit = &self.units[u];
         let only = Some(&self.kernels[u]);
-        let as_read = self.options.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
+        let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
         let found = crate::verify::optimised_kernels(context, &unit.path, &as_read, &BTreeMap::new(), only)
             .map(|original| crate::verify::compare(&original, &baseline.kernels));
         match found {
@@ -547,14 +547,14 @@ impl Checker<'_> {
             // Compiling the result as the target for the equivalence triple is the recompile too:
             // clang rejects it there as it would for spir64 (the same language rules).
             Ok(before) => {
-                let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args, replaced, only)
+                let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only)
                     .map_err(verify_failed)?;
                 Ok(crate::verify::compare(&before.kernels, &after))
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
             Err(message) => {
-                crate::verify::compiles(&unit.path, &self.target_args, replaced).map_err(verify_failed)?;
+                crate::verify::compiles(&unit.path, &self.target_args[u], replaced).map_err(verify_failed)?;
                 Err(message)
             }
         };

@@ -1,0 +1,328 @@
+//! `clasp.toml`: a project's settings and the configurations its host builds.
+//!
+//! Found in the directory of the first path or above it (or given with
+//! `--config`); paths in it are relative to its directory. It sets what the
+//! command line would (edit root, include directories, build options, input
+//! standard, target, excluded globs) and lists *configurations*: the sets of
+//! build options a host compiles each kernel file with (`-DREAL=float`,
+//! `-DREAL=double`). Each file is loaded once per configuration that applies
+//! to it, as its own unit: a change stands only if it is valid and verified
+//! in every one. `[[file]]` entries add options (and may restrict the
+//! configurations) for the files their glob matches, as hosts do per kernel.
+//!
+//! ```toml
+//! root = "."
+//! include = ["include"]
+//! options = ["-DTILE=16", "-cl-mad-enable"]
+//! exclude = ["third_party/**"]
+//!
+//! [[configuration]]
+//! name = "fp32"
+//! options = ["-DREAL=float"]
+//!
+//! [[configuration]]
+//! name = "fp64"
+//! options = ["-DREAL=double"]
+//!
+//! [[file]]
+//! path = "kernels/m*.cl"
+//! options = ["-DKERN_TYPE=1"]
+//! configurations = ["fp32"]
+//! ```
+//!
+//! Command-line options come last, so they win (`-D` given twice: the last).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::options::{CompileOptions, InputStd, Target};
+
+/// The file name looked for.
+pub const FILE_NAME: &str = "clasp.toml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    root: Option<PathBuf>,
+    #[serde(default)]
+    include: Vec<PathBuf>,
+    #[serde(default)]
+    options: Vec<String>,
+    std: Option<String>,
+    target: Option<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default, rename = "configuration")]
+    configurations: Vec<ConfigurationEntry>,
+    #[serde(default, rename = "file")]
+    files: Vec<FileEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigurationEntry {
+    name: String,
+    #[serde(default)]
+    options: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEntry {
+    path: String,
+    #[serde(default)]
+    options: Vec<String>,
+    /// The configurations that apply to these files (default: all).
+    configurations: Option<Vec<String>>,
+}
+
+/// A loaded `clasp.toml`.
+#[derive(Debug)]
+pub struct Config {
+    /// The file itself, for messages.
+    pub path: PathBuf,
+    /// Its directory: what its relative paths are relative to.
+    pub dir: PathBuf,
+    pub root: Option<PathBuf>,
+    pub std: Option<InputStd>,
+    pub target: Option<Target>,
+    /// Globs of files never migrated (relative to `dir`).
+    pub exclude: Vec<String>,
+    include: Vec<PathBuf>,
+    options: Vec<String>,
+    configurations: Vec<ConfigurationEntry>,
+    files: Vec<(globset::GlobMatcher, FileEntry)>,
+}
+
+/// One unit to load: a file, the configuration it is built in, and its options.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub path: PathBuf,
+    pub configuration: Option<String>,
+    pub compile: CompileOptions,
+}
+
+/// The nearest `clasp.toml` in `start`'s directory or above.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(start).ok()?;
+    let first = if absolute.is_dir() { absolute.as_path() } else { absolute.parent()? };
+    first.ancestors().map(|dir| dir.join(FILE_NAME)).find(|candidate| candidate.is_file())
+}
+
+impl Config {
+    /// Reads and checks a `clasp.toml`; errors name the file, line and column.
+    pub fn load(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|e| {
+            let (line, col) = e.span().map_or((1, 1), |span| line_col(&text, span.start));
+            format!("{}:{line}:{col}: error: {}", path.display(), e.message())
+        })?;
+        // Where a key is set (`std = ...` at the start of a line) or a string value written.
+        let at = |what: &str, message: String| {
+            let key = text.match_indices(what).find(|(i, _)| *i == 0 || text.as_bytes()[i - 1] == b'\n').map(|(i, _)| i);
+            let offset = key.or_else(|| text.find(&format!("\"{what}\"")).map(|i| i + 1)).unwrap_or(0);
+            let (line, col) = line_col(&text, offset);
+            format!("{}:{line}:{col}: error: {message}", path.display())
+        };
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+        let std = file.std.as_deref().map(|s| InputStd::parse(s).map_err(|e| at("std", e))).transpose()?;
+        let target = file.target.as_deref().map(|t| Target::parse(t).map_err(|e| at("target", e))).transpose()?;
+        let mut names = std::collections::BTreeSet::new();
+        for c in &file.configurations {
+            if !names.insert(c.name.as_str()) {
+                return Err(at(&c.name, format!("configuration `{}` is defined twice", c.name)));
+            }
+        }
+        let mut files = Vec::new();
+        for entry in file.files {
+            for name in entry.configurations.iter().flatten() {
+                if !names.contains(name.as_str()) {
+                    return Err(at(&entry.path, format!("`{}` names configuration `{name}`, which is not defined", entry.path)));
+                }
+            }
+            let glob = globset::GlobBuilder::new(&entry.path)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| at(&entry.path, format!("bad glob `{}`: {e}", entry.path)))?;
+            files.push((glob.compile_matcher(), entry));
+        }
+        for option in file.options.iter().chain(file.configurations.iter().flat_map(|c| c.options.iter())) {
+            check_option(option).map_err(|e| at(option, e))?;
+        }
+        for (_, entry) in &files {
+            for option in &entry.options {
+                check_option(option).map_err(|e| at(option, e))?;
+            }
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            root: file.root.map(|r| dir.join(r)),
+            include: file.include.iter().map(|i| dir.join(i)).collect(),
+            dir,
+            std,
+            target,
+            exclude: file.exclude,
+            options: file.options,
+            configurations: file.configurations,
+            files,
+        })
+    }
+
+    /// The names of the configurations, in the file's order.
+    pub fn configuration_names(&self) -> Vec<String> {
+        self.configurations.iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// Whether `file` matches one of the `exclude` globs.
+    pub fn excludes(&self, file: &Path) -> bool {
+        let Some(relative) = self.relative(file) else { return false };
+        self.exclude.iter().filter_map(|g| globset::Glob::new(g).ok()).any(|g| g.compile_matcher().is_match(&relative))
+    }
+
+    /// `file` relative to the config's directory, if it is below it.
+    fn relative(&self, file: &Path) -> Option<PathBuf> {
+        let dir = std::path::absolute(&self.dir).ok()?;
+        let file = std::path::absolute(file).ok()?;
+        file.strip_prefix(&dir).ok().map(Path::to_path_buf)
+    }
+
+    /// The units to load for `files`: each file once per configuration that
+    /// applies to it (once if there are none), with the options of the
+    /// config, the configuration, the file's entries, then the command line.
+    pub fn jobs(&self, files: &[PathBuf], command_line: &CompileOptions) -> Result<Vec<Job>, String> {
+        let mut out = Vec::new();
+        for file in files {
+            let relative = self.relative(file);
+            let entries: Vec<&FileEntry> = self
+                .files
+                .iter()
+                .filter(|(glob, _)| relative.as_ref().is_some_and(|r| glob.is_match(r)))
+                .map(|(_, entry)| entry)
+                .collect();
+            let applies =
+                |name: &str| entries.iter().all(|e| e.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n == name)));
+            let configurations: Vec<Option<&ConfigurationEntry>> = if self.configurations.is_empty() {
+                vec![None]
+            } else {
+                self.configurations.iter().filter(|c| applies(&c.name)).map(Some).collect()
+            };
+            for configuration in configurations {
+                let mut compile = CompileOptions { std: self.std.unwrap_or(command_line.std), ..CompileOptions::default() };
+                compile.include_dirs.extend(self.include.iter().cloned());
+                let mut options: Vec<&String> = self.options.iter().collect();
+                options.extend(configuration.iter().flat_map(|c| c.options.iter()));
+                options.extend(entries.iter().flat_map(|e| e.options.iter()));
+                for option in options {
+                    apply_option(&mut compile, option, &self.dir)?;
+                }
+                if command_line.std != InputStd::Auto {
+                    compile.std = command_line.std;
+                }
+                compile.include_dirs.extend(command_line.include_dirs.iter().cloned());
+                compile.defines.extend(command_line.defines.iter().cloned());
+                compile.includes.extend(command_line.includes.iter().cloned());
+                compile.clang_extra.extend(command_line.clang_extra.iter().cloned());
+                compile.full_header |= command_line.full_header;
+                out.push(Job { path: file.clone(), configuration: configuration.map(|c| c.name.clone()), compile });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+/// Host options one by one, as `build_options` reads them from the command line.
+fn canonical(option: &str) -> Result<Vec<String>, String> {
+    let words = crate::build_options::split_build_string(option)?;
+    let argv: Vec<String> = std::iter::once("clasp".to_string()).chain(words).collect();
+    let canonical = crate::build_options::canonicalize(&argv, &|_| false)?;
+    Ok(canonical.args.into_iter().skip(1).collect())
+}
+
+fn check_option(option: &str) -> Result<(), String> {
+    apply_option(&mut CompileOptions::default(), option, Path::new("."))
+}
+
+/// Adds one host option (`-DX`, `-I dir`, `-include f`, `-cl-std=CL1.2`,
+/// `-cl-mad-enable`, `-w`, ...) to `compile`; relative paths are relative to `dir`.
+fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Result<(), String> {
+    for word in canonical(option)? {
+        if let Some(define) = word.strip_prefix("-D") {
+            compile.defines.push(define.to_string());
+        } else if let Some(include) = word.strip_prefix("-I") {
+            compile.include_dirs.push(dir.join(include));
+        } else if let Some(file) = word.strip_prefix("--include=") {
+            let in_dir = dir.join(file);
+            compile.includes.push(if in_dir.exists() { in_dir } else { PathBuf::from(file) });
+        } else if let Some(std) = word.strip_prefix("--std=") {
+            compile.std = InputStd::parse(std)?;
+        } else if let Some(arg) = word.strip_prefix("--clang-arg=") {
+            compile.clang_extra.push(arg.to_string());
+        } else {
+            return Err(format!("`{option}` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g)"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Result<Config, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, text).unwrap();
+        Config::load(&path)
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = config("target = \"cl2.0\"\nstd = \"CL9\"\n").unwrap_err();
+        assert!(e.contains("clasp.toml:2:1: error:") && e.contains("CL9"), "{e}");
+        let e = config("[[configuration]]\nname = \"a\"\nopts = []\n").unwrap_err();
+        assert!(e.contains("clasp.toml:3:1: error:") && e.contains("unknown field"), "{e}");
+        let e = config("[[file]]\npath = \"*.cl\"\nconfigurations = [\"nope\"]\n").unwrap_err();
+        assert!(e.contains("configuration `nope`"), "{e}");
+        let e = config("options = [\"-fancy\"]\n").unwrap_err();
+        assert!(e.contains("clasp.toml:1:") && e.contains("-fancy"), "{e}");
+    }
+
+    #[test]
+    fn jobs_follow_configurations_and_file_entries() {
+        let c = config(
+            "options = [\"-DTILE=16\"]\n\
+             [[configuration]]\nname = \"fp32\"\noptions = [\"-DREAL=float\"]\n\
+             [[configuration]]\nname = \"fp64\"\noptions = [\"-D REAL=double\", \"-cl-mad-enable\"]\n\
+             [[file]]\npath = \"k/m*.cl\"\noptions = [\"-DKERN=1\"]\nconfigurations = [\"fp32\"]\n",
+        )
+        .unwrap();
+        let files = [c.dir.join("k/a.cl"), c.dir.join("k/m1.cl")];
+        let cli = CompileOptions { defines: vec!["TILE=8".into()], ..CompileOptions::default() };
+        let jobs = c.jobs(&files, &cli).unwrap();
+        let summary: Vec<(String, Option<String>, Vec<String>)> = jobs
+            .iter()
+            .map(|j| {
+                (j.path.file_name().unwrap().to_string_lossy().into_owned(), j.configuration.clone(), j.compile.defines.clone())
+            })
+            .collect();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            summary,
+            vec![
+                ("a.cl".into(), Some("fp32".into()), s(&["TILE=16", "REAL=float", "TILE=8"])),
+                ("a.cl".into(), Some("fp64".into()), s(&["TILE=16", "REAL=double", "TILE=8"])),
+                ("m1.cl".into(), Some("fp32".into()), s(&["TILE=16", "REAL=float", "KERN=1", "TILE=8"])),
+            ]
+        );
+        assert_eq!(jobs[1].compile.clang_extra, ["-cl-mad-enable"]);
+    }
+}
