@@ -47,7 +47,7 @@ pub const CLANG_CL_OPTIONS: [&str; 13] = [
 const PLAIN_OPTIONS: [&str; 3] = ["-w", "-Werror", "-g"];
 
 /// clasp's own short options, which clap reads (`-j` takes a value, `-j 2` or `-j2`).
-const CLAP_SHORTS: [&str; 3] = ["-h", "-V", "-j"];
+const CLAP_SHORTS: [&str; 4] = ["-h", "-V", "-j", "-q"];
 
 fn is_clap_short(word: &str) -> bool {
     CLAP_SHORTS.contains(&word) || word.strip_prefix("-j").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))

@@ -81,9 +81,13 @@ struct MigrateArgs {
     /// Explain every change and refusal (on stderr).
     #[arg(long)]
     explain: bool,
-    /// Print a JSON report instead of the diff.
-    #[arg(long)]
+    /// Print a JSON report instead of the diff (as --format json).
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// What to print on stdout: diff (default), json (every file, change, refusal,
+    /// evidence, configuration and the time per stage) or sarif (SARIF 2.1.0).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Skip verification (recompiling as the target, kernel equivalence).
     #[arg(long)]
     no_verify: bool,
@@ -96,6 +100,9 @@ struct MigrateArgs {
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
     #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::migrate::program_scope::GlobalsPolicy::parse)]
     globals: crate::migrate::program_scope::GlobalsPolicy,
+    /// No progress bar (it is only drawn when stderr is a terminal anyway).
+    #[arg(long, short = 'q')]
+    quiet: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     #[arg(long, conflicts_with = "no_verify")]
     allow_unverified: bool,
@@ -105,6 +112,14 @@ struct MigrateArgs {
     /// Files, or directories searched for *.cl.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
+}
+
+/// The report `migrate` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Diff,
+    Json,
+    Sarif,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -362,8 +377,10 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         globals: args.globals,
         ignored_pins: args.test_ignore_pin.clone(),
         jobs: args.jobs.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+        progress: if args.quiet { crate::progress::Progress::hidden() } else { crate::progress::Progress::on_stderr() },
     };
     let mut migration = migrate(&bench, &jobs, &options);
+    options.progress.finish();
     for (path, message) in found.errors {
         migration.unanalysable.push(path.clone());
         migration
@@ -383,13 +400,22 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         }
         migration.errors.extend(failed);
     }
-    if args.json {
-        let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&migration).unwrap());
-    } else if !args.check && !args.write && args.out_dir.is_none() {
-        for change in &migration.changes {
-            // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
-            let _ = stdout.write_all(&render::diff(change));
+    migration.timings = crate::timings::stages();
+    let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
+    match format {
+        Format::Json => {
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&migration).unwrap());
         }
+        Format::Sarif => {
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&crate::sarif::log(&migration)).unwrap());
+        }
+        Format::Diff if !args.check && !args.write && args.out_dir.is_none() => {
+            for change in &migration.changes {
+                // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
+                let _ = stdout.write_all(&render::diff(change));
+            }
+        }
+        Format::Diff => {}
     }
     for e in &migration.errors {
         let _ = writeln!(stderr, "{}", e.message);

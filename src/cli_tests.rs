@@ -434,3 +434,50 @@ fn a_bad_config_is_an_error_with_its_line() {
     assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
     assert!(stderr.contains("clasp.toml:4:") && stderr.contains("-shiny"), "{stderr}");
 }
+
+#[test]
+fn sarif_lists_every_fix_and_refusal_with_its_edits() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--format", "sarif", "fixtures/migrate/configurations"]);
+    assert_eq!(code, 0, "{stderr}");
+    let log: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "clasp");
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let results = run["results"].as_array().unwrap();
+    let ids: Vec<&str> = results.iter().map(|r| r["ruleId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["generic-param", "refused/configuration"]);
+    assert!(ids.iter().all(|id| rules.contains(id)), "{rules:?}");
+    // The fix's edit, as a byte range of the original file: applying it gives the migrated text.
+    let change = &results[0]["fixes"][0]["artifactChanges"][0];
+    let path = change["artifactLocation"]["uri"].as_str().unwrap();
+    let mut text = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let replacement = &change["replacements"][0];
+    let start = replacement["deletedRegion"]["byteOffset"].as_u64().unwrap() as usize;
+    let len = replacement["deletedRegion"]["byteLength"].as_u64().unwrap() as usize;
+    text.splice(start..start + len, replacement["insertedContent"]["text"].as_str().unwrap().bytes());
+    assert!(String::from_utf8(text).unwrap().contains("float sum_tile(const float *v)"));
+}
+
+#[test]
+fn json_report_has_time_per_stage() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--format", "json", "fixtures/migrate/chain.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let stages: Vec<&str> = report["timings"].as_array().unwrap().iter().map(|t| t["stage"].as_str().unwrap()).collect();
+    assert!(stages.iter().any(|s| s.starts_with("parse")) && stages.iter().any(|s| s.starts_with("lower")), "{stages:?}");
+    assert!(report["timings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["seconds"].as_f64().unwrap() >= 0.0 && t["calls"].as_u64().unwrap() > 0));
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_piped() {
+    let (code, _, stderr) = clasp(&["migrate", "fixtures/migrate/chain.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("loading") && !stderr.contains("verifying") && !stderr.contains('\r'), "{stderr}");
+    let (code, _, stderr) = clasp(&["migrate", "-q", "fixtures/migrate/chain.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -1,6 +1,6 @@
 //! Where the time goes: wall time and call count per stage, summed over the
 //! run (all threads). Printed on stderr when `CLASP_TIMINGS` is set, to
-//! measure before optimising; never part of the normal output.
+//! measure before optimising, and part of the JSON report; never in the diff.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -30,4 +30,18 @@ pub fn report() -> Option<String> {
         .map(|(stage, (spent, calls))| format!("clasp: time: {stage}: {:.3} s in {calls} calls", spent.as_secs_f64()))
         .collect();
     Some(lines.join("\n"))
+}
+
+/// One stage's total, for the JSON report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StageTime {
+    pub stage: &'static str,
+    pub seconds: f64,
+    pub calls: u32,
+}
+
+/// Every stage's total so far.
+pub fn stages() -> Vec<StageTime> {
+    let Ok(totals) = TOTALS.lock() else { return Vec::new() };
+    totals.iter().map(|(stage, (spent, calls))| StageTime { stage, seconds: spent.as_secs_f64(), calls: *calls }).collect()
 }

@@ -47,6 +47,8 @@ pub struct MigrateOptions {
     pub ignored_pins: Vec<Reason>,
     /// Worker threads for loading and first checks (at least 1); output is the same for any number.
     pub jobs: usize,
+    /// Where to show how far the run is (stderr, when it is a terminal).
+    pub progress: crate::progress::Progress,
 }
 
 /// How one function ended.
@@ -133,6 +135,8 @@ pub struct Migration {
     pub merges: Vec<MergeReport>,
     /// Duplicate groups found but not merged, with why.
     pub unmerged: Vec<Unmerged>,
+    /// Wall time per stage (summed over workers).
+    pub timings: Vec<crate::timings::StageTime>,
 }
 
 /// A merge of duplicates that stands: the survivor's name and place, every member (the survivor first).
@@ -240,11 +244,16 @@ fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeRepor
 /// error and the batch goes on.
 fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
     use rayon::prelude::*;
+    options.progress.stage("loading", jobs.len());
     let loaded: Vec<Result<Unit, String>> = pool.install(|| {
         jobs.par_iter()
-            .map_init(Workbench::new, |bench, job| match bench {
-                Ok(bench) => bench.load(&job.path, &job.compile, options.target).map_err(|e| e.to_string()),
-                Err(message) => Err(format!("clasp: error: {message}")),
+            .map_init(Workbench::new, |bench, job| {
+                let unit = match bench {
+                    Ok(bench) => bench.load(&job.path, &job.compile, options.target).map_err(|e| e.to_string()),
+                    Err(message) => Err(format!("clasp: error: {message}")),
+                };
+                options.progress.done(&job.path, "");
+                unit
             })
             .collect()
     });

@@ -212,11 +212,15 @@ impl Settler<'_> {
             .filter(|(_, sets)| !sets.is_empty())
             .collect();
         let checker = &self.checker;
+        let progress = &checker.options.progress;
+        progress.stage("verifying", work.len());
         let done: Vec<(usize, Original, Checked)> = pool.install(|| {
             work.into_par_iter()
                 .map_init(Context::create, |context, (u, sets)| {
                     let mut original = None;
                     let result = checker.check(context, u, &mut original, &sets);
+                    let note = format!("{} planned changes, ", checker.plan.sets.len());
+                    progress.done(&checker.units[u].path, &note);
                     (u, original, (sets, result))
                 })
                 .collect()
