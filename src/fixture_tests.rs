@@ -58,6 +58,20 @@ fn analyze_fixtures() {
 }
 
 #[test]
+fn migrate_json_report_of_configurations() {
+    settings().bind(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (code, stdout, stderr) = run_fixture("migrate", &root.join("fixtures/migrate/configurations"), &["--format", "json"]);
+        assert_eq!(code, 0, "{stderr}");
+        let mut value: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+        // Times differ from run to run: checked to be there, then left out of the snapshot.
+        let timings = value.as_object_mut().unwrap().remove("timings").expect("timings");
+        assert!(!timings.as_array().unwrap().is_empty());
+        insta::assert_snapshot!("migrate_configurations_json", serde_json::to_string_pretty(&value).unwrap());
+    });
+}
+
+#[test]
 fn analyze_json_is_sorted_and_stable() {
     settings().bind(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
