@@ -143,6 +143,7 @@ pub fn find(
     root: &Path,
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
     taken: NameProbe,
+    constant_stays: &BTreeMap<DefKey, String>,
 ) -> Duplicates {
     let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
     let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
@@ -163,7 +164,7 @@ pub fn find(
             out.unmerged.push(Unmerged { members, reason, detail });
             continue;
         }
-        let kept = unmergeable_members(units, &views, decisions, &members, &seeing);
+        let kept = unmergeable_members(units, &views, decisions, &members, &seeing, constant_stays);
         candidates.push(Candidate { members, kept, seeing, declaring });
     }
     let grouped: BTreeSet<DefKey> = candidates
@@ -548,6 +549,7 @@ fn unmergeable_members(
     decisions: &[Vec<DeclDecision>],
     members: &[Member],
     seeing: &BTreeSet<usize>,
+    constant_stays: &BTreeMap<DefKey, String>,
 ) -> Vec<(Member, String)> {
     let mut kept = Vec::new();
     'member: for m in members {
@@ -561,7 +563,10 @@ fn unmergeable_members(
                 // A __constant pointer is generic only when the tables it receives move to __global.
                 let generic = matches!(decision.map(|d| &d.decision), Some(Decision::Generic { .. }));
                 if level.space == Space::Constant && !generic {
-                    let why = format!("takes a __constant pointer (`{}`) whose data cannot move to __global", decl.name);
+                    let why = match constant_stays.get(&m.key) {
+                        Some(why) => format!("takes a __constant pointer whose data cannot move to __global: {why}"),
+                        None => format!("takes a __constant pointer (`{}`) whose data cannot move to __global", decl.name),
+                    };
                     kept.push((m.clone(), why));
                     continue 'member;
                 }

@@ -100,8 +100,11 @@ fn move_and_merge(
             }
             agree_on_headers(units, options, root, &moved)
         };
-        let found =
-            if options.merge { duplicates::find(units, &decisions, root, withdrawn, probe) } else { Duplicates::default() };
+        let found = if options.merge {
+            duplicates::find(units, &decisions, root, withdrawn, probe, &choice.twin_stays)
+        } else {
+            Duplicates::default()
+        };
         let merging: BTreeSet<&DefKey> = found.merges.iter().flat_map(|m| m.members.iter().map(|member| &member.key)).collect();
         let unneeded: BTreeSet<DefKey> =
             choice.chosen.iter().filter_map(|c| c.needed_by().cloned()).filter(|k| !merging.contains(k)).collect();
@@ -122,7 +125,7 @@ pub fn plan(
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
 ) -> Plan {
     let first = agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()]);
-    let (Choice { chosen, warnings, stays }, decisions, Duplicates { merges, unmerged }) =
+    let (Choice { chosen, warnings, stays, .. }, decisions, Duplicates { merges, unmerged }) =
         move_and_merge(units, options, root, probe, withdrawn, first);
     let moves: Vec<super::program_scope::Move> =
         chosen.iter().filter_map(|c| super::program_scope::build(units, &decisions, c)).collect();

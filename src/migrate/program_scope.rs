@@ -130,6 +130,8 @@ pub struct Choice {
     pub chosen: Vec<Chosen>,
     pub warnings: Vec<Warning>,
     pub stays: Vec<Refusal>,
+    /// `__constant` members of duplicate groups whose data cannot move, with why.
+    pub twin_stays: BTreeMap<DefKey, String>,
 }
 
 /// The tables every unit moves: those a merge needs (their address reaches
@@ -170,7 +172,7 @@ pub fn choose(
     if !options.target.has_program_scope_globals() {
         return choice;
     }
-    choose_for_merges(units, &mut per_unit, twins);
+    choice.twin_stays = choose_for_merges(units, decisions, &mut per_unit, twins);
     for (u, unit) in units.iter().enumerate() {
         choose_for_budget(unit, &mut per_unit[u], options);
     }
@@ -380,10 +382,16 @@ fn movable(
 
 /// Marks the components a merge needs: every `__constant` pointer of a twin,
 /// in every unit defining it, must be a follower of a movable component.
-fn choose_for_merges(units: &[Unit], per_unit: &mut [Vec<Component>], twins: &[ConstantTwin]) {
+fn choose_for_merges(
+    units: &[Unit],
+    decisions: &[Vec<DeclDecision>],
+    per_unit: &mut [Vec<Component>],
+    twins: &[ConstantTwin],
+) -> BTreeMap<DefKey, String> {
+    let mut stays = BTreeMap::new();
     for twin in twins {
         let mut needed: Vec<(usize, usize)> = Vec::new();
-        let mut complete = true;
+        let mut why_not = None;
         for (u, unit) in units.iter().enumerate() {
             let Some(function) = unit
                 .syntax
@@ -400,11 +408,14 @@ fn choose_for_merges(units: &[Unit], per_unit: &mut [Vec<Component>], twins: &[C
                 let at = (decl.pos.file, decl.pos.offset);
                 match per_unit[u].iter().position(|c| c.movable.as_ref().is_ok_and(|f| f.contains(&at))) {
                     Some(c) => needed.push((u, c)),
-                    None => complete = false,
+                    None => {
+                        why_not.get_or_insert_with(|| unmovable_source(unit, &decisions[u], &per_unit[u], decl));
+                    }
                 }
             }
         }
-        if !complete || needed.is_empty() {
+        if let Some(why) = why_not {
+            stays.insert(twin.key.clone(), why);
             continue;
         }
         for (u, c) in needed {
@@ -416,6 +427,50 @@ fn choose_for_merges(units: &[Unit], per_unit: &mut [Vec<Component>], twins: &[C
             }
         }
     }
+    stays
+}
+
+/// Why the `__constant` data a pointer receives cannot move: the first
+/// source that is not a movable table (a string literal, a kernel's
+/// `__constant` parameter, a table that cannot move, with why).
+fn unmovable_source(
+    unit: &Unit,
+    decisions: &[DeclDecision],
+    components: &[Component],
+    decl: &crate::syntax::PointerDecl,
+) -> String {
+    let Some(decision) = decisions.iter().find(|d| d.decl.pos == decl.pos) else {
+        return format!("`{}` is not in the IR", decl.name);
+    };
+    let graph = FlowGraph::new(&unit.ir);
+    for root in graph.roots(&Source::Decl { node: decision.node.clone() }) {
+        match root {
+            Source::Global { name } => {
+                let table = unit.syntax.program_vars.iter().position(|v| v.ir_name == name && v.space == Space::Constant);
+                match table.and_then(|t| components.iter().find(|c| c.vars.contains(&t))) {
+                    Some(Component { movable: Err((code, detail)), .. }) => {
+                        return format!("`{}` receives table `{}`, which cannot move ({code}: {detail})", decl.name, name);
+                    }
+                    Some(_) => {}
+                    None if name.starts_with(".str") => return format!("`{}` receives a string literal", decl.name),
+                    None => {
+                        return format!("`{}` receives `{name}`, __constant data that is not a program-scope table", decl.name)
+                    }
+                }
+            }
+            Source::Decl { node } => {
+                let what = match decisions.iter().find(|d| d.node == node) {
+                    Some(d) if d.kernel => format!("`{}`, a __constant parameter of kernel `{}`", d.decl.name, d.function),
+                    Some(d) => format!("`{}` of `{}`, a __constant pointer with no table behind it", d.decl.name, d.function),
+                    None => "a __constant pointer with no table behind it".to_string(),
+                };
+                return format!("`{}` receives {what}", decl.name);
+            }
+            Source::Unknown { what } => return format!("`{}` receives {what}", decl.name),
+            _ => {}
+        }
+    }
+    format!("`{}` receives __constant data that cannot move", decl.name)
 }
 
 /// Over the budget, the largest movable components move until the program
