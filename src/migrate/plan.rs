@@ -362,7 +362,7 @@ fn agree_on_headers(
         })
         .collect();
     for _ in 0..8 {
-        let decisions: Vec<Vec<DeclDecision>> = units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect();
+        let decisions = infer_all(units, &per_unit, options.jobs);
         // (file, offset) -> "generic?" -> the first unit answering so, and why. Files of
         // one unit only have one answer; headers, and files built in several configurations, may have more.
         let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
@@ -402,7 +402,23 @@ fn agree_on_headers(
             }
         }
     }
-    units.iter().zip(&per_unit).map(|(u, o)| infer(u, o).decls).collect()
+    infer_all(units, &per_unit, options.jobs)
+}
+
+/// Every unit's decisions, on `jobs` threads (the inference is pure: the result
+/// does not depend on how the units are shared out).
+fn infer_all(units: &[Unit], per_unit: &[InferOptions], jobs: usize) -> Vec<Vec<DeclDecision>> {
+    let chunk = units.len().div_ceil(jobs.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = units
+            .chunks(chunk)
+            .zip(per_unit.chunks(chunk))
+            .map(|(units, options)| {
+                scope.spawn(move || units.iter().zip(options).map(|(u, o)| infer(u, o).decls).collect::<Vec<_>>())
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("inference worker")).collect()
+    })
 }
 
 fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
