@@ -62,6 +62,10 @@ struct MigrateArgs {
     /// Ignore any clasp.toml.
     #[arg(long, conflicts_with = "config")]
     no_config: bool,
+    /// The units to migrate, as a JSON list of {"file", "options", "configuration"?}
+    /// (from a host's build log); instead of PATHs and clasp.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    compile_commands: Option<PathBuf>,
     /// Apply the changes in place (atomically).
     #[arg(long, conflicts_with_all = ["check", "out_dir"])]
     write: bool,
@@ -110,7 +114,7 @@ struct MigrateArgs {
     #[arg(long, hide = true, value_name = "CODE", value_parser = crate::infer::Reason::parse)]
     test_ignore_pin: Vec<crate::infer::Reason>,
     /// Files, or directories searched for *.cl.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
     paths: Vec<PathBuf>,
 }
 
@@ -304,7 +308,7 @@ pub fn plural(n: usize, noun: &str, participle: &str) -> String {
 
 /// The `clasp.toml` that applies: `--config`, else the nearest one above the first path.
 fn project_config(args: &MigrateArgs) -> Result<Option<crate::config::Config>, String> {
-    if args.no_config {
+    if args.no_config || args.compile_commands.is_some() {
         return Ok(None);
     }
     let path = match &args.config {
@@ -322,6 +326,9 @@ fn jobs(
     files: &[PathBuf],
 ) -> Result<Vec<crate::config::Job>, String> {
     let compile = args.compile.options();
+    if let Some(list) = &args.compile_commands {
+        return crate::config::compile_commands(list, &compile);
+    }
     match config {
         None => Ok(files
             .iter()
@@ -353,13 +360,19 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
     let jobs = match jobs(&args, config.as_ref(), &found.files) {
         Ok(jobs) => jobs,
         Err(message) => {
-            let path = config.as_ref().map(|c| c.path.display().to_string()).unwrap_or_default();
-            let _ = writeln!(stderr, "{path}: error: {message}");
+            match &config {
+                Some(config) => writeln!(stderr, "{}: error: {message}", config.path.display()),
+                None => writeln!(stderr, "{message}"),
+            }
+            .ok();
             return EXIT_ERROR;
         }
     };
     let root_option = args.root.clone().or_else(|| config.as_ref().and_then(|c| c.root.clone()));
-    let root = match crate::root::edit_root(&args.paths, root_option.as_deref()) {
+    // With --compile-commands, the files it lists stand for the paths.
+    let paths: Vec<PathBuf> =
+        if args.paths.is_empty() { jobs.iter().map(|j| j.path.clone()).collect() } else { args.paths.clone() };
+    let root = match crate::root::edit_root(&paths, root_option.as_deref()) {
         Ok(root) => root,
         Err(message) => {
             let _ = writeln!(stderr, "{message}");

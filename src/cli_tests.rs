@@ -481,3 +481,31 @@ fn no_progress_bar_when_stderr_is_piped() {
     let (code, _, stderr) = clasp(&["migrate", "-q", "fixtures/migrate/chain.cl"]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+#[test]
+fn compile_commands_build_each_entry_as_a_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate/configurations");
+    for name in ["common.h", "histogram.cl", "scale.cl"] {
+        std::fs::copy(fixture.join(name), dir.path().join(name)).unwrap();
+    }
+    // Relative to the list's directory; options as words or as one host string.
+    let list = r#"[
+        {"file": "histogram.cl", "options": ["-D", "USE_ATOMICS=0"], "configuration": "plain"},
+        {"file": "histogram.cl", "options": "-DUSE_ATOMICS=1 -cl-mad-enable"},
+        {"file": "scale.cl"}
+    ]"#;
+    std::fs::write(dir.path().join("commands.json"), list).unwrap();
+    let commands = dir.path().join("commands.json");
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "--compile-commands", commands.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    assert_eq!(report["files_seen"], 2);
+    assert_eq!(report["changes"][0]["configurations"], serde_json::json!(["#2", "plain"]));
+    assert_eq!(report["refusals"][0]["reason"], "configuration");
+    assert!(report["refusals"][0]["detail"].as_str().unwrap().contains("histogram.cl [#2]"));
+    std::fs::write(&commands, r#"[{"file": "scale.cl", "options": ["-fshiny"]}]"#).unwrap();
+    let (code, _, stderr) = clasp(&["migrate", "--compile-commands", commands.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("commands.json: error: entry 1") && stderr.contains("-fshiny"), "{stderr}");
+}

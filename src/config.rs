@@ -231,6 +231,63 @@ impl Config {
     }
 }
 
+/// One entry of a `--compile-commands` file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompileCommand {
+    file: PathBuf,
+    /// Host build options: a list of words, or one string split as a shell would.
+    #[serde(default)]
+    options: OptionWords,
+    configuration: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OptionWords {
+    List(Vec<String>),
+    Line(String),
+}
+
+impl Default for OptionWords {
+    fn default() -> Self {
+        OptionWords::List(Vec::new())
+    }
+}
+
+/// Jobs from a `--compile-commands` file: a JSON list of `{"file", "options",
+/// "configuration"?}`, as users produce it from their host's build logs. A file
+/// listed twice is built in two configurations (named by `configuration`, else
+/// by its position in the list); relative files are relative to the list's directory.
+pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Vec<Job>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
+    let entries: Vec<CompileCommand> =
+        serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: error: {e}", path.display(), e.line(), e.column()))?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut count: std::collections::BTreeMap<PathBuf, usize> = std::collections::BTreeMap::new();
+    for entry in &entries {
+        *count.entry(dir.join(&entry.file)).or_default() += 1;
+    }
+    let mut jobs = Vec::new();
+    for (index, entry) in entries.into_iter().enumerate() {
+        let file = dir.join(&entry.file);
+        let mut compile = CompileOptions { std: command_line.std, ..CompileOptions::default() };
+        let words = match entry.options {
+            OptionWords::List(words) => words,
+            OptionWords::Line(line) => crate::build_options::split_build_string(&line)?,
+        };
+        apply_words(&mut compile, words, dir).map_err(|e| format!("{}: error: entry {}: {e}", path.display(), index + 1))?;
+        compile.include_dirs.extend(command_line.include_dirs.iter().cloned());
+        compile.defines.extend(command_line.defines.iter().cloned());
+        compile.includes.extend(command_line.includes.iter().cloned());
+        compile.clang_extra.extend(command_line.clang_extra.iter().cloned());
+        compile.full_header |= command_line.full_header;
+        let configuration = entry.configuration.or_else(|| (count[&file] > 1).then(|| format!("#{}", index + 1)));
+        jobs.push(Job { path: file, configuration, compile });
+    }
+    Ok(jobs)
+}
+
 /// 1-based line and column of a byte offset.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -239,22 +296,22 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// Host options one by one, as `build_options` reads them from the command line.
-fn canonical(option: &str) -> Result<Vec<String>, String> {
-    let words = crate::build_options::split_build_string(option)?;
-    let argv: Vec<String> = std::iter::once("clasp".to_string()).chain(words).collect();
-    let canonical = crate::build_options::canonicalize(&argv, &|_| false)?;
-    Ok(canonical.args.into_iter().skip(1).collect())
-}
-
 fn check_option(option: &str) -> Result<(), String> {
     apply_option(&mut CompileOptions::default(), option, Path::new("."))
 }
 
-/// Adds one host option (`-DX`, `-I dir`, `-include f`, `-cl-std=CL1.2`,
-/// `-cl-mad-enable`, `-w`, ...) to `compile`; relative paths are relative to `dir`.
+/// Adds one host option string (`-DX`, `-I dir`, `-include f`, `-cl-std=CL1.2`,
+/// `-cl-mad-enable`, `-w`, ...; split as a shell would) to `compile`.
 fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Result<(), String> {
-    for word in canonical(option)? {
+    apply_words(compile, crate::build_options::split_build_string(option)?, dir)
+}
+
+/// Adds host option words, read as `build_options` reads the command line;
+/// relative paths are relative to `dir`.
+fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), String> {
+    let shown = words.join(" ");
+    let argv: Vec<String> = std::iter::once("clasp".to_string()).chain(words).collect();
+    for word in crate::build_options::canonicalize(&argv, &|_| false)?.args.into_iter().skip(1) {
         if let Some(define) = word.strip_prefix("-D") {
             compile.defines.push(define.to_string());
         } else if let Some(include) = word.strip_prefix("-I") {
@@ -267,7 +324,7 @@ fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Resul
         } else if let Some(arg) = word.strip_prefix("--clang-arg=") {
             compile.clang_extra.push(arg.to_string());
         } else {
-            return Err(format!("`{option}` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g)"));
+            return Err(format!("`{shown}` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g)"));
         }
     }
     Ok(())
