@@ -11,7 +11,7 @@
 //! both go through one fixed pipeline (`lower::EQUIVALENCE_PIPELINE`): every
 //! helper inlined, InferAddressSpaces turning generic pointers back into
 //! the named spaces they come from before anything reacts to pointer width,
-//! then O2. Every kernel's canonical body (read with inkwell through `lower`)
+//! then a round of scalar clean-up. Every kernel's canonical body (read with inkwell through `lower`)
 //! must then be the same. The two halves are separate (`optimised_kernels`,
 //! `compare`) so a caller trying several results for one unit computes the
 //! original's kernels once.
