@@ -51,6 +51,8 @@ enum Command {
 struct MigrateArgs {
     #[command(flatten)]
     compile: CompileArgs,
+    #[command(flatten)]
+    discover: DiscoverArgs,
     /// What the result must compile as: cl2.0 (default), cl3.0 (with the generic
     /// and program-scope-global features) or cl3.0-nogeneric.
     #[arg(long, value_parser = Target::parse)]
@@ -69,6 +71,12 @@ struct MigrateArgs {
     /// Apply the changes in place (atomically).
     #[arg(long, conflicts_with_all = ["check", "out_dir"])]
     write: bool,
+    /// With --write, also overwrite files that have uncommitted changes in their git work tree.
+    #[arg(long, requires = "write")]
+    allow_dirty: bool,
+    /// Print counts per rule and per refusal reason instead of the diff.
+    #[arg(long, conflicts_with_all = ["json", "format"])]
+    statistics: bool,
     /// Only report; exit 1 when changes are pending.
     #[arg(long, conflicts_with = "out_dir")]
     check: bool,
@@ -116,6 +124,34 @@ struct MigrateArgs {
     /// Files, or directories searched for *.cl.
     #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
     paths: Vec<PathBuf>,
+}
+
+/// Which files a directory's walk takes.
+#[derive(Args, Debug, Clone)]
+pub struct DiscoverArgs {
+    /// Also take files with this extension as units (cl, ocl and opencl are; clh files are usually headers).
+    #[arg(long = "ext", value_name = "EXT")]
+    extensions: Vec<String>,
+    /// Skip files matching this gitignore-style glob (relative to the walked directory).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Only take files matching this gitignore-style glob (relative to the walked directory).
+    #[arg(long = "glob", value_name = "GLOB")]
+    select: Vec<String>,
+    /// Follow symbolic links while walking directories.
+    #[arg(long)]
+    follow_links: bool,
+}
+
+impl DiscoverArgs {
+    fn filters(&self) -> crate::discover::Filters {
+        crate::discover::Filters {
+            extensions: self.extensions.clone(),
+            exclude: self.exclude.clone(),
+            select: self.select.clone(),
+            follow_links: self.follow_links,
+        }
+    }
 }
 
 /// The report `migrate` prints on stdout.
@@ -166,6 +202,8 @@ impl CompileArgs {
 struct AnalyzeArgs {
     #[command(flatten)]
     compile: CompileArgs,
+    #[command(flatten)]
+    discover: DiscoverArgs,
     /// The target each unit is also compiled as, unchanged (cl2.0, cl3.0, cl3.0-nogeneric).
     #[arg(long, default_value = "cl2.0", value_parser = Target::parse)]
     target: Target,
@@ -232,7 +270,7 @@ struct AnalyzeFile {
 fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let options = args.compile.options();
     let target_args = options.clang_args(Some(&args.target.std_flags()));
-    let found = discover(&args.paths);
+    let found = discover(&args.paths, &args.discover.filters());
     let mut files = Vec::new();
     for (path, message) in &found.errors {
         let _ = writeln!(stderr, "{}: error: {message}", path.display());
@@ -342,7 +380,7 @@ fn jobs(
 }
 
 fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    let found = discover(&args.paths);
+    let found = discover(&args.paths, &args.discover.filters());
     let bench = match Workbench::new() {
         Ok(b) => b,
         Err(message) => {
@@ -400,6 +438,27 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
             .errors
             .push(crate::migrate::FileError { path: path.clone(), message: format!("{}: error: {message}", path.display()) });
     }
+    if args.write && !args.allow_dirty {
+        let paths: Vec<PathBuf> = migration.changes.iter().map(|c| c.path.clone()).collect();
+        match crate::git::dirty(&paths) {
+            Ok(dirty) if dirty.is_empty() => {}
+            Ok(dirty) => {
+                let list: Vec<String> = dirty.iter().map(|p| format!("  {}", p.display())).collect();
+                let message = format!(
+                    "clasp: error: not writing: these files have uncommitted changes (commit or stash them, or pass --allow-dirty):\n{}",
+                    list.join("\n")
+                );
+                migration.errors.push(crate::migrate::FileError { path: PathBuf::new(), message });
+                migration.changes.clear();
+            }
+            Err(message) => {
+                migration
+                    .errors
+                    .push(crate::migrate::FileError { path: PathBuf::new(), message: format!("clasp: error: {message}") });
+                migration.changes.clear();
+            }
+        }
+    }
     if args.write || args.out_dir.is_some() {
         let mut failed = Vec::new();
         for change in &migration.changes {
@@ -421,6 +480,9 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         }
         Format::Sarif => {
             let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&crate::sarif::log(&migration)).unwrap());
+        }
+        Format::Diff if args.statistics => {
+            let _ = write!(stdout, "{}", render::statistics(&migration));
         }
         Format::Diff if !args.check && !args.write && args.out_dir.is_none() => {
             for change in &migration.changes {

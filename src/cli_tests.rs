@@ -509,3 +509,81 @@ fn compile_commands_build_each_entry_as_a_configuration() {
     assert_eq!(code, 2);
     assert!(stderr.contains("commands.json: error: entry 1") && stderr.contains("-fshiny"), "{stderr}");
 }
+
+/// A kernel file with one helper clasp makes generic.
+const HELPER_UNIT: &str = "float first(__global const float *v) { return v[0]; }\n__kernel void k(__global const float *in, __global float *out) { out[0] = first(in); }\n";
+
+#[test]
+fn directories_are_walked_as_git_would_see_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    for sub in ["a", "gen", "b", ".hidden"] {
+        std::fs::create_dir_all(tree.join(sub)).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+    std::fs::write(tree.join(".gitignore"), "gen/\nskip.cl\n").unwrap();
+    for file in ["a/k.cl", "gen/g.cl", "skip.cl", "b/x.ocl", "b/h.clh", ".hidden/h.cl", "b/t.cl"] {
+        std::fs::write(tree.join(file), HELPER_UNIT).unwrap();
+    }
+    std::fs::write(dir.path().join("outside/o.cl"), HELPER_UNIT).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("outside"), tree.join("link")).unwrap();
+    let taken = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["analyze", "--json"];
+        args.extend_from_slice(extra);
+        let tree = tree.to_str().unwrap().to_string();
+        let args: Vec<&str> = args.into_iter().chain([tree.as_str()]).collect();
+        let (code, stdout, stderr) = clasp(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let prefix = format!("{tree}/");
+        report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().trim_start_matches(&prefix).to_string())
+            .collect()
+    };
+    assert_eq!(taken(&[]), ["a/k.cl", "b/t.cl", "b/x.ocl"]);
+    assert_eq!(taken(&["--ext", "clh", "--exclude", "b/t.cl"]), ["a/k.cl", "b/h.clh", "b/x.ocl"]);
+    assert_eq!(taken(&["--glob", "b/*"]), ["b/t.cl", "b/x.ocl"]);
+    assert_eq!(taken(&["--follow-links"]), ["a/k.cl", "b/t.cl", "b/x.ocl", "link/o.cl"]);
+    // Named on the command line: taken whatever the ignore rules.
+    let (code, stdout, _) = clasp(&["analyze", tree.join("skip.cl").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("skip.cl"));
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let status = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git");
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn write_refuses_files_with_uncommitted_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    git(repo, &["init", "-q"]);
+    git(repo, &["config", "user.email", "ci@example.invalid"]);
+    git(repo, &["config", "user.name", "ci"]);
+    std::fs::write(repo.join("clean.cl"), HELPER_UNIT).unwrap();
+    std::fs::write(repo.join("dirty.cl"), HELPER_UNIT).unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-q", "-m", "kernels"]);
+    let edited = format!("// edited\n{HELPER_UNIT}");
+    std::fs::write(repo.join("dirty.cl"), &edited).unwrap();
+    let (code, _, stderr) = clasp(&["migrate", "--write", repo.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("uncommitted changes") && stderr.contains("dirty.cl") && !stderr.contains("clean.cl"), "{stderr}");
+    // Nothing written, not even the clean file.
+    assert_eq!(std::fs::read_to_string(repo.join("dirty.cl")).unwrap(), edited);
+    assert_eq!(std::fs::read_to_string(repo.join("clean.cl")).unwrap(), HELPER_UNIT);
+    // The clean file alone is written.
+    let (code, _, stderr) = clasp(&["migrate", "--write", repo.join("clean.cl").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::read_to_string(repo.join("clean.cl")).unwrap().contains("float first(const float *v)"));
+    // --allow-dirty writes the edited one too.
+    let (code, _, stderr) = clasp(&["migrate", "--write", "--allow-dirty", repo.join("dirty.cl").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let written = std::fs::read_to_string(repo.join("dirty.cl")).unwrap();
+    assert!(written.starts_with("// edited\n") && written.contains("float first(const float *v)"), "{written}");
+}

@@ -1,12 +1,36 @@
 //! `discover`: command-line paths -> the sorted list of OpenCL source files.
 //!
-//! A file named on the command line is taken whatever its extension; a
-//! directory is walked for `*.cl`. A path that does not exist is an error
-//! for that path only.
+//! A file named on the command line is taken whatever its extension and
+//! whatever the ignore rules. A directory is walked with the `ignore` crate
+//! (ripgrep's walker): `.gitignore`, `.ignore` and `.git/info/exclude` are
+//! honoured (also outside a git repository), hidden files and directories
+//! are skipped, symlinks are not followed, and `--exclude`/`--glob`
+//! (gitignore-style, relative to the walked directory) narrow the walk.
+//! Units are files ending in `.cl`, `.ocl` or `.opencl`, plus the extensions
+//! given with `--ext` (`clh` files are usually headers, included by units,
+//! so they are not units by default). A path that does not exist is an
+//! error for that path only. The order is sorted, whatever the walk's.
 
 use std::path::{Path, PathBuf};
 
-use walkdir::WalkDir;
+use ignore::overrides::OverrideBuilder;
+use ignore::WalkBuilder;
+
+/// Extensions of kernel units found in directories.
+pub const DEFAULT_EXTENSIONS: [&str; 3] = ["cl", "ocl", "opencl"];
+
+/// How directories are walked.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// Further unit extensions (without the dot).
+    pub extensions: Vec<String>,
+    /// Gitignore-style globs of files not to take.
+    pub exclude: Vec<String>,
+    /// Gitignore-style globs: when any is given, only files matching one are taken.
+    pub select: Vec<String>,
+    /// Follow symbolic links while walking.
+    pub follow_links: bool,
+}
 
 /// Source files found, and paths that could not be used.
 #[derive(Debug, Default)]
@@ -15,16 +39,12 @@ pub struct Discovered {
     pub errors: Vec<(PathBuf, String)>,
 }
 
-pub fn discover(paths: &[PathBuf]) -> Discovered {
+pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
     let mut found = Discovered::default();
     for path in paths {
         if path.is_dir() {
-            for entry in WalkDir::new(path).sort_by_file_name() {
-                match entry {
-                    Ok(e) if e.file_type().is_file() && is_kernel_source(e.path()) => found.files.push(e.path().to_path_buf()),
-                    Ok(_) => {}
-                    Err(e) => found.errors.push((path.clone(), e.to_string())),
-                }
+            if let Err(message) = walk(path, filters, &mut found) {
+                found.errors.push((path.clone(), message));
             }
         } else if path.exists() {
             found.files.push(path.clone());
@@ -37,6 +57,35 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     found
 }
 
-fn is_kernel_source(path: &Path) -> bool {
-    path.extension().map(|e| e == "cl").unwrap_or(false)
+fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), String> {
+    let mut overrides = OverrideBuilder::new(dir);
+    for glob in &filters.select {
+        overrides.add(glob).map_err(|e| format!("bad --glob `{glob}`: {e}"))?;
+    }
+    for glob in &filters.exclude {
+        overrides.add(&format!("!{glob}")).map_err(|e| format!("bad --exclude `{glob}`: {e}"))?;
+    }
+    let overrides = overrides.build().map_err(|e| e.to_string())?;
+    let walker = WalkBuilder::new(dir)
+        .overrides(overrides)
+        .follow_links(filters.follow_links)
+        // A tree copied out of its repository (a release tarball, a fixture) keeps its .gitignore.
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        match entry {
+            Ok(e) if e.file_type().is_some_and(|t| t.is_file()) && is_unit(e.path(), filters) => {
+                found.files.push(e.path().to_path_buf())
+            }
+            Ok(_) => {}
+            Err(e) => found.errors.push((dir.to_path_buf(), e.to_string())),
+        }
+    }
+    Ok(())
+}
+
+fn is_unit(path: &Path, filters: &Filters) -> bool {
+    let Some(ext) = path.extension().and_then(|e| e.to_str()) else { return false };
+    DEFAULT_EXTENSIONS.contains(&ext) || filters.extensions.iter().any(|x| x.trim_start_matches('.') == ext)
 }

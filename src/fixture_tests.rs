@@ -72,6 +72,24 @@ fn migrate_json_report_of_configurations() {
 }
 
 #[test]
+fn migrate_statistics() {
+    settings().bind(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let fixtures: Vec<String> =
+            ["merge_constant_member.cl", "atomic_pin.cl", "globals_unqualified.cl", "volatile_pointee.cl"]
+                .iter()
+                .map(|f| root.join("fixtures/migrate").join(f).display().to_string())
+                .collect();
+        let mut args = vec!["clasp".to_string(), "migrate".to_string(), "--statistics".to_string()];
+        args.extend(fixtures);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = clasp::cli::run(args, &mut out, &mut err);
+        assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+        insta::assert_snapshot!("migrate_statistics", String::from_utf8(out).unwrap());
+    });
+}
+
+#[test]
 fn analyze_json_is_sorted_and_stable() {
     settings().bind(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod discover;
 pub mod flowgraph;
+pub mod git;
 pub mod infer;
 pub mod ir;
 pub mod lower;

@@ -140,6 +140,39 @@ pub fn summary(migration: &Migration) -> String {
     )
 }
 
+/// `--statistics`, as ruff prints it: one line per fix rule and per reason
+/// code (refusals, groups not merged, withdrawals), by count then code.
+pub fn statistics(migration: &Migration) -> String {
+    let mut counts: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    let mut fixes: std::collections::BTreeSet<(&str, &Path, u32, &str)> = Default::default();
+    for change in &migration.changes {
+        for fix in &change.fixes {
+            // A fix editing several files (a merge) is listed with each: counted once.
+            fixes.insert((fix.rule, fix.file.as_path(), fix.line, fix.message.as_str()));
+        }
+    }
+    for (rule, ..) in fixes {
+        *counts.entry(("fixed", rule.to_string())).or_default() += 1;
+    }
+    for r in &migration.refusals {
+        *counts.entry(("refused", r.reason.to_string())).or_default() += 1;
+    }
+    for group in &migration.unmerged {
+        *counts.entry(("not merged", group.reason.to_string())).or_default() += 1;
+    }
+    for f in &migration.functions {
+        if let Outcome::Refused { reason, .. } = &f.outcome {
+            if WITHDRAWALS.contains(reason) {
+                *counts.entry(("withdrawn", reason.to_string())).or_default() += 1;
+            }
+        }
+    }
+    let mut rows: Vec<((&str, String), usize)> = counts.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let width = rows.iter().map(|((_, code), _)| code.len()).max().unwrap_or(0);
+    rows.iter().map(|((kind, code), n)| format!("{n:>5}  {code:<width$}  {kind}\n")).collect()
+}
+
 /// Writes `bytes` to `path` atomically (temp file + rename), keeping the
 /// permissions of the file it replaces. With `expected`, refuses when the
 /// file's bytes are no longer what was read.

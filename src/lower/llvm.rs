@@ -349,7 +349,8 @@ impl<'m> Val<'m> {
 /// semantics-preserving passes proves equivalence; fewer passes can only
 /// prove less, and the corpus shows they do not), at about 60% of the
 /// pipeline time (no loop passes, no vectorisers).
-pub const EQUIVALENCE_PIPELINE: &str = "cgscc(inline),function(sroa,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>,\
+pub const EQUIVALENCE_PIPELINE: &str =
+    "cgscc(inline),function(sroa,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>,\
      simplifycfg,sroa,early-cse<memssa>,gvn,instcombine<no-verify-fixpoint>,simplifycfg,adce)";
 
 /// The inliner threshold for `EQUIVALENCE_PIPELINE`: no helper is too big.
