@@ -216,19 +216,24 @@ impl Config {
                 for option in options {
                     apply_option(&mut compile, option, &self.dir)?;
                 }
-                if command_line.std != InputStd::Auto {
-                    compile.std = command_line.std;
-                }
-                compile.include_dirs.extend(command_line.include_dirs.iter().cloned());
-                compile.defines.extend(command_line.defines.iter().cloned());
-                compile.includes.extend(command_line.includes.iter().cloned());
-                compile.clang_extra.extend(command_line.clang_extra.iter().cloned());
-                compile.full_header |= command_line.full_header;
+                append_command_line(&mut compile, command_line);
                 out.push(Job { path: file.clone(), configuration: configuration.map(|c| c.name.clone()), compile });
             }
         }
         Ok(out)
     }
+}
+
+/// The command line's options after a job's own, so they win (a forced `--std` too).
+fn append_command_line(compile: &mut CompileOptions, command_line: &CompileOptions) {
+    if command_line.std != InputStd::Auto {
+        compile.std = command_line.std;
+    }
+    compile.include_dirs.extend(command_line.include_dirs.iter().cloned());
+    compile.defines.extend(command_line.defines.iter().cloned());
+    compile.includes.extend(command_line.includes.iter().cloned());
+    compile.clang_extra.extend(command_line.clang_extra.iter().cloned());
+    compile.full_header |= command_line.full_header;
 }
 
 /// One entry of a `--compile-commands` file.
@@ -277,11 +282,7 @@ pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Ve
             OptionWords::Line(line) => crate::build_options::split_build_string(&line)?,
         };
         apply_words(&mut compile, words, dir).map_err(|e| format!("{}: error: entry {}: {e}", path.display(), index + 1))?;
-        compile.include_dirs.extend(command_line.include_dirs.iter().cloned());
-        compile.defines.extend(command_line.defines.iter().cloned());
-        compile.includes.extend(command_line.includes.iter().cloned());
-        compile.clang_extra.extend(command_line.clang_extra.iter().cloned());
-        compile.full_header |= command_line.full_header;
+        append_command_line(&mut compile, command_line);
         let configuration = entry.configuration.or_else(|| (count[&file] > 1).then(|| format!("#{}", index + 1)));
         jobs.push(Job { path: file, configuration, compile });
     }

@@ -117,6 +117,40 @@ enum Word<'a> {
     Callee(usize),
 }
 
+/// Where each definition and each function name appears in the batch, so
+/// that per-group questions do not scan every unit (a batch of a thousand
+/// files has thousands of groups).
+struct Index<'u> {
+    /// Definition -> the units defining it, in order.
+    defining: HashMap<DefKey, Vec<usize>>,
+    /// IR name -> the units declaring, defining or naming a function of that name.
+    naming: HashMap<&'u str, BTreeSet<usize>>,
+}
+
+impl<'u> Index<'u> {
+    fn new(units: &'u [Unit], views: &[UnitView]) -> Index<'u> {
+        let mut defining: HashMap<DefKey, Vec<usize>> = HashMap::new();
+        for (u, view) in views.iter().enumerate() {
+            for key in view.defs.keys() {
+                defining.entry(key.clone()).or_default().push(u);
+            }
+        }
+        let mut naming: HashMap<&str, BTreeSet<usize>> = HashMap::new();
+        for (u, unit) in units.iter().enumerate() {
+            let names = unit.syntax.functions.iter().map(|f| f.link_name.as_str());
+            for name in names.chain(unit.syntax.references.iter().map(|r| r.link_name.as_str())) {
+                naming.entry(name).or_default().insert(u);
+            }
+        }
+        Index { defining, naming }
+    }
+
+    /// The units defining a member of `group`.
+    fn seeing(&self, group: &BTreeSet<DefKey>) -> BTreeSet<usize> {
+        group.iter().flat_map(|k| self.defining.get(k).into_iter().flatten().copied()).collect()
+    }
+}
+
 /// A unit's helper definitions, normalised.
 struct UnitView<'u> {
     /// Definition -> the function.
@@ -148,18 +182,19 @@ pub fn find(
     let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
     let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
     let groups = join_units(&views, &per_unit);
+    let index = Index::new(units, &views);
     let mut out = Duplicates::default();
     let mut candidates = Vec::new();
     for group in groups {
-        let members = members_of(units, &views, &group);
+        let members = members_of(units, &views, &index, &group);
         let signatures: BTreeSet<&Vec<Option<Space>>> =
             group.iter().filter_map(|k| views.iter().find_map(|v| v.signature.get(k))).collect();
         // Copies with the same qualifiers are not per-space duplicates: not clasp's business.
         if signatures.len() < 2 {
             continue;
         }
-        let seeing = seeing(&views, &group);
-        let (declaring, refused) = batch_refusal(units, &views, &per_unit, &group, &members, &seeing, root, withdrawn);
+        let seeing = index.seeing(&group);
+        let (declaring, refused) = batch_refusal(units, &views, &index, &per_unit, &group, &members, &seeing, root, withdrawn);
         if let Some((reason, detail)) = refused {
             out.unmerged.push(Unmerged { members, reason, detail });
             continue;
@@ -231,14 +266,17 @@ pub fn constant_twins(units: &[Unit], root: &Path, withdrawn: &BTreeMap<DefKey, 
     let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
     let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
     let mut out = Vec::new();
+    let index = Index::new(units, &views);
     for group in join_units(&views, &per_unit) {
-        let signature = |k: &DefKey| views.iter().find_map(|v| v.signature.get(k));
-        if group.iter().filter_map(signature).collect::<BTreeSet<_>>().len() < 2 {
+        let signature = |k: &DefKey| index.defining.get(k).and_then(|us| views[us[0]].signature.get(k));
+        let signatures: BTreeSet<&Vec<Option<Space>>> = group.iter().filter_map(signature).collect();
+        // Cheap first: only groups with a __constant member matter here.
+        if signatures.len() < 2 || !signatures.iter().any(|s| s.contains(&Some(Space::Constant))) {
             continue;
         }
-        let members = members_of(units, &views, &group);
-        let seeing = seeing(&views, &group);
-        if batch_refusal(units, &views, &per_unit, &group, &members, &seeing, root, withdrawn).1.is_some() {
+        let members = members_of(units, &views, &index, &group);
+        let seeing = index.seeing(&group);
+        if batch_refusal(units, &views, &index, &per_unit, &group, &members, &seeing, root, withdrawn).1.is_some() {
             continue;
         }
         for m in &members {
@@ -251,17 +289,13 @@ pub fn constant_twins(units: &[Unit], root: &Path, withdrawn: &BTreeMap<DefKey, 
     out
 }
 
-/// The units defining a member of `group`.
-fn seeing(views: &[UnitView], group: &BTreeSet<DefKey>) -> BTreeSet<usize> {
-    (0..views.len()).filter(|u| group.iter().any(|k| views[*u].defs.contains_key(k))).collect()
-}
-
 /// The checks that refuse a whole group, whatever the inference decides: the
 /// units declaring a member without defining it, and the refusal if any.
 #[allow(clippy::too_many_arguments)]
 fn batch_refusal(
     units: &[Unit],
     views: &[UnitView],
+    index: &Index,
     per_unit: &[BTreeMap<DefKey, usize>],
     group: &BTreeSet<DefKey>,
     members: &[Member],
@@ -269,7 +303,7 @@ fn batch_refusal(
     root: &Path,
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
 ) -> (BTreeSet<usize>, Option<(&'static str, String)>) {
-    let (declaring, calling_elsewhere) = declared_elsewhere(units, views, members, seeing);
+    let (declaring, calling_elsewhere) = declared_elsewhere(units, views, index, members, seeing);
     let refused = calling_elsewhere
         .or_else(|| disagreement(units, per_unit, group, seeing))
         .or_else(|| unrenameable(units, members, seeing, root))
@@ -434,11 +468,12 @@ fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DefKey, usize>]) -> Vec<B
 }
 
 /// The group's members in source order (file, then offset), as the first unit defining each names them.
-fn members_of(units: &[Unit], views: &[UnitView], group: &BTreeSet<DefKey>) -> Vec<Member> {
+fn members_of(units: &[Unit], views: &[UnitView], index: &Index, group: &BTreeSet<DefKey>) -> Vec<Member> {
     group
         .iter()
         .filter_map(|key| {
-            let (u, f) = views.iter().enumerate().find_map(|(u, v)| v.defs.get(key).map(|f| (u, *f)))?;
+            let u = *index.defining.get(key)?.first()?;
+            let f = views[u].defs.get(key)?;
             Some(Member {
                 name: f.name.clone(),
                 file: units[u].syntax.files[f.pos.file].clone(),
@@ -456,12 +491,16 @@ fn members_of(units: &[Unit], views: &[UnitView], group: &BTreeSet<DefKey>) -> V
 fn declared_elsewhere(
     units: &[Unit],
     views: &[UnitView],
+    index: &Index,
     members: &[Member],
     seeing: &BTreeSet<usize>,
 ) -> (BTreeSet<usize>, Option<(&'static str, String)>) {
     let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
     let mut declaring = BTreeSet::new();
-    for (u, unit) in units.iter().enumerate().filter(|(u, _)| !seeing.contains(u)) {
+    // Only units that name a member at all (the index), in order.
+    let naming: BTreeSet<usize> = links.iter().flat_map(|l| index.naming.get(l).into_iter().flatten().copied()).collect();
+    for u in naming.into_iter().filter(|u| !seeing.contains(u)) {
+        let unit = &units[u];
         let syntax = &unit.syntax;
         // A unit defining its own function of that name is about another function.
         if views[u].defs.values().any(|f| links.contains(f.link_name.as_str()))
@@ -633,12 +672,12 @@ fn drop_calls_to_unmerged(views: &[UnitView], in_groups: &BTreeSet<DefKey>, cand
 /// member does (a `__constant` member's callers pass read-only data).
 fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<usize>) -> Option<Member> {
     let valid = survivors(units, views, merging, seeing);
-    valid.iter().find(|s| merging.iter().all(|m| covers_const(views, s, m))).or(valid.first()).cloned()
+    valid.iter().find(|s| merging.iter().all(|m| covers_const(views, seeing, s, m))).or(valid.first()).cloned()
 }
 
 /// Whether `survivor` points to read-only data wherever `member` does.
-fn covers_const(views: &[UnitView], survivor: &Member, member: &Member) -> bool {
-    let read_only = |m: &Member| views.iter().find_map(|v| v.read_only.get(&m.key)).cloned().unwrap_or_default();
+fn covers_const(views: &[UnitView], seeing: &BTreeSet<usize>, survivor: &Member, member: &Member) -> bool {
+    let read_only = |m: &Member| seeing.iter().find_map(|u| views[*u].read_only.get(&m.key)).cloned().unwrap_or_default();
     let (s, m) = (read_only(survivor), read_only(member));
     m.iter().enumerate().all(|(i, ro)| !ro || s.get(i) == Some(&true))
 }
@@ -650,10 +689,10 @@ fn keep_what_would_lose_const(units: &[Unit], views: &[UnitView], candidates: &m
         let merging = candidate.merging();
         let valid = survivors(units, views, &merging, &candidate.seeing);
         let Some(first) = valid.first() else { continue };
-        if valid.iter().any(|s| merging.iter().all(|m| covers_const(views, s, m))) {
+        if valid.iter().any(|s| merging.iter().all(|m| covers_const(views, &candidate.seeing, s, m))) {
             continue;
         }
-        for m in merging.iter().filter(|m| !covers_const(views, first, m)) {
+        for m in merging.iter().filter(|m| !covers_const(views, &candidate.seeing, first, m)) {
             let why =
                 format!("reads through const pointers where `{}`, the member defined before every use, does not", first.name);
             candidate.kept.push((m.clone(), why));

@@ -169,16 +169,17 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Mig
             return result;
         }
     };
-    let mut units = load_units(&pool, jobs, options, &mut result);
+    let mut units = crate::timings::time("load", || load_units(&pool, jobs, options, &mut result));
     skipped_only_where_no_unit_compiles(&mut units);
     let (plan, settled) = plan_and_settle(bench, &pool, &units, options);
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
     result.warnings.extend(plan.warnings.iter().cloned());
-    result.changes = changes(&units, &plan, &settled, &mut result.errors);
+    result.changes = crate::timings::time("changes", || changes(&units, &plan, &settled, &mut result.errors));
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
-    result.functions = account::account(&units, &options.root, &plan, &settled, options.verify);
+    result.functions =
+        crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
     result.refusals = plan.refusals;
     result
 }
@@ -199,8 +200,8 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
     let mut withdrawn: BTreeMap<DefKey, (&'static str, String)> = BTreeMap::new();
     let memo = settle::Memo::default();
     loop {
-        let plan = plan::plan(units, options, &options.root, &probe, &withdrawn);
-        let settled = settle::settle(bench, pool, units, &plan, options, &memo);
+        let plan = crate::timings::time("plan", || plan::plan(units, options, &options.root, &probe, &withdrawn));
+        let settled = crate::timings::time("settle", || settle::settle(bench, pool, units, &plan, options, &memo));
         let mut again = false;
         for (i, (merge, id)) in plan.merges.iter().enumerate() {
             // A unit that cannot be repaired keeps nothing, merged or not: planning again would not help.
@@ -305,12 +306,18 @@ fn skipped_only_where_no_unit_compiles(units: &mut [Unit]) {
 
 /// The changed files: the kept sets' edits applied, with the fixes touching each file.
 fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<FileChange> {
-    let kept: BTreeSet<SetId> = (0..plan.sets.len()).filter(|id| settled.kept(*id)).collect();
-    let files: BTreeSet<PathBuf> = kept.iter().flat_map(|id| plan.sets[*id].edits.keys().cloned()).collect();
+    // File -> the kept sets editing it (each file looks at its own sets only: a batch has thousands).
+    let mut by_file: BTreeMap<PathBuf, BTreeSet<SetId>> = BTreeMap::new();
+    for id in (0..plan.sets.len()).filter(|id| settled.kept(*id)) {
+        for file in plan.sets[id].edits.keys() {
+            by_file.entry(file.clone()).or_default().insert(id);
+        }
+    }
+    let configured = units.iter().any(|u| u.configuration.is_some());
     let mut out = Vec::new();
-    for file in files {
+    for (file, touching) in by_file {
         let only: BTreeSet<PathBuf> = [file.clone()].into();
-        let migrated = match plan::apply(plan, &kept, &only) {
+        let migrated = match plan::apply(plan, &touching, &only) {
             Ok(mut texts) => texts.remove(&file).unwrap_or_default(),
             Err(message) => {
                 errors.push(FileError { path: plan.originals[&file].0.clone(), message });
@@ -318,7 +325,7 @@ fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<File
             }
         };
         let (path, original) = &plan.originals[&file];
-        let fixes = kept
+        let fixes = touching
             .iter()
             .map(|id| &plan.sets[*id])
             .flat_map(|set| {
@@ -327,11 +334,10 @@ fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<File
             })
             .cloned()
             .collect();
-        let touching: BTreeSet<SetId> = kept.iter().copied().filter(|id| plan.sets[*id].edits.contains_key(&file)).collect();
         let configurations: BTreeSet<String> = units
             .iter()
             .zip(&plan.unit_sets)
-            .filter(|(_, sets)| !sets.is_disjoint(&touching))
+            .filter(|(unit, sets)| configured && unit.configuration.is_some() && !sets.is_disjoint(&touching))
             .filter_map(|(unit, _)| unit.configuration.clone())
             .collect();
         out.push(FileChange {

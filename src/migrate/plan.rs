@@ -86,9 +86,13 @@ fn move_and_merge(
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
     first: Vec<Vec<DeclDecision>>,
 ) -> (Choice, Vec<Vec<DeclDecision>>, Duplicates) {
-    let mut twins = if options.merge { duplicates::constant_twins(units, root, withdrawn) } else { Vec::new() };
+    let mut twins = if options.merge {
+        crate::timings::time("plan: duplicates", || duplicates::constant_twins(units, root, withdrawn))
+    } else {
+        Vec::new()
+    };
     loop {
-        let choice = super::program_scope::choose(units, &first, options, &twins);
+        let choice = crate::timings::time("plan: program scope", || super::program_scope::choose(units, &first, options, &twins));
         // Inferred again with the pointers that follow the moved tables moved too
         // (they are __global now, and may become generic like any other).
         let decisions = if choice.chosen.is_empty() {
@@ -101,7 +105,9 @@ fn move_and_merge(
             agree_on_headers(units, options, root, &moved)
         };
         let found = if options.merge {
-            duplicates::find(units, &decisions, root, withdrawn, probe, &choice.twin_stays)
+            crate::timings::time("plan: duplicates", || {
+                duplicates::find(units, &decisions, root, withdrawn, probe, &choice.twin_stays)
+            })
         } else {
             Duplicates::default()
         };
@@ -124,7 +130,8 @@ pub fn plan(
     probe: NameProbe,
     withdrawn: &BTreeMap<DefKey, (&'static str, String)>,
 ) -> Plan {
-    let first = agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()]);
+    let first =
+        crate::timings::time("plan: infer", || agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()]));
     let (Choice { chosen, warnings, stays, .. }, decisions, Duplicates { merges, unmerged }) =
         move_and_merge(units, options, root, probe, withdrawn, first);
     let moves: Vec<super::program_scope::Move> =
@@ -250,6 +257,8 @@ pub fn plan(
             plan.outside_root.insert(id, file.clone());
         }
     }
+    // Each refusal once, however many units include its file.
+    let mut known: std::collections::HashSet<(PathBuf, u32, String)> = std::collections::HashSet::new();
     for (unit, decided) in units.iter().zip(&decisions) {
         let mut blocking = Vec::new();
         for d in decided {
@@ -257,19 +266,15 @@ pub fn plan(
             if refusal.blocking {
                 blocking.push(refusal.clone());
             }
-            let known = plan
-                .refusals
-                .iter()
-                .any(|r| r.canonical == refusal.canonical && r.line == refusal.line && r.name == refusal.name);
-            if !known {
+            if known.insert((refusal.canonical.clone(), refusal.line, refusal.name.clone())) {
                 plan.refusals.push(refusal);
             }
         }
         plan.blocking.push(blocking);
     }
-    // Tables that stay __constant although a move was wanted (each once, however many units include it).
+    // Tables that stay __constant although a move was wanted.
     for stay in stays {
-        if !plan.refusals.iter().any(|r| r.canonical == stay.canonical && r.line == stay.line && r.name == stay.name) {
+        if known.insert((stay.canonical.clone(), stay.line, stay.name.clone())) {
             plan.refusals.push(stay);
         }
     }
