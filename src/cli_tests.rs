@@ -679,3 +679,36 @@ fn write_refuses_when_git_cannot_read_the_repository() {
         assert!(std::fs::read_to_string(&plain).unwrap().contains("float first(const float *v)"));
     }
 }
+
+#[test]
+fn statistics_count_each_change_once_by_code() {
+    // A table in a shared header moves in both programs (two fixes, one declaration); the batch
+    // has every kind of row: fixed, refused, not merged, withdrawn (blocker_in_header's unit is an error).
+    let (code, stdout, stderr) = clasp(&[
+        "migrate",
+        "-q",
+        "--statistics",
+        "--constant-budget",
+        "400",
+        "fixtures/migrate/globals_shared_header",
+        "fixtures/migrate/blocker_in_header",
+        "fixtures/migrate/merge_declared_elsewhere",
+        "fixtures/migrate/header_conflict",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stdout,
+        "    3  generic-param       fixed
+    1  constant-to-global  fixed
+    1  declared-elsewhere  not merged
+    1  header-conflict     refused
+    1  hidden-qualifier    refused
+    1  unrepairable-unit   withdrawn
+"
+    );
+    assert!(!stdout.contains("---") && stderr.contains("1 program-scope variable given a new space"), "{stderr}");
+    // Exit codes are those of the run: 1 with --check when changes are pending.
+    let (code, stdout, stderr) = clasp(&["migrate", "-q", "--statistics", "--check", "fixtures/migrate/header_conflict"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stdout, "    1  generic-param    fixed\n    1  header-conflict  refused\n");
+}
