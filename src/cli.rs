@@ -135,7 +135,9 @@ pub struct DiscoverArgs {
     /// Skip files matching this gitignore-style glob (relative to the walked directory).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
-    /// Only take files matching this gitignore-style glob (relative to the walked directory).
+    /// Only take files matching this gitignore-style glob (relative to the walked directory;
+    /// `!GLOB` takes matches out). It narrows the walk: ignored and hidden files stay out.
+    // Not `--include`: that is the host option `-include FILE`.
     #[arg(long = "glob", value_name = "GLOB")]
     select: Vec<String>,
     /// Follow symbolic links while walking directories.

@@ -522,7 +522,8 @@ fn directories_are_walked_as_git_would_see_them() {
     }
     std::fs::create_dir_all(dir.path().join("outside")).unwrap();
     std::fs::write(tree.join(".gitignore"), "gen/\nskip.cl\n").unwrap();
-    for file in ["a/k.cl", "gen/g.cl", "skip.cl", "b/x.ocl", "b/h.clh", ".hidden/h.cl", "b/t.cl"] {
+    std::fs::write(tree.join(".ignore"), "a/old.cl\n").unwrap();
+    for file in ["a/k.cl", "a/old.cl", "gen/g.cl", "skip.cl", "b/x.ocl", "b/h.clh", ".hidden/h.cl", "b/t.cl", ".dot.cl"] {
         std::fs::write(tree.join(file), HELPER_UNIT).unwrap();
     }
     std::fs::write(dir.path().join("outside/o.cl"), HELPER_UNIT).unwrap();
@@ -546,11 +547,28 @@ fn directories_are_walked_as_git_would_see_them() {
     assert_eq!(taken(&[]), ["a/k.cl", "b/t.cl", "b/x.ocl"]);
     assert_eq!(taken(&["--ext", "clh", "--exclude", "b/t.cl"]), ["a/k.cl", "b/h.clh", "b/x.ocl"]);
     assert_eq!(taken(&["--glob", "b/*"]), ["b/t.cl", "b/x.ocl"]);
+    // --glob narrows the walk: ignored and hidden files stay out (ripgrep's -g would bring them back).
+    assert_eq!(taken(&["--glob", "*.cl"]), ["a/k.cl", "b/t.cl"]);
+    assert_eq!(taken(&["--glob", "*"]), ["a/k.cl", "b/t.cl", "b/x.ocl"]);
+    // A directory's glob covers the files under it; `!GLOB` takes matches out, alone or after others.
+    assert_eq!(taken(&["--glob", "b", "--glob", "!x.ocl"]), ["b/t.cl"]);
+    assert_eq!(taken(&["--glob", "!b/**"]), ["a/k.cl"]);
+    assert_eq!(taken(&["--exclude", "a", "--exclude", "*.ocl"]), ["b/t.cl"]);
     assert_eq!(taken(&["--follow-links"]), ["a/k.cl", "b/t.cl", "b/x.ocl", "link/o.cl"]);
     // Named on the command line: taken whatever the ignore rules.
     let (code, stdout, _) = clasp(&["analyze", tree.join("skip.cl").to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(stdout.contains("skip.cl"));
+    // A bad glob is an error, not a glob that matches nothing.
+    let (code, _, stderr) = clasp(&["analyze", "--glob", "k[1.cl", tree.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bad --glob `k[1.cl`"), "{stderr}");
+    // migrate walks the same way.
+    let (code, stdout, stderr) = clasp(&["migrate", "-q", "--exclude", "b/t.cl", tree.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let changed: Vec<&str> = stdout.lines().filter_map(|l| l.strip_prefix("+++ b/")).collect();
+    let tree_in_diff = tree.to_str().unwrap().trim_start_matches('/');
+    assert_eq!(changed, [format!("{tree_in_diff}/a/k.cl"), format!("{tree_in_diff}/b/x.ocl")], "{stdout}");
 }
 
 fn git(dir: &std::path::Path, args: &[&str]) {
@@ -586,4 +604,111 @@ fn write_refuses_files_with_uncommitted_changes() {
     assert_eq!(code, 0, "{stderr}");
     let written = std::fs::read_to_string(repo.join("dirty.cl")).unwrap();
     assert!(written.starts_with("// edited\n") && written.contains("float first(const float *v)"), "{written}");
+}
+
+/// A repository in `dir` with `files` committed, each holding `HELPER_UNIT`.
+fn repository(dir: &Path, files: &[&str]) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["config", "user.email", "ci@example.invalid"]);
+    git(dir, &["config", "user.name", "ci"]);
+    for file in files {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, HELPER_UNIT).unwrap();
+    }
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "kernels"]);
+}
+
+#[test]
+fn write_refuses_staged_untracked_and_renamed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    repository(repo, &["clean.cl", "k.cl", "oldk.cl", "staged.cl"]);
+    std::fs::write(repo.join("staged.cl"), format!("// staged\n{HELPER_UNIT}")).unwrap();
+    git(repo, &["add", "staged.cl"]);
+    std::fs::write(repo.join("untracked.cl"), HELPER_UNIT).unwrap();
+    // A staged rename whose source is written again (untracked) is listed as
+    // `R  moved.cl\0oldk.cl\0?? oldk.cl\0`: the source is no entry of its own (read as one
+    // after its 3-byte `XY ` prefix, it would be `k.cl`, which is clean).
+    git(repo, &["mv", "oldk.cl", "moved.cl"]);
+    std::fs::write(repo.join("oldk.cl"), HELPER_UNIT).unwrap();
+    let (code, _, stderr) = clasp(&["migrate", "--write", repo.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    let listed: Vec<&str> = stderr.lines().filter_map(|l| l.strip_prefix("  ")).collect();
+    let expected: Vec<String> =
+        ["moved.cl", "oldk.cl", "staged.cl", "untracked.cl"].iter().map(|f| repo.join(f).display().to_string()).collect();
+    assert_eq!(listed, expected, "{stderr}");
+    for file in ["clean.cl", "k.cl", "moved.cl", "oldk.cl", "untracked.cl"] {
+        assert_eq!(std::fs::read_to_string(repo.join(file)).unwrap(), HELPER_UNIT, "{file} written");
+    }
+}
+
+#[test]
+fn write_refuses_when_git_cannot_read_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    repository(&repo, &["k.cl"]);
+    // A git that refuses the repository, as git does one owned by another user: not a clean tree.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("git");
+    std::fs::write(&fake, "#!/bin/sh\necho 'fatal: detected dubious ownership in repository' >&2\nexit 128\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_clasp")).args(args).env("PATH", &path).output().expect("run clasp");
+        (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let file = repo.join("k.cl");
+    let (code, stderr) = run(&["migrate", "--write", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot tell whether") && stderr.contains("dubious ownership"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), HELPER_UNIT);
+    // --allow-dirty does not ask git.
+    let (code, stderr) = run(&["migrate", "--write", "--allow-dirty", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(std::fs::read_to_string(&file).unwrap().contains("float first(const float *v)"));
+    // Outside any repository (an empty `.git` marking a root is none), the same git is never an obstacle.
+    std::fs::create_dir_all(dir.path().join("marked/.git")).unwrap();
+    for plain in [dir.path().join("plain.cl"), dir.path().join("marked/plain.cl")] {
+        std::fs::write(&plain, HELPER_UNIT).unwrap();
+        let (code, stderr) = run(&["migrate", "--write", plain.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(std::fs::read_to_string(&plain).unwrap().contains("float first(const float *v)"));
+    }
+}
+
+#[test]
+fn statistics_count_each_change_once_by_code() {
+    // A table in a shared header moves in both programs (two fixes, one declaration); the batch
+    // has every kind of row: fixed, refused, not merged, withdrawn (blocker_in_header's unit is an error).
+    let (code, stdout, stderr) = clasp(&[
+        "migrate",
+        "-q",
+        "--statistics",
+        "--constant-budget",
+        "400",
+        "fixtures/migrate/globals_shared_header",
+        "fixtures/migrate/blocker_in_header",
+        "fixtures/migrate/merge_declared_elsewhere",
+        "fixtures/migrate/header_conflict",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stdout,
+        "    3  generic-param       fixed
+    1  constant-to-global  fixed
+    1  declared-elsewhere  not merged
+    1  header-conflict     refused
+    1  hidden-qualifier    refused
+    1  unrepairable-unit   withdrawn
+"
+    );
+    assert!(!stdout.contains("---") && stderr.contains("1 program-scope variable given a new space"), "{stderr}");
+    // Exit codes are those of the run: 1 with --check when changes are pending.
+    let (code, stdout, stderr) = clasp(&["migrate", "-q", "--statistics", "--check", "fixtures/migrate/header_conflict"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stdout, "    1  generic-param    fixed\n    1  header-conflict  refused\n");
 }

@@ -10,9 +10,16 @@
 //! given with `--ext` (`clh` files are usually headers, included by units,
 //! so they are not units by default). A path that does not exist is an
 //! error for that path only. The order is sorted, whatever the walk's.
+//!
+//! `--glob` only narrows: unlike ripgrep's `-g` (an `ignore` override
+//! whitelist, which wins over `.gitignore` and the hidden rule), a file the
+//! walk skips stays skipped, so `--glob '*.cl'` never brings back a
+//! generated or hidden copy. It is therefore matched after the walk, not
+//! given to the walker as an override.
 
 use std::path::{Path, PathBuf};
 
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::WalkBuilder;
 
@@ -26,7 +33,8 @@ pub struct Filters {
     pub extensions: Vec<String>,
     /// Gitignore-style globs of files not to take.
     pub exclude: Vec<String>,
-    /// Gitignore-style globs: when any is given, only files matching one are taken.
+    /// Gitignore-style globs: when any is given, only files matching one (or
+    /// under a directory matching one) are taken; `!GLOB` takes matches out again.
     pub select: Vec<String>,
     /// Follow symbolic links while walking.
     pub follow_links: bool,
@@ -58,14 +66,13 @@ pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
 }
 
 fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), String> {
+    // Exclusions go to the walker, so an excluded directory is not even read.
     let mut overrides = OverrideBuilder::new(dir);
-    for glob in &filters.select {
-        overrides.add(glob).map_err(|e| format!("bad --glob `{glob}`: {e}"))?;
-    }
     for glob in &filters.exclude {
         overrides.add(&format!("!{glob}")).map_err(|e| format!("bad --exclude `{glob}`: {e}"))?;
     }
     let overrides = overrides.build().map_err(|e| e.to_string())?;
+    let selection = selection(dir, &filters.select)?;
     let walker = WalkBuilder::new(dir)
         .overrides(overrides)
         .follow_links(filters.follow_links)
@@ -76,13 +83,41 @@ fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), Str
     for entry in walker {
         match entry {
             Ok(e) if e.file_type().is_some_and(|t| t.is_file()) && is_unit(e.path(), filters) => {
-                found.files.push(e.path().to_path_buf())
+                if selected(selection.as_ref(), dir, e.path()) {
+                    found.files.push(e.path().to_path_buf())
+                }
             }
             Ok(_) => {}
             Err(e) => found.errors.push((dir.to_path_buf(), e.to_string())),
         }
     }
     Ok(())
+}
+
+/// The `--glob` globs as one gitignore-style matcher where "ignored" means
+/// "selected" (so `!GLOB` unselects, and a directory's glob covers its files).
+/// Only negated globs select everything but their matches, as a lone `-g '!x'` does in ripgrep.
+fn selection(dir: &Path, globs: &[String]) -> Result<Option<Gitignore>, String> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = GitignoreBuilder::new(dir);
+    // A typo such as `k[12.cl` is an error, as it is for --exclude, not a glob that matches nothing.
+    builder.allow_unclosed_class(false);
+    if globs.iter().all(|g| g.starts_with('!')) {
+        builder.add_line(None, "*").map_err(|e| e.to_string())?;
+    }
+    for glob in globs {
+        builder.add_line(None, glob).map_err(|e| format!("bad --glob `{glob}`: {e}"))?;
+    }
+    builder.build().map(Some).map_err(|e| e.to_string())
+}
+
+fn selected(selection: Option<&Gitignore>, dir: &Path, path: &Path) -> bool {
+    let Some(selection) = selection else { return true };
+    // Walk entries are `dir` joined with their relative path.
+    let relative = path.strip_prefix(dir).unwrap_or(path);
+    selection.matched_path_or_any_parents(relative, false).is_ignore()
 }
 
 fn is_unit(path: &Path, filters: &Filters) -> bool {

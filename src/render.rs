@@ -141,36 +141,41 @@ pub fn summary(migration: &Migration) -> String {
 }
 
 /// `--statistics`, as ruff prints it: one line per fix rule and per reason
-/// code (refusals, groups not merged, withdrawals), by count then code.
+/// code (refusals, groups not merged, withdrawals), by count, then code.
+/// A fix counts once per declaration it changes: a merge is listed with each
+/// file it edits, and a table in a shared header moves in every program that
+/// includes it (one fix per program, with that program's followers), but
+/// that is one declaration changed, as the summary counts it.
 pub fn statistics(migration: &Migration) -> String {
-    let mut counts: BTreeMap<(&str, String), usize> = BTreeMap::new();
-    let mut fixes: std::collections::BTreeSet<(&str, &Path, u32, &str)> = Default::default();
+    let mut counts: BTreeMap<(String, &str), usize> = BTreeMap::new();
+    let mut fixes: std::collections::BTreeSet<(&str, PathBuf, u32, u32)> = Default::default();
     for change in &migration.changes {
         for fix in &change.fixes {
-            // A fix editing several files (a merge) is listed with each: counted once.
-            fixes.insert((fix.rule, fix.file.as_path(), fix.line, fix.message.as_str()));
+            // Canonical: two units may spell one header differently (`a/../inc/h.h`, `inc/h.h`).
+            let file = std::fs::canonicalize(&fix.file).unwrap_or_else(|_| PathBuf::from(display_path(&fix.file)));
+            fixes.insert((fix.rule, file, fix.line, fix.decl.offset));
         }
     }
     for (rule, ..) in fixes {
-        *counts.entry(("fixed", rule.to_string())).or_default() += 1;
+        *counts.entry((rule.to_string(), "fixed")).or_default() += 1;
     }
     for r in &migration.refusals {
-        *counts.entry(("refused", r.reason.to_string())).or_default() += 1;
+        *counts.entry((r.reason.to_string(), "refused")).or_default() += 1;
     }
     for group in &migration.unmerged {
-        *counts.entry(("not merged", group.reason.to_string())).or_default() += 1;
+        *counts.entry((group.reason.to_string(), "not merged")).or_default() += 1;
     }
     for f in &migration.functions {
         if let Outcome::Refused { reason, .. } = &f.outcome {
             if WITHDRAWALS.contains(reason) {
-                *counts.entry(("withdrawn", reason.to_string())).or_default() += 1;
+                *counts.entry((reason.to_string(), "withdrawn")).or_default() += 1;
             }
         }
     }
-    let mut rows: Vec<((&str, String), usize)> = counts.into_iter().collect();
+    let mut rows: Vec<((String, &str), usize)> = counts.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let width = rows.iter().map(|((_, code), _)| code.len()).max().unwrap_or(0);
-    rows.iter().map(|((kind, code), n)| format!("{n:>5}  {code:<width$}  {kind}\n")).collect()
+    let width = rows.iter().map(|((code, _), _)| code.len()).max().unwrap_or(0);
+    rows.iter().map(|((code, kind), n)| format!("{n:>5}  {code:<width$}  {kind}\n")).collect()
 }
 
 /// Writes `bytes` to `path` atomically (temp file + rename), keeping the
