@@ -10,6 +10,7 @@
 //! returns its kernels after one fixed pass pipeline, canonicalised
 //! (`optimised_kernels`).
 
+mod in_process;
 mod llvm;
 mod trace;
 
@@ -42,17 +43,26 @@ pub fn clang_path() -> Result<PathBuf, String> {
     Err("clang-19 not found: install it with `apt-get install clang-19` (or run scripts/setup), or set CLASP_CLANG".into())
 }
 
-/// Runs clang with `args` on `path` and returns stdout, or clang's messages.
+/// Runs clang with `args` on `path` and returns what it writes to `-o -`,
+/// or its first error. clang 19's library compiles in this process
+/// (`in_process`); with `$CLASP_CLANG` set, that executable runs instead.
 pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
     let clang = clang_path()?;
-    let output =
-        Command::new(&clang).args(args).arg(path).output().map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
+    let (success, stdout, stderr) = if std::env::var_os("CLASP_CLANG").is_some() {
+        let output =
+            Command::new(&clang).args(args).arg(path).output().map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
+        (output.status.success(), output.stdout, String::from_utf8_lossy(&output.stderr).into_owned())
+    } else {
+        // The driver finds OpenCL's headers next to the real executable, not a symlink to it.
+        let executable = std::fs::canonicalize(&clang).unwrap_or(clang);
+        let compiled = in_process::compile(&executable, args, path)?;
+        (compiled.success, compiled.output, compiled.messages)
+    };
+    if !success {
         let first_error = stderr.lines().find(|l| l.contains("error:")).unwrap_or(stderr.trim());
         return Err(first_error.to_string());
     }
-    Ok(output.stdout)
+    Ok(stdout)
 }
 
 /// The arguments that make clang emit the IR `lower` reads. Every function

@@ -181,8 +181,8 @@ pub fn find(
 ) -> Duplicates {
     let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
     let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
-    let groups = join_units(&views, &per_unit);
     let index = Index::new(units, &views);
+    let groups = join_units(&views, &per_unit).into_iter().flat_map(|g| split_by_visibility(g, &index));
     let mut out = Duplicates::default();
     let mut candidates = Vec::new();
     for group in groups {
@@ -267,7 +267,7 @@ pub fn constant_twins(units: &[Unit], root: &Path, withdrawn: &BTreeMap<DefKey, 
     let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
     let mut out = Vec::new();
     let index = Index::new(units, &views);
-    for group in join_units(&views, &per_unit) {
+    for group in join_units(&views, &per_unit).into_iter().flat_map(|g| split_by_visibility(g, &index)) {
         let signature = |k: &DefKey| index.defining.get(k).and_then(|us| views[us[0]].signature.get(k));
         let signatures: BTreeSet<&Vec<Option<Space>>> = group.iter().filter_map(signature).collect();
         // Cheap first: only groups with a __constant member matter here.
@@ -465,6 +465,40 @@ fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DefKey, usize>]) -> Vec<B
         groups.entry(find(&mut leader, &key)).or_default().insert(key);
     }
     groups.into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// A joined group split where no merge of the whole could keep a member.
+/// Joining is transitive: a unit including two headers finds `rows_sum_g`,
+/// `rows_sum_l` (rows.h) and `cols_sum_g`, `cols_sum_l` (cols.h) all alike;
+/// when other units include only one of the headers, no member is seen by
+/// every unit that sees the group, so nothing could survive the whole merge.
+/// Each part then has a first member every unit seeing the part sees (the
+/// most widely seen first, in source order), and what that one can replace.
+fn split_by_visibility(group: BTreeSet<DefKey>, index: &Index) -> Vec<BTreeSet<DefKey>> {
+    let mut left: Vec<(DefKey, BTreeSet<usize>)> = group
+        .into_iter()
+        .map(|k| {
+            let seen_by = index.defining.get(&k).into_iter().flatten().copied().collect();
+            (k, seen_by)
+        })
+        .collect();
+    left.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+    let mut parts = Vec::new();
+    while !left.is_empty() {
+        let (head, head_units) = left.remove(0);
+        let mut part = BTreeSet::from([head]);
+        left.retain(|(key, units)| {
+            let replaceable = units.is_subset(&head_units);
+            if replaceable {
+                part.insert(key.clone());
+            }
+            !replaceable
+        });
+        if part.len() > 1 {
+            parts.push(part);
+        }
+    }
+    parts
 }
 
 /// The group's members in source order (file, then offset), as the first unit defining each names them.

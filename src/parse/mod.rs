@@ -97,7 +97,9 @@ struct Walker<'t, 'i> {
     expansions: HashMap<(FileId, u32), (String, u32)>,
     /// Macro name -> the identifiers its definitions' bodies name (function-like ones too).
     macro_words: HashMap<String, Vec<String>>,
-    /// Macros defined more than once in the unit: the same spelling can mean two things.
+    /// Macro name -> its first definition's tokens after the name.
+    macro_definitions: HashMap<String, Vec<String>>,
+    /// Macros defined more than once, differently, in the unit: the same spelling can mean two things.
     redefined_macros: HashSet<String>,
     /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
     sizeof_targets: HashSet<(FileId, u32)>,
@@ -129,6 +131,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             macros: HashMap::new(),
             expansions: HashMap::new(),
             macro_words: HashMap::new(),
+            macro_definitions: HashMap::new(),
             redefined_macros: HashSet::new(),
             sizeof_targets: HashSet::new(),
             cast_targets: HashMap::new(),
@@ -238,10 +241,19 @@ impl<'t, 'i> Walker<'t, 'i> {
     fn record_macro(&mut self, c: &Cursor) {
         let name = c.spelling();
         let tokens = self.tu.tokens(&c.extent());
-        let words = self.macro_words.entry(name.clone()).or_default();
-        if !words.is_empty() || self.macros.contains_key(&name) {
-            self.redefined_macros.insert(name.clone());
+        // Everything after the name (parameters too): two definitions spelled alike mean the same
+        // thing (C's "identical redefinition", as headers sharing `#define GLOBAL_AS __global` do).
+        let definition: Vec<String> = tokens.iter().skip(1).map(|t| t.text.clone()).collect();
+        match self.macro_definitions.get(&name) {
+            Some(earlier) if *earlier == definition => return,
+            Some(_) => {
+                self.redefined_macros.insert(name.clone());
+            }
+            None => {
+                self.macro_definitions.insert(name.clone(), definition);
+            }
         }
+        let words = self.macro_words.entry(name.clone()).or_default();
         for t in tokens.iter().skip(1).filter(|t| t.kind == TokenKind::Identifier) {
             words.push(t.text.clone());
             self.syntax.macro_bodies.entry(t.text.clone()).or_insert_with(|| name.clone());

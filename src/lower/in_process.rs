@@ -1,0 +1,158 @@
+//! `in_process`: clang 19 compiling in this process (FFI boundary).
+//!
+//! A `clang-19` process costs ~28 ms of dynamic loading before it compiles a
+//! ~3 ms kernel file, and clasp compiles a changed unit three times; as
+//! processes, clang's start-up was most of a batch's time. The C++ shim
+//! (`src/native/clang_compile.cpp`, linked to `libclang-cpp`) takes the same
+//! driver arguments, builds the one cc1 invocation the driver would run and
+//! executes it here, returning what `-o -` would have written. Each call has
+//! its own compiler instance and LLVM context, so workers compile in
+//! parallel; a crash inside clang is contained and reported as an error.
+
+use std::ffi::{c_char, c_int, CString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+extern "C" {
+    fn clasp_clang_compile(
+        argv: *const *const c_char,
+        argc: usize,
+        output: *mut *mut c_char,
+        output_len: *mut usize,
+        messages: *mut *mut c_char,
+        messages_len: *mut usize,
+    ) -> c_int;
+    fn clasp_clang_free(buffer: *mut c_char);
+}
+
+/// What one compilation produced.
+pub struct Compiled {
+    /// Whether clang reported no error.
+    pub success: bool,
+    /// What clang would have written to `-o -`.
+    pub output: Vec<u8>,
+    /// clang's diagnostics, as it prints them.
+    pub messages: String,
+}
+
+/// Compiles `input` with driver arguments `args`; `clang` is the executable
+/// whose resource directory (OpenCL's default headers) the driver uses.
+pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, String> {
+    let mut words = Vec::with_capacity(args.len() + 2);
+    words.push(c_string(clang.as_os_str().as_bytes())?);
+    for arg in args {
+        words.push(c_string(arg.as_bytes())?);
+    }
+    words.push(c_string(input.as_os_str().as_bytes())?);
+    let argv: Vec<*const c_char> = words.iter().map(|w| w.as_ptr()).collect();
+
+    let (mut output, mut output_len) = (std::ptr::null_mut(), 0usize);
+    let (mut messages, mut messages_len) = (std::ptr::null_mut(), 0usize);
+    // SAFETY: `argv` points to `argc` NUL-terminated strings that outlive the
+    // call; the shim writes two malloc'd buffers (or null with length 0) and
+    // their lengths, which are copied and freed below, once each.
+    let status =
+        unsafe { clasp_clang_compile(argv.as_ptr(), argv.len(), &mut output, &mut output_len, &mut messages, &mut messages_len) };
+    let output_bytes = take(output, output_len);
+    let message_bytes = take(messages, messages_len);
+    let messages = String::from_utf8_lossy(&message_bytes).into_owned();
+    match status {
+        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages }),
+        _ => Err(format!("{}: clang crashed compiling it (in process): {}", input.display(), messages.trim())),
+    }
+}
+
+fn c_string(bytes: &[u8]) -> Result<CString, String> {
+    CString::new(bytes).map_err(|_| format!("an argument contains a NUL byte: {}", String::from_utf8_lossy(bytes)))
+}
+
+/// Copies and frees one buffer the shim allocated.
+fn take(buffer: *mut c_char, len: usize) -> Vec<u8> {
+    if buffer.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: the shim allocated `len` bytes at `buffer` with malloc and
+    // hands them over; they are read once and freed once, here.
+    unsafe {
+        let bytes = std::slice::from_raw_parts(buffer as *const u8, len).to_vec();
+        clasp_clang_free(buffer);
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clang() -> std::path::PathBuf {
+        std::fs::canonicalize(crate::lower::clang_path().expect("clang-19")).unwrap()
+    }
+
+    fn args(extra: &[&str]) -> Vec<String> {
+        ["-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-Wno-everything"].iter().chain(extra).map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn compiles_what_the_clang_executable_compiles() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.cl");
+        std::fs::write(
+            &path,
+            "float twice(__global float *p) { return 2.0f * p[0]; }\nkernel void k(global float *p) { p[1] = twice(p); }\n",
+        )
+        .unwrap();
+        let args = crate::lower::ir_args(&args(&[]));
+        let here = compile(&clang(), &args, &path).unwrap();
+        assert!(here.success, "{}", here.messages);
+        let process = std::process::Command::new(clang()).args(&args).arg(&path).output().unwrap();
+        assert!(process.status.success());
+        // Bitcode, byte for byte what `clang-19 ... -o -` writes.
+        assert_eq!(&here.output[..4], b"BC\xc0\xde");
+        assert!(here.output == process.stdout, "in-process bitcode differs from clang-19's");
+    }
+
+    #[test]
+    fn errors_carry_file_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.cl");
+        std::fs::write(&path, "kernel void k(global float *p)\n{ p[0] = undeclared; }\n").unwrap();
+        let compiled = compile(&clang(), &args(&["-fsyntax-only"]), &path).unwrap();
+        assert!(!compiled.success);
+        let expected = format!("{}:2:10: error: use of undeclared identifier 'undeclared'", path.display());
+        assert!(compiled.messages.contains(&expected), "{}", compiled.messages);
+        // clang's own summary line is part of the messages (not written to this process's stderr).
+        assert!(compiled.messages.contains("1 error generated."), "{}", compiled.messages);
+    }
+
+    #[test]
+    fn driver_errors_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.cl");
+        std::fs::write(&path, "kernel void k(global float *p) { p[0] = 1.0f; }\n").unwrap();
+        let compiled = compile(&clang(), &args(&["-fsyntax-only", "-cl-nv-verbose"]), &path).unwrap();
+        assert!(!compiled.success);
+        assert!(compiled.messages.contains("unknown argument: '-cl-nv-verbose'"), "{}", compiled.messages);
+        let missing = compile(&clang(), &args(&["-fsyntax-only"]), &dir.path().join("absent.cl")).unwrap();
+        assert!(!missing.success && missing.messages.contains("no such file"), "{}", missing.messages);
+    }
+
+    #[test]
+    fn parallel_compilations_are_independent() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<_> = (0..8)
+            .map(|i| {
+                let path = dir.path().join(format!("k{i}.cl"));
+                std::fs::write(&path, format!("kernel void k{i}(global int *p) {{ p[0] = {i}; }}\n")).unwrap();
+                path
+            })
+            .collect();
+        let args = crate::lower::ir_args(&args(&[]));
+        let serial: Vec<Vec<u8>> = paths.iter().map(|p| compile(&clang(), &args, p).unwrap().output).collect();
+        let parallel: Vec<Vec<u8>> = std::thread::scope(|s| {
+            let handles: Vec<_> = paths.iter().map(|p| s.spawn(|| compile(&clang(), &args, p).unwrap().output)).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(serial, parallel);
+        assert!(serial.windows(2).all(|w| w[0] != w[1]));
+    }
+}

@@ -1,0 +1,52 @@
+//! Build script: compiles the in-process clang shim (`clang_compile.cpp`)
+//! against LLVM/Clang 19's headers and links it to `libclang-cpp`, the
+//! library the `clang-19` executable itself is made of.
+//!
+//! `llvm-config` is found as llvm-sys finds it: `$LLVM_SYS_191_PREFIX/bin`,
+//! then `llvm-config-19` on PATH, then Debian's `/usr/lib/llvm-19/bin`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn llvm_config() -> PathBuf {
+    if let Some(prefix) = std::env::var_os("LLVM_SYS_191_PREFIX") {
+        return PathBuf::from(prefix).join("bin/llvm-config");
+    }
+    if Command::new("llvm-config-19").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return PathBuf::from("llvm-config-19");
+    }
+    PathBuf::from("/usr/lib/llvm-19/bin/llvm-config")
+}
+
+fn query(config: &PathBuf, flag: &str) -> String {
+    let output = Command::new(config)
+        .arg(flag)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {} (install llvm-19-dev: scripts/setup): {e}", config.display()));
+    assert!(output.status.success(), "{} {flag} failed", config.display());
+    String::from_utf8(output.stdout).expect("llvm-config prints UTF-8").trim().to_string()
+}
+
+fn main() {
+    let source = "src/native/clang_compile.cpp";
+    println!("cargo:rerun-if-changed={source}");
+    println!("cargo:rerun-if-changed=src/native/build.rs");
+    println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
+    let config = llvm_config();
+    let include_dir = query(&config, "--includedir");
+    let lib_dir = query(&config, "--libdir");
+    let header = PathBuf::from(&include_dir).join("clang/Frontend/CompilerInstance.h");
+    assert!(header.is_file(), "{} missing: install libclang-19-dev (scripts/setup)", header.display());
+
+    let mut build = cc::Build::new();
+    build.cpp(true).file(source).include(&include_dir).warnings(false);
+    // LLVM's own flags (C++ standard, exceptions off, the macros its headers need).
+    for flag in query(&config, "--cxxflags").split_whitespace().filter(|f| !f.starts_with("-I")) {
+        build.flag(flag);
+    }
+    build.compile("clasp_clang_compile");
+
+    println!("cargo:rustc-link-search=native={lib_dir}");
+    println!("cargo:rustc-link-lib=dylib=clang-cpp");
+    println!("cargo:rustc-link-lib=dylib=stdc++");
+}

@@ -1,0 +1,144 @@
+// clasp's in-process clang: one compilation with clang 19's own library.
+//
+// Why: a clang-19 process spends ~28 ms loading and relocating libLLVM and
+// libclang-cpp before it reads a byte; a 130-line kernel file then compiles
+// in ~3 ms. clasp compiles each changed unit three times (IR facts, the
+// original and the result for the equivalence check), so running clang as a
+// process made start-up ~85% of a batch. Here the same driver arguments go
+// through clang's driver to a `CompilerInstance` in this
+// process, and the output that `-o -` would have written comes back in
+// memory, so what is compiled is exactly what `clang-19 ARGS FILE` compiles.
+//
+// Thread safety: every call builds its own invocation, diagnostics, file
+// manager and LLVM context, as clangd does for its parallel workers; nothing
+// here touches global option state (`-mllvm` is refused by clasp's option
+// filter before it gets here).
+//
+// The C interface is the whole surface; src/lower/in_process.rs is its only
+// caller.
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Driver/Compilation.h>
+#include <clang/Driver/Driver.h>
+#include <clang/Driver/Job.h>
+#include <clang/Driver/Tool.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/FrontendTool/Utils.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+// A malloc'd copy the Rust side frees with `clasp_clang_free`.
+char *copy_out(const char *data, size_t len, size_t *out_len) {
+  char *copy = static_cast<char *>(std::malloc(len == 0 ? 1 : len));
+  if (copy != nullptr && len != 0) std::memcpy(copy, data, len);
+  *out_len = copy == nullptr ? 0 : len;
+  return copy;
+}
+
+// The cc1 invocation the driver would run for `argv`. Not
+// `clang::createInvocation`: that one forces -fsyntax-only, and the output
+// here is the IR that `-emit-llvm -c -o -` asks for.
+std::shared_ptr<clang::CompilerInvocation> cc1_invocation(llvm::ArrayRef<const char *> argv,
+                                                          clang::DiagnosticsEngine &diagnostics) {
+  clang::driver::Driver driver(argv[0], llvm::sys::getDefaultTargetTriple(), diagnostics);
+  std::unique_ptr<clang::driver::Compilation> compilation(driver.BuildCompilation(argv));
+  if (!compilation || diagnostics.hasErrorOccurred()) return nullptr;
+  const clang::driver::JobList &jobs = compilation->getJobs();
+  if (jobs.size() != 1 || llvm::StringRef(jobs.begin()->getCreator().getName()) != "clang") {
+    diagnostics.Report(diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                                   "these arguments are not one compilation"));
+    return nullptr;
+  }
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, jobs.begin()->getArguments(), diagnostics, argv[0]))
+    return nullptr;
+  return invocation;
+}
+
+// Runs one compilation; returns 0 on success, 1 when clang reported errors.
+int compile(llvm::ArrayRef<const char *> argv, llvm::SmallVectorImpl<char> &output, std::string &messages) {
+  llvm::raw_string_ostream message_stream(messages);
+
+  // Diagnostics of the driver itself (unknown arguments, a missing input).
+  clang::DiagnosticOptions *driver_options = new clang::DiagnosticOptions();
+  driver_options->ShowColors = false;
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> driver_diagnostics =
+      clang::CompilerInstance::createDiagnostics(driver_options,
+                                                 new clang::TextDiagnosticPrinter(message_stream, driver_options),
+                                                 /*ShouldOwnClient=*/true);
+  std::shared_ptr<clang::CompilerInvocation> invocation = cc1_invocation(argv, *driver_diagnostics);
+  if (!invocation || driver_diagnostics->hasErrorOccurred()) {
+    message_stream.flush();
+    if (messages.empty()) messages = "error: clang could not build a compilation from these arguments";
+    return 1;
+  }
+  // The driver asks cc1 to leak its AST and module at exit (-disable-free):
+  // right for a process about to end, a leak per unit here.
+  invocation->getFrontendOpts().DisableFree = false;
+  invocation->getCodeGenOpts().DisableFree = false;
+  // The driver colours diagnostics when stderr is a terminal; these are read, not shown.
+  invocation->getDiagnosticOpts().ShowColors = false;
+
+  clang::CompilerInstance instance;
+  instance.setInvocation(invocation);
+  instance.createDiagnostics(new clang::TextDiagnosticPrinter(message_stream, &invocation->getDiagnosticOpts()),
+                             /*ShouldOwnClient=*/true);
+  // "N errors generated." and any verbose output go to the messages, not to our stderr.
+  instance.setVerboseOutputStream(message_stream);
+  // What `-o -` would have written (code generation takes this stream when set).
+  instance.setOutputStream(std::make_unique<llvm::raw_svector_ostream>(output));
+
+  std::unique_ptr<clang::FrontendAction> action = clang::CreateFrontendAction(instance);
+  if (!action) {
+    messages += "error: clang has no action for these arguments";
+    return 1;
+  }
+  bool ok = instance.ExecuteAction(*action);
+  message_stream.flush();
+  return ok && !instance.getDiagnostics().hasErrorOccurred() ? 0 : 1;
+}
+
+}  // namespace
+
+extern "C" {
+
+// Compiles with `argv` (argv[0] is the clang executable whose resource
+// directory is used, the input file last, as on a command line). On return
+// `*output` holds what clang would have written to `-o -` and `*messages` its
+// diagnostics, both malloc'd (free with `clasp_clang_free`). Returns 0 on
+// success, 1 when clang reported an error, 2 when clang crashed (the crash
+// is contained: the process goes on).
+int clasp_clang_compile(const char *const *argv, size_t argc, char **output, size_t *output_len, char **messages,
+                        size_t *messages_len) {
+  llvm::SmallString<0> produced;
+  std::string text;
+  int status = 2;
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  bool finished = recovery.RunSafely([&] { status = compile(llvm::ArrayRef<const char *>(argv, argc), produced, text); });
+  if (!finished) {
+    status = 2;
+    text += "error: clang crashed on this file";
+  }
+  *output = copy_out(produced.data(), produced.size(), output_len);
+  *messages = copy_out(text.data(), text.size(), messages_len);
+  return status;
+}
+
+void clasp_clang_free(char *buffer) { std::free(buffer); }
+
+}  // extern "C"
