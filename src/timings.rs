@@ -7,6 +7,21 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 static TOTALS: Mutex<BTreeMap<&'static str, (Duration, u32)>> = Mutex::new(BTreeMap::new());
+/// (point in the run, resident MB then, peak resident MB so far), in order.
+static MEMORY: Mutex<Vec<(&'static str, u64, u64)>> = Mutex::new(Vec::new());
+
+/// Notes the process's resident and peak resident memory at `point` (Linux
+/// only: read from /proc/self/status; elsewhere nothing is noted).
+pub fn note_memory(point: &'static str) {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return };
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb / 1024)
+    };
+    if let (Some(now), Some(peak), Ok(mut memory)) = (field("VmRSS:"), field("VmHWM:"), MEMORY.lock()) {
+        memory.push((point, now, peak));
+    }
+}
 
 /// Runs `f`, adding its wall time to `stage`.
 pub fn time<T>(stage: &'static str, f: impl FnOnce() -> T) -> T {
@@ -28,6 +43,13 @@ pub fn report() -> Option<String> {
     let lines: Vec<String> = totals
         .iter()
         .map(|(stage, (spent, calls))| format!("clasp: time: {stage}: {:.3} s in {calls} calls", spent.as_secs_f64()))
+        .chain(
+            MEMORY
+                .lock()
+                .ok()?
+                .iter()
+                .map(|(point, now, peak)| format!("clasp: memory: {point}: {now} MB resident, peak {peak} MB")),
+        )
         .collect();
     Some(lines.join("\n"))
 }

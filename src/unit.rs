@@ -120,7 +120,8 @@ impl Workbench {
             return Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default() });
         };
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {
-            lower::lower(&self.context, path, &options.clang_args(Some(&standard.flags)))
+            // A context per unit (not the worker's): a context keeps every constant and type it made.
+            lower::lower(&Context::create(), path, &options.clang_args(Some(&standard.flags)))
         })
         .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
         // A kernel is what the compiler made one: `__kernel` may come from a

@@ -3,17 +3,22 @@
 //! change sets were withdrawn, or one of its declarations was refused), or
 //! unchanged.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::plan::Plan;
 use super::settle::Settled;
-use super::{FunctionAccount, Outcome};
+use super::{FunctionAccount, Outcome, Refusal};
 use crate::unit::Unit;
 
 pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, verify: bool) -> Vec<FunctionAccount> {
     let mut seen: BTreeSet<(PathBuf, String)> = BTreeSet::new();
     let mut out = Vec::new();
+    // (file, function) -> its first refusal (refusals are sorted).
+    let mut refusals: HashMap<(&Path, &str), &Refusal> = HashMap::new();
+    for r in &plan.refusals {
+        refusals.entry((r.canonical.as_path(), r.function.as_str())).or_insert(r);
+    }
     for unit in units {
         for function in unit.syntax.functions.iter().filter(|f| f.is_definition) {
             let key = (unit.canonical(function.pos.file).to_path_buf(), function.name.clone());
@@ -23,7 +28,7 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
             let sets = plan.planned.get(&key);
             let kept: Vec<usize> = sets.into_iter().flatten().copied().filter(|id| settled.kept(*id)).collect();
             let withdrawn = sets.into_iter().flatten().find_map(|id| settled.withdrawn.get(id));
-            let refusal = plan.refusals.iter().find(|r| r.canonical == key.0 && r.function == function.name);
+            let refusal = refusals.get(&(key.0.as_path(), function.name.as_str()));
             let outcome = if !kept.is_empty() {
                 Outcome::Migrated { verified: verify && !kept.iter().any(|id| settled.unverified.contains(id)) }
             } else if let Some(w) = withdrawn {

@@ -188,7 +188,7 @@ pub fn find(
     for group in groups {
         let members = members_of(units, &views, &index, &group);
         let signatures: BTreeSet<&Vec<Option<Space>>> =
-            group.iter().filter_map(|k| views.iter().find_map(|v| v.signature.get(k))).collect();
+            group.iter().filter_map(|k| index.defining.get(k).and_then(|us| views[us[0]].signature.get(k))).collect();
         // Copies with the same qualifiers are not per-space duplicates: not clasp's business.
         if signatures.len() < 2 {
             continue;
@@ -209,7 +209,7 @@ pub fn find(
         .map(|m| m.key.clone())
         .collect();
     keep_what_would_lose_const(units, &views, &mut candidates);
-    drop_calls_to_unmerged(&views, &grouped, &mut candidates);
+    drop_calls_to_unmerged(&views, &index, &grouped, &mut candidates);
     let stems: Vec<Option<String>> = candidates.iter().map(|c| stem(&c.merging())).collect();
     let mut probe: Vec<String> = stems.iter().flatten().cloned().collect();
     probe.sort();
@@ -237,8 +237,11 @@ pub fn find(
         claimed.insert(name.clone());
         let mut members: Vec<Member> = vec![survivor.clone()];
         members.extend(merging.into_iter().filter(|m| m.key != survivor.key));
-        let depends_on =
-            callees(&views, &members).into_iter().filter_map(|k| index_of_member.get(&k).copied()).filter(|j| *j != i).collect();
+        let depends_on = callees(&views, &index, &members)
+            .into_iter()
+            .filter_map(|k| index_of_member.get(&k).copied())
+            .filter(|j| *j != i)
+            .collect();
         merge_of_candidate.insert(i, out.merges.len());
         out.merges.push(build(units, &views, decisions, candidate, members, name, depends_on));
     }
@@ -660,12 +663,12 @@ fn unmergeable_members(
     kept
 }
 
-/// The helper definitions a member calls, in any unit.
-fn callees(views: &[UnitView], members: &[Member]) -> BTreeSet<DefKey> {
+/// The helper definitions a member calls, in any unit defining it.
+fn callees(views: &[UnitView], index: &Index, members: &[Member]) -> BTreeSet<DefKey> {
     let mut out = BTreeSet::new();
-    for view in views {
-        for m in members {
-            for word in view.words.get(&m.key).into_iter().flatten() {
+    for m in members {
+        for &u in index.defining.get(&m.key).into_iter().flatten() {
+            for word in views[u].words.get(&m.key).into_iter().flatten() {
                 if let RawWord::Callee(k) = word {
                     out.insert(k.clone());
                 }
@@ -677,18 +680,19 @@ fn callees(views: &[UnitView], members: &[Member]) -> BTreeSet<DefKey> {
 
 /// A member that calls a duplicate which does not merge must stay: after the
 /// merge it would call the survivor of another group than its twins do. To a fixpoint.
-fn drop_calls_to_unmerged(views: &[UnitView], in_groups: &BTreeSet<DefKey>, candidates: &mut [Candidate]) {
+fn drop_calls_to_unmerged(views: &[UnitView], index: &Index, in_groups: &BTreeSet<DefKey>, candidates: &mut [Candidate]) {
     loop {
         let merging: BTreeSet<DefKey> =
             candidates.iter().filter(|c| c.merging().len() > 1).flat_map(|c| c.merging().into_iter().map(|m| m.key)).collect();
         let mut changed = false;
         for candidate in candidates.iter_mut() {
             for m in candidate.merging() {
-                let stray = callees(views, std::slice::from_ref(&m))
+                let stray = callees(views, index, std::slice::from_ref(&m))
                     .into_iter()
                     .find(|k| in_groups.contains(k) && !merging.contains(k) && *k != m.key);
                 if let Some(k) = stray {
-                    let name = views.iter().find_map(|v| v.defs.get(&k)).map(|f| f.name.clone()).unwrap_or_default();
+                    let defined = index.defining.get(&k).and_then(|us| views[us[0]].defs.get(&k));
+                    let name = defined.map(|f| f.name.clone()).unwrap_or_default();
                     candidate.kept.push((m.clone(), format!("calls `{name}`, whose group does not merge")));
                     changed = true;
                 }

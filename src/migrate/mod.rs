@@ -170,8 +170,10 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Mig
         }
     };
     let mut units = crate::timings::time("load", || load_units(&pool, jobs, options, &mut result));
+    crate::timings::note_memory("after load");
     skipped_only_where_no_unit_compiles(&mut units);
     let (plan, settled) = plan_and_settle(bench, &pool, &units, options);
+    crate::timings::note_memory("after settle");
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
     result.warnings.extend(plan.warnings.iter().cloned());
@@ -180,6 +182,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Mig
     result.warnings.extend(settled.warnings.iter().cloned());
     result.functions =
         crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
+    crate::timings::note_memory("at the end");
     result.refusals = plan.refusals;
     result
 }

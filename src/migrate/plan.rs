@@ -244,11 +244,16 @@ pub fn plan(
     drop_deleted_edits(&mut plan);
     // Every unit whose files a set edits checks it (a header's pointer that follows a moved
     // variable of one program is the same pointer in every program including the header).
+    let mut editing: HashMap<&Path, Vec<SetId>> = HashMap::new();
+    for (id, set) in plan.sets.iter().enumerate() {
+        for file in set.edits.keys() {
+            editing.entry(file.as_path()).or_default().push(id);
+        }
+    }
     for (u, unit) in units.iter().enumerate() {
-        let files: BTreeSet<&Path> = (0..unit.syntax.files.len()).map(|id| unit.canonical(id)).collect();
-        for (id, set) in plan.sets.iter().enumerate() {
-            if set.edits.keys().any(|f| files.contains(f.as_path())) {
-                plan.unit_sets[u].insert(id);
+        for id in 0..unit.syntax.files.len() {
+            if let Some(sets) = editing.get(unit.canonical(id)) {
+                plan.unit_sets[u].extend(sets.iter().copied());
             }
         }
     }
@@ -290,20 +295,21 @@ fn merge_key(merge: &Merge) -> DeclKey {
 /// Edits inside code a merge deletes (the deleted copy's own qualifier
 /// edits, calls renamed there) go: the deletion covers them.
 fn drop_deleted_edits(plan: &mut Plan) {
-    let deletions: BTreeSet<Edit> = plan
-        .merges
-        .iter()
-        .flat_map(|(m, _)| m.fix.edits.iter())
-        .filter(|e| e.replacement.is_empty() && e.end > e.start)
-        .cloned()
-        .collect();
-    // Merge edits name files by canonical path, as the sets' keys do.
-    let inside = |file: &PathBuf, e: &Edit| {
-        deletions.iter().any(|d| d != e && &d.file == file && d.start <= e.start && e.end <= d.end && e.start < d.end)
-    };
+    // Per file (merge edits name files by canonical path, as the sets' keys do): its deletions.
+    let mut deletions: HashMap<PathBuf, BTreeSet<(u32, u32)>> = HashMap::new();
+    for e in plan.merges.iter().flat_map(|(m, _)| m.fix.edits.iter()) {
+        if e.replacement.is_empty() && e.end > e.start {
+            deletions.entry(e.file.clone()).or_default().insert((e.start, e.end));
+        }
+    }
     for set in plan.sets.iter_mut() {
         for (file, edits) in set.edits.iter_mut() {
-            edits.retain(|e| !inside(file, e));
+            let Some(deleted) = deletions.get(file) else { continue };
+            let inside = |e: &Edit| {
+                let is_deletion = e.replacement.is_empty() && deleted.contains(&(e.start, e.end));
+                !is_deletion && deleted.iter().any(|&(start, end)| start <= e.start && e.end <= end && e.start < end)
+            };
+            edits.retain(|e| !inside(e));
         }
         let kept: BTreeSet<&Edit> = set.edits.values().flatten().collect();
         for fix in set.fixes.iter_mut() {

@@ -97,7 +97,8 @@ type Original = Option<Result<Baseline, String>>;
 /// The kernels results are compared with.
 #[derive(Debug, Clone)]
 struct Baseline {
-    kernels: Vec<KernelBody>,
+    /// Shared: the memo and the settler hold the same baseline, and every check clones it.
+    kernels: std::sync::Arc<Vec<KernelBody>>,
     /// The unit does not compile unchanged as the target: these are the kernels of the
     /// unit with its required repairs applied (compiled as the target), so the other
     /// changes are proven against them, and the repairs on their own (`prove_repairs`).
@@ -203,7 +204,7 @@ impl Settler<'_> {
     }
 
     /// Every unit's first check (all its sets), in parallel: most units pass it, and it is
-    /// most of the time spent. Each worker has its own LLVM context.
+    /// most of the time spent.
     fn first_pass(&mut self, pool: &rayon::ThreadPool) {
         use rayon::prelude::*;
         let work: Vec<(usize, BTreeSet<SetId>)> = (0..self.checker.units.len())
@@ -216,9 +217,12 @@ impl Settler<'_> {
         progress.stage("verifying", work.len());
         let done: Vec<(usize, Original, Checked)> = pool.install(|| {
             work.into_par_iter()
-                .map_init(Context::create, |context, (u, sets)| {
+                .map(|(u, sets)| {
+                    // A context per unit: a context keeps every constant and type
+                    // it ever made, so one per worker grows with the batch.
+                    let context = Context::create();
                     let mut original = None;
-                    let result = checker.check(context, u, &mut original, &sets);
+                    let result = checker.check(&context, u, &mut original, &sets);
                     let note = format!("{} planned changes, ", checker.plan.sets.len());
                     progress.done(&checker.units[u].path, &note);
                     (u, original, (sets, result))
@@ -446,13 +450,13 @@ impl Checker<'_> {
             crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only)
         };
         let mut target_error = match as_target(&none) {
-            Ok(kernels) => return Ok(Baseline { kernels, repaired: false, uncompilable: None }),
+            Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: None }),
             Err(message) => message,
         };
         let required = &self.plan.required[u];
         if !required.is_empty() {
             match apply(self.plan, required, &self.files[u]).and_then(|repaired| as_target(&repaired)) {
-                Ok(kernels) => return Ok(Baseline { kernels, repaired: true, uncompilable: None }),
+                Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: true, uncompilable: None }),
                 Err(message) => target_error = message,
             }
         }
@@ -460,7 +464,7 @@ impl Checker<'_> {
         let kernels = crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only)?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
-        Ok(Baseline { kernels, repaired: false, uncompilable: Some(target_error) })
+        Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: Some(target_error) })
     }
 
     /// For a unit whose baseline is repaired: are the repairs alone equivalent to the

@@ -530,11 +530,14 @@ impl<'t, 'i> Walker<'t, 'i> {
         // something else than a copy spelled the same: it is not compared (left empty).
         let comparable = is_definition && !is_kernel && !self.uses_redefined_macro(&tokens);
         let tokens = if comparable {
-            tokens
-                .into_iter()
-                .filter(|t| t.kind != TokenKind::Comment)
-                .map(|t| SourceToken { text: t.text, start: t.start.offset, end: t.end.offset })
-                .collect()
+            // A new vector, not the raw tokens' buffer reused in place (three times the size, kept for the run).
+            let mut kept = Vec::with_capacity(tokens.len());
+            kept.extend(tokens.into_iter().filter(|t| t.kind != TokenKind::Comment).map(|t| SourceToken {
+                text: t.text,
+                start: t.start.offset,
+                end: t.end.offset,
+            }));
+            kept
         } else {
             Vec::new()
         };
