@@ -15,6 +15,9 @@ use crate::unit::Unit;
 #[derive(Debug, Clone, Serialize)]
 pub struct UnitReport {
     pub path: String,
+    /// The `clasp.toml` configuration the unit was built in, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub configuration: Option<String>,
     pub compiles: CompileStatus,
     pub functions: Vec<FunctionReport>,
     pub program_vars: Vec<VarReport>,
@@ -256,14 +259,24 @@ pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
             function: v.function.as_ref().map(|f| crate::ir::demangled_base(f).to_string()),
         })
         .collect();
-    UnitReport { path: unit.path.display().to_string(), compiles, functions, program_vars }
+    UnitReport {
+        path: unit.path.display().to_string(),
+        configuration: unit.configuration.clone(),
+        compiles,
+        functions,
+        program_vars,
+    }
 }
 
 /// The report as text for people.
 pub fn render_text(report: &UnitReport) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let _ = writeln!(out, "{}", report.path);
+    match &report.configuration {
+        Some(configuration) => writeln!(out, "{} [{configuration}]", report.path),
+        None => writeln!(out, "{}", report.path),
+    }
+    .ok();
     let _ = writeln!(out, "  {}", report.compiles.render());
     for f in &report.functions {
         let kind = if f.kernel { "kernel" } else { "function" };

@@ -47,6 +47,22 @@ enum Command {
     Migrate(MigrateArgs),
 }
 
+/// Where the units and their options come from, for `migrate` and `analyze`.
+#[derive(Args, Debug)]
+struct ProjectArgs {
+    /// The project's settings and configurations (default: the nearest clasp.toml
+    /// in the first path's directory or above).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Ignore any clasp.toml.
+    #[arg(long, conflicts_with = "config")]
+    no_config: bool,
+    /// The units, as a JSON list of {"file", "options", "configuration"?}
+    /// (from a host's build log); instead of PATHs and clasp.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    compile_commands: Option<PathBuf>,
+}
+
 #[derive(Args, Debug)]
 struct MigrateArgs {
     #[command(flatten)]
@@ -57,17 +73,8 @@ struct MigrateArgs {
     /// and program-scope-global features) or cl3.0-nogeneric.
     #[arg(long, value_parser = Target::parse)]
     target: Option<Target>,
-    /// The project's settings and configurations (default: the nearest clasp.toml
-    /// in the first path's directory or above).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Ignore any clasp.toml.
-    #[arg(long, conflicts_with = "config")]
-    no_config: bool,
-    /// The units to migrate, as a JSON list of {"file", "options", "configuration"?}
-    /// (from a host's build log); instead of PATHs and clasp.toml.
-    #[arg(long, value_name = "FILE", conflicts_with = "config")]
-    compile_commands: Option<PathBuf>,
+    #[command(flatten)]
+    project: ProjectArgs,
     /// Apply the changes in place (atomically).
     #[arg(long, conflicts_with_all = ["check", "out_dir"])]
     write: bool,
@@ -206,14 +213,17 @@ struct AnalyzeArgs {
     compile: CompileArgs,
     #[command(flatten)]
     discover: DiscoverArgs,
-    /// The target each unit is also compiled as, unchanged (cl2.0, cl3.0, cl3.0-nogeneric).
-    #[arg(long, default_value = "cl2.0", value_parser = Target::parse)]
-    target: Target,
+    #[command(flatten)]
+    project: ProjectArgs,
+    /// The target each unit is also compiled as, unchanged: cl2.0 (default, or
+    /// clasp.toml's), cl3.0, cl3.0-nogeneric.
+    #[arg(long, value_parser = Target::parse)]
+    target: Option<Target>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
     /// Files, or directories searched for *.cl.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
     paths: Vec<PathBuf>,
 }
 
@@ -270,13 +280,26 @@ struct AnalyzeFile {
 }
 
 fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    let options = args.compile.options();
-    let target_args = options.clang_args(Some(&args.target.std_flags()));
     let found = discover(&args.paths, &args.discover.filters());
     let mut files = Vec::new();
     for (path, message) in &found.errors {
         let _ = writeln!(stderr, "{}: error: {message}", path.display());
     }
+    let config = match project_config(&args.project, &args.paths) {
+        Ok(config) => config,
+        Err(message) => {
+            let _ = writeln!(stderr, "{message}");
+            return EXIT_ERROR;
+        }
+    };
+    let jobs = match jobs(&args.project, &args.paths, args.compile.options(), config.as_ref(), &found.files) {
+        Ok(jobs) => jobs,
+        Err(message) => {
+            let _ = writeln!(stderr, "{}", config_error(config.as_ref(), &message));
+            return EXIT_ERROR;
+        }
+    };
+    let target = args.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
     let bench = match Workbench::new() {
         Ok(b) => b,
         Err(message) => {
@@ -285,13 +308,19 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         }
     };
     let mut errors = found.errors.len();
-    for path in &found.files {
-        match bench.load(path, &options, args.target) {
+    for job in &jobs {
+        let (path, options) = (&job.path, &job.compile);
+        let loaded = bench.load(path, options, target).map(|mut unit| {
+            unit.configuration = job.configuration.clone();
+            unit
+        });
+        match loaded {
             Ok(unit) => {
+                let target_args = options.clang_args(Some(&target.std_flags()));
                 let compiles = analyze::CompileStatus {
                     as_input: analyze::CompileCheck::new(unit.standard.std.name(), Ok(())),
                     unchanged_as_target: Some(analyze::CompileCheck::new(
-                        args.target.name(),
+                        target.name(),
                         crate::verify::compiles(path, &target_args, &Default::default()),
                     )),
                 };
@@ -309,7 +338,11 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
             }
             Err(e) => {
                 errors += 1;
-                let _ = writeln!(stderr, "{e}");
+                match &job.configuration {
+                    Some(name) => writeln!(stderr, "{e}\n{}: note: in configuration `{name}`", path.display()),
+                    None => writeln!(stderr, "{e}"),
+                }
+                .ok();
                 let compiles = e.is_compile_error().then(|| analyze::CompileStatus {
                     as_input: analyze::CompileCheck::new(options.std.first().name(), Err(e.to_string())),
                     unchanged_as_target: None,
@@ -328,7 +361,14 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({ "files": files })).unwrap());
     }
     let analysed = files.len() - (errors - found.errors.len());
-    let _ = writeln!(stderr, "clasp: {}, {}", plural(analysed, "file", "analysed"), plural(errors, "error", ""));
+    let distinct: std::collections::BTreeSet<&PathBuf> = jobs.iter().map(|j| &j.path).collect();
+    let what = if distinct.len() == jobs.len() {
+        plural(analysed, "file", "analysed")
+    } else {
+        // A file built in several configurations is a unit in each.
+        format!("{} ({})", plural(analysed, "unit", "analysed"), plural(distinct.len(), "file", ""))
+    };
+    let _ = writeln!(stderr, "clasp: {what}, {}", plural(errors, "error", ""));
     if errors > 0 {
         EXIT_ERROR
     } else {
@@ -347,25 +387,34 @@ pub fn plural(n: usize, noun: &str, participle: &str) -> String {
 }
 
 /// The `clasp.toml` that applies: `--config`, else the nearest one above the first path.
-fn project_config(args: &MigrateArgs) -> Result<Option<crate::config::Config>, String> {
+fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<crate::config::Config>, String> {
     if args.no_config || args.compile_commands.is_some() {
         return Ok(None);
     }
     let path = match &args.config {
         Some(path) => Some(path.clone()),
-        None => args.paths.first().and_then(|p| crate::config::find(p)),
+        None => paths.first().and_then(|p| crate::config::find(p)),
     };
     path.map(|p| crate::config::Config::load(&p)).transpose()
+}
+
+/// An error in the project's settings, named after the file that holds them.
+fn config_error(config: Option<&crate::config::Config>, message: &str) -> String {
+    match config {
+        Some(config) => format!("{}: error: {message}", config.path.display()),
+        None => message.to_string(),
+    }
 }
 
 /// The units to load: every file found (but those the config excludes,
 /// unless named on the command line), once per configuration.
 fn jobs(
-    args: &MigrateArgs,
+    args: &ProjectArgs,
+    paths: &[PathBuf],
+    compile: CompileOptions,
     config: Option<&crate::config::Config>,
     files: &[PathBuf],
 ) -> Result<Vec<crate::config::Job>, String> {
-    let compile = args.compile.options();
     if let Some(list) = &args.compile_commands {
         return crate::config::compile_commands(list, &compile);
     }
@@ -375,7 +424,7 @@ fn jobs(
             .map(|f| crate::config::Job { path: f.clone(), configuration: None, compile: compile.clone() })
             .collect()),
         Some(config) => {
-            let kept: Vec<PathBuf> = files.iter().filter(|f| args.paths.contains(f) || !config.excludes(f)).cloned().collect();
+            let kept: Vec<PathBuf> = files.iter().filter(|f| paths.contains(f) || !config.excludes(f)).cloned().collect();
             config.jobs(&kept, &compile)
         }
     }
@@ -390,21 +439,17 @@ fn run_migrate(args: MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
             return EXIT_ERROR;
         }
     };
-    let config = match project_config(&args) {
+    let config = match project_config(&args.project, &args.paths) {
         Ok(config) => config,
         Err(message) => {
             let _ = writeln!(stderr, "{message}");
             return EXIT_ERROR;
         }
     };
-    let jobs = match jobs(&args, config.as_ref(), &found.files) {
+    let jobs = match jobs(&args.project, &args.paths, args.compile.options(), config.as_ref(), &found.files) {
         Ok(jobs) => jobs,
         Err(message) => {
-            match &config {
-                Some(config) => writeln!(stderr, "{}: error: {message}", config.path.display()),
-                None => writeln!(stderr, "{message}"),
-            }
-            .ok();
+            let _ = writeln!(stderr, "{}", config_error(config.as_ref(), &message));
             return EXIT_ERROR;
         }
     };

@@ -510,6 +510,36 @@ fn compile_commands_build_each_entry_as_a_configuration() {
     assert!(stderr.contains("commands.json: error: entry 1") && stderr.contains("-fshiny"), "{stderr}");
 }
 
+#[test]
+fn analyze_reads_the_project_configurations() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate/configurations");
+    let (code, stdout, stderr) = clasp(&["analyze", "--json", fixture.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let units: Vec<(String, String)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let name = f["path"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+            (name, f["configuration"].as_str().unwrap_or("-").to_string())
+        })
+        .collect();
+    let expected = [("histogram.cl", "plain"), ("histogram.cl", "atomics"), ("scale.cl", "plain"), ("scale.cl", "atomics")];
+    assert_eq!(units, expected.map(|(f, c)| (f.to_string(), c.to_string())));
+    assert!(stderr.contains("clasp: 4 units analysed (2 files), 0 errors"), "{stderr}");
+    // The configurations differ where clasp.toml says: `bump` only uses an atomic with USE_ATOMICS=1.
+    let builtins = |i: usize| report["files"][i]["functions"].to_string().contains("atomic_inc");
+    assert!(!builtins(0) && builtins(1), "{}", report["files"]);
+    // The text names the configuration; --no-config reads each file once, with no options.
+    let (code, stdout, _) = clasp(&["analyze", fixture.join("scale.cl").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("scale.cl [atomics]"), "{stdout}");
+    let (code, stdout, stderr) = clasp(&["analyze", "--no-config", fixture.join("scale.cl").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("scale.cl [") && stderr.contains("clasp: 1 file analysed"), "{stdout}{stderr}");
+}
+
 /// A kernel file with one helper clasp makes generic.
 const HELPER_UNIT: &str = "float first(__global const float *v) { return v[0]; }\n__kernel void k(__global const float *in, __global float *out) { out[0] = first(in); }\n";
 
