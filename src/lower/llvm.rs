@@ -339,18 +339,22 @@ impl<'m> Val<'m> {
 /// so no `optnone`/`noinline` from -O0). Every helper is inlined first, so
 /// the default inliner's cost model (which sees a generic helper differently
 /// from a named one, and a helper called twice differently from one called
-/// once) decides nothing; SROA and early CSE then turn the inlined
-/// arguments back into the kernel's own values, and InferAddressSpaces runs
-/// before any pass that reacts to pointer width (index widening, reassociation,
-/// scheduling), so a generic pointer has become the named one by the time
-/// they see it. Then a second round of scalar clean-up (CFG simplification,
+/// once) decides nothing; SROA then turns the inlined arguments back into
+/// the kernel's own values and InferAddressSpaces runs at once, before any
+/// pass whose result depends on what may alias (early CSE forwards a load
+/// past a store to a __global pointer when the load is from __local, not
+/// when it is from a generic pointer: the two versions would part there,
+/// a loop of a helper over __local memory folded in one only), and again
+/// after early CSE for pointers it exposes (loaded from memory); every pass
+/// that reacts to pointer width (index widening, reassociation, scheduling)
+/// sees the named pointer. Then a second round of scalar clean-up (CFG simplification,
 /// SROA, memory-SSA CSE, GVN, instcombine, dead code) instead of the whole
 /// O2 pipeline: the same verdicts on every corpus project (equal IR after
 /// semantics-preserving passes proves equivalence; fewer passes can only
 /// prove less, and the corpus shows they do not), at about 60% of the
 /// pipeline time (no loop passes, no vectorisers).
 pub const EQUIVALENCE_PIPELINE: &str =
-    "cgscc(inline),function(sroa,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>,\
+    "cgscc(inline),function(sroa,infer-address-spaces,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>,\
      simplifycfg,sroa,early-cse<memssa>,gvn,instcombine<no-verify-fixpoint>,simplifycfg,adce)";
 
 /// The inliner threshold for `EQUIVALENCE_PIPELINE`: no helper is too big.

@@ -182,7 +182,7 @@ pub fn find(
     let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
     let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
     let index = Index::new(units, &views);
-    let groups = join_units(&views, &per_unit).into_iter().flat_map(|g| split_by_visibility(g, &index));
+    let groups = join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views));
     let mut out = Duplicates::default();
     let mut candidates = Vec::new();
     for group in groups {
@@ -270,7 +270,7 @@ pub fn constant_twins(units: &[Unit], root: &Path, withdrawn: &BTreeMap<DefKey, 
     let per_unit: Vec<BTreeMap<DefKey, usize>> = views.iter().map(classes).collect();
     let mut out = Vec::new();
     let index = Index::new(units, &views);
-    for group in join_units(&views, &per_unit).into_iter().flat_map(|g| split_by_visibility(g, &index)) {
+    for group in join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views)) {
         let signature = |k: &DefKey| index.defining.get(k).and_then(|us| views[us[0]].signature.get(k));
         let signatures: BTreeSet<&Vec<Option<Space>>> = group.iter().filter_map(signature).collect();
         // Cheap first: only groups with a __constant member matter here.
@@ -309,6 +309,7 @@ fn batch_refusal(
     let (declaring, calling_elsewhere) = declared_elsewhere(units, views, index, members, seeing);
     let refused = calling_elsewhere
         .or_else(|| disagreement(units, per_unit, group, seeing))
+        .or_else(|| other_definition(units, members, group, seeing))
         .or_else(|| unrenameable(units, members, seeing, root))
         .or_else(|| members.iter().find_map(|m| withdrawn.get(&m.key)).map(|(r, d)| (*r, d.clone())));
     (declaring, refused)
@@ -470,38 +471,82 @@ fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DefKey, usize>]) -> Vec<B
     groups.into_values().filter(|g| g.len() > 1).collect()
 }
 
-/// A joined group split where no merge of the whole could keep a member.
-/// Joining is transitive: a unit including two headers finds `rows_sum_g`,
-/// `rows_sum_l` (rows.h) and `cols_sum_g`, `cols_sum_l` (cols.h) all alike;
-/// when other units include only one of the headers, no member is seen by
-/// every unit that sees the group, so nothing could survive the whole merge.
-/// Each part then has a first member every unit seeing the part sees (the
-/// most widely seen first, in source order), and what that one can replace.
-fn split_by_visibility(group: BTreeSet<DefKey>, index: &Index) -> Vec<BTreeSet<DefKey>> {
-    let mut left: Vec<(DefKey, BTreeSet<usize>)> = group
+/// A joined group split into the merges the batch can make. Joining is
+/// transitive: a unit including two headers finds `rows_sum_g`, `rows_sum_l`
+/// (rows.h) and `cols_sum_g`, `cols_sum_l` (cols.h) all alike, and a
+/// file's own `accum_g` joins a header's `sum_g` it copies. A merge is one
+/// family of per-space copies: at most one member per qualifier signature
+/// (same-qualifier copies are not per-space duplicates), and a member every
+/// unit seeing the part sees (the one a merge could keep: no unit including
+/// only rows.h can call a survivor from cols.h). Members pair up closest
+/// first: in the same file, then by the longest name they share
+/// (`rows_sum_g` with `rows_sum_l`); two in different files whose names
+/// share nothing never pair.
+fn partition(group: BTreeSet<DefKey>, index: &Index, views: &[UnitView]) -> Vec<BTreeSet<DefKey>> {
+    struct Copy<'v> {
+        key: DefKey,
+        seen_by: BTreeSet<usize>,
+        signature: Option<&'v Vec<Option<Space>>>,
+        name: &'v str,
+    }
+    let copies: Vec<Copy> = group
         .into_iter()
-        .map(|k| {
-            let seen_by = index.defining.get(&k).into_iter().flatten().copied().collect();
-            (k, seen_by)
+        .filter_map(|key| {
+            let units = index.defining.get(&key)?;
+            let view = &views[units[0]];
+            let name = view.defs.get(&key)?.name.as_str();
+            Some(Copy { seen_by: units.iter().copied().collect(), signature: view.signature.get(&key), name, key })
         })
         .collect();
-    left.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
-    let mut parts = Vec::new();
-    while !left.is_empty() {
-        let (head, head_units) = left.remove(0);
-        let mut part = BTreeSet::from([head]);
-        left.retain(|(key, units)| {
-            let replaceable = units.is_subset(&head_units);
-            if replaceable {
-                part.insert(key.clone());
+    // Candidate pairs, closest first (deterministic: then by position).
+    let mut pairs: Vec<(bool, usize, usize, usize)> = Vec::new();
+    for a in 0..copies.len() {
+        for b in a + 1..copies.len() {
+            if copies[a].signature == copies[b].signature {
+                continue;
             }
-            !replaceable
-        });
-        if part.len() > 1 {
-            parts.push(part);
+            let same_file = copies[a].key.0 == copies[b].key.0;
+            let shared = shared_name_length(copies[a].name, copies[b].name);
+            if same_file || shared > 0 {
+                pairs.push((same_file, shared, a, b));
+            }
         }
     }
-    parts
+    pairs.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then((x.2, x.3).cmp(&(y.2, y.3))));
+    // Union-find over copies, a part joining another only if the result is still one family.
+    let mut part: Vec<usize> = (0..copies.len()).collect();
+    let mut members: Vec<Vec<usize>> = (0..copies.len()).map(|i| vec![i]).collect();
+    for (_, _, a, b) in pairs {
+        let (pa, pb) = (part[a], part[b]);
+        if pa == pb {
+            continue;
+        }
+        let joined: Vec<usize> = members[pa].iter().chain(&members[pb]).copied().collect();
+        let signatures: BTreeSet<_> = joined.iter().map(|&i| copies[i].signature).collect();
+        let seen: BTreeSet<usize> = joined.iter().flat_map(|&i| copies[i].seen_by.iter().copied()).collect();
+        let keeper = joined.iter().any(|&i| copies[i].seen_by.is_superset(&seen));
+        if signatures.len() == joined.len() && keeper {
+            for &i in &members[pb] {
+                part[i] = pa;
+            }
+            members[pb].clear();
+            members[pa] = joined;
+        }
+    }
+    members
+        .into_iter()
+        .filter(|m| m.len() > 1)
+        .map(|m| m.into_iter().map(|i| copies[i].key.clone()).collect())
+        .collect()
+}
+
+/// How much of their names two copies share: all of it for an overload set,
+/// else the length of the stem a merge would name them by (0: nothing).
+fn shared_name_length(a: &str, b: &str) -> usize {
+    if a == b {
+        return a.len() + 1;
+    }
+    stem_of(&[a, b]).map(|s| s.len()).unwrap_or(0)
 }
 
 /// The group's members in source order (file, then offset), as the first unit defining each names them.
@@ -558,6 +603,36 @@ fn declared_elsewhere(
         }
     }
     (declaring, None)
+}
+
+/// A unit that sees a member and defines another function of a member's name
+/// (the other branch of an `#if` in a shared header, built with other options):
+/// its calls of that name reach that other function, which renaming them to
+/// the survivor would replace.
+fn other_definition(
+    units: &[Unit],
+    members: &[Member],
+    group: &BTreeSet<DefKey>,
+    seeing: &BTreeSet<usize>,
+) -> Option<(&'static str, String)> {
+    let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
+    for &u in seeing {
+        let unit = &units[u];
+        for f in unit.syntax.functions.iter().filter(|f| f.is_definition && links.contains(f.link_name.as_str())) {
+            let key = (unit.canonical(f.pos.file).to_path_buf(), f.pos.offset);
+            if !group.contains(&key) {
+                let file = unit.syntax.files[f.pos.file].display();
+                let detail = format!(
+                    "compiled as part of {}, `{}` is another definition ({file}:{}), which its calls there reach",
+                    unit.label(),
+                    f.name,
+                    f.pos.line
+                );
+                return Some((CONFIGURATION, detail));
+            }
+        }
+    }
+    None
 }
 
 /// A unit that sees two members but does not find them duplicates (another
@@ -780,6 +855,11 @@ fn survivors(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BT
 /// None when the names share too little, or are the same (an overload set keeps its name).
 fn stem(members: &[Member]) -> Option<String> {
     let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    stem_of(&names)
+}
+
+/// The words `names` share at start and end (see `stem`).
+fn stem_of(names: &[&str]) -> Option<String> {
     let first = *names.first()?;
     if names.iter().all(|n| *n == first) {
         return None;
