@@ -540,6 +540,19 @@ fn analyze_reads_the_project_configurations() {
     assert!(!stdout.contains("scale.cl [") && stderr.contains("clasp: 1 file analysed"), "{stdout}{stderr}");
 }
 
+#[test]
+fn a_file_that_crashes_clang_is_an_error_and_the_batch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // clang's own test hook: its front end crashes on purpose where it reads this.
+    std::fs::write(dir.path().join("a.cl"), "#pragma clang __debug crash\nkernel void k(global int *p) { p[0] = 1; }\n").unwrap();
+    std::fs::write(dir.path().join("b.cl"), HELPER_UNIT).unwrap();
+    let (code, stdout, stderr) = clasp(&["migrate", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("a.cl: error:"), "{stderr}");
+    assert!(stdout.contains("+float first(const float *v)"), "{stdout}");
+    assert!(stderr.contains("1 unanalysable, 1 error"), "{stderr}");
+}
+
 /// A kernel file with one helper clasp makes generic.
 const HELPER_UNIT: &str = "float first(__global const float *v) { return v[0]; }\n__kernel void k(__global const float *in, __global float *out) { out[0] = first(in); }\n";
 

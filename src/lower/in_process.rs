@@ -137,6 +137,21 @@ mod tests {
     }
 
     #[test]
+    fn a_crash_inside_clang_is_an_error_not_the_end_of_clasp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crash.cl");
+        // clang's own test hook: the front end crashes on purpose where it reads this.
+        std::fs::write(&path, "#pragma clang __debug crash\nkernel void k(global int *p) { p[0] = 1; }\n").unwrap();
+        let args = crate::lower::ir_args(&args(&[]));
+        let error = compile(&clang(), &args, &path).err().expect("the crash is reported");
+        assert!(error.contains("crash.cl") && error.contains("clang crashed"), "{error}");
+        // And the process goes on compiling.
+        let fine = dir.path().join("fine.cl");
+        std::fs::write(&fine, "kernel void k(global int *p) { p[0] = 1; }\n").unwrap();
+        assert!(compile(&clang(), &args, &fine).unwrap().success);
+    }
+
+    #[test]
     fn parallel_compilations_are_independent() {
         let dir = tempfile::tempdir().unwrap();
         let paths: Vec<_> = (0..8)

@@ -533,11 +533,7 @@ fn partition(group: BTreeSet<DefKey>, index: &Index, views: &[UnitView]) -> Vec<
             members[pa] = joined;
         }
     }
-    members
-        .into_iter()
-        .filter(|m| m.len() > 1)
-        .map(|m| m.into_iter().map(|i| copies[i].key.clone()).collect())
-        .collect()
+    members.into_iter().filter(|m| m.len() > 1).map(|m| m.into_iter().map(|i| copies[i].key.clone()).collect()).collect()
 }
 
 /// How much of their names two copies share: all of it for an overload set,
