@@ -541,7 +541,7 @@ fn analyze_reads_the_project_configurations() {
 }
 
 #[test]
-fn a_file_that_crashes_clang_is_an_error_and_the_batch_goes_on() {
+fn a_file_that_crashes_clang_while_parsing_is_an_error_and_the_batch_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     // clang's own test hook: its front end crashes on purpose where it reads this.
     std::fs::write(dir.path().join("a.cl"), "#pragma clang __debug crash\nkernel void k(global int *p) { p[0] = 1; }\n").unwrap();

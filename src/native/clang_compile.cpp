@@ -120,8 +120,9 @@ extern "C" {
 // directory is used, the input file last, as on a command line). On return
 // `*output` holds what clang would have written to `-o -` and `*messages` its
 // diagnostics, both malloc'd (free with `clasp_clang_free`). Returns 0 on
-// success, 1 when clang reported an error, 2 when clang crashed (the crash
-// is contained: the process goes on).
+// success, 1 when clang reported an error, 2 when clang crashed (caught by
+// CrashRecoveryContext, as libclang catches parse crashes: best effort, what
+// clang leaves behind after a crash is not guaranteed).
 int clasp_clang_compile(const char *const *argv, size_t argc, char **output, size_t *output_len, char **messages,
                         size_t *messages_len) {
   llvm::SmallString<0> produced;
