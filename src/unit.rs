@@ -81,17 +81,17 @@ impl UnitError {
     }
 }
 
-/// The per-worker tools: a libclang index and an LLVM context.
+/// The per-worker tools: a libclang index. (LLVM contexts are made per unit
+/// and per check: a context keeps every constant and type it ever made.)
 pub struct Workbench {
     pub parser: Parser,
-    pub context: Context,
 }
 
 impl Workbench {
     pub fn new() -> Result<Workbench, String> {
         // Fail early and clearly when either tool is missing.
         lower::clang_path()?;
-        Ok(Workbench { parser: Parser::new()?, context: Context::create() })
+        Ok(Workbench { parser: Parser::new()? })
     }
 
     /// Loads a unit as its input standard: the one `options.std` names, or
@@ -120,7 +120,6 @@ impl Workbench {
             return Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default() });
         };
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {
-            // A context per unit (not the worker's): a context keeps every constant and type it made.
             lower::lower(&Context::create(), path, &options.clang_args(Some(&standard.flags)))
         })
         .map_err(|message| UnitError::Tool { path: display.clone(), message })?;

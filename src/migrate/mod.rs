@@ -204,7 +204,7 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
     let memo = settle::Memo::default();
     loop {
         let plan = crate::timings::time("plan", || plan::plan(units, options, &options.root, &probe, &withdrawn));
-        let settled = crate::timings::time("settle", || settle::settle(bench, pool, units, &plan, options, &memo));
+        let settled = crate::timings::time("settle", || settle::settle(pool, units, &plan, options, &memo));
         let mut again = false;
         for (i, (merge, id)) in plan.merges.iter().enumerate() {
             // A unit that cannot be repaired keeps nothing, merged or not: planning again would not help.

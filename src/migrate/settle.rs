@@ -20,7 +20,7 @@ use super::{
 };
 use crate::lower::Context;
 use crate::lower::KernelBody;
-use crate::unit::{Unit, Workbench};
+use crate::unit::Unit;
 use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
 
 /// Why a change set was withdrawn.
@@ -112,7 +112,6 @@ struct Baseline {
 type Checked = (BTreeSet<SetId>, Result<Passed, Failure>);
 
 struct Settler<'a> {
-    context: &'a Context,
     checker: Checker<'a>,
     /// Per unit: the original's canonical kernels.
     originals: Vec<Original>,
@@ -129,7 +128,6 @@ struct Settler<'a> {
 
 /// Checks every unit, withdrawing what fails, until every unit passes with the sets that remain.
 pub fn settle(
-    bench: &Workbench,
     pool: &rayon::ThreadPool,
     units: &[Unit],
     plan: &Plan,
@@ -155,7 +153,6 @@ pub fn settle(
             .collect(),
     };
     let mut settler = Settler {
-        context: &bench.context,
         checker,
         originals: vec![None; units.len()],
         prefetched: vec![None; units.len()],
@@ -218,8 +215,8 @@ impl Settler<'_> {
         let done: Vec<(usize, Original, Checked)> = pool.install(|| {
             work.into_par_iter()
                 .map(|(u, sets)| {
-                    // A context per unit: a context keeps every constant and type
-                    // it ever made, so one per worker grows with the batch.
+                    // A context per check: a context keeps every constant and type
+                    // it ever made, so one per worker would grow with the batch.
                     let context = Context::create();
                     let mut original = None;
                     let result = checker.check(&context, u, &mut original, &sets);
@@ -242,7 +239,7 @@ impl Settler<'_> {
                 return result;
             }
         }
-        self.checker.check(self.context, u, &mut self.originals[u], sets)
+        self.checker.check(&Context::create(), u, &mut self.originals[u], sets)
     }
 
     fn settle_unit(&mut self, u: usize) {
@@ -427,7 +424,7 @@ impl Settler<'_> {
             if !baseline.repaired || !kept || self.failed.contains(&u) {
                 continue;
             }
-            if let Some(why) = self.checker.prove_repairs(self.context, u, baseline) {
+            if let Some(why) = self.checker.prove_repairs(&Context::create(), u, baseline) {
                 let path = self.checker.units[u].path.clone();
                 self.out.warnings.push(Warning { path, message: format!("repairs kept unverified: {why}") });
                 self.out.unverified.extend(required.iter().copied());
