@@ -5,6 +5,7 @@
 
 pub mod analyze;
 pub mod build_options;
+pub mod codes;
 pub mod cli;
 pub mod config;
 pub mod discover;
