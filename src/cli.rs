@@ -12,6 +12,7 @@ use crate::discover::discover;
 use crate::migrate::{migrate, MigrateOptions};
 use crate::options::{CompileOptions, InputStd, Target};
 use crate::render;
+use crate::text::plural;
 use crate::unit::Workbench;
 
 /// Exit codes, as for ruff and cargo fix.
@@ -114,11 +115,11 @@ struct MigrateArgs {
     #[arg(long)]
     no_merge: bool,
     /// A program's __constant data over BYTES moves to __global, largest variables first.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::migrate::program_scope::DEFAULT_CONSTANT_BUDGET)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_CONSTANT_BUDGET)]
     constant_budget: u64,
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
-    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::migrate::program_scope::GlobalsPolicy::parse)]
-    globals: crate::migrate::program_scope::GlobalsPolicy,
+    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse)]
+    globals: crate::options::GlobalsPolicy,
     /// No progress bar (it is only drawn when stderr is a terminal anyway).
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -126,8 +127,8 @@ struct MigrateArgs {
     #[arg(long, conflicts_with = "no_verify")]
     allow_unverified: bool,
     /// Testing only: ignore this pin (a reason code), to show verification catching the result.
-    #[arg(long, hide = true, value_name = "CODE", value_parser = crate::infer::Reason::parse)]
-    test_ignore_pin: Vec<crate::infer::Reason>,
+    #[arg(long, hide = true, value_name = "CODE", value_parser = crate::codes::Code::parse)]
+    test_ignore_pin: Vec<crate::codes::Code>,
     /// Files, or directories searched for *.cl.
     #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -373,16 +374,6 @@ fn run_analyze(args: AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write
         EXIT_ERROR
     } else {
         EXIT_OK
-    }
-}
-
-/// "1 file analysed", "2 files analysed", "0 errors".
-pub fn plural(n: usize, noun: &str, participle: &str) -> String {
-    let s = if n == 1 { "" } else { "s" };
-    if participle.is_empty() {
-        format!("{n} {noun}{s}")
-    } else {
-        format!("{n} {noun}{s} {participle}")
     }
 }
 

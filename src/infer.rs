@@ -14,114 +14,13 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde::Serialize;
 
-use crate::analyze::{at, describe_node, describe_source, node_of};
+use crate::codes::Code;
+use crate::describe::{at, describe_node, describe_source, node_of};
 use crate::flowgraph::FlowGraph;
 use crate::ir::{Node, Sink};
 use crate::options::Target;
 use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
 use crate::unit::Unit;
-
-/// Why a qualifier stays: stable codes, shown to users and in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Reason {
-    /// Kernel parameters keep their named space.
-    KernelParam,
-    /// A builtin with no generic overload (1.x atomics, async copies, prefetch).
-    BuiltinPin,
-    /// `__constant` is not part of the generic address space.
-    ConstantSpace,
-    /// A downstream declaration must stay named.
-    FlowsToPinned,
-    /// `sizeof(p)`: the pointer's own size may differ when generic.
-    SizeofPointer,
-    /// The pointer is converted to an integer.
-    PointerToInteger,
-    /// The pointer is stored into memory that is not a declared variable.
-    EscapesToMemory,
-    /// An inner level of a pointer to pointer.
-    PointerToPointer,
-    /// Passed to a function declared but not defined in this unit.
-    UndefinedCallee,
-    /// The declaration is produced by a macro expansion.
-    Macro,
-    /// The qualifier comes from a typedef or a macro that is more than a qualifier.
-    HiddenQualifier,
-    /// The pointer is used in code of its function that `#if` skips: uses clasp cannot see.
-    SkippedIf,
-    /// Code skipped by `#if` calls the function, with arguments clasp cannot see.
-    SkippedCaller,
-    /// The pointer's value is cast explicitly to a pointer into a named space.
-    CastToNamed,
-    /// The function is not in the IR (unused `static`), so there is no evidence.
-    NoEvidence,
-    /// The target has no generic address space.
-    TargetWithoutGeneric,
-    /// The declaration is in a file outside the edit root.
-    OutsideRoot,
-    /// Another translation unit sharing the header refuses the change.
-    HeaderConflict,
-    /// The same file built in another configuration (`clasp.toml`) refuses the change.
-    Configuration,
-    /// It points to `volatile` data: LLVM leaves volatile accesses through a
-    /// generic pointer flat (InferAddressSpaces does not rewrite them).
-    VolatilePointee,
-}
-
-impl Reason {
-    pub const ALL: [Reason; 20] = [
-        Reason::KernelParam,
-        Reason::BuiltinPin,
-        Reason::ConstantSpace,
-        Reason::FlowsToPinned,
-        Reason::SizeofPointer,
-        Reason::PointerToInteger,
-        Reason::EscapesToMemory,
-        Reason::PointerToPointer,
-        Reason::UndefinedCallee,
-        Reason::Macro,
-        Reason::HiddenQualifier,
-        Reason::SkippedIf,
-        Reason::SkippedCaller,
-        Reason::CastToNamed,
-        Reason::NoEvidence,
-        Reason::TargetWithoutGeneric,
-        Reason::OutsideRoot,
-        Reason::HeaderConflict,
-        Reason::Configuration,
-        Reason::VolatilePointee,
-    ];
-
-    /// The reason with this stable code.
-    pub fn parse(code: &str) -> Result<Reason, String> {
-        Reason::ALL.into_iter().find(|r| r.code() == code).ok_or_else(|| format!("unknown reason code `{code}`"))
-    }
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Reason::KernelParam => "kernel-param",
-            Reason::BuiltinPin => "builtin-pin",
-            Reason::ConstantSpace => "constant-space",
-            Reason::FlowsToPinned => "flows-to-pinned",
-            Reason::SizeofPointer => "sizeof-pointer",
-            Reason::PointerToInteger => "pointer-to-integer",
-            Reason::EscapesToMemory => "escapes-to-memory",
-            Reason::PointerToPointer => "pointer-to-pointer",
-            Reason::UndefinedCallee => "undefined-callee",
-            Reason::Macro => "macro",
-            Reason::HiddenQualifier => "hidden-qualifier",
-            Reason::SkippedIf => "skipped-if",
-            Reason::SkippedCaller => "skipped-caller",
-            Reason::CastToNamed => "cast-to-named",
-            Reason::NoEvidence => "no-evidence",
-            Reason::TargetWithoutGeneric => "target-without-generic",
-            Reason::OutsideRoot => "outside-root",
-            Reason::HeaderConflict => "header-conflict",
-            Reason::Configuration => "configuration",
-            Reason::VolatilePointee => "volatile-pointee",
-        }
-    }
-}
 
 /// What happens to one declaration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -137,9 +36,9 @@ pub enum Decision {
     /// Nothing to do (kernel params, unqualified pointers, kernel locals not reached by generic values).
     Unchanged,
     /// The qualifier stays although the declaration is a helper pointer.
-    Refused { reason: Reason, detail: String },
+    Refused { reason: Code, detail: String },
     /// The code cannot be made to compile as 2.0 because of this declaration.
-    Impossible { reason: Reason, detail: String },
+    Impossible { reason: Code, detail: String },
 }
 
 /// One spelled value that reaches a declaration.
@@ -170,9 +69,9 @@ pub struct InferOptions {
     pub target_has_generic: bool,
     /// Declarations (file id within the unit, name offset) refused from outside:
     /// outside the edit root, or refused by another unit sharing the header.
-    pub refused_from_outside: BTreeMap<(usize, u32), (Reason, String)>,
+    pub refused_from_outside: BTreeMap<(usize, u32), (Code, String)>,
     /// Testing only: pins to ignore, so tests can force a wrong change and see verification catch it.
-    pub ignored_pins: Vec<Reason>,
+    pub ignored_pins: Vec<Code>,
     /// `__constant` declarations (file id, name offset) that follow a program-scope variable
     /// moving to `__global`: they are `__global` for the inference, and may become generic.
     pub moved: BTreeSet<(usize, u32)>,
@@ -207,62 +106,62 @@ fn own_pin(
     decl: &PointerDecl,
     node: &Node,
     options: &InferOptions,
-) -> Option<(Reason, String)> {
+) -> Option<(Code, String)> {
     let syntax = &unit.syntax;
     let level = decl.levels.first()?;
     if level.space == Space::Constant && !options.moved.contains(&(decl.pos.file, decl.pos.offset)) {
-        return Some((Reason::ConstantSpace, "__constant is not part of the generic address space".into()));
+        return Some((Code::ConstantSpace, "__constant is not part of the generic address space".into()));
     }
     if let Some((reason, detail)) = options.refused_from_outside.get(&(decl.pos.file, decl.pos.offset)) {
         return Some((*reason, detail.clone()));
     }
     if let Some(m) = decl.in_macro.as_ref().or(function.in_macro.as_ref()) {
-        return Some((Reason::Macro, format!("declared inside the expansion of macro `{m}`")));
+        return Some((Code::Macro, format!("declared inside the expansion of macro `{m}`")));
     }
     if decl.sizeof_used {
-        return Some((Reason::SizeofPointer, format!("`sizeof({})` observes the pointer's own size", decl.name)));
+        return Some((Code::SizeofPointer, format!("`sizeof({})` observes the pointer's own size", decl.name)));
     }
     if !unit.ir.function(&function.link_name).map(|f| f.is_definition).unwrap_or(false) {
-        return Some((Reason::NoEvidence, format!("`{}` is not emitted by the compiler", function.name)));
+        return Some((Code::NoEvidence, format!("`{}` is not emitted by the compiler", function.name)));
     }
     let file_of = |range: &crate::syntax::ByteRange| syntax.files[range.file].display().to_string();
     let extent = &function.extent;
     let inside = |r: &crate::syntax::ByteRange| r.file == extent.file && r.start >= extent.start && r.end <= extent.end;
     if let Some(skipped) = syntax.skipped.iter().find(|s| inside(&s.range) && s.escaping.contains(&decl.name)) {
         let at = format!("{}:{}", file_of(&skipped.range), skipped.first_line);
-        return Some((Reason::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)));
+        return Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)));
     }
     if let Some((space, line)) = decl.cast_to {
         let file = syntax.files[decl.pos.file].display();
         let detail =
             format!("its value is cast to a {} pointer at {file}:{line}, which would cast a generic pointer", space.keyword());
-        return Some((Reason::CastToNamed, detail));
+        return Some((Code::CastToNamed, detail));
     }
     for flow in graph.outgoing(node) {
         let here = at(&flow.at);
         match &flow.to {
             Sink::Builtin { name, .. } if builtin_pins(name) => {
-                return Some((Reason::BuiltinPin, format!("passed to `{name}` at {here}, which has no generic overload")));
+                return Some((Code::BuiltinPin, format!("passed to `{name}` at {here}, which has no generic overload")));
             }
             Sink::External { name, .. } => {
-                return Some((Reason::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
+                return Some((Code::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
             }
             Sink::Builtin { name, mangled, .. } if is_user_prototype(syntax, mangled) => {
-                return Some((Reason::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
+                return Some((Code::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
             }
-            Sink::Memory => return Some((Reason::EscapesToMemory, format!("stored into memory at {here}"))),
-            Sink::Integer => return Some((Reason::PointerToInteger, format!("converted to an integer at {here}"))),
+            Sink::Memory => return Some((Code::EscapesToMemory, format!("stored into memory at {here}"))),
+            Sink::Integer => return Some((Code::PointerToInteger, format!("converted to an integer at {here}"))),
             _ => {}
         }
     }
     if let Spelling::Hidden { why } = &level.spelling {
-        return Some((Reason::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
+        return Some((Code::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
     }
     // Checked before the build (after the pins that say more, such as a 1.x atomic): a generic pointer to volatile data would compile, and be
     // withdrawn by verification every time, after a costly bisection.
     if decl.type_text.split('*').next().is_some_and(|pointee| pointee.split_whitespace().any(|w| w == "volatile")) {
         let detail = "it points to volatile data: volatile accesses through a generic pointer stay flat (LLVM does not infer their address space), so the kernels would change";
-        return Some((Reason::VolatilePointee, detail.into()));
+        return Some((Code::VolatilePointee, detail.into()));
     }
     // Last: the one pin a required change overrides (see `infer`).
     // A generic parameter accepts every pointer but a __constant one, so unseen code
@@ -278,7 +177,7 @@ fn own_pin(
         let at = format!("{}:{}", file_of(&skipped.range), skipped.first_line);
         let detail =
             format!("`{}` is named in code skipped by #if at {at}, which could pass a __constant pointer", function.name);
-        return Some((Reason::SkippedCaller, detail));
+        return Some((Code::SkippedCaller, detail));
     }
     None
 }
@@ -310,7 +209,7 @@ enum Role {
     /// named qualifier, or an array parameter (private even in 2.0).
     OnDemand,
     /// Must keep its named space.
-    Pinned(Reason, String),
+    Pinned(Code, String),
 }
 
 pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
@@ -322,7 +221,7 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
             let Some(level) = decl.levels.first() else { continue };
             let node = node_of(function, decl);
             let role = if function.is_kernel && matches!(decl.kind, DeclKind::Param(_)) {
-                Role::Pinned(Reason::KernelParam, "kernel parameters keep their address space".into())
+                Role::Pinned(Code::KernelParam, "kernel parameters keep their address space".into())
             } else if level.spelling == Spelling::Unqualified && decl.array.is_none() {
                 Role::AlreadyGeneric
             } else if let Some((reason, detail)) =
@@ -330,7 +229,7 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
             {
                 Role::Pinned(reason, detail)
             } else if !options.target_has_generic {
-                Role::Pinned(Reason::TargetWithoutGeneric, "the target has no generic address space".into())
+                Role::Pinned(Code::TargetWithoutGeneric, "the target has no generic address space".into())
             } else if function.is_kernel || decl.array.is_some() {
                 Role::OnDemand
             } else {
@@ -368,7 +267,7 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
                 Some(Role::Wanted) | Some(Role::OnDemand) => {
                     decided.insert(down, Decision::Generic { required: true, caveat: None });
                 }
-                Some(Role::Pinned(Reason::SkippedCaller | Reason::SkippedIf, detail)) => {
+                Some(Role::Pinned(Code::SkippedCaller | Code::SkippedIf, detail)) => {
                     decided.insert(down, Decision::Generic { required: true, caveat: Some(detail.clone()) });
                 }
                 Some(Role::Pinned(reason, detail)) => {
@@ -395,15 +294,12 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
         });
         match blocker {
             Some((down, reason, detail)) => {
-                let why = if kernel_param(&down) {
-                    "it is a kernel parameter".to_string()
-                } else {
-                    format!("{} ({detail})", reason.code())
-                };
+                let why =
+                    if kernel_param(&down) { "it is a kernel parameter".to_string() } else { format!("{reason} ({detail})") };
                 decided.insert(
                     node.clone(),
                     Decision::Refused {
-                        reason: Reason::FlowsToPinned,
+                        reason: Code::FlowsToPinned,
                         detail: format!("flows into {}, which must stay named: {why}", describe_node(syntax, &down)),
                     },
                 );
@@ -431,7 +327,7 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
                 // Kernel declarations keep their space without it being a refusal.
                 Role::Pinned(reason, detail) if !function.is_kernel => Decision::Refused { reason, detail },
                 _ if !function.is_kernel && inner_named(decl) => Decision::Refused {
-                    reason: Reason::PointerToPointer,
+                    reason: Code::PointerToPointer,
                     detail: "inner levels of a pointer to pointer keep their address space".into(),
                 },
                 _ => Decision::Unchanged,

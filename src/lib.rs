@@ -5,12 +5,14 @@
 
 pub mod analyze;
 pub mod build_options;
-pub mod codes;
 pub mod cli;
+pub mod codes;
 pub mod config;
+pub mod describe;
 pub mod discover;
 pub mod flowgraph;
 pub mod git;
+pub mod ids;
 pub mod infer;
 pub mod ir;
 pub mod lower;
@@ -19,10 +21,12 @@ pub mod options;
 pub mod parse;
 pub mod progress;
 pub mod render;
+pub mod report;
 pub mod root;
 pub mod rules;
 pub mod sarif;
 pub mod syntax;
+pub mod text;
 pub mod timings;
 pub mod unit;
 pub mod verify;

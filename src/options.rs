@@ -213,3 +213,52 @@ impl CompileOptions {
         args
     }
 }
+
+/// Everything `migrate` is asked to do, from the command line and `clasp.toml`.
+#[derive(Debug, Clone)]
+pub struct MigrateOptions {
+    pub compile: CompileOptions,
+    pub target: Target,
+    /// The edit root (canonical): only files under it are edited and accounted for.
+    pub root: PathBuf,
+    /// Recompile as the target and prove the kernels equivalent.
+    pub verify: bool,
+    /// Keep changes whose kernels could not be proven equivalent, marked unverified.
+    pub allow_unverified: bool,
+    /// Merge helpers duplicated per address space (`merge-duplicates`).
+    pub merge: bool,
+    /// A program's `__constant` data over this many bytes moves to `__global`, largest first.
+    pub constant_budget: u64,
+    /// Which program-scope variables move when the budget does not require it.
+    pub globals: GlobalsPolicy,
+    /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
+    pub ignored_pins: Vec<crate::codes::Code>,
+    /// Worker threads for loading and first checks (at least 1); output is the same for any number.
+    pub jobs: usize,
+    /// Where to show how far the run is (stderr, when it is a terminal).
+    pub progress: crate::progress::Progress,
+}
+
+/// Which program-scope variables move when nothing requires it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GlobalsPolicy {
+    /// Only to bring a program's `__constant` data within the budget.
+    #[default]
+    AsNeeded,
+    /// Every variable that can move.
+    PreferGlobal,
+}
+
+impl GlobalsPolicy {
+    pub fn parse(text: &str) -> Result<GlobalsPolicy, String> {
+        match text {
+            "as-needed" => Ok(GlobalsPolicy::AsNeeded),
+            "prefer-global" => Ok(GlobalsPolicy::PreferGlobal),
+            other => Err(format!("unknown policy `{other}` (as-needed, prefer-global)")),
+        }
+    }
+}
+
+/// The devices' guaranteed constant memory (`CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` minimum).
+pub const DEFAULT_CONSTANT_BUDGET: u64 = 64 * 1024;

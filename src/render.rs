@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::migrate::{FileChange, Migration, Outcome, WITHDRAWALS};
+use crate::codes::Code;
+use crate::report::{FileChange, Migration, Outcome};
 
 /// A `git apply`-able unified diff of one file, over its bytes: lines in
 /// any encoding are shown as they are, so applying it reproduces the file.
@@ -62,7 +63,7 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
     }
     for f in &migration.functions {
         if let Outcome::Refused { reason, detail } = &f.outcome {
-            if WITHDRAWALS.contains(reason) {
+            if reason.withdraws() {
                 lines.push((f.file.clone(), f.line, format!("withdrawn {reason}: `{}`: {detail}", f.name)));
             }
         }
@@ -92,14 +93,14 @@ pub fn summary(migration: &Migration) -> String {
             Outcome::Migrated { verified: true } => verified += 1,
             Outcome::Migrated { verified: false } => unverified += 1,
             Outcome::Unchanged => unchanged += 1,
-            Outcome::Refused { reason, .. } => *reasons.entry(reason).or_default() += 1,
+            Outcome::Refused { reason, .. } => *reasons.entry(reason.as_str()).or_default() += 1,
         }
     }
     let migrated = match (verified, unverified) {
         (0, 0) => "0 functions migrated".to_string(),
-        (v, 0) => format!("{} migrated (verified)", crate::cli::plural(v, "function", "")),
-        (0, u) => format!("{} migrated (not verified)", crate::cli::plural(u, "function", "")),
-        (v, u) => format!("{} migrated ({v} verified, {u} unverified)", crate::cli::plural(v + u, "function", "")),
+        (v, 0) => format!("{} migrated (verified)", crate::text::plural(v, "function", "")),
+        (0, u) => format!("{} migrated (not verified)", crate::text::plural(u, "function", "")),
+        (v, u) => format!("{} migrated ({v} verified, {u} unverified)", crate::text::plural(v + u, "function", "")),
     };
     let refused: usize = reasons.values().sum();
     let refused = if refused == 0 {
@@ -114,8 +115,8 @@ pub fn summary(migration: &Migration) -> String {
         let deleted: usize = migration.merges.iter().map(|m| m.members.len() - 1).sum();
         format!(
             ", {} merged ({} deleted), {} not merged",
-            crate::cli::plural(migration.merges.len(), "duplicate group", ""),
-            crate::cli::plural(deleted, "definition", ""),
+            crate::text::plural(migration.merges.len(), "duplicate group", ""),
+            crate::text::plural(deleted, "definition", ""),
             migration.unmerged.len()
         )
     };
@@ -124,19 +125,19 @@ pub fn summary(migration: &Migration) -> String {
         .changes
         .iter()
         .flat_map(|c| c.fixes.iter())
-        .filter(|f| f.rule == crate::rules::constant_to_global::CODE || f.rule == crate::rules::infer_program_scope_space::CODE)
+        .filter(|f| f.rule == Code::ConstantToGlobal || f.rule == Code::InferProgramScopeSpace)
         .map(|f| (f.file.as_path(), f.line))
         .collect();
     let merged = if variables.is_empty() {
         merged
     } else {
-        format!("{merged}, {} given a new space", crate::cli::plural(variables.len(), "program-scope variable", ""))
+        format!("{merged}, {} given a new space", crate::text::plural(variables.len(), "program-scope variable", ""))
     };
     format!(
         "clasp: {}, {migrated}{merged}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
-        crate::cli::plural(migration.files_seen, "file", ""),
+        crate::text::plural(migration.files_seen, "file", ""),
         migration.unanalysable.len(),
-        crate::cli::plural(migration.errors.len(), "error", "")
+        crate::text::plural(migration.errors.len(), "error", "")
     )
 }
 
@@ -153,7 +154,7 @@ pub fn statistics(migration: &Migration) -> String {
         for fix in &change.fixes {
             // Canonical: two units may spell one header differently (`a/../inc/h.h`, `inc/h.h`).
             let file = std::fs::canonicalize(&fix.file).unwrap_or_else(|_| PathBuf::from(display_path(&fix.file)));
-            fixes.insert((fix.rule, file, fix.line, fix.decl.offset));
+            fixes.insert((fix.rule.as_str(), file, fix.line, fix.decl.offset));
         }
     }
     for (rule, ..) in fixes {
@@ -167,7 +168,7 @@ pub fn statistics(migration: &Migration) -> String {
     }
     for f in &migration.functions {
         if let Outcome::Refused { reason, .. } = &f.outcome {
-            if WITHDRAWALS.contains(reason) {
+            if reason.withdraws() {
                 *counts.entry((reason.to_string(), "withdrawn")).or_default() += 1;
             }
         }

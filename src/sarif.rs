@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use crate::migrate::Migration;
+use crate::report::Migration;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 

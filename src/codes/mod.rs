@@ -146,6 +146,15 @@ impl Code {
         Code::ALL.iter().copied().filter(|c| c.kind() == Kind::Rule)
     }
 
+    /// Whether verification withdraws change sets with this code (a
+    /// function refused with it was planned, then withdrawn).
+    pub fn withdraws(self) -> bool {
+        matches!(
+            self,
+            Code::VerifyFailed | Code::NotEquivalent | Code::UnrepairableUnit | Code::OverlappingEdits | Code::OutsideRoot
+        )
+    }
+
     /// Its documentation under the fixed headings.
     pub fn doc(self) -> Doc {
         docs::doc(self)

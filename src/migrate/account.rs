@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::plan::Plan;
 use super::settle::Settled;
-use super::{FunctionAccount, Outcome, Refusal};
+use crate::report::{FunctionAccount, Outcome, Refusal};
 use crate::unit::Unit;
 
 pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, verify: bool) -> Vec<FunctionAccount> {

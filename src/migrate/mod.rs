@@ -8,155 +8,20 @@
 //! every function.
 
 mod account;
-pub mod duplicates;
 mod plan;
-pub mod program_scope;
 mod settle;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use serde::Serialize;
-
+use crate::codes::Code;
 use crate::config::Job;
-use crate::infer::Reason;
-use crate::options::{CompileOptions, Target};
-use crate::rules::Fix;
+pub use crate::options::MigrateOptions;
+pub use crate::report::*;
+use crate::rules::merge_duplicates::{Detected, Withdrawn};
 use crate::unit::{Unit, Workbench};
-use duplicates::{DefKey, Member, Unmerged};
 use plan::{Plan, SetId};
 use settle::Settled;
-
-#[derive(Debug, Clone)]
-pub struct MigrateOptions {
-    pub compile: CompileOptions,
-    pub target: Target,
-    /// The edit root (canonical): only files under it are edited and accounted for.
-    pub root: PathBuf,
-    /// Recompile as the target and prove the kernels equivalent.
-    pub verify: bool,
-    /// Keep changes whose kernels could not be proven equivalent, marked unverified.
-    pub allow_unverified: bool,
-    /// Merge helpers duplicated per address space (`merge-duplicates`).
-    pub merge: bool,
-    /// A program's `__constant` data over this many bytes moves to `__global`, largest first.
-    pub constant_budget: u64,
-    /// Which program-scope variables move when the budget does not require it.
-    pub globals: program_scope::GlobalsPolicy,
-    /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
-    pub ignored_pins: Vec<Reason>,
-    /// Worker threads for loading and first checks (at least 1); output is the same for any number.
-    pub jobs: usize,
-    /// Where to show how far the run is (stderr, when it is a terminal).
-    pub progress: crate::progress::Progress,
-}
-
-/// How one function ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", rename_all = "kebab-case")]
-pub enum Outcome {
-    /// Changed; `verified`: recompiled and its unit's kernels proven equivalent.
-    Migrated { verified: bool },
-    /// Nothing to do.
-    Unchanged,
-    /// Something could change but does not, with a stable reason code.
-    Refused { reason: &'static str, detail: String },
-}
-
-/// The outcome of one function definition.
-#[derive(Debug, Clone, Serialize)]
-pub struct FunctionAccount {
-    pub file: PathBuf,
-    pub line: u32,
-    pub name: String,
-    pub kernel: bool,
-    #[serde(flatten)]
-    pub outcome: Outcome,
-}
-
-/// Something to know that is not an error: a withdrawn change, a flat-access regression.
-#[derive(Debug, Clone, Serialize)]
-pub struct Warning {
-    pub path: PathBuf,
-    pub message: String,
-}
-
-/// A declaration whose qualifier stays, with why.
-#[derive(Debug, Clone, Serialize)]
-pub struct Refusal {
-    pub file: PathBuf,
-    pub line: u32,
-    pub function: String,
-    pub name: String,
-    pub reason: &'static str,
-    pub detail: String,
-    /// The file cannot compile as the target because of it.
-    pub blocking: bool,
-    #[serde(skip)]
-    pub(crate) canonical: PathBuf,
-}
-
-/// One file with its changes.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileChange {
-    pub path: PathBuf,
-    #[serde(skip)]
-    pub canonical: PathBuf,
-    /// The file's bytes as read, and with the edits: every other byte is kept, whatever the encoding.
-    #[serde(skip)]
-    pub original: Vec<u8>,
-    #[serde(skip)]
-    pub migrated: Vec<u8>,
-    pub fixes: Vec<Fix>,
-    /// The configurations (`clasp.toml`) its changes were checked in, every one that builds it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub configurations: Vec<String>,
-}
-
-/// An error for one file; the batch goes on.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileError {
-    pub path: PathBuf,
-    pub message: String,
-}
-
-#[derive(Debug, Default, Serialize)]
-pub struct Migration {
-    pub files_seen: usize,
-    pub changes: Vec<FileChange>,
-    pub refusals: Vec<Refusal>,
-    pub errors: Vec<FileError>,
-    pub warnings: Vec<Warning>,
-    /// Every function definition of every analysed file under the paths, in order.
-    pub functions: Vec<FunctionAccount>,
-    /// Files that could not be parsed or compiled (their functions are unknown).
-    pub unanalysable: Vec<PathBuf>,
-    /// Duplicate groups merged into one generic function.
-    pub merges: Vec<MergeReport>,
-    /// Duplicate groups found but not merged, with why.
-    pub unmerged: Vec<Unmerged>,
-    /// Wall time per stage (summed over workers).
-    pub timings: Vec<crate::timings::StageTime>,
-}
-
-/// A merge of duplicates that stands: the survivor's name and place, every member (the survivor first).
-#[derive(Debug, Clone, Serialize)]
-pub struct MergeReport {
-    pub name: String,
-    pub file: PathBuf,
-    pub line: u32,
-    pub members: Vec<Member>,
-    /// Members of the group that stay as they are.
-    pub kept: Vec<KeptMember>,
-    pub verified: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct KeptMember {
-    #[serde(flatten)]
-    pub member: Member,
-    pub why: String,
-}
 
 /// Migrates a batch: load -> plan -> settle -> changes and accounting.
 pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Migration {
@@ -200,15 +65,17 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
         known.borrow_mut().extend(new.into_iter().map(|n| (n.clone(), taken.contains(&n))));
         Ok(names.iter().filter(|n| known.borrow().get(*n) == Some(&true)).cloned().collect())
     };
-    let mut withdrawn: BTreeMap<DefKey, (&'static str, String)> = BTreeMap::new();
+    let mut withdrawn = Withdrawn::new();
+    // Duplicate groups depend only on the units and the root: found once per batch.
+    let detected = crate::timings::time("plan: duplicates", || Detected::new(units, &options.root));
     let memo = settle::Memo::default();
     loop {
-        let plan = crate::timings::time("plan", || plan::plan(units, options, &options.root, &probe, &withdrawn));
+        let plan = crate::timings::time("plan", || plan::plan(units, &detected, options, &probe, &withdrawn));
         let settled = crate::timings::time("settle", || settle::settle(pool, units, &plan, options, &memo));
         let mut again = false;
         for (i, (merge, id)) in plan.merges.iter().enumerate() {
             // A unit that cannot be repaired keeps nothing, merged or not: planning again would not help.
-            let Some(why) = settled.withdrawn.get(id).filter(|w| w.reason != UNREPAIRABLE_UNIT) else { continue };
+            let Some(why) = settled.withdrawn.get(id).filter(|w| w.reason != Code::UnrepairableUnit) else { continue };
             // A set may hold merges that others call into: the callers go first, so a
             // merge that did nothing wrong gets its own round.
             let called_by_another = plan.merges.iter().any(|(other, other_id)| other_id == id && other.depends_on.contains(&i));
@@ -237,7 +104,7 @@ fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeRepor
             file: merge.fix.file.clone(),
             line: merge.fix.line,
             members: merge.members.clone(),
-            kept: merge.kept.iter().map(|(m, why)| KeptMember { member: m.clone(), why: why.clone() }).collect(),
+            kept: merge.kept.iter().map(|k| KeptMember { member: k.member.clone(), why: k.why.clone() }).collect(),
             verified: verify && !settled.unverified.contains(id),
         })
         .collect()
@@ -354,12 +221,3 @@ fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<File
     }
     out
 }
-
-/// Reason codes of changes planned, then withdrawn by verification.
-pub const VERIFY_FAILED: &str = "verify-failed";
-pub const NOT_EQUIVALENT: &str = "not-equivalent";
-pub const UNREPAIRABLE_UNIT: &str = "unrepairable-unit";
-pub const OVERLAPPING_EDITS: &str = "overlapping-edits";
-/// A set that would also edit a file outside the edit root (a prototype there).
-pub const OUTSIDE_ROOT: &str = "outside-root";
-pub const WITHDRAWALS: [&str; 5] = [VERIFY_FAILED, NOT_EQUIVALENT, UNREPAIRABLE_UNIT, OVERLAPPING_EDITS, OUTSIDE_ROOT];

@@ -15,9 +15,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use super::plan::{apply, Plan, SetId};
-use super::{
-    FileError, MigrateOptions, Warning, NOT_EQUIVALENT, OUTSIDE_ROOT, OVERLAPPING_EDITS, UNREPAIRABLE_UNIT, VERIFY_FAILED,
-};
+use super::{FileError, MigrateOptions, Warning};
+use crate::codes::Code;
 use crate::lower::Context;
 use crate::lower::KernelBody;
 use crate::unit::Unit;
@@ -26,7 +25,7 @@ use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
 /// Why a change set was withdrawn.
 #[derive(Debug, Clone)]
 pub struct Withdrawal {
-    pub reason: &'static str,
+    pub reason: Code,
     pub detail: String,
 }
 
@@ -127,13 +126,7 @@ struct Settler<'a> {
 }
 
 /// Checks every unit, withdrawing what fails, until every unit passes with the sets that remain.
-pub fn settle(
-    pool: &rayon::ThreadPool,
-    units: &[Unit],
-    plan: &Plan,
-    options: &MigrateOptions,
-    memo: &Memo,
-) -> Settled {
+pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &MigrateOptions, memo: &Memo) -> Settled {
     let target_flags = options.target.std_flags();
     let checker = Checker {
         memo,
@@ -164,7 +157,7 @@ pub fn settle(
     // A prototype outside the edit root cannot change with its definition: the set stays.
     for (id, file) in &plan.outside_root {
         let detail = format!("it would edit {}, outside the edit root", file.display());
-        settler.out.withdrawn.insert(*id, Withdrawal { reason: OUTSIDE_ROOT, detail });
+        settler.out.withdrawn.insert(*id, Withdrawal { reason: Code::OutsideRoot, detail });
     }
     for (u, blocking) in plan.blocking.iter().enumerate() {
         if !blocking.is_empty() {
@@ -261,7 +254,7 @@ impl Settler<'_> {
             }
             Err(failure) => failure,
         };
-        if first_failure.why.reason == UNREPAIRABLE_UNIT {
+        if first_failure.why.reason == Code::UnrepairableUnit {
             self.unrepairable(u, &first_failure.why.detail);
             return;
         }
@@ -374,7 +367,7 @@ impl Settler<'_> {
         let target = self.checker.options.target.name();
         let message = format!("{}: error: cannot make this file compile as {target}, left unchanged:\n{detail}", unit.label());
         self.out.errors.push(FileError { path: unit.path.clone(), message });
-        let why = Withdrawal { reason: UNREPAIRABLE_UNIT, detail: format!("{} cannot compile as {target}", unit.label()) };
+        let why = Withdrawal { reason: Code::UnrepairableUnit, detail: format!("{} cannot compile as {target}", unit.label()) };
         self.settled[u] = None;
         let sets: Vec<SetId> = self.checker.plan.unit_sets[u].iter().copied().collect();
         for id in sets {
@@ -500,7 +493,7 @@ impl Checker<'_> {
     /// planning again (a merge withdrawn) re-verifies only the units whose result changed.
     fn check(&self, context: &Context, u: usize, original: &mut Original, sets: &BTreeSet<SetId>) -> Result<Passed, Failure> {
         let replaced = apply(self.plan, sets, &self.files[u])
-            .map_err(|detail| Failure::from(Withdrawal { reason: OVERLAPPING_EDITS, detail }))?;
+            .map_err(|detail| Failure::from(Withdrawal { reason: Code::OverlappingEdits, detail }))?;
         if !self.options.verify {
             return Ok(Passed::default());
         }
@@ -538,7 +531,7 @@ impl Checker<'_> {
         let target = self.options.target.name();
         let verify_failed = |message: String| {
             Failure::from(Withdrawal {
-                reason: VERIFY_FAILED,
+                reason: Code::VerifyFailed,
                 detail: format!("the result does not compile as {target}: {message}"),
             })
         };
@@ -546,7 +539,7 @@ impl Checker<'_> {
         let original = original.get_or_insert_with(|| self.baseline(context, u)).clone();
         if let Ok(Baseline { uncompilable: Some(message), .. }) = &original {
             let detail = format!("it does not compile as {target}, and clasp found no repair that makes it: {message}");
-            return Err(Failure { why: Withdrawal { reason: UNREPAIRABLE_UNIT, detail }, differing: BTreeSet::new() });
+            return Err(Failure { why: Withdrawal { reason: Code::UnrepairableUnit, detail }, differing: BTreeSet::new() });
         }
         let compared = match original {
             // Compiling the result as the target for the equivalence triple is the recompile too:
@@ -579,7 +572,7 @@ impl Checker<'_> {
         match difference {
             None => Ok(Passed { flat_regressions, unverified: None }),
             Some(detail) if self.options.allow_unverified => Ok(Passed { flat_regressions, unverified: Some(detail) }),
-            Some(detail) => Err(Failure { why: Withdrawal { reason: NOT_EQUIVALENT, detail }, differing }),
+            Some(detail) => Err(Failure { why: Withdrawal { reason: Code::NotEquivalent, detail }, differing }),
         }
     }
 }

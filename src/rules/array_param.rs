@@ -12,11 +12,10 @@
 //! The array size goes: the compiler never used it for a parameter.
 
 use super::{generic_fix, qualifier_edit, Edit, Fix};
+use crate::codes::Code;
 use crate::infer::DeclDecision;
 use crate::syntax::{ArrayForm, PointerDecl};
 use crate::unit::Unit;
-
-pub const CODE: &str = "array-param-to-pointer";
 
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
     let array = decision.decl.array.as_ref()?;
@@ -28,7 +27,7 @@ pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
             format!("`{}` of `{}` (array typedef `{}` to pointer)", decision.decl.name, decision.function, array.spelled)
         }
     };
-    generic_fix(unit, decision, CODE, subject, pointer_edits)
+    generic_fix(unit, decision, Code::ArrayParamToPointer, subject, pointer_edits)
 }
 
 /// `[qualifier] T name[N]` -> `T *name`; `T name[N][M]` -> `T (*name)[M]`;

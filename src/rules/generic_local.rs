@@ -6,11 +6,16 @@
 //! cannot be assigned to a named pointer in 2.0.
 
 use super::{generic_fix, qualifier_only, Fix};
+use crate::codes::Code;
 use crate::infer::DeclDecision;
 use crate::unit::Unit;
 
-pub const CODE: &str = "generic-local";
-
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
-    generic_fix(unit, decision, CODE, format!("local `{}` of `{}`", decision.decl.name, decision.function), qualifier_only)
+    generic_fix(
+        unit,
+        decision,
+        Code::GenericLocal,
+        format!("local `{}` of `{}`", decision.decl.name, decision.function),
+        qualifier_only,
+    )
 }

@@ -8,11 +8,16 @@
 //! a named space (see `infer`); verified by recompiling.
 
 use super::{generic_fix, qualifier_only, Fix};
+use crate::codes::Code;
 use crate::infer::DeclDecision;
 use crate::unit::Unit;
 
-pub const CODE: &str = "generic-param";
-
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
-    generic_fix(unit, decision, CODE, format!("`{}` of `{}`", decision.decl.name, decision.function), qualifier_only)
+    generic_fix(
+        unit,
+        decision,
+        Code::GenericParam,
+        format!("`{}` of `{}`", decision.decl.name, decision.function),
+        qualifier_only,
+    )
 }

@@ -6,11 +6,10 @@
 //! pointers can; kernel parameters and pinned declarations cannot).
 
 use super::{generic_fix, qualifier_only, Fix};
+use crate::codes::Code;
 use crate::infer::DeclDecision;
 use crate::unit::Unit;
 
-pub const CODE: &str = "generic-return";
-
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
-    generic_fix(unit, decision, CODE, format!("result of `{}`", decision.function), qualifier_only)
+    generic_fix(unit, decision, Code::GenericReturn, format!("result of `{}`", decision.function), qualifier_only)
 }

@@ -1,18 +1,21 @@
-//! Rewrite rules: each turns decisions of one kind into `Fix`es, sorted,
-//! non-overlapping byte-range edits of the original text. One file per rule;
-//! the shared edit primitives live here.
+//! Rewrite rules: each turns decisions into `Fix`es, sorted,
+//! non-overlapping byte-range edits of the original text. A rule owns its
+//! whole life in one place: the per-declaration rules are a file each; the
+//! batch-wide ones (`merge_duplicates`, `program_scope`) are a directory
+//! each with their detection, refusal policy and edits. The shared edit
+//! primitives live here; every rule's code and docs are in `crate::codes`.
 
 pub mod array_param;
-pub mod constant_to_global;
 pub mod generic_local;
 pub mod generic_param;
 pub mod generic_return;
-pub mod infer_program_scope_space;
 pub mod merge_duplicates;
+pub mod program_scope;
 
 use serde::Serialize;
 use std::path::PathBuf;
 
+use crate::codes::Code;
 use crate::infer::{spaces, Decision, DeclDecision, Evidence};
 use crate::syntax::{ByteRange, DeclKind, PointerDecl, Pos};
 use crate::unit::Unit;
@@ -29,7 +32,7 @@ pub struct Edit {
 /// One reviewable change: a rule, its edits and its explanation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Fix {
-    pub rule: &'static str,
+    pub rule: Code,
     pub file: PathBuf,
     pub line: u32,
     pub function: String,
@@ -55,8 +58,7 @@ pub struct VariableEvidence {
     pub size_bytes: u64,
     /// The space it gets.
     pub space: crate::syntax::Space,
-    /// Why: `merge`, `over-budget`, `prefer-global` (moves); `inferred` (a variable written with none).
-    pub because: &'static str,
+    pub because: Because,
     /// The duplicate whose merge needs the move.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needed_by: Option<String>,
@@ -64,6 +66,20 @@ pub struct VariableEvidence {
     pub constant_bytes: u64,
     pub budget_bytes: u64,
     pub performance: &'static str,
+}
+
+/// Why a program-scope variable gets its new space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Because {
+    /// Moved: a merge of duplicates needs it.
+    Merge,
+    /// Moved: the program's `__constant` data is over the budget.
+    OverBudget,
+    /// Moved as asked (`--globals prefer-global`).
+    PreferGlobal,
+    /// A variable written with no space was given one.
+    Inferred,
 }
 
 /// Removes a qualifier token (or the macro use that spells it) and the
@@ -91,7 +107,7 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
 pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
     let level = decl.levels.first()?;
     let mut edit = level.spelling.range().map(|r| remove_qualifier(unit, r))?;
-    if level.space == crate::syntax::Space::Constant && !constant_to_global::says_const(&decl.type_text) {
+    if level.space == crate::syntax::Space::Constant && !program_scope::constant_to_global::says_const(&decl.type_text) {
         edit.replacement = "const ".to_string();
     }
     Some(edit)
@@ -142,13 +158,7 @@ fn required_phrase(evidence: &[Evidence]) -> String {
 
 /// The fix for a generic decision, built the same way by every rule:
 /// `edits_of` rewrites the definition's declaration and every prototype's.
-pub fn generic_fix(
-    unit: &Unit,
-    decision: &DeclDecision,
-    rule: &'static str,
-    subject: String,
-    edits_of: DeclEdits,
-) -> Option<Fix> {
+pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: String, edits_of: DeclEdits) -> Option<Fix> {
     let Decision::Generic { required, caveat } = &decision.decision else { return None };
     let required = *required;
     let mut edits = edits_of(unit, &decision.decl);

@@ -1,5 +1,4 @@
-//! Rule `merge-duplicates`: helpers written once per address space become
-//! one generic helper.
+//! The edits of a merge (rule `merge-duplicates`).
 //!
 //! What it does: given `float dot_g(__global float *a, ...)` and `float
 //! dot_l(__local float *a, ...)` whose bodies are the same token for token,
@@ -9,18 +8,18 @@
 //! generic rules, in the same change set. Why: in OpenCL 2.0 one generic
 //! helper serves global, local and private memory; the copies were only
 //! there because 1.x had no generic pointers. Which groups merge, and which
-//! member survives, is decided in `migrate::duplicates`.
+//! member survives, is decided by the rest of this module.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use super::{Edit, Fix};
+use super::{Kept, Member};
+use crate::codes::Code;
+use crate::ids::DeclKey;
 use crate::infer::Evidence;
-use crate::migrate::duplicates::Member;
+use crate::rules::{Edit, Fix};
 use crate::syntax::{ByteRange, FileId, Function, Space};
 use crate::unit::Unit;
-
-pub const CODE: &str = "merge-duplicates";
 
 /// A merge's fix, and the files it edits: (canonical path, a unit that has it, its id there).
 pub struct MergeEdits {
@@ -30,7 +29,7 @@ pub struct MergeEdits {
 
 /// The fix merging `members` (the survivor first) into one function named `name`,
 /// in every unit of `seeing`. `kept` are the group's members that stay, for the message.
-pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &[(Member, String)], name: &str) -> MergeEdits {
+pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &[Kept], name: &str) -> MergeEdits {
     let survivor = &members[0];
     let deleted: Vec<&Member> = members[1..].iter().collect();
     let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
@@ -48,7 +47,7 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
             edits.insert(Edit { file, start, end, replacement: replacement.to_string() });
         };
         for f in &unit.syntax.functions {
-            let key = (unit.canonical(f.pos.file).to_path_buf(), f.pos.offset);
+            let key = DeclKey::new(unit.canonical(f.pos.file), f.pos.offset);
             if let Some(i) = members.iter().position(|m| m.key == key) {
                 spaces[i] = spaces[i].or(first_space(f));
             }
@@ -91,18 +90,18 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
         "{} merged into one generic `{name}`: the same tokens but for address-space qualifiers{}; {} deleted, {} renamed",
         cited.join(", "),
         if name != survivor.name { format!(" (`{}` renamed)", survivor.name) } else { String::new() },
-        crate::cli::plural(deleted.len(), "definition", ""),
-        crate::cli::plural(renamed, "call", ""),
+        crate::text::plural(deleted.len(), "definition", ""),
+        crate::text::plural(renamed, "call", ""),
     );
-    for (m, why) in kept {
-        message.push_str(&format!("; {} stays: {why}", m.cited()));
+    for k in kept {
+        message.push_str(&format!("; {} stays: {}", k.member.cited(), k.why));
     }
     let fix = Fix {
-        rule: CODE,
+        rule: Code::MergeDuplicates,
         file: survivor.file.clone(),
         line: survivor.line,
         function: survivor.name.clone(),
-        decl: crate::syntax::Pos { file: 0, line: survivor.line, col: 0, offset: survivor.key.1 },
+        decl: crate::syntax::Pos { file: 0, line: survivor.line, col: 0, offset: survivor.key.offset },
         link_name: survivor.link_name.clone(),
         message,
         required: false,

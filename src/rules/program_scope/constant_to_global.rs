@@ -7,15 +7,14 @@
 //! and `__constant float *w = big;` becomes `__global const float *w = big;`.
 //! Why: OpenCL 2.0 allows program-scope `__global` data, and devices only
 //! guarantee 64 KiB of constant memory; which variables move, and why, is
-//! decided in `migrate::program_scope`. The cost: reads go through the
+//! decided by `choose` in this module. The cost: reads go through the
 //! global cache instead of the constant cache.
 
-use super::{Edit, Fix};
+use crate::codes::Code;
 use crate::infer::Evidence;
+use crate::rules::{Edit, Fix};
 use crate::syntax::{Pos, Space, Spelling};
 use crate::unit::Unit;
-
-pub const CODE: &str = "constant-to-global";
 
 /// What the move costs, said with every move.
 pub const PERFORMANCE: &str = "reads go through the global cache now";
@@ -56,7 +55,7 @@ pub fn fix(unit: &Unit, name: &str, pos: Pos, edits: Vec<Edit>, why: String, evi
     let mut edits = edits;
     edits.sort();
     Fix {
-        rule: CODE,
+        rule: Code::ConstantToGlobal,
         file: unit.syntax.files[pos.file].clone(),
         line: pos.line,
         function: String::new(),

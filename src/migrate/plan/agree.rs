@@ -1,0 +1,118 @@
+//! Agreement: every unit inferred, and inferred again until the units
+//! sharing a header (or a file built in several configurations) agree on
+//! every declaration in it; refusals as reported.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::codes::Code;
+use crate::ids::DeclKey;
+use crate::infer::{infer, Decision, DeclDecision, InferOptions};
+use crate::options::MigrateOptions;
+use crate::report::Refusal;
+use crate::unit::Unit;
+
+/// Infers every unit; where units sharing a header disagree on a
+/// declaration there, it stays named in all of them, and they are inferred again.
+pub(super) fn agree_on_headers(
+    units: &[Unit],
+    options: &MigrateOptions,
+    root: &Path,
+    moved: &[BTreeSet<(usize, u32)>],
+) -> Vec<Vec<DeclDecision>> {
+    let mut per_unit: Vec<InferOptions> = units
+        .iter()
+        .zip(moved)
+        .map(|(unit, moved)| {
+            let mut o = InferOptions::for_target(options.target);
+            o.ignored_pins = options.ignored_pins.clone();
+            o.moved = moved.clone();
+            for function in &unit.syntax.functions {
+                for decl in &function.pointers {
+                    let file = unit.canonical(decl.pos.file);
+                    if !crate::root::is_under(root, file) {
+                        let detail = format!("{} is outside the edit root {}", file.display(), root.display());
+                        o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), (Code::OutsideRoot, detail));
+                    }
+                }
+            }
+            o
+        })
+        .collect();
+    for _ in 0..8 {
+        let decisions = infer_all(units, &per_unit, options.jobs);
+        // (file, offset) -> "generic?" -> the first unit answering so, and why. Files of
+        // one unit only have one answer; headers, and files built in several configurations, may have more.
+        let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
+        for (unit, decided) in units.iter().zip(&decisions) {
+            for d in decided {
+                let key = DeclKey::new(unit.canonical(d.decl.pos.file), d.decl.pos.offset);
+                let why = match &d.decision {
+                    Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
+                        format!("{} keeps it named: {reason} ({detail})", unit.label())
+                    }
+                    _ => String::new(),
+                };
+                let in_configuration = unit.configuration.is_some();
+                answers
+                    .entry(key)
+                    .or_default()
+                    .entry(matches!(d.decision, Decision::Generic { .. }))
+                    .or_insert((why, in_configuration));
+            }
+        }
+        let conflicts: BTreeMap<DeclKey, (String, bool)> = answers
+            .into_iter()
+            .filter(|(_, a)| a.len() > 1)
+            .map(|(k, mut a)| (k, a.remove(&false).unwrap_or_default()))
+            .collect();
+        if conflicts.is_empty() {
+            return decisions;
+        }
+        for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
+            for id in 0..unit.syntax.files.len() {
+                for (key, (why, in_configuration)) in &conflicts {
+                    if key.file == unit.canonical(id) {
+                        let reason = if *in_configuration { Code::Configuration } else { Code::HeaderConflict };
+                        o.refused_from_outside.entry((id, key.offset)).or_insert((reason, why.clone()));
+                    }
+                }
+            }
+        }
+    }
+    infer_all(units, &per_unit, options.jobs)
+}
+
+/// Every unit's decisions, on `jobs` threads (the inference is pure: the result
+/// does not depend on how the units are shared out).
+fn infer_all(units: &[Unit], per_unit: &[InferOptions], jobs: usize) -> Vec<Vec<DeclDecision>> {
+    let chunk = units.len().div_ceil(jobs.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = units
+            .chunks(chunk)
+            .zip(per_unit.chunks(chunk))
+            .map(|(units, options)| {
+                scope.spawn(move || units.iter().zip(options).map(|(u, o)| infer(u, o).decls).collect::<Vec<_>>())
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("inference worker")).collect()
+    })
+}
+
+pub(super) fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
+    let (reason, detail, blocking) = match &d.decision {
+        Decision::Refused { reason, detail } => (*reason, detail.clone(), false),
+        Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
+        _ => return None,
+    };
+    Some(Refusal {
+        file: unit.syntax.files[d.decl.pos.file].clone(),
+        line: d.decl.pos.line,
+        function: d.function.clone(),
+        name: d.decl.name.clone(),
+        reason,
+        detail,
+        blocking,
+        canonical: unit.canonical(d.decl.pos.file).to_path_buf(),
+    })
+}

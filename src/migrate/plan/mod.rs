@@ -1,0 +1,357 @@
+//! Planning: decisions of every unit -> change sets.
+//!
+//! Units sharing a header are inferred again until they agree on every
+//! declaration in it. Fixes are then grouped into *change sets*: the fixes
+//! of declarations linked by a pointer flow (a generic parameter and the
+//! generic parameter it passes its value to, a helper's generic result and
+//! the kernel local receiving it), across every unit of the batch. A change
+//! set is the unit of verification and withdrawal: removing it leaves every
+//! remaining flow legal under the target, because nothing outside the set
+//! that receives its values was made generic because of it.
+
+mod agree;
+mod apply;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::ids::{DeclKey, UnionFind};
+use crate::infer::{Decision, DeclDecision};
+use crate::ir::{Sink, Source};
+use crate::options::MigrateOptions;
+use crate::report::{Refusal, Warning};
+use crate::rules::merge_duplicates::{self, Detected, Duplicates, FindContext, Merge, NameProbe, Unmerged, Withdrawn};
+use crate::rules::program_scope::{self, Choice, Move};
+use crate::rules::{self, Edit, Fix};
+use crate::unit::Unit;
+use agree::{agree_on_headers, refusal_of};
+pub use apply::apply;
+
+pub type SetId = usize;
+
+/// Fixes that stand or fall together.
+#[derive(Debug, Default)]
+pub struct ChangeSet {
+    /// Each fix once, however many units planned it.
+    pub fixes: Vec<Fix>,
+    /// Edits by canonical file, identical edits once.
+    pub edits: BTreeMap<PathBuf, BTreeSet<Edit>>,
+    /// IR names of functions the set changes beyond its fixes' own (merged duplicates).
+    pub links: BTreeSet<String>,
+}
+
+impl ChangeSet {
+    /// The IR names of every function the set changes.
+    pub fn link_names(&self) -> BTreeSet<String> {
+        self.fixes.iter().map(|f| f.link_name.clone()).chain(self.links.iter().cloned()).collect()
+    }
+
+    /// The functions the set changes, for messages: `a`, `b`.
+    pub fn functions(&self) -> String {
+        let names: BTreeSet<&str> = self.fixes.iter().map(|f| f.function.as_str()).collect();
+        names.into_iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Everything verification and accounting need from planning.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub sets: Vec<ChangeSet>,
+    /// Per unit: the sets with a fix in it.
+    pub unit_sets: Vec<BTreeSet<SetId>>,
+    /// Per unit: the sets it requires (the unit does not compile as the target without them).
+    pub required: Vec<BTreeSet<SetId>>,
+    /// Per unit: declarations that keep it from compiling as the target whatever changes.
+    pub blocking: Vec<Vec<Refusal>>,
+    /// Every refusal once, sorted.
+    pub refusals: Vec<Refusal>,
+    /// (canonical file, function) -> the sets changing it.
+    pub planned: BTreeMap<(PathBuf, String), BTreeSet<SetId>>,
+    /// Canonical file -> (path as the units name it, text as read).
+    pub originals: BTreeMap<PathBuf, (PathBuf, Vec<u8>)>,
+    /// Sets that would edit a file outside the edit root (a prototype there), with the file.
+    pub outside_root: BTreeMap<SetId, PathBuf>,
+    /// Duplicate groups to merge, each with its set.
+    pub merges: Vec<(Merge, SetId)>,
+    /// Duplicate groups that are not merged, with why.
+    pub unmerged: Vec<Unmerged>,
+    /// Programs left over the constant budget.
+    pub warnings: Vec<Warning>,
+}
+
+/// What planning decides before grouping: the decisions (with the
+/// followers of moved tables moved), the moves, the merges, and what stays.
+struct Decided {
+    decisions: Vec<Vec<DeclDecision>>,
+    moves: Vec<Move>,
+    merges: Vec<Merge>,
+    unmerged: Vec<Unmerged>,
+    warnings: Vec<Warning>,
+    /// Tables that stay `__constant` although a move was wanted.
+    stays: Vec<Refusal>,
+}
+
+/// Which tables move, the decisions with their followers moved, and the
+/// duplicates that merge. A table a merge needs moves only if the merge is
+/// planned after all: otherwise the batch is inferred again without it.
+fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: NameProbe, withdrawn: &Withdrawn) -> Decided {
+    let root = options.root.as_path();
+    let first =
+        crate::timings::time("plan: infer", || agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()]));
+    let mut twins = if options.merge { merge_duplicates::constant_twins(units, detected, root, withdrawn) } else { Vec::new() };
+    loop {
+        let choice = crate::timings::time("plan: program scope", || program_scope::choose(units, &first, options, &twins));
+        // Inferred again with the pointers that follow the moved tables moved too
+        // (they are __global now, and may become generic like any other).
+        let decisions = if choice.chosen.is_empty() {
+            first.clone()
+        } else {
+            let mut moved = vec![BTreeSet::new(); units.len()];
+            for c in &choice.chosen {
+                moved[c.unit()].extend(c.followers.iter().copied());
+            }
+            agree_on_headers(units, options, root, &moved)
+        };
+        let found = if options.merge {
+            let cx = FindContext { decisions: &decisions, root, withdrawn, taken: probe, constant_stays: &choice.twin_stays };
+            crate::timings::time("plan: duplicates", || merge_duplicates::find(units, detected, &cx))
+        } else {
+            Duplicates::default()
+        };
+        let merging: BTreeSet<&DeclKey> = found.merges.iter().flat_map(|m| m.members.iter().map(|member| &member.key)).collect();
+        let unneeded: BTreeSet<DeclKey> =
+            choice.chosen.iter().filter_map(|c| c.needed_by().cloned()).filter(|k| !merging.contains(k)).collect();
+        if unneeded.is_empty() {
+            let Choice { chosen, warnings, stays, .. } = choice;
+            let moves = chosen.iter().filter_map(|c| program_scope::build(units, &decisions, c)).collect();
+            let Duplicates { merges, unmerged } = found;
+            return Decided { decisions, moves, merges, unmerged, warnings, stays };
+        }
+        twins.retain(|t| !unneeded.contains(&t.key));
+    }
+}
+
+/// Infers every unit, finds the duplicates that merge (but those `withdrawn`
+/// by an earlier round), then groups the fixes into change sets.
+pub fn plan(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: NameProbe, withdrawn: &Withdrawn) -> Plan {
+    let Decided { decisions, moves, merges, unmerged, warnings, stays } = decide(units, detected, options, probe, withdrawn);
+    let mut keys = UnionFind::default();
+    let mut unit_fixes = linked_fixes(units, &decisions, &mut keys);
+    let mut plan = Plan { unmerged, warnings, ..Plan::default() };
+    // Moved variables stand or fall with the pointers that follow them.
+    for m in moves {
+        for key in &m.keys {
+            keys.union(m.keys[0].clone(), key.clone());
+        }
+        unit_fixes[m.unit].extend(m.fixes.into_iter().map(|fix| (m.keys[0].clone(), fix)));
+    }
+    // A variable written with no address space gets one, on its own.
+    for (u, key, fix) in program_scope::infer_spaces(units, options) {
+        unit_fixes[u].push((key, fix));
+    }
+    join_merges(units, &merges, &mut keys, &mut unit_fixes, &mut plan);
+    let set_of_root = group_into_sets(units, unit_fixes, &mut keys, &mut plan);
+    register_merges(merges, &set_of_root, &mut keys, &mut plan);
+    drop_deleted_edits(&mut plan);
+    add_units_editing_each_set(units, &mut plan);
+    for (id, set) in plan.sets.iter().enumerate() {
+        if let Some(file) = set.edits.keys().find(|f| !crate::root::is_under(&options.root, f)) {
+            plan.outside_root.insert(id, file.clone());
+        }
+    }
+    collect_refusals(units, &decisions, stays, &mut plan);
+    plan
+}
+
+/// Per unit, its fixes, each with the key of the declaration it changes;
+/// declarations linked by a flow are joined in `keys` (they stand or fall together).
+fn linked_fixes(units: &[Unit], decisions: &[Vec<DeclDecision>], keys: &mut UnionFind<DeclKey>) -> Vec<Vec<(DeclKey, Fix)>> {
+    let mut unit_fixes = Vec::new();
+    for (unit, decided) in units.iter().zip(decisions) {
+        let key_of_node: HashMap<&crate::ir::Node, DeclKey> = decided
+            .iter()
+            .filter(|d| matches!(d.decision, Decision::Generic { .. }))
+            .map(|d| (&d.node, DeclKey::new(unit.canonical(d.decl.pos.file), d.decl.pos.offset)))
+            .collect();
+        for key in key_of_node.values() {
+            keys.find(key.clone());
+        }
+        for flow in &unit.ir.flows {
+            if let (Source::Decl { node: from }, Sink::Decl { node: to }) = (&flow.from, &flow.to) {
+                if let (Some(a), Some(b)) = (key_of_node.get(from), key_of_node.get(to)) {
+                    keys.union(a.clone(), b.clone());
+                }
+            }
+        }
+        let fixes = rules::fixes(unit, decided)
+            .into_iter()
+            .map(|fix| (DeclKey::new(unit.canonical(fix.decl.file), fix.decl.offset), fix))
+            .collect();
+        unit_fixes.push(fixes);
+    }
+    unit_fixes
+}
+
+/// A merge stands or falls with its members' generic rewrites and the merges it calls into.
+fn join_merges(
+    units: &[Unit],
+    merges: &[Merge],
+    keys: &mut UnionFind<DeclKey>,
+    unit_fixes: &mut [Vec<(DeclKey, Fix)>],
+    plan: &mut Plan,
+) {
+    for merge in merges {
+        let key = merge_key(merge);
+        keys.find(key.clone());
+        for decl in &merge.decl_keys {
+            keys.union(key.clone(), decl.clone());
+        }
+        for other in &merge.depends_on {
+            keys.union(key.clone(), merge_key(&merges[*other]));
+        }
+        for (file, u, id) in &merge.files {
+            plan.originals
+                .entry(file.clone())
+                .or_insert_with(|| (units[*u].syntax.files[*id].clone(), units[*u].text(*id).to_vec()));
+        }
+        if let Some(first) = merge.units.first() {
+            unit_fixes[*first].push((key, merge.fix.clone()));
+        }
+    }
+}
+
+/// The change sets: one per set of joined keys, numbered in the order their
+/// first fix comes (units in order); each fix once, identical edits once.
+fn group_into_sets(
+    units: &[Unit],
+    unit_fixes: Vec<Vec<(DeclKey, Fix)>>,
+    keys: &mut UnionFind<DeclKey>,
+    plan: &mut Plan,
+) -> BTreeMap<DeclKey, SetId> {
+    let mut set_of_root: BTreeMap<DeclKey, SetId> = BTreeMap::new();
+    for (unit, fixes) in units.iter().zip(unit_fixes) {
+        // A file of the unit as clang names it -> its id (for its text, read once by the unit).
+        let id_of: HashMap<&Path, usize> = (0..unit.syntax.files.len()).map(|id| (unit.syntax.files[id].as_path(), id)).collect();
+        let canonical =
+            |path: &Path| id_of.get(path).map(|id| unit.canonical(*id).to_path_buf()).unwrap_or_else(|| path.to_path_buf());
+        let (mut mine, mut required) = (BTreeSet::new(), BTreeSet::new());
+        for (key, fix) in fixes {
+            let root_key = keys.find(key);
+            let next = set_of_root.len();
+            let id = *set_of_root.entry(root_key).or_insert(next);
+            if id == plan.sets.len() {
+                plan.sets.push(ChangeSet::default());
+            }
+            mine.insert(id);
+            if fix.required {
+                required.insert(id);
+            }
+            plan.planned.entry((canonical(&fix.file), fix.function.clone())).or_default().insert(id);
+            let set = &mut plan.sets[id];
+            if set.fixes.iter().any(|f| f.edits == fix.edits) {
+                continue;
+            }
+            for edit in &fix.edits {
+                let file = canonical(&edit.file);
+                if !plan.originals.contains_key(&file) {
+                    // The bytes the unit parsed (empty if unreadable: then its set never applies, see `apply`).
+                    let text = id_of.get(edit.file.as_path()).map(|id| unit.text(*id).to_vec()).unwrap_or_default();
+                    plan.originals.insert(file.clone(), (edit.file.clone(), text));
+                }
+                set.edits.entry(file).or_default().insert(edit.clone());
+            }
+            set.fixes.push(fix);
+        }
+        plan.unit_sets.push(mine);
+        plan.required.push(required);
+    }
+    set_of_root
+}
+
+/// Each merge with its set: the units seeing it check the set, and its members count as changed by it.
+fn register_merges(merges: Vec<Merge>, set_of_root: &BTreeMap<DeclKey, SetId>, keys: &mut UnionFind<DeclKey>, plan: &mut Plan) {
+    for merge in merges {
+        let id = set_of_root[&keys.find(merge_key(&merge))];
+        for u in &merge.units {
+            plan.unit_sets[*u].insert(id);
+        }
+        for member in &merge.members {
+            plan.planned.entry((member.key.file.clone(), member.name.clone())).or_default().insert(id);
+            plan.sets[id].links.insert(member.link_name.clone());
+        }
+        plan.merges.push((merge, id));
+    }
+}
+
+/// Every unit whose files a set edits checks it (a header's pointer that follows a moved
+/// variable of one program is the same pointer in every program including the header).
+fn add_units_editing_each_set(units: &[Unit], plan: &mut Plan) {
+    let mut editing: HashMap<&Path, Vec<SetId>> = HashMap::new();
+    for (id, set) in plan.sets.iter().enumerate() {
+        for file in set.edits.keys() {
+            editing.entry(file.as_path()).or_default().push(id);
+        }
+    }
+    for (u, unit) in units.iter().enumerate() {
+        for id in 0..unit.syntax.files.len() {
+            if let Some(sets) = editing.get(unit.canonical(id)) {
+                plan.unit_sets[u].extend(sets.iter().copied());
+            }
+        }
+    }
+}
+
+/// Each refusal once, however many units include its file, sorted; per unit, the blocking ones.
+fn collect_refusals(units: &[Unit], decisions: &[Vec<DeclDecision>], stays: Vec<Refusal>, plan: &mut Plan) {
+    let mut known: std::collections::HashSet<(PathBuf, u32, String)> = std::collections::HashSet::new();
+    for (unit, decided) in units.iter().zip(decisions) {
+        let mut blocking = Vec::new();
+        for d in decided {
+            let Some(refusal) = refusal_of(unit, d) else { continue };
+            if refusal.blocking {
+                blocking.push(refusal.clone());
+            }
+            if known.insert((refusal.canonical.clone(), refusal.line, refusal.name.clone())) {
+                plan.refusals.push(refusal);
+            }
+        }
+        plan.blocking.push(blocking);
+    }
+    for stay in stays {
+        if known.insert((stay.canonical.clone(), stay.line, stay.name.clone())) {
+            plan.refusals.push(stay);
+        }
+    }
+    plan.refusals.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+}
+
+/// The union-find key of a merge: its survivor's definition.
+fn merge_key(merge: &Merge) -> DeclKey {
+    merge.members[0].key.clone()
+}
+
+/// Edits inside code a merge deletes (the deleted copy's own qualifier
+/// edits, calls renamed there) go: the deletion covers them.
+fn drop_deleted_edits(plan: &mut Plan) {
+    // Per file (merge edits name files by canonical path, as the sets' keys do): its deletions.
+    let mut deletions: HashMap<PathBuf, BTreeSet<(u32, u32)>> = HashMap::new();
+    for e in plan.merges.iter().flat_map(|(m, _)| m.fix.edits.iter()) {
+        if e.replacement.is_empty() && e.end > e.start {
+            deletions.entry(e.file.clone()).or_default().insert((e.start, e.end));
+        }
+    }
+    for set in plan.sets.iter_mut() {
+        for (file, edits) in set.edits.iter_mut() {
+            let Some(deleted) = deletions.get(file) else { continue };
+            let inside = |e: &Edit| {
+                let is_deletion = e.replacement.is_empty() && deleted.contains(&(e.start, e.end));
+                !is_deletion && deleted.iter().any(|&(start, end)| start <= e.start && e.end <= end && e.start < end)
+            };
+            edits.retain(|e| !inside(e));
+        }
+        let kept: BTreeSet<&Edit> = set.edits.values().flatten().collect();
+        for fix in set.fixes.iter_mut() {
+            fix.edits.retain(|e| kept.contains(e));
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! The report of a migration: every changed file with its fixes, every
+//! refusal, merge, warning and error, and an account of every function.
+//! Plain data the batch driver fills and `render`/`sarif` print; it names
+//! codes from the registry only.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::codes::Code;
+use crate::rules::merge_duplicates::{Member, Unmerged};
+use crate::rules::Fix;
+
+/// How one function ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Changed; `verified`: recompiled and its unit's kernels proven equivalent.
+    Migrated { verified: bool },
+    /// Nothing to do.
+    Unchanged,
+    /// Something could change but does not, with a stable reason code.
+    Refused { reason: Code, detail: String },
+}
+
+/// The outcome of one function definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionAccount {
+    pub file: PathBuf,
+    pub line: u32,
+    pub name: String,
+    pub kernel: bool,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// Something to know that is not an error: a withdrawn change, a flat-access regression.
+#[derive(Debug, Clone, Serialize)]
+pub struct Warning {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// A declaration whose qualifier stays, with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Refusal {
+    pub file: PathBuf,
+    pub line: u32,
+    pub function: String,
+    pub name: String,
+    pub reason: Code,
+    pub detail: String,
+    /// The file cannot compile as the target because of it.
+    pub blocking: bool,
+    #[serde(skip)]
+    pub(crate) canonical: PathBuf,
+}
+
+/// One file with its changes.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    pub path: PathBuf,
+    #[serde(skip)]
+    pub canonical: PathBuf,
+    /// The file's bytes as read, and with the edits: every other byte is kept, whatever the encoding.
+    #[serde(skip)]
+    pub original: Vec<u8>,
+    #[serde(skip)]
+    pub migrated: Vec<u8>,
+    pub fixes: Vec<Fix>,
+    /// The configurations (`clasp.toml`) its changes were checked in, every one that builds it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub configurations: Vec<String>,
+}
+
+/// An error for one file; the batch goes on.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Migration {
+    pub files_seen: usize,
+    pub changes: Vec<FileChange>,
+    pub refusals: Vec<Refusal>,
+    pub errors: Vec<FileError>,
+    pub warnings: Vec<Warning>,
+    /// Every function definition of every analysed file under the paths, in order.
+    pub functions: Vec<FunctionAccount>,
+    /// Files that could not be parsed or compiled (their functions are unknown).
+    pub unanalysable: Vec<PathBuf>,
+    /// Duplicate groups merged into one generic function.
+    pub merges: Vec<MergeReport>,
+    /// Duplicate groups found but not merged, with why.
+    pub unmerged: Vec<Unmerged>,
+    /// Wall time per stage (summed over workers).
+    pub timings: Vec<crate::timings::StageTime>,
+}
+
+/// A merge of duplicates that stands: the survivor's name and place, every member (the survivor first).
+#[derive(Debug, Clone, Serialize)]
+pub struct MergeReport {
+    pub name: String,
+    pub file: PathBuf,
+    pub line: u32,
+    pub members: Vec<Member>,
+    /// Members of the group that stay as they are.
+    pub kept: Vec<KeptMember>,
+    pub verified: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KeptMember {
+    #[serde(flatten)]
+    pub member: Member,
+    pub why: String,
+}

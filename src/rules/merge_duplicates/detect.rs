@@ -1,0 +1,335 @@
+//! Detection: a unit's helper definitions as words (qualifiers of pointer
+//! declarations, the function's own name and calls to other helpers
+//! normalised), classes of identical definitions per unit, joined across
+//! units and split into families of per-space copies. Computed once per
+//! batch: it depends only on the units and the edit root.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use super::Member;
+use crate::ids::{DeclKey, UnionFind};
+use crate::syntax::{ByteRange, FileId, Function, FunctionRef, Space};
+use crate::unit::Unit;
+
+/// The batch's duplicate groups, with the per-unit views they were found in.
+pub struct Detected<'u> {
+    pub(super) views: Vec<UnitView<'u>>,
+    /// Per unit: definition -> its class of duplicates there.
+    pub(super) per_unit: Vec<BTreeMap<DeclKey, usize>>,
+    pub(super) index: Index<'u>,
+    /// Families of per-space copies, each of two or more definitions.
+    pub(super) groups: Vec<BTreeSet<DeclKey>>,
+}
+
+impl<'u> Detected<'u> {
+    /// Finds the groups of `units`, among definitions under `root`.
+    pub fn new(units: &'u [Unit], root: &Path) -> Detected<'u> {
+        let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
+        let per_unit: Vec<BTreeMap<DeclKey, usize>> = views.iter().map(classes).collect();
+        let index = Index::new(units, &views);
+        let groups = join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views)).collect();
+        Detected { views, per_unit, index, groups }
+    }
+
+    /// The qualifier signature of a definition, as the first unit defining it reads it.
+    pub(super) fn signature(&self, key: &DeclKey) -> Option<&Vec<Option<Space>>> {
+        self.index.defining.get(key).and_then(|us| self.views[us[0]].signature.get(key))
+    }
+
+    /// The distinct qualifier signatures of a group's members.
+    pub(super) fn signatures(&self, group: &BTreeSet<DeclKey>) -> BTreeSet<&Vec<Option<Space>>> {
+        group.iter().filter_map(|k| self.signature(k)).collect()
+    }
+}
+
+/// One word of a definition, normalised for comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Word<'a> {
+    Text(&'a str),
+    /// The function's own name.
+    Own,
+    /// A call to another helper definition, by its class.
+    Callee(usize),
+}
+
+/// Where each definition and each function name appears in the batch, so
+/// that per-group questions do not scan every unit (a batch of a thousand
+/// files has thousands of groups).
+pub(super) struct Index<'u> {
+    /// Definition -> the units defining it, in order.
+    pub(super) defining: HashMap<DeclKey, Vec<usize>>,
+    /// IR name -> the units declaring, defining or naming a function of that name.
+    pub(super) naming: HashMap<&'u str, BTreeSet<usize>>,
+}
+
+impl<'u> Index<'u> {
+    fn new(units: &'u [Unit], views: &[UnitView]) -> Index<'u> {
+        let mut defining: HashMap<DeclKey, Vec<usize>> = HashMap::new();
+        for (u, view) in views.iter().enumerate() {
+            for key in view.defs.keys() {
+                defining.entry(key.clone()).or_default().push(u);
+            }
+        }
+        let mut naming: HashMap<&str, BTreeSet<usize>> = HashMap::new();
+        for (u, unit) in units.iter().enumerate() {
+            let names = unit.syntax.functions.iter().map(|f| f.link_name.as_str());
+            for name in names.chain(unit.syntax.references.iter().map(|r| r.link_name.as_str())) {
+                naming.entry(name).or_default().insert(u);
+            }
+        }
+        Index { defining, naming }
+    }
+
+    /// The units defining a member of `group`.
+    pub(super) fn seeing(&self, group: &BTreeSet<DeclKey>) -> BTreeSet<usize> {
+        group.iter().flat_map(|k| self.defining.get(k).into_iter().flatten().copied()).collect()
+    }
+}
+
+/// A unit's helper definitions, normalised.
+pub(super) struct UnitView<'u> {
+    /// Definition -> the function.
+    pub(super) defs: BTreeMap<DeclKey, &'u Function>,
+    /// Definition -> its words, with calls to helper definitions left as keys.
+    pub(super) words: BTreeMap<DeclKey, Vec<RawWord<'u>>>,
+    /// Definition -> per pointer declaration, the space of the qualifier the comparison ignores.
+    pub(super) signature: BTreeMap<DeclKey, Vec<Option<Space>>>,
+    /// Definition -> per pointer declaration, whether it points to read-only data (`const`, `__constant`).
+    pub(super) read_only: BTreeMap<DeclKey, Vec<bool>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum RawWord<'a> {
+    Text(&'a str),
+    Own,
+    Callee(DeclKey),
+}
+
+/// A unit's helper definitions under the edit root, with their words.
+fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
+    let syntax = &unit.syntax;
+    let mut defs = BTreeMap::new();
+    let mut link_to_key: HashMap<&str, DeclKey> = HashMap::new();
+    for f in syntax.functions.iter().filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty()) {
+        let file = unit.canonical(f.pos.file);
+        if crate::root::is_under(root, file) {
+            let key = DeclKey::new(file, f.pos.offset);
+            link_to_key.insert(&f.link_name, key.clone());
+            defs.insert(key, f);
+        }
+    }
+    let user_functions: HashSet<&str> = syntax.functions.iter().map(|f| f.link_name.as_str()).collect();
+    let refs_at: HashMap<(FileId, u32), &FunctionRef> =
+        syntax.references.iter().filter(|r| r.spelled).map(|r| ((r.range.file, r.range.start), r)).collect();
+    let mut words = BTreeMap::new();
+    let mut signature = BTreeMap::new();
+    let mut read_only = BTreeMap::new();
+    for (key, f) in &defs {
+        let file = f.extent.file;
+        // The qualifiers the generic rewrite removes: the first level of each pointer (not of arrays).
+        let ignored: Vec<(ByteRange, Space)> = f
+            .pointers
+            .iter()
+            .filter(|d| d.array.is_none())
+            .filter_map(|d| d.levels.first().and_then(|l| l.spelling.range().map(|r| (r, l.space))))
+            .filter(|(r, _)| r.file == file)
+            .collect();
+        // Which declaration names which space: `f(__global a, b)` and `f(a, __global b)` differ.
+        let spaces: Vec<Option<Space>> = f
+            .pointers
+            .iter()
+            .filter(|d| d.array.is_none())
+            .map(|d| d.levels.first().filter(|l| l.spelling.range().is_some_and(|r| r.file == file)).map(|l| l.space))
+            .collect();
+        let mut out = Vec::new();
+        for token in &f.tokens {
+            if ignored.iter().any(|(r, _)| r.start <= token.start && token.start < r.end) {
+                continue;
+            }
+            let word = if token.start == f.pos.offset && token.text == f.name {
+                RawWord::Own
+            } else if let Some(reference) = refs_at.get(&(file, token.start)) {
+                // Another helper by its class; another user function by its IR name, so calls
+                // to two overloads of one name (`get(__global T *)`, `get(__local T *)`) differ.
+                // A builtin by its name: `vload4` of a __global and of a __local pointer is one
+                // generic builtin in 2.0 (and pins, where there is none, are the inference's).
+                match link_to_key.get(reference.link_name.as_str()) {
+                    Some(callee) => RawWord::Callee(callee.clone()),
+                    None if user_functions.contains(reference.link_name.as_str()) => RawWord::Text(&reference.link_name),
+                    None => RawWord::Text(&token.text),
+                }
+            } else {
+                RawWord::Text(&token.text)
+            };
+            out.push(word);
+        }
+        words.insert(key.clone(), out);
+        signature.insert(key.clone(), spaces);
+        // `__constant float *` is implicitly const: its generic rewrite says so (`const float *`).
+        let pointee_const = |d: &crate::syntax::PointerDecl| {
+            d.levels.first().is_some_and(|l| l.space == Space::Constant)
+                || crate::rules::program_scope::constant_to_global::says_const(d.type_text.split('*').next().unwrap_or(""))
+        };
+        read_only.insert(key.clone(), f.pointers.iter().filter(|d| d.array.is_none()).map(pointee_const).collect());
+    }
+    UnitView { defs, words, signature, read_only }
+}
+
+/// A unit's definitions partitioned into classes of duplicates: identical
+/// words, calls compared by the callee's class, refined until stable.
+fn classes(view: &UnitView) -> BTreeMap<DeclKey, usize> {
+    let keys: Vec<&DeclKey> = view.words.keys().collect();
+    let index: HashMap<&DeclKey, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let mut class: Vec<usize> = (0..keys.len()).collect();
+    loop {
+        let mut first_with: HashMap<Vec<Word>, usize> = HashMap::new();
+        let next: Vec<usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let words: Vec<Word> = view.words[*key]
+                    .iter()
+                    .map(|w| match w {
+                        RawWord::Text(t) => Word::Text(t),
+                        RawWord::Own => Word::Own,
+                        RawWord::Callee(k) => Word::Callee(class[index[k]]),
+                    })
+                    .collect();
+                *first_with.entry(words).or_insert(i)
+            })
+            .collect();
+        if next == class {
+            return keys.into_iter().cloned().zip(class).collect();
+        }
+        class = next;
+    }
+}
+
+/// Groups of two or more definitions found duplicates by some unit, joined across units.
+fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DeclKey, usize>]) -> Vec<BTreeSet<DeclKey>> {
+    let mut joined = UnionFind::default();
+    for (view, classes) in views.iter().zip(per_unit) {
+        let mut first: BTreeMap<usize, &DeclKey> = BTreeMap::new();
+        for key in view.defs.keys() {
+            match first.get(&classes[key]) {
+                Some(head) => joined.union((*head).clone(), key.clone()),
+                None => {
+                    first.insert(classes[key], key);
+                }
+            }
+        }
+    }
+    joined.sets().into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// A joined group split into the merges the batch can make. Joining is
+/// transitive: a unit including two headers finds `rows_sum_g`, `rows_sum_l`
+/// (rows.h) and `cols_sum_g`, `cols_sum_l` (cols.h) all alike, and a
+/// file's own `accum_g` joins a header's `sum_g` it copies. A merge is one
+/// family of per-space copies: at most one member per qualifier signature
+/// (same-qualifier copies are not per-space duplicates), and a member every
+/// unit seeing the part sees (the one a merge could keep: no unit including
+/// only rows.h can call a survivor from cols.h). Members pair up closest
+/// first: in the same file, then by the longest name they share
+/// (`rows_sum_g` with `rows_sum_l`); two in different files whose names
+/// share nothing never pair.
+fn partition(group: BTreeSet<DeclKey>, index: &Index, views: &[UnitView]) -> Vec<BTreeSet<DeclKey>> {
+    struct Copy<'v> {
+        key: DeclKey,
+        seen_by: BTreeSet<usize>,
+        signature: Option<&'v Vec<Option<Space>>>,
+        name: &'v str,
+    }
+    let copies: Vec<Copy> = group
+        .into_iter()
+        .filter_map(|key| {
+            let units = index.defining.get(&key)?;
+            let view = &views[units[0]];
+            let name = view.defs.get(&key)?.name.as_str();
+            Some(Copy { seen_by: units.iter().copied().collect(), signature: view.signature.get(&key), name, key })
+        })
+        .collect();
+    // Candidate pairs, closest first (deterministic: then by position).
+    let mut pairs: Vec<(bool, usize, usize, usize)> = Vec::new();
+    for a in 0..copies.len() {
+        for b in a + 1..copies.len() {
+            if copies[a].signature == copies[b].signature {
+                continue;
+            }
+            let same_file = copies[a].key.file == copies[b].key.file;
+            let shared = shared_name_length(copies[a].name, copies[b].name);
+            if same_file || shared > 0 {
+                pairs.push((same_file, shared, a, b));
+            }
+        }
+    }
+    pairs.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then((x.2, x.3).cmp(&(y.2, y.3))));
+    // Union-find over copies, a part joining another only if the result is still one family.
+    let mut part: Vec<usize> = (0..copies.len()).collect();
+    let mut members: Vec<Vec<usize>> = (0..copies.len()).map(|i| vec![i]).collect();
+    for (_, _, a, b) in pairs {
+        let (pa, pb) = (part[a], part[b]);
+        if pa == pb {
+            continue;
+        }
+        let joined: Vec<usize> = members[pa].iter().chain(&members[pb]).copied().collect();
+        let signatures: BTreeSet<_> = joined.iter().map(|&i| copies[i].signature).collect();
+        let seen: BTreeSet<usize> = joined.iter().flat_map(|&i| copies[i].seen_by.iter().copied()).collect();
+        let keeper = joined.iter().any(|&i| copies[i].seen_by.is_superset(&seen));
+        if signatures.len() == joined.len() && keeper {
+            for &i in &members[pb] {
+                part[i] = pa;
+            }
+            members[pb].clear();
+            members[pa] = joined;
+        }
+    }
+    members.into_iter().filter(|m| m.len() > 1).map(|m| m.into_iter().map(|i| copies[i].key.clone()).collect()).collect()
+}
+
+/// How much of their names two copies share: all of it for an overload set,
+/// else the length of the stem a merge would name them by (0: nothing).
+fn shared_name_length(a: &str, b: &str) -> usize {
+    if a == b {
+        return a.len() + 1;
+    }
+    super::name::stem_of(&[a, b]).map(|s| s.len()).unwrap_or(0)
+}
+
+impl Detected<'_> {
+    /// The group's members in source order (file, then offset), as the first unit defining each names them.
+    pub fn members_of(&self, units: &[Unit], group: &BTreeSet<DeclKey>) -> Vec<Member> {
+        let (views, index) = (&self.views, &self.index);
+        group
+            .iter()
+            .filter_map(|key| {
+                let u = *index.defining.get(key)?.first()?;
+                let f = views[u].defs.get(key)?;
+                Some(Member {
+                    name: f.name.clone(),
+                    file: units[u].syntax.files[f.pos.file].clone(),
+                    line: f.pos.line,
+                    key: key.clone(),
+                    link_name: f.link_name.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The helper definitions a member calls, in any unit defining it.
+    pub fn callees(&self, members: &[Member]) -> BTreeSet<DeclKey> {
+        let (views, index) = (&self.views, &self.index);
+        let mut out = BTreeSet::new();
+        for m in members {
+            for &u in index.defining.get(&m.key).into_iter().flatten() {
+                for word in views[u].words.get(&m.key).into_iter().flatten() {
+                    if let RawWord::Callee(k) = word {
+                        out.insert(k.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,293 @@
+//! Duplicates: helper definitions written once per address space, found
+//! across the batch, and which of them merge into one generic definition.
+//!
+//! Two helper definitions are duplicates when their tokens as written are
+//! the same except for the address-space qualifiers of their pointer
+//! declarations, their own names, and calls to functions that are
+//! themselves duplicates of each other (so `mid_g` -> `leaf_g` and `mid_l`
+//! -> `leaf_l` are found together: classes are refined until stable).
+//! Comments and blanks never count; any other token does, so a
+//! near-duplicate stays. Units are compared on their own and their answers
+//! joined: two definitions in a header are duplicates only if every unit
+//! seeing both agrees.
+//!
+//! A group merges the members whose qualified pointers all become generic
+//! under the inference (a `__constant` member, or one pinned by a builtin,
+//! stays as its own function), provided no member is used in a way clasp
+//! cannot rename (its address taken, named by a macro body or in
+//! `#if`-skipped code) and one member is defined, before every use, in every
+//! unit that sees the group: that one survives, under the group's common
+//! name when it is free.
+
+mod detect;
+pub mod edits;
+mod name;
+mod refuse;
+mod survivor;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::codes::Code;
+use crate::ids::DeclKey;
+use crate::infer::{Decision, DeclDecision};
+use crate::rules::Fix;
+use crate::syntax::{FileId, Space};
+use crate::unit::Unit;
+pub use detect::Detected;
+use edits::MergeEdits;
+
+/// A member of a group, for messages and reports.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Member {
+    pub name: String,
+    pub file: PathBuf,
+    pub line: u32,
+    #[serde(skip)]
+    pub key: DeclKey,
+    #[serde(skip)]
+    pub link_name: String,
+}
+
+impl Member {
+    /// `dot_l` (a.cl:12)
+    pub fn cited(&self) -> String {
+        format!("`{}` ({}:{})", self.name, self.file.display(), self.line)
+    }
+}
+
+/// A member of a group that stays as its own function, with why.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    pub member: Member,
+    /// What keeps it: `calls-unmerged` when it calls a group that does not
+    /// merge, else what pins one of its pointers.
+    pub code: Code,
+    pub why: String,
+}
+
+/// A merge to make: one change set with the generic rewrites of its members.
+#[derive(Debug, Clone)]
+pub struct Merge {
+    /// The members that become one, the survivor first.
+    pub members: Vec<Member>,
+    /// Members of the group that stay as they are, with why.
+    pub kept: Vec<Kept>,
+    /// The survivor's name after the merge.
+    pub name: String,
+    pub fix: Fix,
+    /// The units that see a member.
+    pub units: BTreeSet<usize>,
+    /// Keys of the members' declarations that become generic: their fixes join the merge's set.
+    pub decl_keys: Vec<DeclKey>,
+    /// Other merges this one needs (its members call theirs).
+    pub depends_on: BTreeSet<usize>,
+    /// Files the merge edits: (canonical path, a unit that has it, its id there).
+    pub files: Vec<(PathBuf, usize, FileId)>,
+}
+
+/// A group of duplicates that is not merged, with a stable reason code.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unmerged {
+    pub members: Vec<Member>,
+    pub reason: Code,
+    pub detail: String,
+}
+
+impl Unmerged {
+    pub fn names(&self) -> String {
+        self.members.iter().map(|m| format!("`{}`", m.name)).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// What the batch's duplicates come to.
+#[derive(Debug, Default)]
+pub struct Duplicates {
+    pub merges: Vec<Merge>,
+    pub unmerged: Vec<Unmerged>,
+}
+
+/// Checks new names: returns those already taken (keywords, builtins).
+pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, String>;
+
+/// Groups withdrawn by an earlier round of verification: each member with the withdrawal's code and detail.
+pub type Withdrawn = BTreeMap<DeclKey, (Code, String)>;
+
+/// What `find` needs beyond the batch's groups: the decisions, the edit
+/// root, the withdrawn merges, the name probe and the `__constant` members
+/// whose data cannot move.
+pub struct FindContext<'a> {
+    pub decisions: &'a [Vec<DeclDecision>],
+    pub root: &'a Path,
+    pub withdrawn: &'a Withdrawn,
+    pub taken: NameProbe<'a>,
+    pub constant_stays: &'a BTreeMap<DeclKey, String>,
+}
+
+/// Decides which of the batch's duplicate groups merge: the groups refused
+/// as a whole, then per group the members that stay, then survivors and names.
+pub fn find(units: &[Unit], detected: &Detected, cx: &FindContext) -> Duplicates {
+    let mut out = Duplicates::default();
+    let mut candidates = candidates(units, detected, cx, &mut out.unmerged);
+    let grouped: BTreeSet<DeclKey> = candidates
+        .iter()
+        .flat_map(|c| c.members.iter())
+        .chain(out.unmerged.iter().flat_map(|g| g.members.iter()))
+        .map(|m| m.key.clone())
+        .collect();
+    refuse::keep_what_would_lose_const(units, &detected.views, &mut candidates);
+    refuse::drop_calls_to_unmerged(detected, &grouped, &mut candidates);
+    merges(units, detected, cx, &candidates, &mut out);
+    out
+}
+
+/// The per-space groups that pass the batch-wide checks, with the members
+/// that cannot join; the others go to `unmerged`.
+fn candidates(units: &[Unit], detected: &Detected, cx: &FindContext, unmerged: &mut Vec<Unmerged>) -> Vec<Candidate> {
+    let mut candidates = Vec::new();
+    for group in &detected.groups {
+        // Copies with the same qualifiers are not per-space duplicates: not clasp's business.
+        if detected.signatures(group).len() < 2 {
+            continue;
+        }
+        let members = detected.members_of(units, group);
+        let seeing = detected.index.seeing(group);
+        let (declaring, refused) = refuse::batch_refusal(units, detected, group, &members, &seeing, cx.root, cx.withdrawn);
+        if let Some((reason, detail)) = refused {
+            unmerged.push(Unmerged { members, reason, detail });
+            continue;
+        }
+        let kept = refuse::unmergeable_members(units, &detected.views, cx.decisions, &members, &seeing, cx.constant_stays);
+        candidates.push(Candidate { members, kept, seeing, declaring });
+    }
+    candidates
+}
+
+/// The merges of the candidates with two or more members merging: survivor,
+/// name, the merges each depends on; a candidate left with one member, or
+/// with no survivor, is not merged.
+fn merges(units: &[Unit], detected: &Detected, cx: &FindContext, candidates: &[Candidate], out: &mut Duplicates) {
+    let stems: Vec<Option<String>> = candidates.iter().map(|c| name::stem(&c.merging())).collect();
+    let mut probe: Vec<String> = stems.iter().flatten().cloned().collect();
+    probe.sort();
+    probe.dedup();
+    let taken = (cx.taken)(&probe).unwrap_or_else(|_| probe.iter().cloned().collect());
+    let mut claimed: BTreeSet<String> = BTreeSet::new();
+    let index_of_member: BTreeMap<DeclKey, usize> =
+        candidates.iter().enumerate().flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key.clone(), i))).collect();
+    let mut merge_of_candidate: BTreeMap<usize, usize> = BTreeMap::new();
+    for (i, candidate) in candidates.iter().enumerate() {
+        let merging = candidate.merging();
+        if merging.len() < 2 {
+            out.unmerged.push(candidate.unmerged_for_kept());
+            continue;
+        }
+        let Some(survivor) = survivor::survivor(units, &detected.views, &merging, &candidate.seeing) else {
+            let detail = "no member is defined before every use of the group in every unit that sees it".to_string();
+            out.unmerged.push(Unmerged { members: candidate.members.clone(), reason: Code::NoSurvivor, detail });
+            continue;
+        };
+        let touched: BTreeSet<usize> = candidate.seeing.union(&candidate.declaring).copied().collect();
+        let name = name::new_name(&survivor, stems[i].as_deref(), &taken, &claimed, units, &touched);
+        claimed.insert(name.clone());
+        let mut members: Vec<Member> = vec![survivor.clone()];
+        members.extend(merging.into_iter().filter(|m| m.key != survivor.key));
+        let depends_on =
+            detected.callees(&members).into_iter().filter_map(|k| index_of_member.get(&k).copied()).filter(|j| *j != i).collect();
+        merge_of_candidate.insert(i, out.merges.len());
+        out.merges.push(build(units, detected, cx.decisions, candidate, members, name, depends_on));
+    }
+    // Dependencies were found as candidate indexes: make them merge indexes.
+    for merge in out.merges.iter_mut() {
+        merge.depends_on = merge.depends_on.iter().filter_map(|c| merge_of_candidate.get(c).copied()).collect();
+    }
+}
+
+/// A member of a per-space duplicate group that takes `__constant` pointers:
+/// it joins the merge only if the tables they receive move to `__global`.
+#[derive(Debug, Clone)]
+pub struct ConstantTwin {
+    pub key: DeclKey,
+    /// `norm2_c` (a.cl:7)
+    pub cited: String,
+    /// The other members: `norm2_g`, `norm2_l`.
+    pub others: String,
+}
+
+/// The `__constant` members of the batch's duplicate groups that pass the
+/// batch-wide checks (so moving their tables can let them merge).
+pub fn constant_twins(units: &[Unit], detected: &Detected, root: &Path, withdrawn: &Withdrawn) -> Vec<ConstantTwin> {
+    let mut out = Vec::new();
+    for group in &detected.groups {
+        let signatures = detected.signatures(group);
+        // Cheap first: only groups with a __constant member matter here.
+        if signatures.len() < 2 || !signatures.iter().any(|s| s.contains(&Some(Space::Constant))) {
+            continue;
+        }
+        let members = detected.members_of(units, group);
+        let seeing = detected.index.seeing(group);
+        if refuse::batch_refusal(units, detected, group, &members, &seeing, root, withdrawn).1.is_some() {
+            continue;
+        }
+        for m in &members {
+            if detected.signature(&m.key).is_some_and(|s| s.contains(&Some(Space::Constant))) {
+                let others = members.iter().filter(|o| o.key != m.key).map(|o| format!("`{}`", o.name)).collect::<Vec<_>>();
+                out.push(ConstantTwin { key: m.key.clone(), cited: m.cited(), others: others.join(", ") });
+            }
+        }
+    }
+    out
+}
+
+/// A group that passed the batch-wide checks, with the members that cannot join it.
+struct Candidate {
+    members: Vec<Member>,
+    kept: Vec<Kept>,
+    /// Units defining a member.
+    seeing: BTreeSet<usize>,
+    /// Other units with a prototype of a member (from a shared header): edited and verified too.
+    declaring: BTreeSet<usize>,
+}
+
+impl Candidate {
+    fn merging(&self) -> Vec<Member> {
+        self.members.iter().filter(|m| !self.kept.iter().any(|k| k.member.key == m.key)).cloned().collect()
+    }
+
+    /// The group, not merged because at most one member could: `calls-unmerged`
+    /// when a member stays for calling a group that does not merge, else `pinned`.
+    fn unmerged_for_kept(&self) -> Unmerged {
+        let detail = self.kept.iter().map(|k| format!("{} {}", k.member.cited(), k.why)).collect::<Vec<_>>().join("; ");
+        let reason = if self.kept.iter().any(|k| k.code == Code::CallsUnmerged) { Code::CallsUnmerged } else { Code::Pinned };
+        Unmerged { members: self.members.clone(), reason, detail }
+    }
+}
+
+/// The merge's fix: edits in every unit seeing the group, and the keys of the
+/// members' generic declarations (their fixes stand or fall with it).
+fn build(
+    units: &[Unit],
+    detected: &Detected,
+    decisions: &[Vec<DeclDecision>],
+    candidate: &Candidate,
+    members: Vec<Member>,
+    name: String,
+    depends_on: BTreeSet<usize>,
+) -> Merge {
+    let keys: BTreeSet<&DeclKey> = members.iter().map(|m| &m.key).collect();
+    let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
+    let mut decl_keys = Vec::new();
+    for &u in &candidate.seeing {
+        for d in &decisions[u] {
+            let defined_here = detected.views[u].defs.iter().any(|(k, f)| keys.contains(k) && f.link_name == d.link_name);
+            if defined_here && links.contains(d.link_name.as_str()) && matches!(d.decision, Decision::Generic { .. }) {
+                decl_keys.push(DeclKey::new(units[u].canonical(d.decl.pos.file), d.decl.pos.offset));
+            }
+        }
+    }
+    let touched: BTreeSet<usize> = candidate.seeing.union(&candidate.declaring).copied().collect();
+    let MergeEdits { fix, files } = edits::fix(units, &touched, &members, &candidate.kept, &name);
+    Merge { members, kept: candidate.kept.clone(), name, fix, units: touched, decl_keys, depends_on, files }
+}

@@ -1,0 +1,192 @@
+//! Rule `infer-program-scope-space`: a program-scope variable, or a `static`
+//! one in a function, written with no address space gets one.
+//!
+//! What it does: `const float w[4] = {...};` becomes `__constant const float
+//! w[4] = {...};`, and `int hits[64];` becomes `__global int hits[64];`
+//! (spelled as the file spells its qualifiers: `constant`/`global` when it
+//! uses the short keywords). Why: OpenCL C 1.2 rejects such a variable
+//! ("program scope variable must reside in constant address space"), though
+//! lenient vendor compilers accepted it; 2.0 reads it as `__global`. Naming
+//! the space says which one the program gets: `__constant` when it is
+//! initialised, only read and within the budget, else `__global` (`infer_spaces`).
+
+use std::collections::BTreeMap;
+
+use super::components::{size_of, tables_of};
+use crate::codes::Code;
+use crate::ids::DeclKey;
+use crate::infer::Evidence;
+use crate::ir::{Sink, Source};
+use crate::options::{GlobalsPolicy, MigrateOptions};
+use crate::rules::{Because, Edit, Fix, VariableEvidence};
+use crate::syntax::{ProgramVar, Space, Spelling};
+use crate::unit::Unit;
+
+/// What `__constant` means for reads, said with the fix.
+pub const CONSTANT_CACHE: &str = "reads go through the constant cache";
+
+/// The fix naming `space` for `var`, inserted before its type (after `static`).
+pub fn fix(
+    unit: &Unit,
+    var: &ProgramVar,
+    space: Space,
+    why: String,
+    evidence: Vec<Evidence>,
+    data: VariableEvidence,
+) -> Option<Fix> {
+    let at = var.type_start?;
+    let keyword = keyword_for(unit, at.file, space);
+    let edit =
+        Edit { file: unit.syntax.files[at.file].clone(), start: at.start, end: at.start, replacement: format!("{keyword} ") };
+    let performance = if data.performance.is_empty() { String::new() } else { format!("; {}", data.performance) };
+    Some(Fix {
+        rule: Code::InferProgramScopeSpace,
+        file: unit.syntax.files[var.pos.file].clone(),
+        line: var.pos.line,
+        function: var.function.clone().unwrap_or_default(),
+        decl: var.pos,
+        link_name: String::new(),
+        message: format!("`{}` has no address space (OpenCL C 1.2 rejects it): {keyword}, {why}{performance}", var.name),
+        required: false,
+        evidence,
+        edits: vec![edit],
+        variable: Some(data),
+    })
+}
+
+/// `__constant`, or `constant` when the file spells its qualifier keywords without underscores.
+fn keyword_for(unit: &Unit, file: usize, space: Space) -> String {
+    let keywords = unit
+        .syntax
+        .functions
+        .iter()
+        .flat_map(|f| f.pointers.iter())
+        .flat_map(|d| d.levels.iter())
+        .map(|l| &l.spelling)
+        .chain(unit.syntax.program_vars.iter().map(|v| &v.spelling));
+    let mut short = 0i32;
+    for spelling in keywords {
+        if let Spelling::Keyword { text, range } = spelling {
+            if range.file == file {
+                short += if text.starts_with("__") { -1 } else { 1 };
+            }
+        }
+    }
+    let long = space.keyword();
+    if short > 0 {
+        long.trim_start_matches("__").to_string()
+    } else {
+        long.to_string()
+    }
+}
+
+/// The space inferred for a variable written with none, in one unit.
+struct Inferred {
+    space: Space,
+    why: String,
+    /// The program's `__constant` data before it.
+    constant_bytes: u64,
+}
+
+/// Program-scope variables (and `static` ones in functions) written with no
+/// address space, which OpenCL C 1.2 rejects and 2.0 reads as `__global`:
+/// each gets one (rule `infer-program-scope-space`). `__constant` when it
+/// is initialised, only read (never stored to, its address never passed
+/// on) and the program's `__constant` data stays within the budget, unless
+/// `--globals prefer-global`; else `__global`. A variable in a shared header
+/// is `__global` if any program including it needs it so. Each fix comes
+/// with its unit and its key.
+pub fn infer_spaces(units: &[Unit], options: &MigrateOptions) -> Vec<(usize, DeclKey, Fix)> {
+    if !options.target.has_program_scope_globals() {
+        return Vec::new();
+    }
+    // Variable -> (unit, index in it, what that unit infers).
+    let mut answers: BTreeMap<DeclKey, Vec<(usize, usize, Inferred)>> = BTreeMap::new();
+    for (u, unit) in units.iter().enumerate() {
+        let mut constant_total: u64 = tables_of(unit).iter().map(|t| t.size).sum();
+        for (index, var) in unit.syntax.program_vars.iter().enumerate() {
+            if var.spelling != Spelling::Unqualified || var.space != Space::Global || var.type_start.is_none() {
+                continue;
+            }
+            if !crate::root::is_under(&options.root, unit.canonical(var.pos.file)) {
+                continue;
+            }
+            let size = size_of(unit, var);
+            let constant_bytes = constant_total;
+            let inferred = match why_global(unit, var, options, constant_total + size) {
+                Some(why) => Inferred { space: Space::Global, why, constant_bytes },
+                None => {
+                    constant_total += size;
+                    let why = format!(
+                        "{size} bytes, initialised and only read; the program's __constant data stays within the {}-byte budget ({constant_total} bytes)",
+                        options.constant_budget
+                    );
+                    Inferred { space: Space::Constant, why, constant_bytes }
+                }
+            };
+            let key = DeclKey::new(unit.canonical(var.pos.file), var.pos.offset);
+            answers.entry(key).or_default().push((u, index, inferred));
+        }
+    }
+    let mut out = Vec::new();
+    for (key, found) in answers {
+        // Global if any program needs it so (it is read as global there today).
+        let global = found.iter().find(|(_, _, i)| i.space == Space::Global);
+        let (u, index, inferred) = global.unwrap_or(&found[0]);
+        let unit = &units[*u];
+        let var = &unit.syntax.program_vars[*index];
+        let mut why = inferred.why.clone();
+        if found.len() > 1 && global.is_some() {
+            why = format!("{why} (in {})", unit.label());
+        }
+        let evidence = vec![Evidence {
+            space: inferred.space,
+            from: format!("`{}` ({} bytes)", var.name, size_of(unit, var)),
+            at: format!("{}:{}", unit.syntax.files[var.pos.file].display(), var.pos.line),
+        }];
+        let data = VariableEvidence {
+            name: var.name.clone(),
+            size_bytes: size_of(unit, var),
+            space: inferred.space,
+            because: Because::Inferred,
+            needed_by: None,
+            constant_bytes: inferred.constant_bytes,
+            budget_bytes: options.constant_budget,
+            performance: if inferred.space == Space::Constant { CONSTANT_CACHE } else { "" },
+        };
+        if let Some(fix) = fix(unit, var, inferred.space, why, evidence, data) {
+            out.extend(found.iter().map(|(u, _, _)| (*u, key.clone(), fix.clone())));
+        }
+    }
+    out
+}
+
+/// Why a variable written with no address space must be (or is asked to be) `__global`.
+fn why_global(unit: &Unit, var: &ProgramVar, options: &MigrateOptions, constant_total: u64) -> Option<String> {
+    if options.globals == GlobalsPolicy::PreferGlobal {
+        return Some("as asked (--globals prefer-global)".to_string());
+    }
+    if unit.ir.globals.iter().any(|g| g.name == var.ir_name && g.written) {
+        return Some("it is written".to_string());
+    }
+    if !var.initialized {
+        return Some("it is not initialised (a __constant variable must be)".to_string());
+    }
+    let source = Source::Global { name: var.ir_name.clone() };
+    // Read-only builtins (`vload4(i, table)`) read through the address; anything else may write or keep it.
+    let passed = unit
+        .ir
+        .flows
+        .iter()
+        .find(|f| f.from == source && !matches!(&f.to, Sink::Builtin { name, .. } if name.starts_with("vload")));
+    if let Some(flow) = passed {
+        return Some(format!("its address is passed on at line {} (a __constant pointer would not convert)", flow.at.line));
+    }
+    if constant_total > options.constant_budget {
+        return Some(format!(
+            "the program's __constant data would be {constant_total} bytes, over the {}-byte budget",
+            options.constant_budget
+        ));
+    }
+    None
+}
