@@ -6,6 +6,7 @@
 pub mod analyze;
 pub mod build_options;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod discover;
 pub mod flowgraph;
@@ -22,6 +23,7 @@ pub mod root;
 pub mod rules;
 pub mod sarif;
 pub mod syntax;
+pub mod text;
 pub mod timings;
 pub mod unit;
 pub mod verify;

@@ -97,9 +97,9 @@ pub fn summary(migration: &Migration) -> String {
     }
     let migrated = match (verified, unverified) {
         (0, 0) => "0 functions migrated".to_string(),
-        (v, 0) => format!("{} migrated (verified)", crate::cli::plural(v, "function", "")),
-        (0, u) => format!("{} migrated (not verified)", crate::cli::plural(u, "function", "")),
-        (v, u) => format!("{} migrated ({v} verified, {u} unverified)", crate::cli::plural(v + u, "function", "")),
+        (v, 0) => format!("{} migrated (verified)", crate::text::plural(v, "function", "")),
+        (0, u) => format!("{} migrated (not verified)", crate::text::plural(u, "function", "")),
+        (v, u) => format!("{} migrated ({v} verified, {u} unverified)", crate::text::plural(v + u, "function", "")),
     };
     let refused: usize = reasons.values().sum();
     let refused = if refused == 0 {
@@ -114,8 +114,8 @@ pub fn summary(migration: &Migration) -> String {
         let deleted: usize = migration.merges.iter().map(|m| m.members.len() - 1).sum();
         format!(
             ", {} merged ({} deleted), {} not merged",
-            crate::cli::plural(migration.merges.len(), "duplicate group", ""),
-            crate::cli::plural(deleted, "definition", ""),
+            crate::text::plural(migration.merges.len(), "duplicate group", ""),
+            crate::text::plural(deleted, "definition", ""),
             migration.unmerged.len()
         )
     };
@@ -130,13 +130,13 @@ pub fn summary(migration: &Migration) -> String {
     let merged = if variables.is_empty() {
         merged
     } else {
-        format!("{merged}, {} given a new space", crate::cli::plural(variables.len(), "program-scope variable", ""))
+        format!("{merged}, {} given a new space", crate::text::plural(variables.len(), "program-scope variable", ""))
     };
     format!(
         "clasp: {}, {migrated}{merged}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
-        crate::cli::plural(migration.files_seen, "file", ""),
+        crate::text::plural(migration.files_seen, "file", ""),
         migration.unanalysable.len(),
-        crate::cli::plural(migration.errors.len(), "error", "")
+        crate::text::plural(migration.errors.len(), "error", "")
     )
 }
 

@@ -91,8 +91,8 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
         "{} merged into one generic `{name}`: the same tokens but for address-space qualifiers{}; {} deleted, {} renamed",
         cited.join(", "),
         if name != survivor.name { format!(" (`{}` renamed)", survivor.name) } else { String::new() },
-        crate::cli::plural(deleted.len(), "definition", ""),
-        crate::cli::plural(renamed, "call", ""),
+        crate::text::plural(deleted.len(), "definition", ""),
+        crate::text::plural(renamed, "call", ""),
     );
     for (m, why) in kept {
         message.push_str(&format!("; {} stays: {why}", m.cited()));
