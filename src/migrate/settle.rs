@@ -127,13 +127,7 @@ struct Settler<'a> {
 }
 
 /// Checks every unit, withdrawing what fails, until every unit passes with the sets that remain.
-pub fn settle(
-    pool: &rayon::ThreadPool,
-    units: &[Unit],
-    plan: &Plan,
-    options: &MigrateOptions,
-    memo: &Memo,
-) -> Settled {
+pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &MigrateOptions, memo: &Memo) -> Settled {
     let target_flags = options.target.std_flags();
     let checker = Checker {
         memo,
