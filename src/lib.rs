@@ -7,6 +7,7 @@ pub mod analyze;
 pub mod build_options;
 pub mod cli;
 pub mod codes;
+pub mod commands;
 pub mod config;
 pub mod describe;
 pub mod discover;

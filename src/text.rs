@@ -1,4 +1,5 @@
-//! Small wording helpers shared by the rules' messages and the reports.
+//! Small wording helpers shared by the reports (render) and the rules'
+//! messages, so that neither has to import the other or the CLI.
 
 /// "1 file analysed", "2 files analysed", "0 errors".
 pub fn plural(n: usize, noun: &str, participle: &str) -> String {

@@ -1,0 +1,219 @@
+//! The command line's shape: the clap structs for `clasp analyze` and
+//! `clasp migrate` and the options they share. Parsing only: `cli::project`
+//! turns them into a project and `commands` does the work.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::options::{CompileOptions, InputStd, Target};
+
+#[derive(Parser, Debug)]
+#[command(name = "clasp", version, about = "Migrate OpenCL C 1.x kernels to OpenCL C 2.0 generic address spaces")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The host build options that `build_options` turns into the options above.
+const HOST_OPTIONS_HELP: &str = "\
+Host build options (what a host passes to clBuildProgram) are accepted too:
+  -include FILE            include FILE first (looked for in the current directory, then -I)
+  -D NAME[=VALUE], -I DIR  also spelled -DNAME[=VALUE], -IDIR
+  -cl-std=CL1.2            the input standard (as --std)
+  -cl-*                    passed to clang when it accepts them (-cl-mad-enable, ...), else ignored with a note
+  -w, -Werror, -g          passed to clang
+  --build-options STRING   a host's whole option string, split as a shell would
+  PATHS -- ARGS...         any other clang arguments, after the paths";
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Show, for every pointer declaration, the address spaces that reach it.
+    #[command(after_help = HOST_OPTIONS_HELP)]
+    Analyze(AnalyzeArgs),
+    /// Rewrite helpers to OpenCL C 2.0 generic pointers; prints a unified diff.
+    #[command(after_help = HOST_OPTIONS_HELP)]
+    Migrate(MigrateArgs),
+}
+
+/// Where the units and their options come from, for `migrate` and `analyze`.
+#[derive(Args, Debug)]
+pub struct ProjectArgs {
+    /// The project's settings and configurations (default: the nearest clasp.toml
+    /// in the first path's directory or above).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore any clasp.toml.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+    /// The units, as a JSON list of {"file", "options", "configuration"?}
+    /// (from a host's build log); instead of PATHs and clasp.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    pub compile_commands: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct MigrateArgs {
+    #[command(flatten)]
+    pub compile: CompileArgs,
+    #[command(flatten)]
+    pub discover: DiscoverArgs,
+    /// What the result must compile as: cl2.0 (default), cl3.0 (with the generic
+    /// and program-scope-global features) or cl3.0-nogeneric.
+    #[arg(long, value_parser = Target::parse)]
+    pub target: Option<Target>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Apply the changes in place (atomically).
+    #[arg(long, conflicts_with_all = ["check", "out_dir"])]
+    pub write: bool,
+    /// With --write, also overwrite files that have uncommitted changes in their git work tree.
+    #[arg(long, requires = "write")]
+    pub allow_dirty: bool,
+    /// Print counts per rule and per refusal reason instead of the diff.
+    #[arg(long, conflicts_with_all = ["json", "format"])]
+    pub statistics: bool,
+    /// Only report; exit 1 when changes are pending.
+    #[arg(long, conflicts_with = "out_dir")]
+    pub check: bool,
+    /// Write migrated copies under DIR, mirroring relative paths.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Worker threads (default: one per core); the output is the same for any number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Only files under DIR are edited (default: the enclosing git work tree
+    /// of the paths, else their deepest common directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Explain every change and refusal (on stderr).
+    #[arg(long)]
+    pub explain: bool,
+    /// Print a JSON report instead of the diff (as --format json).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// What to print on stdout: diff (default), json (every file, change, refusal,
+    /// evidence, configuration and the time per stage) or sarif (SARIF 2.1.0).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Skip verification (recompiling as the target, kernel equivalence).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Do not merge helpers duplicated per address space (each still becomes generic on its own).
+    #[arg(long)]
+    pub no_merge: bool,
+    /// A program's __constant data over BYTES moves to __global, largest variables first.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_CONSTANT_BUDGET)]
+    pub constant_budget: u64,
+    /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
+    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse)]
+    pub globals: crate::options::GlobalsPolicy,
+    /// No progress bar (it is only drawn when stderr is a terminal anyway).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Keep changes whose kernels could not be proven equivalent, marked unverified.
+    #[arg(long, conflicts_with = "no_verify")]
+    pub allow_unverified: bool,
+    /// Testing only: ignore this pin (a reason code), to show verification catching the result.
+    #[arg(long, hide = true, value_name = "CODE", value_parser = crate::codes::Code::parse)]
+    pub test_ignore_pin: Vec<crate::codes::Code>,
+    /// Files, or directories searched for *.cl.
+    #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Which files a directory's walk takes.
+#[derive(Args, Debug, Clone)]
+pub struct DiscoverArgs {
+    /// Also take files with this extension as units (cl, ocl and opencl are; clh files are usually headers).
+    #[arg(long = "ext", value_name = "EXT")]
+    pub extensions: Vec<String>,
+    /// Skip files matching this gitignore-style glob (relative to the walked directory).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Only take files matching this gitignore-style glob (relative to the walked directory;
+    /// `!GLOB` takes matches out). It narrows the walk: ignored and hidden files stay out.
+    // Not `--include`: that is the host option `-include FILE`.
+    #[arg(long = "glob", value_name = "GLOB")]
+    pub select: Vec<String>,
+    /// Follow symbolic links while walking directories.
+    #[arg(long)]
+    pub follow_links: bool,
+}
+
+impl DiscoverArgs {
+    /// What discovery takes from a directory's walk, as these options ask.
+    pub fn filters(&self) -> crate::discover::Filters {
+        crate::discover::Filters {
+            extensions: self.extensions.clone(),
+            exclude: self.exclude.clone(),
+            select: self.select.clone(),
+            follow_links: self.follow_links,
+        }
+    }
+}
+
+/// The report `migrate` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Diff,
+    Json,
+    Sarif,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompileArgs {
+    /// Add a directory to the include search path.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a macro (NAME or NAME=VALUE).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Include FILE before the unit (host spelling: -include FILE).
+    #[arg(long = "include", value_name = "FILE")]
+    pub preinclude: Vec<PathBuf>,
+    /// The OpenCL C standard of the input: auto (per unit, CL1.2 if it
+    /// compiles so, else the target's), or CL1.0 ... CL3.0.
+    #[arg(long = "std", value_name = "STD", default_value = "auto", value_parser = InputStd::parse)]
+    pub std: InputStd,
+    /// Include the full opencl-c.h instead of the lazily declared builtins (slower).
+    #[arg(long)]
+    pub full_header: bool,
+    /// Canonical form of host options and of the arguments after `--`: passed to clang.
+    #[arg(long = "clang-arg", hide = true, value_name = "ARG", allow_hyphen_values = true)]
+    pub clang_arg: Vec<String>,
+}
+
+impl CompileArgs {
+    /// The compile options given on the command line (before clasp.toml's).
+    pub fn options(&self) -> CompileOptions {
+        CompileOptions {
+            std: self.std,
+            include_dirs: self.include.clone(),
+            defines: self.define.clone(),
+            includes: self.preinclude.clone(),
+            clang_extra: self.clang_arg.clone(),
+            full_header: self.full_header,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub compile: CompileArgs,
+    #[command(flatten)]
+    pub discover: DiscoverArgs,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// The target each unit is also compiled as, unchanged: cl2.0 (default, or
+    /// clasp.toml's), cl3.0, cl3.0-nogeneric.
+    #[arg(long, value_parser = Target::parse)]
+    pub target: Option<Target>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Files, or directories searched for *.cl.
+    #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}

@@ -1,0 +1,144 @@
+//! The project the command line names: the files discovered under the
+//! paths, the `clasp.toml` that applies (`--config`, `--no-config` or the
+//! nearest), the units to load (a file per configuration, with its options,
+//! or `--compile-commands`), the target and, for `migrate`, the edit root.
+//! Every failure is one message, worded as the user sees it.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::args::{AnalyzeArgs, CompileArgs, DiscoverArgs, MigrateArgs, ProjectArgs};
+use crate::config::{Config, Job};
+use crate::discover::discover;
+use crate::options::{CompileOptions, Target};
+
+/// What a command's arguments say about where its units come from.
+pub struct Inputs<'a> {
+    pub paths: &'a [PathBuf],
+    pub discover: &'a DiscoverArgs,
+    pub project: &'a ProjectArgs,
+    pub compile: &'a CompileArgs,
+    pub target: Option<Target>,
+}
+
+impl<'a> From<&'a AnalyzeArgs> for Inputs<'a> {
+    fn from(args: &'a AnalyzeArgs) -> Inputs<'a> {
+        Inputs {
+            paths: &args.paths,
+            discover: &args.discover,
+            project: &args.project,
+            compile: &args.compile,
+            target: args.target,
+        }
+    }
+}
+
+impl<'a> From<&'a MigrateArgs> for Inputs<'a> {
+    fn from(args: &'a MigrateArgs) -> Inputs<'a> {
+        Inputs {
+            paths: &args.paths,
+            discover: &args.discover,
+            project: &args.project,
+            compile: &args.compile,
+            target: args.target,
+        }
+    }
+}
+
+/// A resolved project: what a command works on.
+#[derive(Debug)]
+pub struct Project {
+    /// The paths named on the command line (none with `--compile-commands`).
+    paths: Vec<PathBuf>,
+    /// Paths that discovery could not read, with why.
+    pub unreadable: Vec<(PathBuf, String)>,
+    /// The units to load.
+    pub jobs: Vec<Job>,
+    /// The compile options given on the command line.
+    pub compile: CompileOptions,
+    /// `--target`, else clasp.toml's, else cl2.0.
+    pub target: Target,
+    /// clasp.toml's `root`, the edit root when `--root` is not given.
+    config_root: Option<PathBuf>,
+}
+
+/// Why a project could not be resolved.
+#[derive(Debug)]
+pub struct Error {
+    /// Paths that discovery could not read before the failure (`analyze` reports them first).
+    pub unreadable: Vec<(PathBuf, String)>,
+    /// The error, as printed.
+    pub message: String,
+}
+
+impl Project {
+    /// Discovers the files, loads the clasp.toml that applies and builds the units and the target.
+    pub fn resolve(inputs: Inputs<'_>) -> Result<Project, Error> {
+        let found = discover(inputs.paths, &inputs.discover.filters());
+        let fail = |message: String| Error { unreadable: found.errors.clone(), message };
+        let config = project_config(inputs.project, inputs.paths).map_err(fail)?;
+        let compile = inputs.compile.options();
+        let jobs = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files)
+            .map_err(|message| fail(config_error(config.as_ref(), &message)))?;
+        let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
+        Ok(Project {
+            paths: inputs.paths.to_vec(),
+            unreadable: found.errors,
+            jobs,
+            compile,
+            target,
+            config_root: config.and_then(|c| c.root),
+        })
+    }
+
+    /// The edit root (canonical): `explicit` (`--root`), else clasp.toml's,
+    /// else the one the paths imply (see `crate::root`).
+    pub fn edit_root(&self, explicit: Option<&Path>) -> Result<PathBuf, Error> {
+        let root_option = explicit.map(Path::to_path_buf).or_else(|| self.config_root.clone());
+        // With --compile-commands, the files it lists stand for the paths.
+        let paths: Vec<PathBuf> =
+            if self.paths.is_empty() { self.jobs.iter().map(|j| j.path.clone()).collect() } else { self.paths.clone() };
+        crate::root::edit_root(&paths, root_option.as_deref())
+            .map_err(|message| Error { unreadable: self.unreadable.clone(), message })
+    }
+}
+
+/// The `clasp.toml` that applies: `--config`, else the nearest one above the first path.
+fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config>, String> {
+    if args.no_config || args.compile_commands.is_some() {
+        return Ok(None);
+    }
+    let path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None => paths.first().and_then(|p| crate::config::find(p)),
+    };
+    path.map(|p| Config::load(&p)).transpose()
+}
+
+/// An error in the project's settings, named after the file that holds them.
+fn config_error(config: Option<&Config>, message: &str) -> String {
+    match config {
+        Some(config) => format!("{}: error: {message}", config.path.display()),
+        None => message.to_string(),
+    }
+}
+
+/// The units to load: every file found (but those the config excludes,
+/// unless named on the command line), once per configuration.
+fn jobs(
+    args: &ProjectArgs,
+    paths: &[PathBuf],
+    compile: CompileOptions,
+    config: Option<&Config>,
+    files: &[PathBuf],
+) -> Result<Vec<Job>, String> {
+    if let Some(list) = &args.compile_commands {
+        return crate::config::compile_commands(list, &compile);
+    }
+    match config {
+        None => Ok(files.iter().map(|f| Job { path: f.clone(), configuration: None, compile: compile.clone() }).collect()),
+        Some(config) => {
+            let kept: Vec<PathBuf> = files.iter().filter(|f| paths.contains(f) || !config.excludes(f)).cloned().collect();
+            config.jobs(&kept, &compile)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! `clasp analyze`: loads every unit of the project and prints, for every
+//! pointer declaration, the address spaces that reach it (text per unit as
+//! it goes, or one JSON document at the end), then a count on stderr.
+//! Stages: resolve the project -> load and report each unit -> summary.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::Stop;
+use crate::analyze;
+use crate::cli::args::AnalyzeArgs;
+use crate::cli::project::{Inputs, Project};
+use crate::cli::{EXIT_ERROR, EXIT_OK};
+use crate::config::Job;
+use crate::options::Target;
+use crate::text::plural;
+use crate::unit::{Unit, Workbench};
+
+/// One unit in the JSON report.
+#[derive(Serialize)]
+struct AnalyzeFile {
+    path: String,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    /// For a file that could not be analysed because clang rejects it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compiles: Option<analyze::CompileStatus>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    report: Option<analyze::UnitReport>,
+}
+
+/// Runs `clasp analyze` and returns its exit code.
+pub fn run(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    super::exit_code(analyze_project(args, stdout, stderr), stderr)
+}
+
+fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
+    let project = Project::resolve(Inputs::from(args)).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
+    report_unreadable(&project.unreadable, stderr);
+    let bench = Workbench::new().map_err(Stop::clasp)?;
+    let files: Vec<AnalyzeFile> =
+        project.jobs.iter().map(|job| analyze_job(&bench, job, project.target, args.json, stdout, stderr)).collect();
+    if args.json {
+        let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({ "files": files })).unwrap());
+    }
+    let analysed = files.iter().filter(|f| f.error.is_none()).count();
+    let errors = project.unreadable.len() + (files.len() - analysed);
+    let _ = writeln!(stderr, "clasp: {}, {}", what_was_analysed(analysed, &project.jobs), plural(errors, "error", ""));
+    Ok(if errors > 0 { EXIT_ERROR } else { EXIT_OK })
+}
+
+/// Each path that discovery could not read, as an error on stderr.
+fn report_unreadable(unreadable: &[(PathBuf, String)], stderr: &mut dyn Write) {
+    for (path, message) in unreadable {
+        let _ = writeln!(stderr, "{}: error: {message}", path.display());
+    }
+}
+
+/// Loads one unit and reports it: its text report on stdout (unless
+/// `json`), or its error on stderr; the entry for the JSON report either way.
+fn analyze_job(
+    bench: &Workbench,
+    job: &Job,
+    target: Target,
+    json: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> AnalyzeFile {
+    let (path, options) = (&job.path, &job.compile);
+    let loaded = bench.load(path, options, target).map(|mut unit| {
+        unit.configuration = job.configuration.clone();
+        unit
+    });
+    match loaded {
+        Ok(unit) => {
+            let report = analyze::report(&unit, compile_status(&unit, job, target));
+            if !json {
+                let _ = write!(stdout, "{}", analyze::render_text(&report));
+            }
+            AnalyzeFile {
+                path: path.display().to_string(),
+                status: "analysed",
+                error: None,
+                compiles: None,
+                report: Some(report),
+            }
+        }
+        Err(e) => {
+            match &job.configuration {
+                Some(name) => writeln!(stderr, "{e}\n{}: note: in configuration `{name}`", path.display()),
+                None => writeln!(stderr, "{e}"),
+            }
+            .ok();
+            let compiles = e.is_compile_error().then(|| analyze::CompileStatus {
+                as_input: analyze::CompileCheck::new(options.std.first().name(), Err(e.to_string())),
+                unchanged_as_target: None,
+            });
+            AnalyzeFile { path: path.display().to_string(), status: "error", error: Some(e.to_string()), compiles, report: None }
+        }
+    }
+}
+
+/// A loaded unit compiles as its input standard; whether it also compiles, unchanged, as the target.
+fn compile_status(unit: &Unit, job: &Job, target: Target) -> analyze::CompileStatus {
+    let path: &Path = &job.path;
+    let target_args = job.compile.clang_args(Some(&target.std_flags()));
+    analyze::CompileStatus {
+        as_input: analyze::CompileCheck::new(unit.standard.std.name(), Ok(())),
+        unchanged_as_target: Some(analyze::CompileCheck::new(
+            target.name(),
+            crate::verify::compiles(path, &target_args, &Default::default()),
+        )),
+    }
+}
+
+/// "3 files analysed", or "4 units analysed (2 files)" when a file is built
+/// in several configurations (a unit in each).
+fn what_was_analysed(analysed: usize, jobs: &[Job]) -> String {
+    let distinct: BTreeSet<&PathBuf> = jobs.iter().map(|j| &j.path).collect();
+    if distinct.len() == jobs.len() {
+        plural(analysed, "file", "analysed")
+    } else {
+        // A file built in several configurations is a unit in each.
+        format!("{} ({})", plural(analysed, "unit", "analysed"), plural(distinct.len(), "file", ""))
+    }
+}

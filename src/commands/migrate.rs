@@ -1,0 +1,154 @@
+//! `clasp migrate`: rewrites the project's helpers to OpenCL C 2.0 generic
+//! pointers and reports the result. Stages: resolve the project -> migrate
+//! -> refuse to write over uncommitted changes -> write (`--write`,
+//! `--out-dir`) -> print the report (stdout) and diagnostics (stderr) ->
+//! exit code (2 on any error, 1 with `--check` when changes are pending).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::Stop;
+use crate::cli::args::{Format, MigrateArgs};
+use crate::cli::project::{Inputs, Project};
+use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
+use crate::migrate::{migrate, FileError, MigrateOptions, Migration};
+use crate::render;
+use crate::unit::Workbench;
+
+/// Runs `clasp migrate` and returns its exit code.
+pub fn run(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    super::exit_code(migrate_project(args, stdout, stderr), stderr)
+}
+
+fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
+    let bench = Workbench::new().map_err(Stop::clasp)?;
+    let project = Project::resolve(Inputs::from(args))?;
+    let options = options(args, &project, project.edit_root(args.root.as_deref())?);
+    let mut migration = migrate(&bench, &project.jobs, &options);
+    options.progress.finish();
+    add_unreadable(&mut migration, project.unreadable);
+    if args.write && !args.allow_dirty {
+        refuse_dirty_files(&mut migration);
+    }
+    if args.write || args.out_dir.is_some() {
+        write(&mut migration, args.out_dir.as_deref());
+    }
+    migration.timings = crate::timings::stages();
+    print_report(args, &migration, stdout);
+    print_diagnostics(args, &migration, stderr);
+    Ok(exit_code(args, &migration))
+}
+
+/// The migration's options: the project's and the command line's.
+fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptions {
+    MigrateOptions {
+        compile: project.compile.clone(),
+        target: project.target,
+        root,
+        verify: !args.no_verify,
+        allow_unverified: args.allow_unverified,
+        merge: !args.no_merge,
+        constant_budget: args.constant_budget,
+        globals: args.globals,
+        ignored_pins: args.test_ignore_pin.clone(),
+        jobs: args.jobs.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+        progress: if args.quiet { crate::progress::Progress::hidden() } else { crate::progress::Progress::on_stderr() },
+    }
+}
+
+/// Paths that discovery could not read are errors of the migration, and unanalysable.
+fn add_unreadable(migration: &mut Migration, unreadable: Vec<(PathBuf, String)>) {
+    for (path, message) in unreadable {
+        migration.unanalysable.push(path.clone());
+        migration.errors.push(FileError { path: path.clone(), message: format!("{}: error: {message}", path.display()) });
+    }
+}
+
+/// `--write` without `--allow-dirty`: when a file to change has uncommitted
+/// changes in its git work tree (or that cannot be told), nothing is written.
+fn refuse_dirty_files(migration: &mut Migration) {
+    let paths: Vec<PathBuf> = migration.changes.iter().map(|c| c.path.clone()).collect();
+    let message = match crate::git::dirty(&paths) {
+        Ok(dirty) if dirty.is_empty() => return,
+        Ok(dirty) => {
+            let list: Vec<String> = dirty.iter().map(|p| format!("  {}", p.display())).collect();
+            format!(
+                "clasp: error: not writing: these files have uncommitted changes (commit or stash them, or pass --allow-dirty):\n{}",
+                list.join("\n")
+            )
+        }
+        Err(message) => format!("clasp: error: {message}"),
+    };
+    migration.errors.push(FileError { path: PathBuf::new(), message });
+    migration.changes.clear();
+}
+
+/// Writes every changed file, atomically: in place, or mirrored under `out_dir`.
+fn write(migration: &mut Migration, out_dir: Option<&Path>) {
+    let mut failed = Vec::new();
+    for change in &migration.changes {
+        let (destination, expected) = match out_dir {
+            Some(out) => (render::mirrored(out, &change.path), None),
+            None => (change.path.clone(), Some(change.original.as_slice())),
+        };
+        if let Err(message) = render::write_atomically(&destination, &change.migrated, expected) {
+            failed.push(FileError { path: change.path.clone(), message });
+        }
+    }
+    migration.errors.extend(failed);
+}
+
+/// The report on stdout: JSON, SARIF, statistics, or the diff (unless the
+/// changes were only checked or were written).
+fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Write) {
+    let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
+    match format {
+        Format::Json => {
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(migration).unwrap());
+        }
+        Format::Sarif => {
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&crate::sarif::log(migration)).unwrap());
+        }
+        Format::Diff if args.statistics => {
+            let _ = write!(stdout, "{}", render::statistics(migration));
+        }
+        Format::Diff if !args.check && !args.write && args.out_dir.is_none() => {
+            for change in &migration.changes {
+                // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
+                let _ = stdout.write_all(&render::diff(change));
+            }
+        }
+        Format::Diff => {}
+    }
+}
+
+/// On stderr: errors, warnings, explanations (`--explain`), the summary and
+/// the time per stage (`CLASP_TIMINGS`).
+fn print_diagnostics(args: &MigrateArgs, migration: &Migration, stderr: &mut dyn Write) {
+    for e in &migration.errors {
+        let _ = writeln!(stderr, "{}", e.message);
+    }
+    for w in &migration.warnings {
+        let _ = writeln!(stderr, "{}: warning: {}", w.path.display(), w.message);
+    }
+    if args.explain {
+        for line in render::explanations(migration) {
+            let _ = writeln!(stderr, "{line}");
+        }
+    }
+    let _ = writeln!(stderr, "{}", render::summary(migration));
+    if let Some(times) = crate::timings::report() {
+        let _ = writeln!(stderr, "{times}");
+    }
+}
+
+/// 2 on any error, 1 with `--check` when changes are pending, else 0.
+fn exit_code(args: &MigrateArgs, migration: &Migration) -> i32 {
+    if !migration.errors.is_empty() {
+        EXIT_ERROR
+    } else if args.check && !migration.changes.is_empty() {
+        EXIT_PENDING
+    } else {
+        EXIT_OK
+    }
+}
