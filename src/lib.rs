@@ -26,6 +26,7 @@ pub mod report;
 pub mod root;
 pub mod rules;
 pub mod sarif;
+pub mod source;
 pub mod syntax;
 pub mod text;
 pub mod timings;

@@ -12,6 +12,7 @@ use crate::ir::IrFacts;
 use crate::lower::{self, Context};
 use crate::options::{CompileOptions, Standard, Target};
 use crate::parse::Parser;
+use crate::source::SourceMap;
 use crate::syntax::{FileId, KernelSyntax};
 
 /// A unit whose facts are known.
@@ -27,6 +28,10 @@ pub struct Unit {
     pub compile: CompileOptions,
     /// The configuration it is built in, if `clasp.toml` names any.
     pub configuration: Option<String>,
+    /// Where the unit's text (its main file, `FileId` 0) comes from: today
+    /// always a whole kernel file; an embedded or concatenated program maps
+    /// its ranges back to the files that hold them.
+    pub source_map: SourceMap,
     /// One per `syntax.files` entry (same `FileId`).
     sources: Vec<SourceFile>,
 }
@@ -129,6 +134,7 @@ impl Workbench {
         for function in syntax.functions.iter_mut() {
             function.is_kernel |= ir.function(&function.link_name).is_some_and(|f| f.is_kernel);
         }
+        let source_map = SourceMap::whole_file(path, text.len() as u32);
         let sources = syntax
             .files
             .iter()
@@ -138,6 +144,15 @@ impl Workbench {
                 text: if id == 0 { OnceLock::from(text.clone()) } else { OnceLock::new() },
             })
             .collect();
-        Ok(Unit { path: path.to_path_buf(), syntax, ir, standard, compile: options.clone(), configuration: None, sources })
+        Ok(Unit {
+            path: path.to_path_buf(),
+            syntax,
+            ir,
+            standard,
+            compile: options.clone(),
+            configuration: None,
+            source_map,
+            sources,
+        })
     }
 }

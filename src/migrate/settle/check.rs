@@ -1,0 +1,258 @@
+//! Checking a unit with some of its change sets: the texts recompiled as
+//! the target and the kernels compared with the unit's baseline (the
+//! original compiled as the target, or with its required repairs), with
+//! every check memoised across rounds of planning.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use super::Withdrawal;
+use crate::codes::Code;
+use crate::lower::{Context, KernelBody};
+use crate::migrate::plan::{apply, Plan, SetId};
+use crate::options::MigrateOptions;
+use crate::unit::Unit;
+use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
+
+/// A failed check: why, and which kernels compared different (none for a compile failure).
+#[derive(Debug, Clone)]
+pub(super) struct Failure {
+    pub(super) why: Withdrawal,
+    pub(super) differing: BTreeSet<String>,
+}
+
+impl From<Withdrawal> for Failure {
+    fn from(why: Withdrawal) -> Failure {
+        Failure { why, differing: BTreeSet::new() }
+    }
+}
+
+/// What a passing check leaves to report about the changes it kept.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Passed {
+    pub(super) flat_regressions: Vec<FlatRegression>,
+    /// Kept with `--allow-unverified` although not proven equivalent: why.
+    pub(super) unverified: Option<String>,
+}
+
+/// Checks already made, kept across rounds of planning (see `Checker::check`).
+#[derive(Default)]
+pub struct Memo {
+    /// (unit, hash of the kernels compared and the texts checked) -> the check's result.
+    results: std::sync::Mutex<HashMap<(usize, u64), Result<Passed, Failure>>>,
+    /// (unit, kernels compared) -> what they were compared with.
+    baselines: std::sync::Mutex<HashMap<(usize, BTreeSet<String>), Original>>,
+}
+
+/// What checking a unit needs; shared by the worker threads of the first pass.
+pub(super) struct Checker<'a> {
+    pub(super) memo: &'a Memo,
+    pub(super) units: &'a [Unit],
+    pub(super) plan: &'a Plan,
+    pub(super) options: &'a MigrateOptions,
+    /// Per unit (its own options: a configuration's): clang arguments as the target, for spir64 and for the equivalence triple.
+    pub(super) target_args: Vec<Vec<String>>,
+    pub(super) result_args: Vec<Vec<String>>,
+    /// Per unit: its files' canonical paths.
+    pub(super) files: Vec<BTreeSet<PathBuf>>,
+    /// Per unit: the kernels that run a function any of its sets changes (the others cannot differ).
+    pub(super) kernels: Vec<BTreeSet<String>>,
+}
+
+/// What a unit's results are compared with, compiled once (when verification first needs it).
+pub(super) type Original = Option<Result<Baseline, String>>;
+
+/// The kernels results are compared with.
+#[derive(Debug, Clone)]
+pub(super) struct Baseline {
+    /// Shared: the memo and the settler hold the same baseline, and every check clones it.
+    pub(super) kernels: std::sync::Arc<Vec<KernelBody>>,
+    /// The unit does not compile unchanged as the target: these are the kernels of the
+    /// unit with its required repairs applied (compiled as the target), so the other
+    /// changes are proven against them, and the repairs on their own (`prove_repairs`).
+    pub(super) repaired: bool,
+    /// Neither the original nor its repairs compile as the target: clang's error.
+    /// No change can make the unit compile as the target; it is an error.
+    pub(super) uncompilable: Option<String>,
+}
+
+/// A check of some of a unit's sets, and what it found.
+pub(super) type Checked = (BTreeSet<SetId>, Result<Passed, Failure>);
+
+impl<'a> Checker<'a> {
+    pub(super) fn new(units: &'a [Unit], plan: &'a Plan, options: &'a MigrateOptions, memo: &'a Memo) -> Checker<'a> {
+        let target_flags = options.target.std_flags();
+        Checker {
+            memo,
+            units,
+            plan,
+            options,
+            target_args: units.iter().map(|u| u.compile.clang_args(Some(&target_flags))).collect(),
+            result_args: units.iter().map(|u| u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE)).collect(),
+            files: units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect(),
+            kernels: units
+                .iter()
+                .zip(&plan.unit_sets)
+                .map(|(unit, sets)| {
+                    let changed = sets.iter().flat_map(|id| plan.sets[*id].link_names()).collect();
+                    unit.ir.kernels_reaching(&changed)
+                })
+                .collect(),
+        }
+    }
+
+    /// What unit `u`'s results are compared with: the original compiled as the target
+    /// when it compiles so (the same preprocessor view: code under `#if
+    /// __OPENCL_C_VERSION__` is the same on both sides, so only the edits can differ);
+    /// else, for a unit that needs repairs, the unit with its required repairs applied,
+    /// compiled as the target; else the original as it was read.
+    pub(super) fn baseline(&self, context: &Context, u: usize) -> Result<Baseline, String> {
+        let unit = &self.units[u];
+        let only = Some(&self.kernels[u]);
+        let none = BTreeMap::new();
+        let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
+            crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only)
+        };
+        let mut target_error = match as_target(&none) {
+            Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: None }),
+            Err(message) => message,
+        };
+        let required = &self.plan.required[u];
+        if !required.is_empty() {
+            match apply(self.plan, required, &self.files[u]).and_then(|repaired| as_target(&repaired)) {
+                Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: true, uncompilable: None }),
+                Err(message) => target_error = message,
+            }
+        }
+        let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
+        let kernels = crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only)?;
+        // The original compiles for the triple as it was read, not as the target: the
+        // target is what is missing (had the triple been, the as-read compile would fail too).
+        Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: Some(target_error) })
+    }
+
+    /// For a unit whose baseline is repaired: are the repairs alone equivalent to the
+    /// original as it was read? `Some(why not)` when they cannot be proven (the 1.x
+    /// build differs in more than the edits: an unqualified pointer stored in memory
+    /// is private and 4 bytes there, generic and 8 bytes under 2.0).
+    pub(super) fn prove_repairs(&self, context: &Context, u: usize, baseline: &Baseline) -> Option<String> {
+        let unit = &self.units[u];
+        let only = Some(&self.kernels[u]);
+        let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
+        let found = crate::verify::optimised_kernels(context, &unit.path, &as_read, &BTreeMap::new(), only)
+            .map(|original| crate::verify::compare(&original, &baseline.kernels));
+        match found {
+            Ok(found) => found.different.first().map(|d| {
+                format!(
+                    "kernel `{}` is not equivalent to its {} build at {}: `{}` became `{}`",
+                    d.kernel,
+                    unit.standard.std.name(),
+                    EQUIVALENCE_TRIPLE,
+                    d.original,
+                    d.migrated
+                )
+            }),
+            Err(message) => Some(format!("cannot compare kernels with the {} build: {message}", unit.standard.std.name())),
+        }
+    }
+
+    /// The kernels of unit `u` that run a function set `id` changes.
+    pub(super) fn kernels_of_set(&self, u: usize, id: SetId) -> BTreeSet<String> {
+        let changed = self.plan.sets[id].link_names();
+        self.units[u].ir.kernels_reaching(&changed)
+    }
+
+    /// Recompiles unit `u` with `sets` applied and compares its kernels with the original's.
+    /// Checks are remembered by the unit's resulting texts (and the kernels compared), so
+    /// planning again (a merge withdrawn) re-verifies only the units whose result changed.
+    pub(super) fn check(
+        &self,
+        context: &Context,
+        u: usize,
+        original: &mut Original,
+        sets: &BTreeSet<SetId>,
+    ) -> Result<Passed, Failure> {
+        let replaced = apply(self.plan, sets, &self.files[u])
+            .map_err(|detail| Failure::from(Withdrawal { reason: Code::OverlappingEdits, detail }))?;
+        if !self.options.verify {
+            return Ok(Passed::default());
+        }
+        let baseline_key = (u, self.kernels[u].clone());
+        if original.is_none() {
+            *original = self.memo.baselines.lock().ok().and_then(|b| b.get(&baseline_key).cloned()).flatten();
+        }
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            (&self.kernels[u], &replaced).hash(&mut hasher);
+            (u, hasher.finish())
+        };
+        if let Some(known) = self.memo.results.lock().ok().and_then(|r| r.get(&key).cloned()) {
+            return known;
+        }
+        let result = self.check_replaced(context, u, original, &replaced);
+        if let (Some(baseline), Ok(mut baselines)) = (original.as_ref(), self.memo.baselines.lock()) {
+            baselines.entry(baseline_key).or_insert_with(|| Some(baseline.clone()));
+        }
+        if let Ok(mut results) = self.memo.results.lock() {
+            results.insert(key, result.clone());
+        }
+        result
+    }
+
+    pub(super) fn check_replaced(
+        &self,
+        context: &Context,
+        u: usize,
+        original: &mut Original,
+        replaced: &BTreeMap<PathBuf, Vec<u8>>,
+    ) -> Result<Passed, Failure> {
+        let unit = &self.units[u];
+        let target = self.options.target.name();
+        let verify_failed = |message: String| {
+            Failure::from(Withdrawal {
+                reason: Code::VerifyFailed,
+                detail: format!("the result does not compile as {target}: {message}"),
+            })
+        };
+        let only = Some(&self.kernels[u]);
+        let original = original.get_or_insert_with(|| self.baseline(context, u)).clone();
+        if let Ok(Baseline { uncompilable: Some(message), .. }) = &original {
+            let detail = format!("it does not compile as {target}, and clasp found no repair that makes it: {message}");
+            return Err(Failure { why: Withdrawal { reason: Code::UnrepairableUnit, detail }, differing: BTreeSet::new() });
+        }
+        let compared = match original {
+            // Compiling the result as the target for the equivalence triple is the recompile too:
+            // clang rejects it there as it would for spir64 (the same language rules).
+            Ok(before) => {
+                let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only)
+                    .map_err(verify_failed)?;
+                Ok(crate::verify::compare(&before.kernels, &after))
+            }
+            // Nothing to compare with (the original does not compile for the equivalence
+            // triple): the recompile as the target (spir64) is all the proof there is.
+            Err(message) => {
+                crate::verify::compiles(&unit.path, &self.target_args[u], replaced).map_err(verify_failed)?;
+                Err(message)
+            }
+        };
+        let difference = match &compared {
+            Ok(found) => found.different.first().map(|d| {
+                format!(
+                    "kernel `{}` is not equivalent at {}: `{}` became `{}`",
+                    d.kernel, EQUIVALENCE_TRIPLE, d.original, d.migrated
+                )
+            }),
+            Err(message) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
+        };
+        let (flat_regressions, differing) = match compared {
+            Ok(found) => (found.flat_regressions, found.different.into_iter().map(|d| d.kernel).collect()),
+            Err(_) => (Vec::new(), BTreeSet::new()),
+        };
+        match difference {
+            None => Ok(Passed { flat_regressions, unverified: None }),
+            Some(detail) if self.options.allow_unverified => Ok(Passed { flat_regressions, unverified: Some(detail) }),
+            Some(detail) => Err(Failure { why: Withdrawal { reason: Code::NotEquivalent, detail }, differing }),
+        }
+    }
+}

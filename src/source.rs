@@ -1,0 +1,110 @@
+//! Where a unit's text comes from. A unit is a program as a driver receives
+//! it; its text may be a kernel file as it is, a string literal inside a
+//! host file, or several sources concatenated in order (what
+//! `clCreateProgramWithSource` does with several strings). A `SourceMap`
+//! maps each byte range of the unit's text back to the bytes of the file
+//! that holds it, and says in which form that file holds it, so an edit of
+//! the unit can be written back where it came from.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// How a file holds a segment of a unit's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Byte for byte: a kernel file, or the inside of a raw string literal.
+    Verbatim,
+}
+
+/// A run of the unit's text held by one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// The bytes of the unit's text.
+    pub unit: Range<u32>,
+    /// The file that holds them, and where they start in it.
+    pub file: PathBuf,
+    pub file_start: u32,
+    pub form: Form,
+}
+
+/// A unit's text as segments of files, in order, covering it without gaps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceMap {
+    segments: Vec<Segment>,
+}
+
+/// A byte range of a file, mapped from a range of a unit's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRange<'m> {
+    pub file: &'m Path,
+    pub range: Range<u32>,
+    pub form: Form,
+}
+
+impl SourceMap {
+    /// A unit that is a whole file, as it is.
+    pub fn whole_file(path: &Path, len: u32) -> SourceMap {
+        SourceMap { segments: vec![Segment { unit: 0..len, file: path.to_path_buf(), file_start: 0, form: Form::Verbatim }] }
+    }
+
+    /// Sources concatenated in order: each `(file, range in it, form)` follows the last.
+    pub fn concatenated(parts: impl IntoIterator<Item = (PathBuf, Range<u32>, Form)>) -> SourceMap {
+        let mut at = 0;
+        let segments = parts
+            .into_iter()
+            .map(|(file, range, form)| {
+                let len = range.end - range.start;
+                let segment = Segment { unit: at..at + len, file, file_start: range.start, form };
+                at += len;
+                segment
+            })
+            .collect();
+        SourceMap { segments }
+    }
+
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// The file bytes a range of the unit's text comes from; `None` when the
+    /// range straddles two segments or lies outside the text (an edit there
+    /// cannot be written back as one edit of one file). An empty range at a
+    /// boundary belongs to the segment it starts.
+    pub fn to_file(&self, range: Range<u32>) -> Option<FileRange<'_>> {
+        let segment = self
+            .segments
+            .iter()
+            .find(|s| s.unit.start <= range.start && range.end <= s.unit.end && (range.start < s.unit.end || range.is_empty()))?;
+        let offset = segment.file_start - segment.unit.start;
+        Some(FileRange { file: &segment.file, range: range.start + offset..range.end + offset, form: segment.form })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_file_maps_to_itself() {
+        let map = SourceMap::whole_file(Path::new("k.cl"), 100);
+        let mapped = map.to_file(10..20).expect("inside");
+        assert_eq!((mapped.file, mapped.range, mapped.form), (Path::new("k.cl"), 10..20, Form::Verbatim));
+        assert_eq!(map.to_file(90..101), None, "past the end");
+    }
+
+    #[test]
+    fn concatenated_sources_map_back_to_their_own_files() {
+        // common.cl bytes 0..40, then the inside of a raw string in part.cl (bytes 12..72).
+        let map = SourceMap::concatenated([
+            (PathBuf::from("common.cl"), 0..40, Form::Verbatim),
+            (PathBuf::from("part.cl"), 12..72, Form::Verbatim),
+        ]);
+        let first = map.to_file(5..9).expect("in common.cl");
+        assert_eq!((first.file, first.range), (Path::new("common.cl"), 5..9));
+        let second = map.to_file(45..50).expect("in part.cl");
+        assert_eq!((second.file, second.range), (Path::new("part.cl"), 17..22));
+        assert_eq!(map.to_file(38..42), None, "straddles the two sources");
+        let insertion = map.to_file(40..40).expect("an insertion at the boundary");
+        assert_eq!((insertion.file, insertion.range), (Path::new("part.cl"), 12..12));
+    }
+}
