@@ -19,9 +19,8 @@ use super::{
     FileError, MigrateOptions, Warning, NOT_EQUIVALENT, OUTSIDE_ROOT, OVERLAPPING_EDITS, UNREPAIRABLE_UNIT, VERIFY_FAILED,
 };
 use crate::lower::Context;
-use crate::lower::KernelBody;
 use crate::unit::Unit;
-use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
+use crate::verify::{FlatRegression, KernelBody, EQUIVALENCE_TRIPLE};
 
 /// Why a change set was withdrawn.
 #[derive(Debug, Clone)]
@@ -127,13 +126,7 @@ struct Settler<'a> {
 }
 
 /// Checks every unit, withdrawing what fails, until every unit passes with the sets that remain.
-pub fn settle(
-    pool: &rayon::ThreadPool,
-    units: &[Unit],
-    plan: &Plan,
-    options: &MigrateOptions,
-    memo: &Memo,
-) -> Settled {
+pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &MigrateOptions, memo: &Memo) -> Settled {
     let target_flags = options.target.std_flags();
     let checker = Checker {
         memo,
