@@ -6,9 +6,8 @@
 //! functions and their pointer params, pointer flows with their origins and
 //! source locations, builtin calls, program-scope variables and their sizes.
 //!
-//! For `verify` it also compiles a unit for the equivalence triple and
-//! returns its kernels after one fixed pass pipeline, canonicalised
-//! (`optimised_kernels`).
+//! `lower` only produces facts: `verify` compiles with `run_clang` and
+//! reads its modules through the IR view (`load`, `LoadedModule`).
 
 mod in_process;
 mod llvm;
@@ -18,6 +17,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub use inkwell::context::Context;
+
+/// The IR view `verify` reads: a module loaded into a context, its kernels
+/// found by calling convention.
+pub(crate) use llvm::{load, string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 use crate::ir::{spir_space, IrFacts, IrFunction, IrGlobal};
 use crate::syntax::Space;
@@ -95,45 +98,6 @@ pub fn ir_args(language_args: &[String]) -> Vec<String> {
 pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result<IrFacts, String> {
     let bitcode = run_clang(path, &ir_args(language_args))?;
     facts_from_bitcode(context, &bitcode, &path.to_string_lossy())
-}
-
-pub use llvm::{KernelBody, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD, PROGRAM_SCOPE_DATA};
-
-/// The arguments that make clang emit the IR the equivalence check optimises
-/// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but
-/// no LLVM pass, so both versions go through exactly `EQUIVALENCE_PIPELINE`
-/// and nothing of clang's own pipeline. `-nogpulib`: no device library.
-pub fn equivalence_args(language_args: &[String]) -> Vec<String> {
-    let mut args = language_args.to_vec();
-    args.extend(
-        ["-nogpulib", "-O2", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
-            .into_iter()
-            .map(String::from),
-    );
-    args
-}
-
-/// The kernels of unoptimised bitcode (from `equivalence_args`) after
-/// `EQUIVALENCE_PIPELINE`, canonicalised for comparison.
-pub fn optimised_kernels(
-    context: &Context,
-    bytes: &[u8],
-    name: &str,
-    only: Option<&std::collections::BTreeSet<String>>,
-) -> Result<Vec<KernelBody>, String> {
-    let mut module = llvm::load(context, bytes, name)?;
-    if let Some(kernels) = only {
-        module.keep_only_kernels(kernels);
-    }
-    module.optimise_for_equivalence()?;
-    Ok(module.canonical_kernels())
-}
-
-/// The kernels of optimised bitcode (or textual IR), canonicalised for
-/// comparison (see `llvm::LoadedModule::canonical_kernels`).
-pub fn canonical_kernels(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, String> {
-    let mut module = llvm::load(context, bytes, name)?;
-    Ok(module.canonical_kernels())
 }
 
 /// Extracts facts from already compiled bitcode or textual IR.
@@ -297,125 +261,5 @@ mod tests {
              k.slot -> bump#0 Global @6
              at() -> k.slot Global @5",
         );
-    }
-
-    /// Textual amdgcn IR for one kernel; `body` is spliced in.
-    fn kernel_ir(body: &str) -> String {
-        format!(
-            "target datalayout = \"e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\n\
-             target triple = \"amdgcn-amd-amdhsa\"\n\
-             declare <4 x float> @_Z6vload4mPU3AS1Kf(i64, ptr addrspace(1))\n\
-             declare <4 x float> @_Z6vload4mPKf(i64, ptr)\n\
-             define amdgpu_kernel void @k(ptr addrspace(1) %out, ptr addrspace(3) %buf, i32 %i) {{\n{body}\n}}\n\
-             !0 = !{{}}\n!1 = !{{!0}}\n"
-        )
-    }
-
-    fn canonical(body: &str) -> Vec<KernelBody> {
-        let context = Context::create();
-        canonical_kernels(&context, kernel_ir(body).as_bytes(), "test.ll").expect("valid IR")
-    }
-
-    #[test]
-    fn canonical_kernels_ignore_names_metadata_and_builtin_overloads() {
-        let original = canonical(
-            "entry:\n  %g = getelementptr inbounds float, ptr addrspace(3) %buf, i32 %i\n  \
-             %x = load float, ptr addrspace(3) %g, align 4, !tbaa !1\n  \
-             %v = call <4 x float> @_Z6vload4mPU3AS1Kf(i64 0, ptr addrspace(1) %out)\n  \
-             store float %x, ptr addrspace(1) %out, align 4\n  ret void",
-        );
-        // Other names and metadata, a 64-bit index into local memory, the generic vload4 after a cast.
-        let migrated = canonical(
-            "start:\n  %wide = sext i32 %i to i64\n  %p = getelementptr inbounds float, ptr addrspace(3) %buf, i64 %wide\n  \
-             %y = load float, ptr addrspace(3) %p, align 4\n  \
-             %flat = addrspacecast ptr addrspace(1) %out to ptr\n  \
-             %w = call <4 x float> @_Z6vload4mPKf(i64 0, ptr %flat)\n  \
-             store float %y, ptr addrspace(1) %out, align 4\n  ret void",
-        );
-        assert_eq!(original[0].lines, migrated[0].lines);
-        assert_eq!((original[0].flat_accesses, migrated[0].flat_accesses), (0, 1));
-        let changed = canonical(
-            "entry:\n  %g = getelementptr inbounds float, ptr addrspace(3) %buf, i32 %i\n  \
-             %x = load float, ptr addrspace(3) %g, align 4\n  \
-             %v = call <4 x float> @_Z6vload4mPU3AS1Kf(i64 1, ptr addrspace(1) %out)\n  \
-             store float %x, ptr addrspace(1) %out, align 4\n  ret void",
-        );
-        let found = crate::verify::compare(&original, &changed);
-        assert_eq!(found.different.len(), 1, "{found:?}");
-        assert!(found.different[0].migrated.contains("vload4(i64 1"), "{found:?}");
-    }
-
-    /// One kernel indexing a `%struct.T` with `body`, in textual amdgcn IR.
-    fn struct_ir(body: &str) -> String {
-        format!(
-            "target triple = \"amdgcn-amd-amdhsa\"\n\
-             %struct.T = type {{ {body} }}\n\
-             define amdgpu_kernel void @k(ptr addrspace(1) %p, i64 %i) {{\n\
-             entry:\n  %e = getelementptr inbounds %struct.T, ptr addrspace(1) %p, i64 %i, i32 1\n  \
-             store i32 0, ptr addrspace(1) %e, align 4\n  ret void\n}}\n"
-        )
-    }
-
-    #[test]
-    fn canonical_struct_names_drop_context_suffixes_but_keep_layouts_apart() {
-        // One context, as in `migrate`: the second and third modules' `%struct.T` become `%struct.T.0`, `%struct.T.1`.
-        let context = Context::create();
-        let kernels = |body: &str| canonical_kernels(&context, struct_ir(body).as_bytes(), "t.ll").expect("valid IR");
-        let first = kernels("i32, i32");
-        let renamed = kernels("i32, i32");
-        let other_layout = kernels("i32, i64");
-        assert_eq!(first[0].lines, renamed[0].lines);
-        assert!(first[0].lines.iter().any(|l| l.contains("%struct.T{ i32, i32 }")), "{:?}", first[0].lines);
-        assert_ne!(first[0].lines, other_layout[0].lines);
-    }
-
-    #[test]
-    fn the_equivalence_pipeline_inlines_every_helper() {
-        // A helper marked noinline, called three times: none of the calls survive.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.cl");
-        std::fs::write(
-            &path,
-            "__attribute__((noinline)) float f(__global const float *v, int i) { return v[i] * v[i + 1] + sqrt(v[i + 2]); }\n\
-             __kernel void k(__global const float *in, __global float *out) {\n\
-               int i = get_global_id(0);\n\
-               out[i] = f(in, i) + f(in, i + 3) + f(in + 1, i);\n\
-             }\n",
-        )
-        .unwrap();
-        let args = CompileOptions::default().clang_args_for(None, crate::verify::EQUIVALENCE_TRIPLE);
-        let bitcode = run_clang(&path, &equivalence_args(&args)).expect("clang-19 must be installed (scripts/setup)");
-        let context = Context::create();
-        let kernels = optimised_kernels(&context, &bitcode, "t.cl", None).unwrap();
-        // The kernel, then the program-scope data.
-        assert_eq!(kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), ["k", PROGRAM_SCOPE_DATA]);
-        assert!(!kernels[0].lines.iter().any(|l| l.contains("@f(")), "{:#?}", kernels[0].lines);
-    }
-
-    /// Only the kernels that run a changed function are optimised and compared.
-    #[test]
-    fn kernels_reaching_a_function_and_the_others_dropped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.cl");
-        std::fs::write(
-            &path,
-            "float leaf(__global const float *p) { return p[0]; }\n\
-             float mid(__global const float *p) { return leaf(p) * 2.0f; }\n\
-             __kernel void uses_mid(__global float *o) { o[0] = mid(o); }\n\
-             __kernel void uses_leaf(__global float *o) { o[1] = leaf(o); }\n\
-             __kernel void alone(__global float *o) { o[2] = 1.0f; }\n",
-        )
-        .unwrap();
-        let context = Context::create();
-        let facts = lower(&context, &path, &CompileOptions::default().clang_args(None)).expect("clang-19 must be installed");
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<std::collections::BTreeSet<String>>();
-        assert_eq!(facts.kernels_reaching(&names(&["mid"])), names(&["uses_mid"]));
-        assert_eq!(facts.kernels_reaching(&names(&["leaf"])), names(&["uses_leaf", "uses_mid"]));
-        assert_eq!(facts.kernels_reaching(&names(&["alone"])), names(&["alone"]));
-        let args = CompileOptions::default().clang_args_for(None, crate::verify::EQUIVALENCE_TRIPLE);
-        let bitcode = run_clang(&path, &equivalence_args(&args)).unwrap();
-        let kept = optimised_kernels(&context, &bitcode, "t.cl", Some(&names(&["uses_mid"]))).unwrap();
-        assert_eq!(kept.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), ["uses_mid", PROGRAM_SCOPE_DATA]);
-        assert_eq!(optimised_kernels(&context, &bitcode, "t.cl", None).unwrap().len(), 4);
     }
 }

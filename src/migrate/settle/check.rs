@@ -8,11 +8,11 @@ use std::path::PathBuf;
 
 use super::Withdrawal;
 use crate::codes::Code;
-use crate::lower::{Context, KernelBody};
+use crate::lower::Context;
 use crate::migrate::plan::{apply, Plan, SetId};
 use crate::options::MigrateOptions;
 use crate::unit::Unit;
-use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
+use crate::verify::{FlatRegression, KernelBody, EQUIVALENCE_TRIPLE};
 
 /// A failed check: why, and which kernels compared different (none for a compile failure).
 #[derive(Debug, Clone)]

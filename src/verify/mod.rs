@@ -8,20 +8,27 @@
 //!
 //! Equivalence: the original (as its input standard) and the result (as the
 //! target) are compiled for `amdgcn-amd-amdhsa` without LLVM passes, then
-//! both go through one fixed pipeline (`lower::EQUIVALENCE_PIPELINE`): every
+//! both go through one fixed pipeline (`pipeline::EQUIVALENCE_PIPELINE`): every
 //! helper inlined, InferAddressSpaces turning generic pointers back into
 //! the named spaces they come from before anything reacts to pointer width,
-//! then a round of scalar clean-up. Every kernel's canonical body (read with inkwell through `lower`)
-//! must then be the same. The two halves are separate (`optimised_kernels`,
+//! then a round of scalar clean-up. Every kernel's canonical body (`canonical`,
+//! read with inkwell through `lower`'s IR view) must then be the same
+//! (`compare`). The two halves are separate (`optimised_kernels`,
 //! `compare`) so a caller trying several results for one unit computes the
 //! original's kernels once.
+
+mod canonical;
+mod compare;
+mod pipeline;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+pub use canonical::{canonical_kernels_from_bitcode, KernelBody, PROGRAM_SCOPE_DATA};
+pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
+pub use pipeline::{equivalence_args, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
 
-use crate::lower::{equivalence_args, run_clang, Context, KernelBody};
+use crate::lower::{load, run_clang, Context};
 
 /// The GPU target whose optimiser resolves generic pointers.
 pub const EQUIVALENCE_TRIPLE: &str = "amdgcn-amd-amdhsa";
@@ -67,35 +74,10 @@ pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathB
     crate::timings::time("verify: recompile", || run_clang(main, &args)).map(|_| ())
 }
 
-/// What the equivalence check found for one unit.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Equivalence {
-    /// Kernels whose optimised bodies are the same.
-    pub equal: Vec<String>,
-    /// Kernels that differ, with the first differing lines (original, result).
-    pub different: Vec<KernelDifference>,
-    /// Kernels whose result has more flat (generic) memory accesses than the original.
-    pub flat_regressions: Vec<FlatRegression>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct KernelDifference {
-    pub kernel: String,
-    pub original: String,
-    pub migrated: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct FlatRegression {
-    pub kernel: String,
-    pub before: usize,
-    pub after: usize,
-}
-
 /// The canonical kernels of one compilation of `main` for the equivalence
 /// triple (`language_args` from `CompileOptions::clang_args_for`), with
 /// `replaced` laid over the files on disk (empty for the original), after
-/// `lower::EQUIVALENCE_PIPELINE`; with `only`, the other kernels (which
+/// `EQUIVALENCE_PIPELINE`; with `only`, the other kernels (which
 /// nothing changed can reach) are dropped first. Compute the original's once per unit and
 /// `compare` it with each candidate result.
 pub fn optimised_kernels(
@@ -109,7 +91,23 @@ pub fn optimised_kernels(
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
     let bitcode = crate::timings::time("verify: clang amdgcn", || run_clang(main, &equivalence_args(&args)))?;
-    crate::timings::time("verify: pipeline", || crate::lower::optimised_kernels(context, &bitcode, &main.to_string_lossy(), only))
+    crate::timings::time("verify: pipeline", || optimised_kernels_from_bitcode(context, &bitcode, &main.to_string_lossy(), only))
+}
+
+/// The kernels of unoptimised bitcode (from `equivalence_args`) after
+/// `EQUIVALENCE_PIPELINE`, canonicalised for comparison.
+pub fn optimised_kernels_from_bitcode(
+    context: &Context,
+    bytes: &[u8],
+    name: &str,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Vec<KernelBody>, String> {
+    let mut module = load(context, bytes, name)?;
+    if let Some(kernels) = only {
+        pipeline::keep_only_kernels(&mut module, kernels);
+    }
+    pipeline::optimise_for_equivalence(&mut module)?;
+    Ok(canonical::canonical_kernels(&mut module))
 }
 
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid
@@ -125,69 +123,6 @@ pub fn equivalence(
     let before = optimised_kernels(context, main, original_args, &BTreeMap::new(), None)?;
     let after = optimised_kernels(context, main, target_args, replaced, None)?;
     Ok(compare(&before, &after))
-}
-
-/// A canonical line with its value numbers blanked: `%v12` reads `%v`.
-fn without_value_numbers(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c == '%' && chars.peek() == Some(&'v') {
-            out.push(chars.next().unwrap_or('v'));
-            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
-                chars.next();
-            }
-        }
-    }
-    out
-}
-
-/// Kernel by kernel, by name; a kernel missing on either side differs.
-pub fn compare(before: &[KernelBody], after: &[KernelBody]) -> Equivalence {
-    let mut result = Equivalence::default();
-    let after_by_name: BTreeMap<&str, &KernelBody> = after.iter().map(|k| (k.name.as_str(), k)).collect();
-    for original in before {
-        let Some(migrated) = after_by_name.get(original.name.as_str()) else {
-            result.different.push(KernelDifference {
-                kernel: original.name.clone(),
-                original: "(defined)".into(),
-                migrated: "(missing)".into(),
-            });
-            continue;
-        };
-        if migrated.flat_accesses > original.flat_accesses {
-            result.flat_regressions.push(FlatRegression {
-                kernel: original.name.clone(),
-                before: original.flat_accesses,
-                after: migrated.flat_accesses,
-            });
-        }
-        if original.lines == migrated.lines {
-            result.equal.push(original.name.clone());
-            continue;
-        }
-        let pairs = || {
-            original
-                .lines
-                .iter()
-                .map(Some)
-                .chain(std::iter::repeat(None))
-                .zip(migrated.lines.iter().map(Some).chain(std::iter::repeat(None)))
-                .take(original.lines.len().max(migrated.lines.len()))
-        };
-        // The first pair that differs in more than value numbers (an extra instruction
-        // renumbers every later value: the line to show is the extra one, not the first
-        // `phi` that names a later value), else the first that differs at all.
-        let unnumbered = |line: Option<&String>| line.map(|l| without_value_numbers(l));
-        let (a, b) = pairs()
-            .find(|(a, b)| unnumbered(*a) != unnumbered(*b))
-            .or_else(|| pairs().find(|(a, b)| a != b))
-            .unwrap_or((None, None));
-        let show = |line: Option<&String>| line.cloned().unwrap_or_else(|| "(end)".into());
-        result.different.push(KernelDifference { kernel: original.name.clone(), original: show(a), migrated: show(b) });
-    }
-    result
 }
 
 #[cfg(test)]
@@ -226,7 +161,7 @@ mod tests {
     fn assert_equal(found: &Equivalence, kernels: usize) {
         assert!(found.different.is_empty(), "{:#?}", found.different);
         assert_eq!(found.equal.len(), kernels + 1, "{found:?}");
-        assert!(found.equal.iter().any(|k| k == crate::lower::PROGRAM_SCOPE_DATA), "{found:?}");
+        assert!(found.equal.iter().any(|k| k == PROGRAM_SCOPE_DATA), "{found:?}");
     }
 
     #[test]
@@ -262,36 +197,7 @@ mod tests {
         let migrated =
             edited(original, &[("__constant float table[2] = {1.0f, 2.0f}", "__global const float table[2] = {1.0f, 5.0f}")]);
         let found = check_equivalent(original, &migrated);
-        assert!(found.different.iter().any(|d| d.kernel == crate::lower::PROGRAM_SCOPE_DATA), "{found:?}");
-    }
-
-    /// The difference shown is the first line that differs in more than value
-    /// numbers: an inserted instruction, not the `phi` renumbered by it.
-    #[test]
-    fn the_difference_shown_skips_renumbering() {
-        let body = |lines: &[&str]| KernelBody {
-            name: "k".into(),
-            lines: lines.iter().map(|l| l.to_string()).collect(),
-            flat_accesses: 0,
-        };
-        let before = body(&["param ptr", "%v1 = phi i32 [ %v3, %b1 ]", "%v2 = load i32, ptr %a0", "%v3 = add i32 %v2, 1"]);
-        let after = body(&[
-            "param ptr",
-            "%v1 = phi i32 [ %v4, %b1 ]",
-            "%v2 = load i32, ptr %a0",
-            "%v3 = addrspacecast ptr addrspace(3) %a1 to ptr",
-            "%v4 = add i32 %v2, 1",
-        ]);
-        let found = compare(std::slice::from_ref(&before), &[after]);
-        let d = &found.different[0];
-        assert_eq!(
-            (d.original.as_str(), d.migrated.as_str()),
-            ("%v3 = add i32 %v2, 1", "%v3 = addrspacecast ptr addrspace(3) %a1 to ptr")
-        );
-        // Lines that differ only in numbering still differ (never equal by masking).
-        let renumbered = body(&["param ptr", "%v1 = phi i32 [ %v2, %b1 ]", "%v2 = load i32, ptr %a0", "%v3 = add i32 %v2, 1"]);
-        let found = compare(&[before], &[renumbered]);
-        assert_eq!(found.different[0].migrated, "%v1 = phi i32 [ %v2, %b1 ]");
+        assert!(found.different.iter().any(|d| d.kernel == PROGRAM_SCOPE_DATA), "{found:?}");
     }
 
     fn assert_different(found: &Equivalence) -> KernelDifference {

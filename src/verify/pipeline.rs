@@ -1,0 +1,182 @@
+//! The equivalence check's pass pipeline: the fixed amdgcn pipeline both
+//! compilations go through, the target machine it runs with, dropping the
+//! kernels no change can reach, and the clang arguments that emit the IR
+//! it starts from.
+//!
+//! An FFI boundary module, like `lower/llvm.rs` (whose `LoadedModule` it
+//! runs on): it calls llvm-sys where inkwell has no API (the inliner
+//! threshold, whether a function has uses) and deletes functions, which
+//! inkwell marks `unsafe`.
+
+use std::collections::BTreeSet;
+
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::module::Linkage;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::values::AsValueRef;
+use inkwell::OptimizationLevel;
+use llvm_sys::core::LLVMGetFirstUse;
+
+use crate::lower::{LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
+
+/// The arguments that make clang emit the IR the equivalence check optimises
+/// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but
+/// no LLVM pass, so both versions go through exactly `EQUIVALENCE_PIPELINE`
+/// and nothing of clang's own pipeline. `-nogpulib`: no device library.
+pub fn equivalence_args(language_args: &[String]) -> Vec<String> {
+    let mut args = language_args.to_vec();
+    args.extend(
+        ["-nogpulib", "-O2", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
+            .into_iter()
+            .map(String::from),
+    );
+    args
+}
+
+/// The pass pipeline both compilations of the equivalence check go through,
+/// after clang emitted them unoptimised (`-O2 -Xclang -disable-llvm-passes`,
+/// so no `optnone`/`noinline` from -O0). Every helper is inlined first, so
+/// the default inliner's cost model (which sees a generic helper differently
+/// from a named one, and a helper called twice differently from one called
+/// once) decides nothing; SROA then turns the inlined arguments back into
+/// the kernel's own values and InferAddressSpaces runs at once, before any
+/// pass whose result depends on what may alias (early CSE forwards a load
+/// past a store to a __global pointer when the load is from __local, not
+/// when it is from a generic pointer: the two versions would part there,
+/// a loop of a helper over __local memory folded in one only), and again
+/// after early CSE for pointers it exposes (loaded from memory); every pass
+/// that reacts to pointer width (index widening, reassociation, scheduling)
+/// sees the named pointer. Then a second round of scalar clean-up (CFG simplification,
+/// SROA, memory-SSA CSE, GVN, instcombine, dead code) instead of the whole
+/// O2 pipeline: the same verdicts on every corpus project (equal IR after
+/// semantics-preserving passes proves equivalence; fewer passes can only
+/// prove less, and the corpus shows they do not), at about 60% of the
+/// pipeline time (no loop passes, no vectorisers).
+pub const EQUIVALENCE_PIPELINE: &str =
+    "cgscc(inline),function(sroa,infer-address-spaces,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>,\
+     simplifycfg,sroa,early-cse<memssa>,gvn,instcombine<no-verify-fixpoint>,simplifycfg,adce)";
+
+/// The inliner threshold for `EQUIVALENCE_PIPELINE`: no helper is too big.
+pub const INLINE_THRESHOLD: i32 = 1_000_000;
+
+/// A target machine for `triple`; the target's optimiser hooks (the flat
+/// address space InferAddressSpaces needs, pointer widths) come from it.
+fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, String> {
+    static INIT: std::sync::Once = std::sync::Once::new();
+    INIT.call_once(|| Target::initialize_amd_gpu(&InitializationConfig::default()));
+    let target = Target::from_triple(triple).map_err(|e| e.to_string())?;
+    target
+        .create_target_machine(triple, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
+        .ok_or_else(|| format!("no LLVM target machine for {}", triple.as_str().to_string_lossy()))
+}
+
+/// Deletes the kernels of `module` not in `keep` that nothing calls, so the
+/// equivalence pipeline spends nothing on kernels no change can reach
+/// (their text and callees are the same on both sides).
+pub fn keep_only_kernels(module: &mut LoadedModule<'_>, keep: &BTreeSet<String>) {
+    let unwanted: Vec<_> = module
+        .module()
+        .get_functions()
+        .filter(|f| {
+            let cc = f.get_call_conventions();
+            (cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC)
+                && f.count_basic_blocks() > 0
+                && !keep.contains(f.get_name().to_str().unwrap_or(""))
+                // SAFETY: `f` is a function of this module.
+                && unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null()
+        })
+        .collect();
+    for f in unwanted {
+        // SAFETY: the function belongs to this module and has no uses left.
+        unsafe { f.delete() };
+    }
+}
+
+/// Runs `EQUIVALENCE_PIPELINE` on `module` for its own triple. Every
+/// defined non-kernel function is made `alwaysinline` and internal
+/// first (`noinline` and `optnone` removed: a source `noinline` must not
+/// keep a helper's generic parameter opaque in one version only).
+/// Kernels are left as they are; one kernel calling another is compared as a call.
+pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), String> {
+    let module = module.module();
+    let context = module.get_context();
+    let always = context.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
+    let blocking = ["noinline", "optnone"].map(Attribute::get_named_enum_kind_id);
+    for f in module.get_functions() {
+        let cc = f.get_call_conventions();
+        if f.count_basic_blocks() == 0 || cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC {
+            continue;
+        }
+        for kind in blocking {
+            f.remove_enum_attribute(AttributeLoc::Function, kind);
+        }
+        f.add_attribute(AttributeLoc::Function, always);
+        f.set_linkage(Linkage::Internal);
+    }
+    let machine = target_machine(&module.get_triple())?;
+    let options = PassBuilderOptions::create();
+    // SAFETY: `options` is alive; inkwell 0.11 has no setter for the threshold.
+    unsafe {
+        llvm_sys::transforms::pass_builder::LLVMPassBuilderOptionsSetInlinerThreshold(options.as_mut_ptr(), INLINE_THRESHOLD)
+    };
+    module.run_passes(EQUIVALENCE_PIPELINE, &machine, options).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::{lower, run_clang, Context};
+    use crate::options::CompileOptions;
+    use crate::verify::{optimised_kernels_from_bitcode, EQUIVALENCE_TRIPLE, PROGRAM_SCOPE_DATA};
+
+    #[test]
+    fn the_equivalence_pipeline_inlines_every_helper() {
+        // A helper marked noinline, called three times: none of the calls survive.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cl");
+        std::fs::write(
+            &path,
+            "__attribute__((noinline)) float f(__global const float *v, int i) { return v[i] * v[i + 1] + sqrt(v[i + 2]); }\n\
+             __kernel void k(__global const float *in, __global float *out) {\n\
+               int i = get_global_id(0);\n\
+               out[i] = f(in, i) + f(in, i + 3) + f(in + 1, i);\n\
+             }\n",
+        )
+        .unwrap();
+        let args = CompileOptions::default().clang_args_for(None, EQUIVALENCE_TRIPLE);
+        let bitcode = run_clang(&path, &equivalence_args(&args)).expect("clang-19 must be installed (scripts/setup)");
+        let context = Context::create();
+        let kernels = optimised_kernels_from_bitcode(&context, &bitcode, "t.cl", None).unwrap();
+        // The kernel, then the program-scope data.
+        assert_eq!(kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), ["k", PROGRAM_SCOPE_DATA]);
+        assert!(!kernels[0].lines.iter().any(|l| l.contains("@f(")), "{:#?}", kernels[0].lines);
+    }
+
+    /// Only the kernels that run a changed function are optimised and compared.
+    #[test]
+    fn kernels_reaching_a_function_and_the_others_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cl");
+        std::fs::write(
+            &path,
+            "float leaf(__global const float *p) { return p[0]; }\n\
+             float mid(__global const float *p) { return leaf(p) * 2.0f; }\n\
+             __kernel void uses_mid(__global float *o) { o[0] = mid(o); }\n\
+             __kernel void uses_leaf(__global float *o) { o[1] = leaf(o); }\n\
+             __kernel void alone(__global float *o) { o[2] = 1.0f; }\n",
+        )
+        .unwrap();
+        let context = Context::create();
+        let facts = lower(&context, &path, &CompileOptions::default().clang_args(None)).expect("clang-19 must be installed");
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<std::collections::BTreeSet<String>>();
+        assert_eq!(facts.kernels_reaching(&names(&["mid"])), names(&["uses_mid"]));
+        assert_eq!(facts.kernels_reaching(&names(&["leaf"])), names(&["uses_leaf", "uses_mid"]));
+        assert_eq!(facts.kernels_reaching(&names(&["alone"])), names(&["alone"]));
+        let args = CompileOptions::default().clang_args_for(None, EQUIVALENCE_TRIPLE);
+        let bitcode = run_clang(&path, &equivalence_args(&args)).unwrap();
+        let kept = optimised_kernels_from_bitcode(&context, &bitcode, "t.cl", Some(&names(&["uses_mid"]))).unwrap();
+        assert_eq!(kept.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), ["uses_mid", PROGRAM_SCOPE_DATA]);
+        assert_eq!(optimised_kernels_from_bitcode(&context, &bitcode, "t.cl", None).unwrap().len(), 4);
+    }
+}
