@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::plan::Plan;
 use super::settle::Settled;
+use crate::ids::SetId;
 use crate::report::{FunctionAccount, Outcome, Refusal};
 use crate::unit::Unit;
 
@@ -26,7 +27,7 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
                 continue;
             }
             let sets = plan.planned.get(&key);
-            let kept: Vec<usize> = sets.into_iter().flatten().copied().filter(|id| settled.kept(*id)).collect();
+            let kept: Vec<SetId> = sets.into_iter().flatten().copied().filter(|id| settled.kept(*id)).collect();
             let withdrawn = sets.into_iter().flatten().find_map(|id| settled.withdrawn.get(id));
             let refusal = refusals.get(&(key.0.as_path(), function.name.as_str()));
             let outcome = if !kept.is_empty() {

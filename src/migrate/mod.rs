@@ -178,7 +178,7 @@ fn skipped_only_where_no_unit_compiles(units: &mut [Unit]) {
 fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<FileChange> {
     // File -> the kept sets editing it (each file looks at its own sets only: a batch has thousands).
     let mut by_file: BTreeMap<PathBuf, BTreeSet<SetId>> = BTreeMap::new();
-    for id in (0..plan.sets.len()).filter(|id| settled.kept(*id)) {
+    for id in (0..plan.sets.len()).map(SetId).filter(|id| settled.kept(*id)) {
         for file in plan.sets[id].edits.keys() {
             by_file.entry(file.clone()).or_default().insert(id);
         }

@@ -27,7 +27,7 @@ use crate::unit::Unit;
 use agree::{agree_on_headers, refusal_of};
 pub use apply::apply;
 
-pub type SetId = usize;
+pub use crate::ids::SetId;
 
 /// Fixes that stand or fall together.
 #[derive(Debug, Default)]
@@ -38,6 +38,19 @@ pub struct ChangeSet {
     pub edits: BTreeMap<PathBuf, BTreeSet<Edit>>,
     /// IR names of functions the set changes beyond its fixes' own (merged duplicates).
     pub links: BTreeSet<String>,
+}
+
+impl std::ops::Index<SetId> for Vec<ChangeSet> {
+    type Output = ChangeSet;
+    fn index(&self, id: SetId) -> &ChangeSet {
+        &self[id.0]
+    }
+}
+
+impl std::ops::IndexMut<SetId> for Vec<ChangeSet> {
+    fn index_mut(&mut self, id: SetId) -> &mut ChangeSet {
+        &mut self[id.0]
+    }
 }
 
 impl ChangeSet {
@@ -156,7 +169,7 @@ pub fn plan(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe
     add_units_editing_each_set(units, &mut plan);
     for (id, set) in plan.sets.iter().enumerate() {
         if let Some(file) = set.edits.keys().find(|f| !crate::root::is_under(&options.root, f)) {
-            plan.outside_root.insert(id, file.clone());
+            plan.outside_root.insert(SetId(id), file.clone());
         }
     }
     collect_refusals(units, &decisions, stays, &mut plan);
@@ -237,9 +250,9 @@ fn group_into_sets(
         let (mut mine, mut required) = (BTreeSet::new(), BTreeSet::new());
         for (key, fix) in fixes {
             let root_key = keys.find(key);
-            let next = set_of_root.len();
+            let next = SetId(set_of_root.len());
             let id = *set_of_root.entry(root_key).or_insert(next);
-            if id == plan.sets.len() {
+            if id.0 == plan.sets.len() {
                 plan.sets.push(ChangeSet::default());
             }
             mine.insert(id);
@@ -289,7 +302,7 @@ fn add_units_editing_each_set(units: &[Unit], plan: &mut Plan) {
     let mut editing: HashMap<&Path, Vec<SetId>> = HashMap::new();
     for (id, set) in plan.sets.iter().enumerate() {
         for file in set.edits.keys() {
-            editing.entry(file.as_path()).or_default().push(id);
+            editing.entry(file.as_path()).or_default().push(SetId(id));
         }
     }
     for (u, unit) in units.iter().enumerate() {
