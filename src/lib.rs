@@ -32,3 +32,5 @@ pub mod text;
 pub mod timings;
 pub mod unit;
 pub mod verify;
+
+pub use commands::run;

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::codes::Code;
 use crate::rules::merge_duplicates::{Member, Unmerged};
-use crate::rules::Fix;
+pub use crate::rules::{Fix, Refusal, Warning};
 
 /// How one function ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,28 +32,6 @@ pub struct FunctionAccount {
     pub kernel: bool,
     #[serde(flatten)]
     pub outcome: Outcome,
-}
-
-/// Something to know that is not an error: a withdrawn change, a flat-access regression.
-#[derive(Debug, Clone, Serialize)]
-pub struct Warning {
-    pub path: PathBuf,
-    pub message: String,
-}
-
-/// A declaration whose qualifier stays, with why.
-#[derive(Debug, Clone, Serialize)]
-pub struct Refusal {
-    pub file: PathBuf,
-    pub line: u32,
-    pub function: String,
-    pub name: String,
-    pub reason: Code,
-    pub detail: String,
-    /// The file cannot compile as the target because of it.
-    pub blocking: bool,
-    #[serde(skip)]
-    pub(crate) canonical: PathBuf,
 }
 
 /// One file with its changes.

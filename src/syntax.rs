@@ -307,3 +307,8 @@ impl KernelSyntax {
         found
     }
 }
+
+/// Whether a type as clang spells it is `const`-qualified at some level.
+pub fn says_const(type_text: &str) -> bool {
+    type_text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "const")
+}

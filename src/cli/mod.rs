@@ -1,7 +1,6 @@
-//! The command line: argument parsing, project resolution and dispatch.
-//! `run` takes the arguments and the two output streams, so tests drive it
-//! in-process. This module only parses (`args`) and resolves what the
-//! arguments name (`project`); the commands themselves live in `commands`.
+//! The command line: argument parsing and project resolution. This module
+//! only parses (`args`, host spellings first) and resolves what the
+//! arguments name (`project`); `commands` runs what was asked.
 
 pub mod args;
 pub mod project;
@@ -27,8 +26,10 @@ fn takes_value(option: &str) -> bool {
         .any(|a| a.get_long() == Some(name) && !a.is_positional() && a.get_action().takes_values())
 }
 
-/// Runs clasp with `args` (including the program name) and returns the exit code.
-pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+/// Parses `args` (including the program name): the command asked for, or
+/// the exit code when parsing ends the run (`--help`, `--version`, an error,
+/// already printed).
+pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Command, i32> {
     // clap cannot read host spellings (`-include`, `-cl-mad-enable`): rewrite them first.
     let args = match crate::build_options::canonicalize(&args, &takes_value) {
         Ok(canonical) => {
@@ -39,19 +40,15 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         }
         Err(message) => {
             let _ = writeln!(stderr, "clasp: error: {message}");
-            return EXIT_ERROR;
+            return Err(EXIT_ERROR);
         }
     };
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    match Cli::try_parse_from(args) {
+        Ok(cli) => Ok(cli.command),
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
             let _ = if e.use_stderr() { write!(stderr, "{e}") } else { write!(stdout, "{e}") };
-            return code;
+            Err(code)
         }
-    };
-    match cli.command {
-        Command::Analyze(args) => crate::commands::analyze::run(&args, stdout, stderr),
-        Command::Migrate(args) => crate::commands::migrate::run(&args, stdout, stderr),
     }
 }

@@ -1,12 +1,24 @@
-//! The commands: each drives one subcommand from its parsed arguments to
-//! its output and exit code (`cli` only parses and resolves the project).
+//! The commands: `run` parses the command line (`cli`) and each command
+//! drives one subcommand from its parsed arguments to its output and exit
+//! code. `run` takes the arguments and the two output streams, so tests
+//! drive it in-process.
 
 pub mod analyze;
 pub mod migrate;
 
 use std::io::Write;
 
+use crate::cli::args::Command;
 use crate::cli::{project, EXIT_ERROR};
+
+/// Runs clasp with `args` (including the program name) and returns the exit code.
+pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    match crate::cli::parse(args, stdout, stderr) {
+        Ok(Command::Analyze(args)) => analyze::run(&args, stdout, stderr),
+        Ok(Command::Migrate(args)) => migrate::run(&args, stdout, stderr),
+        Err(code) => code,
+    }
+}
 
 /// A command stopped before its work: the message for stderr; it exits 2.
 #[derive(Debug)]

@@ -20,6 +20,28 @@ use crate::infer::{spaces, Decision, DeclDecision, Evidence};
 use crate::syntax::{ByteRange, DeclKind, PointerDecl, Pos};
 use crate::unit::Unit;
 
+/// Something to know that is not an error: a withdrawn change, a flat-access regression.
+#[derive(Debug, Clone, Serialize)]
+pub struct Warning {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// A declaration whose qualifier stays, with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Refusal {
+    pub file: PathBuf,
+    pub line: u32,
+    pub function: String,
+    pub name: String,
+    pub reason: Code,
+    pub detail: String,
+    /// The file cannot compile as the target because of it.
+    pub blocking: bool,
+    #[serde(skip)]
+    pub(crate) canonical: PathBuf,
+}
+
 /// Replace `[start, end)` of `file` with `replacement`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Edit {
@@ -107,7 +129,7 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
 pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
     let level = decl.levels.first()?;
     let mut edit = level.spelling.range().map(|r| remove_qualifier(unit, r))?;
-    if level.space == crate::syntax::Space::Constant && !program_scope::constant_to_global::says_const(&decl.type_text) {
+    if level.space == crate::syntax::Space::Constant && !crate::syntax::says_const(&decl.type_text) {
         edit.replacement = "const ".to_string();
     }
     Some(edit)

@@ -169,7 +169,7 @@ fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
         // `__constant float *` is implicitly const: its generic rewrite says so (`const float *`).
         let pointee_const = |d: &crate::syntax::PointerDecl| {
             d.levels.first().is_some_and(|l| l.space == Space::Constant)
-                || crate::rules::program_scope::constant_to_global::says_const(d.type_text.split('*').next().unwrap_or(""))
+                || crate::syntax::says_const(d.type_text.split('*').next().unwrap_or(""))
         };
         read_only.insert(key.clone(), f.pointers.iter().filter(|d| d.array.is_none()).map(pointee_const).collect());
     }

@@ -14,9 +14,8 @@ use crate::ids::DeclKey;
 use crate::infer::DeclDecision;
 use crate::ir::Source;
 use crate::options::{GlobalsPolicy, MigrateOptions};
-use crate::report::{Refusal, Warning};
 use crate::rules::merge_duplicates::ConstantTwin;
-use crate::rules::Because;
+use crate::rules::{Because, Refusal, Warning};
 use crate::syntax::Space;
 use crate::unit::Unit;
 

@@ -41,13 +41,8 @@ pub fn global_spelling(unit: &Unit, spelling: &Spelling) -> Option<String> {
 pub fn requalify(unit: &Unit, spelling: &Spelling, type_text: &str) -> Option<Edit> {
     let range = spelling.range()?;
     let global = global_spelling(unit, spelling)?;
-    let replacement = if says_const(type_text) { global } else { format!("{global} const") };
+    let replacement = if crate::syntax::says_const(type_text) { global } else { format!("{global} const") };
     Some(Edit { file: unit.syntax.files[range.file].clone(), start: range.start, end: range.end, replacement })
-}
-
-/// Whether a type as clang spells it is `const`-qualified at some level.
-pub fn says_const(type_text: &str) -> bool {
-    type_text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "const")
 }
 
 /// The fix for one moved variable: its own edit and its followers', with why.
