@@ -142,17 +142,43 @@ fn same_space_for_read_only_data(line: &str) -> String {
     line.replace("addrspace(4)", "addrspace(1)")
 }
 
+/// Names a value (a parameter, block or instruction) for canonical printing.
+///
+/// SAFETY: `value` must be a valid value.
+unsafe fn set_name(value: LLVMValueRef, name: &str) {
+    LLVMSetValueName2(value, name.as_ptr() as *const _, name.len());
+}
+
 /// SAFETY: `function` must be a defined function of a live module.
 unsafe fn canonical_body(function: LLVMValueRef, narrow_space: &dyn Fn(u32) -> bool) -> KernelBody {
-    let set_name = |value: LLVMValueRef, name: &str| LLVMSetValueName2(value, name.as_ptr() as *const _, name.len());
     let mut lines = Vec::new();
     for i in 0..LLVMCountParams(function) {
         let param = LLVMGetParam(function, i);
         set_name(param, &format!("a{i}"));
         lines.push(format!("param {}", take_message(LLVMPrintTypeToString(LLVMTypeOf(param)))));
     }
-    // Pass 1: the casts to flat that only feed builtins, then names by
-    // position (those casts take none, so they shift nothing).
+    let (instructions, looked_through) = name_by_position(function, narrow_space);
+    let mut flat_accesses = 0;
+    for inst in instructions {
+        if let Some(line) = canonical_line(inst, &looked_through, narrow_space, &mut flat_accesses) {
+            lines.push(line);
+        }
+    }
+    let mut len = 0usize;
+    let name = string_of(LLVMGetValueName2(function, &mut len), len);
+    KernelBody { name, lines, flat_accesses }
+}
+
+/// The function's instructions in order, and those looked through: casts to
+/// flat that only feed builtins, and widenings that only index pointers of a
+/// narrow space. Blocks and values are then named by position (the looked
+/// through take no number, so they shift nothing).
+///
+/// SAFETY: `function` must be a defined function of a live module.
+unsafe fn name_by_position(
+    function: LLVMValueRef,
+    narrow_space: &dyn Fn(u32) -> bool,
+) -> (Vec<LLVMValueRef>, std::collections::HashSet<LLVMValueRef>) {
     let mut instructions = Vec::new();
     let mut looked_through = std::collections::HashSet::new();
     let mut block = LLVMGetFirstBasicBlock(function);
@@ -162,17 +188,7 @@ unsafe fn canonical_body(function: LLVMValueRef, narrow_space: &dyn Fn(u32) -> b
         blocks += 1;
         let mut inst = LLVMGetFirstInstruction(block);
         while !inst.is_null() {
-            let opcode = LLVMGetInstructionOpcode(inst);
-            let flat_for_builtin = opcode == LLVMOpcode::LLVMAddrSpaceCast
-                && pointer_space_of(inst) == Some(0)
-                && only_feeds(inst, &|user| !LLVMIsACallInst(user).is_null() && library_callee(user).is_some());
-            let widened_index = matches!(opcode, LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMTrunc)
-                && only_feeds(inst, &|user| {
-                    !LLVMIsAGetElementPtrInst(user).is_null()
-                        && LLVMGetOperand(user, 0) != inst
-                        && pointer_space_of(LLVMGetOperand(user, 0)).map(narrow_space).unwrap_or(false)
-                });
-            if flat_for_builtin || widened_index {
+            if is_looked_through(inst, narrow_space) {
                 looked_through.insert(inst);
             }
             instructions.push(inst);
@@ -189,65 +205,98 @@ unsafe fn canonical_body(function: LLVMValueRef, narrow_space: &dyn Fn(u32) -> b
             values += 1;
         }
     }
-    // Pass 2: lines.
-    let mut flat_accesses = 0;
-    for inst in instructions {
-        drop_metadata(inst);
-        let opcode = LLVMGetInstructionOpcode(inst);
-        let pointer_operand = match opcode {
-            LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => Some(0),
-            LLVMOpcode::LLVMStore => Some(1),
-            _ => None,
-        };
-        if let Some(index) = pointer_operand {
-            flat_accesses += usize::from(pointer_space_of(LLVMGetOperand(inst, index)) == Some(0));
-        }
-        if looked_through.contains(&inst) {
-            continue;
-        }
-        let resolve = |value: LLVMValueRef| if looked_through.contains(&value) { LLVMGetOperand(value, 0) } else { value };
-        let narrow_gep = opcode == LLVMOpcode::LLVMGetElementPtr
-            && pointer_space_of(LLVMGetOperand(inst, 0)).map(narrow_space).unwrap_or(false);
-        if narrow_gep {
-            let count = LLVMGetNumOperands(inst).max(0) as u32;
-            let mut operands = vec![operand_text(LLVMGetOperand(inst, 0))];
-            operands.extend((1..count).map(|i| narrow_index_text(LLVMGetOperand(inst, i), &looked_through)));
-            let inbounds = if LLVMIsInBounds(inst) != 0 { " inbounds" } else { "" };
-            let element = take_message(LLVMPrintTypeToString(LLVMGetGEPSourceElementType(inst)));
-            lines.push(format!("{} = getelementptr{inbounds} {element}, {}", operand_text(inst), operands.join(", ")));
-            continue;
-        }
-        let library = if opcode == LLVMOpcode::LLVMCall { library_callee(inst) } else { None };
-        match library {
-            Some(base) => {
-                let mut args = Vec::new();
-                for i in 0..LLVMGetNumArgOperands(inst) {
-                    let arg = LLVMGetOperand(inst, i);
-                    flat_accesses += usize::from(pointer_space_of(arg) == Some(0));
-                    args.push(operand_text(resolve(arg)));
-                }
-                let result = if LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMTypeKind::LLVMVoidTypeKind {
-                    String::new()
-                } else {
-                    format!("{} = ", operand_text(inst))
-                };
-                lines.push(format!("{result}call {base}({})", args.join(", ")));
-            }
-            None => {
-                let text = take_message(LLVMPrintValueToString(inst));
-                let text = text.trim();
-                // `call ... #7`: attribute-group numbers differ between modules.
-                let text = match text.rsplit_once(" #") {
-                    Some((head, group)) if opcode == LLVMOpcode::LLVMCall && group.bytes().all(|b| b.is_ascii_digit()) => head,
-                    _ => text,
-                };
-                lines.push(text.to_string());
-            }
-        }
+    (instructions, looked_through)
+}
+
+/// A cast to flat that only feeds builtins, or a widening that only indexes pointers of a narrow space.
+///
+/// SAFETY: `inst` must be an instruction.
+unsafe fn is_looked_through(inst: LLVMValueRef, narrow_space: &dyn Fn(u32) -> bool) -> bool {
+    let opcode = LLVMGetInstructionOpcode(inst);
+    let flat_for_builtin = opcode == LLVMOpcode::LLVMAddrSpaceCast
+        && pointer_space_of(inst) == Some(0)
+        && only_feeds(inst, &|user| !LLVMIsACallInst(user).is_null() && library_callee(user).is_some());
+    let widened_index = matches!(opcode, LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMTrunc)
+        && only_feeds(inst, &|user| {
+            !LLVMIsAGetElementPtrInst(user).is_null()
+                && LLVMGetOperand(user, 0) != inst
+                && pointer_space_of(LLVMGetOperand(user, 0)).map(narrow_space).unwrap_or(false)
+        });
+    flat_for_builtin || widened_index
+}
+
+/// One instruction's canonical line (none for one looked through), counting
+/// its accesses through flat pointers into `flat_accesses`; drops its metadata.
+///
+/// SAFETY: `inst` must be an instruction named by `name_by_position`.
+unsafe fn canonical_line(
+    inst: LLVMValueRef,
+    looked_through: &std::collections::HashSet<LLVMValueRef>,
+    narrow_space: &dyn Fn(u32) -> bool,
+    flat_accesses: &mut usize,
+) -> Option<String> {
+    drop_metadata(inst);
+    let opcode = LLVMGetInstructionOpcode(inst);
+    let pointer_operand = match opcode {
+        LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => Some(0),
+        LLVMOpcode::LLVMStore => Some(1),
+        _ => None,
+    };
+    if let Some(index) = pointer_operand {
+        *flat_accesses += usize::from(pointer_space_of(LLVMGetOperand(inst, index)) == Some(0));
     }
-    let mut len = 0usize;
-    let name = string_of(LLVMGetValueName2(function, &mut len), len);
-    KernelBody { name, lines, flat_accesses }
+    if looked_through.contains(&inst) {
+        return None;
+    }
+    let narrow_gep =
+        opcode == LLVMOpcode::LLVMGetElementPtr && pointer_space_of(LLVMGetOperand(inst, 0)).map(narrow_space).unwrap_or(false);
+    if narrow_gep {
+        let count = LLVMGetNumOperands(inst).max(0) as u32;
+        let mut operands = vec![operand_text(LLVMGetOperand(inst, 0))];
+        operands.extend((1..count).map(|i| narrow_index_text(LLVMGetOperand(inst, i), looked_through)));
+        let inbounds = if LLVMIsInBounds(inst) != 0 { " inbounds" } else { "" };
+        let element = take_message(LLVMPrintTypeToString(LLVMGetGEPSourceElementType(inst)));
+        return Some(format!("{} = getelementptr{inbounds} {element}, {}", operand_text(inst), operands.join(", ")));
+    }
+    let library = if opcode == LLVMOpcode::LLVMCall { library_callee(inst) } else { None };
+    Some(match library {
+        Some(base) => library_call_line(inst, &base, looked_through, flat_accesses),
+        None => {
+            let text = take_message(LLVMPrintValueToString(inst));
+            let text = text.trim();
+            // `call ... #7`: attribute-group numbers differ between modules.
+            let text = match text.rsplit_once(" #") {
+                Some((head, group)) if opcode == LLVMOpcode::LLVMCall && group.bytes().all(|b| b.is_ascii_digit()) => head,
+                _ => text,
+            };
+            text.to_string()
+        }
+    })
+}
+
+/// A call to a library builtin as its demangled name and arguments, the
+/// casts looked through; counts the flat pointers it is given.
+///
+/// SAFETY: `inst` must be a call to a library function.
+unsafe fn library_call_line(
+    inst: LLVMValueRef,
+    base: &str,
+    looked_through: &std::collections::HashSet<LLVMValueRef>,
+    flat_accesses: &mut usize,
+) -> String {
+    let resolve = |value: LLVMValueRef| if looked_through.contains(&value) { LLVMGetOperand(value, 0) } else { value };
+    let mut args = Vec::new();
+    for i in 0..LLVMGetNumArgOperands(inst) {
+        let arg = LLVMGetOperand(inst, i);
+        *flat_accesses += usize::from(pointer_space_of(arg) == Some(0));
+        args.push(operand_text(resolve(arg)));
+    }
+    let result = if LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMTypeKind::LLVMVoidTypeKind {
+        String::new()
+    } else {
+        format!("{} = ", operand_text(inst))
+    };
+    format!("{result}call {base}({})", args.join(", "))
 }
 
 /// `text` with every named struct type (`%struct.T.2`) replaced by its

@@ -20,52 +20,11 @@ pub(super) fn agree_on_headers(
     root: &Path,
     moved: &[BTreeSet<(usize, u32)>],
 ) -> Vec<Vec<DeclDecision>> {
-    let mut per_unit: Vec<InferOptions> = units
-        .iter()
-        .zip(moved)
-        .map(|(unit, moved)| {
-            let mut o = InferOptions::for_target(options.target);
-            o.ignored_pins = options.ignored_pins.clone();
-            o.moved = moved.clone();
-            for function in &unit.syntax.functions {
-                for decl in &function.pointers {
-                    let file = unit.canonical(decl.pos.file);
-                    if !crate::root::is_under(root, file) {
-                        let detail = format!("{} is outside the edit root {}", file.display(), root.display());
-                        o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), (Code::OutsideRoot, detail));
-                    }
-                }
-            }
-            o
-        })
-        .collect();
+    let mut per_unit: Vec<InferOptions> =
+        units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, root, moved)).collect();
     for _ in 0..8 {
         let decisions = infer_all(units, &per_unit, options.jobs);
-        // (file, offset) -> "generic?" -> the first unit answering so, and why. Files of
-        // one unit only have one answer; headers, and files built in several configurations, may have more.
-        let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
-        for (unit, decided) in units.iter().zip(&decisions) {
-            for d in decided {
-                let key = DeclKey::new(unit.canonical(d.decl.pos.file), d.decl.pos.offset);
-                let why = match &d.decision {
-                    Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
-                        format!("{} keeps it named: {reason} ({detail})", unit.label())
-                    }
-                    _ => String::new(),
-                };
-                let in_configuration = unit.configuration.is_some();
-                answers
-                    .entry(key)
-                    .or_default()
-                    .entry(matches!(d.decision, Decision::Generic { .. }))
-                    .or_insert((why, in_configuration));
-            }
-        }
-        let conflicts: BTreeMap<DeclKey, (String, bool)> = answers
-            .into_iter()
-            .filter(|(_, a)| a.len() > 1)
-            .map(|(k, mut a)| (k, a.remove(&false).unwrap_or_default()))
-            .collect();
+        let conflicts = conflicts(units, &decisions);
         if conflicts.is_empty() {
             return decisions;
         }
@@ -81,6 +40,51 @@ pub(super) fn agree_on_headers(
         }
     }
     infer_all(units, &per_unit, options.jobs)
+}
+
+/// A unit's inference options: the target's, the pins ignored for tests, the
+/// followers of moved tables, and every declaration outside the edit root refused.
+fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTreeSet<(usize, u32)>) -> InferOptions {
+    let mut o = InferOptions::for_target(options.target);
+    o.ignored_pins = options.ignored_pins.clone();
+    o.moved = moved.clone();
+    for function in &unit.syntax.functions {
+        for decl in &function.pointers {
+            let file = unit.canonical(decl.pos.file);
+            if !crate::root::is_under(root, file) {
+                let detail = format!("{} is outside the edit root {}", file.display(), root.display());
+                o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), (Code::OutsideRoot, detail));
+            }
+        }
+    }
+    o
+}
+
+/// The declarations units answer differently (generic in one, named in
+/// another), each with why it stays named and whether a configuration said so.
+/// Files of one unit only have one answer; headers, and files built in several
+/// configurations, may have more.
+fn conflicts(units: &[Unit], decisions: &[Vec<DeclDecision>]) -> BTreeMap<DeclKey, (String, bool)> {
+    // Key -> "generic?" -> the first unit answering so, and why.
+    let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
+    for (unit, decided) in units.iter().zip(decisions) {
+        for d in decided {
+            let key = DeclKey::new(unit.canonical(d.decl.pos.file), d.decl.pos.offset);
+            let why = match &d.decision {
+                Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
+                    format!("{} keeps it named: {reason} ({detail})", unit.label())
+                }
+                _ => String::new(),
+            };
+            let in_configuration = unit.configuration.is_some();
+            answers
+                .entry(key)
+                .or_default()
+                .entry(matches!(d.decision, Decision::Generic { .. }))
+                .or_insert((why, in_configuration));
+        }
+    }
+    answers.into_iter().filter(|(_, a)| a.len() > 1).map(|(k, mut a)| (k, a.remove(&false).unwrap_or_default())).collect()
 }
 
 /// Every unit's decisions, on `jobs` threads (the inference is pure: the result
