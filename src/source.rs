@@ -75,8 +75,8 @@ impl SourceMap {
             .segments
             .iter()
             .find(|s| s.unit.start <= range.start && range.end <= s.unit.end && (range.start < s.unit.end || range.is_empty()))?;
-        let offset = segment.file_start - segment.unit.start;
-        Some(FileRange { file: &segment.file, range: range.start + offset..range.end + offset, form: segment.form })
+        let to_file = |at: u32| at - segment.unit.start + segment.file_start;
+        Some(FileRange { file: &segment.file, range: to_file(range.start)..to_file(range.end), form: segment.form })
     }
 }
 
