@@ -24,6 +24,28 @@ pub struct Canonical {
     pub notes: Vec<String>,
 }
 
+/// Why argv (or a host's option string) cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildOptionsError {
+    /// `--build-options` ends argv.
+    #[error("`--build-options` needs a string (the host's options, quoted)")]
+    MissingBuildString,
+    /// A host option string that does not split as a shell would.
+    #[error("--build-options `{text}`: unbalanced quotes or a trailing backslash")]
+    Unbalanced { text: String },
+    /// A word of a `--build-options` string that is no host option.
+    #[error(
+        "unknown build option `{word}` in --build-options `{text}` (accepted: -include FILE, -D, -I, -cl-*, -w, -Werror, -g)"
+    )]
+    UnknownBuildOption { word: String, text: String },
+    /// A single-dash option neither clasp nor the host spellings know.
+    #[error("unknown option `{word}`; other clang options go after `--`, after the paths (`clasp migrate PATHS -- {word}`)")]
+    UnknownOption { word: String },
+    /// A host option without its value (`-include` last).
+    #[error("`{option}` needs {what}")]
+    MissingValue { option: String, what: &'static str },
+}
+
 /// The `-cl-*` options clang 19's driver accepts for OpenCL C (besides
 /// `-cl-std=`, which sets the input standard, and `-cl-ext=`, a prefix).
 /// `clang_accepts_every_listed_option` checks this list against clang-19.
@@ -56,7 +78,7 @@ fn is_clap_short(word: &str) -> bool {
 /// Rewrites `argv` (program name first). `takes_value` says whether a long
 /// option of clasp's (`--target`) consumes the next word, which is then
 /// left alone whatever it looks like.
-pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Result<Canonical, String> {
+pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Result<Canonical, BuildOptionsError> {
     let mut out = Canonical { args: Vec::new(), notes: Vec::new() };
     let mut words = argv.iter().cloned();
     if let Some(program) = words.next() {
@@ -68,7 +90,7 @@ pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Resu
             break;
         }
         let build_string = match word.strip_prefix("--build-options") {
-            Some("") => Some(words.next().ok_or("`--build-options` needs a string (the host's options, quoted)")?),
+            Some("") => Some(words.next().ok_or(BuildOptionsError::MissingBuildString)?),
             Some(rest) if rest.starts_with('=') => Some(rest[1..].to_string()),
             _ => None,
         };
@@ -78,11 +100,7 @@ pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Resu
             while let Some(host_word) = host_words.next() {
                 match host_option(&host_word, &mut host_words, &mut out)? {
                     true => {}
-                    false => {
-                        return Err(format!(
-                            "unknown build option `{host_word}` in --build-options `{text}` (accepted: -include FILE, -D, -I, -cl-*, -w, -Werror, -g)"
-                        ))
-                    }
+                    false => return Err(BuildOptionsError::UnknownBuildOption { word: host_word, text }),
                 }
             }
             continue;
@@ -99,9 +117,7 @@ pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Resu
             continue;
         }
         if word.len() > 1 && word.starts_with('-') && !is_clap_short(&word) {
-            return Err(format!(
-                "unknown option `{word}`; other clang options go after `--`, after the paths (`clasp migrate PATHS -- {word}`)"
-            ));
+            return Err(BuildOptionsError::UnknownOption { word });
         }
         out.args.push(word);
     }
@@ -109,14 +125,16 @@ pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Resu
 }
 
 /// Splits a host's option string as a shell would (quotes, backslashes).
-pub fn split_build_string(text: &str) -> Result<Vec<String>, String> {
-    shlex::split(text).ok_or_else(|| format!("--build-options `{text}`: unbalanced quotes or a trailing backslash"))
+pub fn split_build_string(text: &str) -> Result<Vec<String>, BuildOptionsError> {
+    shlex::split(text).ok_or_else(|| BuildOptionsError::Unbalanced { text: text.to_string() })
 }
 
 /// If `word` is a host option, appends its canonical form (taking its
 /// value from `rest` when separate) and returns true.
-fn host_option(word: &str, rest: &mut dyn Iterator<Item = String>, out: &mut Canonical) -> Result<bool, String> {
-    let mut value_of = |option: &str, what: &str| rest.next().ok_or_else(|| format!("`{option}` needs {what}"));
+fn host_option(word: &str, rest: &mut dyn Iterator<Item = String>, out: &mut Canonical) -> Result<bool, BuildOptionsError> {
+    let mut value_of = |option: &str, what: &'static str| {
+        rest.next().ok_or_else(|| BuildOptionsError::MissingValue { option: option.to_string(), what })
+    };
     if word == "-include" {
         let file = value_of(word, "a file")?;
         out.args.push(format!("--include={file}"));
@@ -151,7 +169,7 @@ mod tests {
 
     /// `--target` and `--out-dir` take a value, as in clasp's CLI.
     fn run(text: &str) -> Result<Canonical, String> {
-        canonicalize(&words(text), &|long| ["--target", "--out-dir", "--std"].contains(&long))
+        canonicalize(&words(text), &|long| ["--target", "--out-dir", "--std"].contains(&long)).map_err(|e| e.to_string())
     }
 
     fn args(text: &str) -> String {
@@ -207,7 +225,9 @@ mod tests {
     #[test]
     fn build_options_string_errors() {
         let err = |s: &str| {
-            canonicalize(&["clasp", "migrate", "--build-options", s, "a.cl"].map(String::from), &|_| false).unwrap_err()
+            canonicalize(&["clasp", "migrate", "--build-options", s, "a.cl"].map(String::from), &|_| false)
+                .unwrap_err()
+                .to_string()
         };
         assert!(err("-w -O3").contains("unknown build option `-O3` in --build-options `-w -O3`"), "{}", err("-w -O3"));
         assert!(err("a.cl").contains("unknown build option `a.cl`"));
@@ -247,6 +267,7 @@ mod tests {
             compile(option).unwrap_or_else(|e| panic!("clang-19 rejects {option}: {e}"));
         }
         // What the list leaves out is really rejected (and a missing clang fails here too).
-        assert!(compile("-cl-nv-verbose").unwrap_err().contains("unknown argument"));
+        let rejected = compile("-cl-nv-verbose").unwrap_err();
+        assert!(rejected.is_rejection() && rejected.to_string().contains("unknown argument"), "{rejected}");
     }
 }

@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::build_options::BuildOptionsError;
 use crate::options::{CompileOptions, InputStd, Target};
 
 /// The file name looked for.
@@ -103,6 +104,37 @@ pub struct Job {
     pub compile: CompileOptions,
 }
 
+/// Why a `clasp.toml` or a `--compile-commands` list cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file cannot be read.
+    #[error("{}: error: cannot read: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// Something at a line and column of the file (its syntax, a value, a name).
+    #[error("{}:{line}:{col}: error: {message}", path.display())]
+    At { path: PathBuf, line: usize, col: usize, message: String },
+    /// An entry of a `--compile-commands` list (1-based) with options clasp cannot use.
+    #[error("{}: error: entry {entry}: {source}", path.display())]
+    Entry { path: PathBuf, entry: usize, source: OptionError },
+    /// A `--compile-commands` entry's option string does not split as a shell would.
+    #[error(transparent)]
+    BuildString(#[from] BuildOptionsError),
+}
+
+/// Why a host option (a `clasp.toml` or `--compile-commands` one) cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionError {
+    /// It does not read as host options do.
+    #[error(transparent)]
+    Words(#[from] BuildOptionsError),
+    /// `-cl-std=` names no standard clasp reads: why.
+    #[error("{0}")]
+    Std(String),
+    /// An option clasp does not know (`shown`: the option's words).
+    #[error("`{shown}` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g)")]
+    Unknown { shown: String },
+}
+
 /// The nearest `clasp.toml` in `start`'s directory or above.
 pub fn find(start: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(start).ok()?;
@@ -112,18 +144,18 @@ pub fn find(start: &Path) -> Option<PathBuf> {
 
 impl Config {
     /// Reads and checks a `clasp.toml`; errors name the file, line and column.
-    pub fn load(path: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
         let file: ConfigFile = toml::from_str(&text).map_err(|e| {
             let (line, col) = e.span().map_or((1, 1), |span| line_col(&text, span.start));
-            format!("{}:{line}:{col}: error: {}", path.display(), e.message())
+            ConfigError::At { path: path.to_path_buf(), line, col, message: e.message().to_string() }
         })?;
         // Where a key is set (`std = ...` at the start of a line) or a string value written.
         let at = |what: &str, message: String| {
             let key = text.match_indices(what).find(|(i, _)| *i == 0 || text.as_bytes()[i - 1] == b'\n').map(|(i, _)| i);
             let offset = key.or_else(|| text.find(&format!("\"{what}\"")).map(|i| i + 1)).unwrap_or(0);
             let (line, col) = line_col(&text, offset);
-            format!("{}:{line}:{col}: error: {message}", path.display())
+            ConfigError::At { path: path.to_path_buf(), line, col, message }
         };
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         let std = file.std.as_deref().map(|s| InputStd::parse(s).map_err(|e| at("std", e))).transpose()?;
@@ -148,11 +180,11 @@ impl Config {
             files.push((glob.compile_matcher(), entry));
         }
         for option in file.options.iter().chain(file.configurations.iter().flat_map(|c| c.options.iter())) {
-            check_option(option).map_err(|e| at(option, e))?;
+            check_option(option).map_err(|e| at(option, e.to_string()))?;
         }
         for (_, entry) in &files {
             for option in &entry.options {
-                check_option(option).map_err(|e| at(option, e))?;
+                check_option(option).map_err(|e| at(option, e.to_string()))?;
             }
         }
         Ok(Config {
@@ -190,7 +222,7 @@ impl Config {
     /// The units to load for `files`: each file once per configuration that
     /// applies to it (once if there are none), with the options of the
     /// config, the configuration, the file's entries, then the command line.
-    pub fn jobs(&self, files: &[PathBuf], command_line: &CompileOptions) -> Result<Vec<Job>, String> {
+    pub fn jobs(&self, files: &[PathBuf], command_line: &CompileOptions) -> Result<Vec<Job>, OptionError> {
         let mut out = Vec::new();
         for file in files {
             let relative = self.relative(file);
@@ -264,10 +296,14 @@ impl Default for OptionWords {
 /// "configuration"?}`, as users produce it from their host's build logs. A file
 /// listed twice is built in two configurations (named by `configuration`, else
 /// by its position in the list); relative files are relative to the list's directory.
-pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Vec<Job>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
-    let entries: Vec<CompileCommand> =
-        serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: error: {e}", path.display(), e.line(), e.column()))?;
+pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Vec<Job>, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    let entries: Vec<CompileCommand> = serde_json::from_str(&text).map_err(|e| ConfigError::At {
+        path: path.to_path_buf(),
+        line: e.line(),
+        col: e.column(),
+        message: e.to_string(),
+    })?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut count: std::collections::BTreeMap<PathBuf, usize> = std::collections::BTreeMap::new();
     for entry in &entries {
@@ -281,7 +317,11 @@ pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Ve
             OptionWords::List(words) => words,
             OptionWords::Line(line) => crate::build_options::split_build_string(&line)?,
         };
-        apply_words(&mut compile, words, dir).map_err(|e| format!("{}: error: entry {}: {e}", path.display(), index + 1))?;
+        apply_words(&mut compile, words, dir).map_err(|source| ConfigError::Entry {
+            path: path.to_path_buf(),
+            entry: index + 1,
+            source,
+        })?;
         append_command_line(&mut compile, command_line);
         let configuration = entry.configuration.or_else(|| (count[&file] > 1).then(|| format!("#{}", index + 1)));
         jobs.push(Job { path: file, configuration, compile });
@@ -297,19 +337,19 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-fn check_option(option: &str) -> Result<(), String> {
+fn check_option(option: &str) -> Result<(), OptionError> {
     apply_option(&mut CompileOptions::default(), option, Path::new("."))
 }
 
 /// Adds one host option string (`-DX`, `-I dir`, `-include f`, `-cl-std=CL1.2`,
 /// `-cl-mad-enable`, `-w`, ...; split as a shell would) to `compile`.
-fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Result<(), String> {
+fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Result<(), OptionError> {
     apply_words(compile, crate::build_options::split_build_string(option)?, dir)
 }
 
 /// Adds host option words, read as `build_options` reads the command line;
 /// relative paths are relative to `dir`.
-fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), String> {
+fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), OptionError> {
     let shown = words.join(" ");
     let argv: Vec<String> = std::iter::once("clasp".to_string()).chain(words).collect();
     for word in crate::build_options::canonicalize(&argv, &|_| false)?.args.into_iter().skip(1) {
@@ -321,11 +361,11 @@ fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> 
             let in_dir = dir.join(file);
             compile.includes.push(if in_dir.exists() { in_dir } else { PathBuf::from(file) });
         } else if let Some(std) = word.strip_prefix("--std=") {
-            compile.std = InputStd::parse(std)?;
+            compile.std = InputStd::parse(std).map_err(OptionError::Std)?;
         } else if let Some(arg) = word.strip_prefix("--clang-arg=") {
             compile.clang_extra.push(arg.to_string());
         } else {
-            return Err(format!("`{shown}` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g)"));
+            return Err(OptionError::Unknown { shown });
         }
     }
     Ok(())
@@ -339,7 +379,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
         std::fs::write(&path, text).unwrap();
-        Config::load(&path)
+        Config::load(&path).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -47,17 +47,33 @@ pub struct Discovered {
     pub errors: Vec<(PathBuf, String)>,
 }
 
+/// Why a path named on the command line cannot be used (as a whole).
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("no such file or directory")]
+    NotFound,
+    /// An `--exclude` glob that does not parse.
+    #[error("bad --exclude `{glob}`: {source}")]
+    BadExclude { glob: String, source: ignore::Error },
+    /// A `--glob` glob that does not parse.
+    #[error("bad --glob `{glob}`: {source}")]
+    BadGlob { glob: String, source: ignore::Error },
+    /// The walker's matchers could not be built.
+    #[error(transparent)]
+    Matcher(#[from] ignore::Error),
+}
+
 pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
     let mut found = Discovered::default();
     for path in paths {
         if path.is_dir() {
-            if let Err(message) = walk(path, filters, &mut found) {
-                found.errors.push((path.clone(), message));
+            if let Err(error) = walk(path, filters, &mut found) {
+                found.errors.push((path.clone(), error.to_string()));
             }
         } else if path.exists() {
             found.files.push(path.clone());
         } else {
-            found.errors.push((path.clone(), "no such file or directory".into()));
+            found.errors.push((path.clone(), DiscoverError::NotFound.to_string()));
         }
     }
     found.files.sort();
@@ -65,13 +81,13 @@ pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
     found
 }
 
-fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), String> {
+fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), DiscoverError> {
     // Exclusions go to the walker, so an excluded directory is not even read.
     let mut overrides = OverrideBuilder::new(dir);
     for glob in &filters.exclude {
-        overrides.add(&format!("!{glob}")).map_err(|e| format!("bad --exclude `{glob}`: {e}"))?;
+        overrides.add(&format!("!{glob}")).map_err(|source| DiscoverError::BadExclude { glob: glob.clone(), source })?;
     }
-    let overrides = overrides.build().map_err(|e| e.to_string())?;
+    let overrides = overrides.build()?;
     let selection = selection(dir, &filters.select)?;
     let walker = WalkBuilder::new(dir)
         .overrides(overrides)
@@ -97,7 +113,7 @@ fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), Str
 /// The `--glob` globs as one gitignore-style matcher where "ignored" means
 /// "selected" (so `!GLOB` unselects, and a directory's glob covers its files).
 /// Only negated globs select everything but their matches, as a lone `-g '!x'` does in ripgrep.
-fn selection(dir: &Path, globs: &[String]) -> Result<Option<Gitignore>, String> {
+fn selection(dir: &Path, globs: &[String]) -> Result<Option<Gitignore>, DiscoverError> {
     if globs.is_empty() {
         return Ok(None);
     }
@@ -105,12 +121,12 @@ fn selection(dir: &Path, globs: &[String]) -> Result<Option<Gitignore>, String> 
     // A typo such as `k[12.cl` is an error, as it is for --exclude, not a glob that matches nothing.
     builder.allow_unclosed_class(false);
     if globs.iter().all(|g| g.starts_with('!')) {
-        builder.add_line(None, "*").map_err(|e| e.to_string())?;
+        builder.add_line(None, "*")?;
     }
     for glob in globs {
-        builder.add_line(None, glob).map_err(|e| format!("bad --glob `{glob}`: {e}"))?;
+        builder.add_line(None, glob).map_err(|source| DiscoverError::BadGlob { glob: glob.clone(), source })?;
     }
-    builder.build().map(Some).map_err(|e| e.to_string())
+    Ok(Some(builder.build()?))
 }
 
 fn selected(selection: Option<&Gitignore>, dir: &Path, path: &Path) -> bool {

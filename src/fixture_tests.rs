@@ -111,7 +111,7 @@ fn analyze_json_is_sorted_and_stable() {
 /// returns clang's messages on failure.
 fn compiles_as(path: &Path, std_flags: &[String]) -> Result<(), String> {
     let args = clasp::options::CompileOptions::default().clang_args(Some(std_flags));
-    clasp::verify::compiles(path, &args, &Default::default())
+    clasp::verify::compiles(path, &args, &Default::default()).map_err(|e| e.to_string())
 }
 
 /// Every `.cl` file of a fixture (itself, or those in its directory).

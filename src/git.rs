@@ -17,8 +17,33 @@ use std::process::Command;
 /// Pathspecs per `git status` call: far below any command-line limit.
 const CHUNK: usize = 500;
 
+/// Why git could not say which files are dirty.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// `git` could not be started in a work tree.
+    #[error("cannot run git in {}: {source}", top.display())]
+    CannotRun { top: PathBuf, source: std::io::Error },
+    /// `git status` failed: its stderr.
+    #[error("git status failed in {}: {}", top.display(), stderr.trim())]
+    StatusFailed { top: PathBuf, stderr: String },
+    /// A file sits in what looks like a repository (`repo`) but git cannot answer for its directory.
+    #[error("cannot tell whether files in {} have uncommitted changes ({}): {failure}", dir.display(), repo.display())]
+    Unknown { dir: PathBuf, repo: PathBuf, failure: RevParseFailure },
+}
+
+/// Why `git rev-parse` gave no work tree.
+#[derive(Debug, thiserror::Error)]
+pub enum RevParseFailure {
+    /// git ran and refused: its stderr.
+    #[error("{}", stderr.trim())]
+    Refused { stderr: String },
+    /// git could not be started.
+    #[error("cannot run git: {0}")]
+    CannotRun(std::io::Error),
+}
+
 /// The files among `paths` that are modified, staged or untracked in their git work tree.
-pub fn dirty(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn dirty(paths: &[PathBuf]) -> Result<Vec<PathBuf>, GitError> {
     // One `rev-parse` per directory, not per file: a batch has many files per directory.
     let mut tops: BTreeMap<PathBuf, Option<PathBuf>> = BTreeMap::new();
     let mut by_tree: BTreeMap<PathBuf, Vec<&PathBuf>> = BTreeMap::new();
@@ -53,7 +78,7 @@ pub fn dirty(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The paths `git status` lists among `files` (absolute), in the work tree `top`.
-fn status(top: &Path, files: &[&PathBuf]) -> Result<Vec<PathBuf>, String> {
+fn status(top: &Path, files: &[&PathBuf]) -> Result<Vec<PathBuf>, GitError> {
     let output = Command::new("git")
         // A file named `k[1].cl` is that file, not a pattern.
         .arg("--literal-pathspecs")
@@ -62,9 +87,10 @@ fn status(top: &Path, files: &[&PathBuf]) -> Result<Vec<PathBuf>, String> {
         .args(["status", "--porcelain", "-z", "--untracked-files=all", "--"])
         .args(files.iter().map(|f| absolute(f)))
         .output()
-        .map_err(|e| format!("cannot run git in {}: {e}", top.display()))?;
+        .map_err(|source| GitError::CannotRun { top: top.to_path_buf(), source })?;
     if !output.status.success() {
-        return Err(format!("git status failed in {}: {}", top.display(), String::from_utf8_lossy(&output.stderr).trim()));
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        return Err(GitError::StatusFailed { top: top.to_path_buf(), stderr });
     }
     Ok(porcelain_paths(&output.stdout).into_iter().map(|p| top.join(p)).collect())
 }
@@ -88,14 +114,14 @@ fn porcelain_paths(stdout: &[u8]) -> Vec<PathBuf> {
 }
 
 /// The top of the git work tree holding directory `dir`, if any.
-fn work_tree(dir: &Path) -> Result<Option<PathBuf>, String> {
+fn work_tree(dir: &Path) -> Result<Option<PathBuf>, GitError> {
     let output = Command::new("git").arg("-C").arg(dir).args(["rev-parse", "--show-toplevel"]).output();
     let failure = match output {
         Ok(o) if o.status.success() => {
             return Ok(Some(path_from_bytes(o.stdout.strip_suffix(b"\n").unwrap_or(&o.stdout))));
         }
-        Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
-        Err(e) => format!("cannot run git: {e}"),
+        Ok(o) => RevParseFailure::Refused { stderr: String::from_utf8_lossy(&o.stderr).into_owned() },
+        Err(e) => RevParseFailure::CannotRun(e),
     };
     // Not a repository, as far as anyone can tell: nothing to protect. A `.git` that holds no
     // repository (an empty directory marking a project's root) is not one either; a repository
@@ -103,11 +129,7 @@ fn work_tree(dir: &Path) -> Result<Option<PathBuf>, String> {
     let repository = |a: &Path| a.join(".git/HEAD").is_file() || a.join(".git").is_file();
     match dir.ancestors().find(|a| repository(a)) {
         None => Ok(None),
-        Some(repo) => Err(format!(
-            "cannot tell whether files in {} have uncommitted changes ({}): {failure}",
-            dir.display(),
-            repo.display()
-        )),
+        Some(repo) => Err(GitError::Unknown { dir: dir.to_path_buf(), repo: repo.to_path_buf(), failure }),
     }
 }
 

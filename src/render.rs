@@ -179,24 +179,48 @@ pub fn statistics(migration: &Migration) -> String {
     rows.iter().map(|((code, kind), n)| format!("{n:>5}  {code:<width$}  {kind}\n")).collect()
 }
 
+/// A file not written: the file (or the directory that could not be made) and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: error: {cause}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    #[source]
+    pub cause: WriteCause,
+}
+
+/// Why a file was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteCause {
+    /// Reading, creating, writing: the I/O error.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The temporary file could not replace the file.
+    #[error(transparent)]
+    Persist(#[from] tempfile::PersistError),
+    /// The file's bytes are no longer those that were read.
+    #[error("changed since it was read; not written")]
+    Changed,
+}
+
 /// Writes `bytes` to `path` atomically (temp file + rename), keeping the
 /// permissions of the file it replaces. With `expected`, refuses when the
 /// file's bytes are no longer what was read.
-pub fn write_atomically(path: &Path, bytes: &[u8], expected: Option<&[u8]>) -> Result<(), String> {
+pub fn write_atomically(path: &Path, bytes: &[u8], expected: Option<&[u8]>) -> Result<(), WriteError> {
+    let failed = |at: &Path, cause: WriteCause| WriteError { path: at.to_path_buf(), cause };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| failed(dir, e.into()))?;
     if let Some(expected) = expected {
-        let now = std::fs::read(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
+        let now = std::fs::read(path).map_err(|e| failed(path, e.into()))?;
         if now != expected {
-            return Err(format!("{}: error: changed since it was read; not written", path.display()));
+            return Err(failed(path, WriteCause::Changed));
         }
     }
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: error: {e}", path.display()))?;
-    temp.write_all(bytes).map_err(|e| format!("{}: error: {e}", path.display()))?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(path, e.into()))?;
+    temp.write_all(bytes).map_err(|e| failed(path, e.into()))?;
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(temp.path(), meta.permissions());
     }
-    temp.persist(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
+    temp.persist(path).map_err(|e| failed(path, e.into()))?;
     Ok(())
 }
 

@@ -14,13 +14,20 @@ fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// `--root` names something that is not a directory.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}: error: --root must be a directory", dir.display())]
+pub struct RootError {
+    pub dir: PathBuf,
+}
+
 /// The edit root for `paths`: `explicit` when given (it must be a
 /// directory), else the enclosing git work tree, else the deepest common
 /// directory of the paths (a file counts as its directory).
-pub fn edit_root(paths: &[PathBuf], explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn edit_root(paths: &[PathBuf], explicit: Option<&Path>) -> Result<PathBuf, RootError> {
     if let Some(dir) = explicit {
         if !dir.is_dir() {
-            return Err(format!("{}: error: --root must be a directory", dir.display()));
+            return Err(RootError { dir: dir.to_path_buf() });
         }
         return Ok(canonical(dir));
     }

@@ -6,10 +6,10 @@
 //! offsets are clang's byte offsets, and edits leave every other byte as it was.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::ir::IrFacts;
-use crate::lower::{self, Context};
+use crate::lower::{self, ClangError, Context, LowerError};
 use crate::options::{CompileOptions, Standard, Target};
 use crate::parse::Parser;
 use crate::source::SourceMap;
@@ -67,23 +67,53 @@ impl Unit {
 /// Why a unit could not be analysed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum UnitError {
-    #[error("{path}: error: cannot read: {message}")]
-    Read { path: String, message: String },
+    #[error("{path}: error: cannot read: {source}")]
+    Read { path: String, source: Arc<std::io::Error> },
+    /// libclang parsed the unit and reported errors.
     #[error("{}", diagnostics.join("\n"))]
     Syntax { diagnostics: Vec<String> },
-    #[error("{path}: error: {message}")]
-    Tool { path: String, message: String },
+    /// clang compiled the unit and rejected it (`ClangError::Rejected`).
+    #[error("{path}: error: {error}")]
+    Compile { path: String, error: ClangError },
+    /// A tool failed: libclang could not parse, clang could not run or
+    /// crashed, LLVM could not read the bitcode.
+    #[error("{path}: error: {error}")]
+    Tool { path: String, error: ToolError },
+}
+
+/// A tool failing on a unit (not the unit's code being wrong).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ToolError {
+    /// libclang could not parse the unit: its message.
+    #[error("{0}")]
+    Parse(String),
+    #[error(transparent)]
+    Lower(LowerError),
 }
 
 impl UnitError {
-    /// clang (or libclang) rejected the code, as opposed to an unreadable file or a missing tool.
-    pub fn is_compile_error(&self) -> bool {
-        match self {
-            UnitError::Syntax { .. } => true,
-            UnitError::Read { .. } => false,
-            UnitError::Tool { message, .. } => message.contains("error:"),
+    /// The error of lowering `path`: a compile error where clang ran and rejected the code.
+    fn lowering(path: String, error: LowerError) -> UnitError {
+        match error {
+            LowerError::Clang(error) if error.is_rejection() => UnitError::Compile { path, error },
+            error => UnitError::Tool { path, error: ToolError::Lower(error) },
         }
     }
+
+    /// clang (or libclang) rejected the code, as opposed to an unreadable file or a missing tool.
+    pub fn is_compile_error(&self) -> bool {
+        matches!(self, UnitError::Syntax { .. } | UnitError::Compile { .. })
+    }
+}
+
+/// Why the per-worker tools cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkbenchError {
+    #[error(transparent)]
+    Clang(#[from] ClangError),
+    /// libclang could not be loaded: its message.
+    #[error("{0}")]
+    Libclang(String),
 }
 
 /// The per-worker tools: a libclang index. (LLVM contexts are made per unit
@@ -93,17 +123,17 @@ pub struct Workbench {
 }
 
 impl Workbench {
-    pub fn new() -> Result<Workbench, String> {
+    pub fn new() -> Result<Workbench, WorkbenchError> {
         // Fail early and clearly when either tool is missing.
         lower::clang_path()?;
-        Ok(Workbench { parser: Parser::new()? })
+        Ok(Workbench { parser: Parser::new().map_err(WorkbenchError::Libclang)? })
     }
 
     /// Loads a unit as its input standard: the one `options.std` names, or
     /// with `auto` the first of CL1.2 and `target`'s standard it compiles as.
     pub fn load(&self, path: &Path, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
         let display = path.display().to_string();
-        let text = std::fs::read(path).map_err(|e| UnitError::Read { path: display.clone(), message: e.to_string() })?;
+        let text = std::fs::read(path).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
         // 1.2 code, the usual input, is parsed once; the target's standard is
         // only tried when 1.2 rejects the unit (clasp's own output, 2.0 code).
         let mut first_errors = None;
@@ -112,7 +142,7 @@ impl Workbench {
             let syntax = crate::timings::time("parse (libclang)", || {
                 self.parser.parse(path, &text, &options.clang_args(Some(&standard.flags)))
             })
-            .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
+            .map_err(|message| UnitError::Tool { path: display.clone(), error: ToolError::Parse(message) })?;
             let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
             if errors.is_empty() {
                 chosen = Some((standard, syntax));
@@ -127,7 +157,7 @@ impl Workbench {
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {
             lower::lower(&Context::create(), path, &options.clang_args(Some(&standard.flags)))
         })
-        .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
+        .map_err(|error| UnitError::lowering(display.clone(), error))?;
         // A kernel is what the compiler made one: `__kernel` may come from a
         // macro (a kernel stamped out by `DEFINE_KERNEL(...)`), which tokens alone miss.
         let mut syntax = syntax;

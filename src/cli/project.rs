@@ -98,7 +98,7 @@ impl Project {
         let paths: Vec<PathBuf> =
             if self.paths.is_empty() { self.jobs.iter().map(|j| j.path.clone()).collect() } else { self.paths.clone() };
         crate::root::edit_root(&paths, root_option.as_deref())
-            .map_err(|message| Error { unreadable: self.unreadable.clone(), message })
+            .map_err(|e| Error { unreadable: self.unreadable.clone(), message: e.to_string() })
     }
 }
 
@@ -111,7 +111,7 @@ fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config
         Some(path) => Some(path.clone()),
         None => paths.first().and_then(|p| crate::config::find(p)),
     };
-    path.map(|p| Config::load(&p)).transpose()
+    path.map(|p| Config::load(&p).map_err(|e| e.to_string())).transpose()
 }
 
 /// An error in the project's settings, named after the file that holds them.
@@ -132,13 +132,13 @@ fn jobs(
     files: &[PathBuf],
 ) -> Result<Vec<Job>, String> {
     if let Some(list) = &args.compile_commands {
-        return crate::config::compile_commands(list, &compile);
+        return crate::config::compile_commands(list, &compile).map_err(|e| e.to_string());
     }
     match config {
         None => Ok(files.iter().map(|f| Job { path: f.clone(), configuration: None, compile: compile.clone() }).collect()),
         Some(config) => {
             let kept: Vec<PathBuf> = files.iter().filter(|f| paths.contains(f) || !config.excludes(f)).cloned().collect();
-            config.jobs(&kept, &compile)
+            config.jobs(&kept, &compile).map_err(|e| e.to_string())
         }
     }
 }

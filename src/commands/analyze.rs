@@ -41,7 +41,7 @@ pub fn run(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     let project = Project::resolve(Inputs::from(args)).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
-    let bench = Workbench::new().map_err(Stop::clasp)?;
+    let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let files: Vec<AnalyzeFile> =
         project.jobs.iter().map(|job| analyze_job(&bench, job, project.target, args.json, stdout, stderr)).collect();
     if args.json {
@@ -112,7 +112,7 @@ fn compile_status(unit: &Unit, job: &Job, target: Target) -> analyze::CompileSta
         as_input: analyze::CompileCheck::new(unit.standard.std.name(), Ok(())),
         unchanged_as_target: Some(analyze::CompileCheck::new(
             target.name(),
-            crate::verify::compiles(path, &target_args, &Default::default()),
+            crate::verify::compiles(path, &target_args, &Default::default()).map_err(|e| e.to_string()),
         )),
     }
 }

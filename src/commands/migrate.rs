@@ -21,7 +21,7 @@ pub fn run(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 }
 
 fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
-    let bench = Workbench::new().map_err(Stop::clasp)?;
+    let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let project = Project::resolve(Inputs::from(args))?;
     let options = options(args, &project, project.edit_root(args.root.as_deref())?);
     let mut migration = migrate(&bench, &project.jobs, &options);
@@ -91,7 +91,7 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
             Some(out) => (render::mirrored(out, &change.path), None),
             None => (change.path.clone(), Some(change.original.as_slice())),
         };
-        if let Err(message) = render::write_atomically(&destination, &change.migrated, expected) {
+        if let Err(message) = render::write_atomically(&destination, &change.migrated, expected).map_err(|e| e.to_string()) {
             failed.push(FileError { path: change.path.clone(), message });
         }
     }

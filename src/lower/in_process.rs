@@ -17,6 +17,8 @@ use std::ffi::{c_char, c_int, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use super::ClangError;
+
 extern "C" {
     fn clasp_clang_compile(
         argv: *const *const c_char,
@@ -41,7 +43,9 @@ pub struct Compiled {
 
 /// Compiles `input` with driver arguments `args`; `clang` is the executable
 /// whose resource directory (OpenCL's default headers) the driver uses.
-pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, String> {
+/// `Err` only when clang could not compile at all (a crash, an argument it
+/// cannot be given); clang rejecting the code is a `Compiled` without `success`.
+pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, ClangError> {
     let mut words = Vec::with_capacity(args.len() + 2);
     words.push(c_string(clang.as_os_str().as_bytes())?);
     for arg in args {
@@ -62,12 +66,12 @@ pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, 
     let messages = String::from_utf8_lossy(&message_bytes).into_owned();
     match status {
         0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages }),
-        _ => Err(format!("{}: clang crashed compiling it (in process): {}", input.display(), messages.trim())),
+        _ => Err(ClangError::Crashed { input: input.to_path_buf(), messages }),
     }
 }
 
-fn c_string(bytes: &[u8]) -> Result<CString, String> {
-    CString::new(bytes).map_err(|_| format!("an argument contains a NUL byte: {}", String::from_utf8_lossy(bytes)))
+fn c_string(bytes: &[u8]) -> Result<CString, ClangError> {
+    CString::new(bytes).map_err(|_| ClangError::BadArgument { argument: String::from_utf8_lossy(bytes).into_owned() })
 }
 
 /// Copies and frees one buffer the shim allocated.

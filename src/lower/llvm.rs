@@ -34,11 +34,18 @@ pub struct LoadedModule<'ctx> {
     target_data: TargetData,
 }
 
+/// LLVM could not read a module: its message.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct LoadError {
+    pub message: String,
+}
+
 /// Parses bitcode (or textual IR) into a module of `context`, with debug
 /// info as `llvm.dbg.declare` calls rather than debug records.
-pub fn load<'ctx>(context: &'ctx Context, bytes: &[u8], name: &str) -> Result<LoadedModule<'ctx>, String> {
+pub fn load<'ctx>(context: &'ctx Context, bytes: &[u8], name: &str) -> Result<LoadedModule<'ctx>, LoadError> {
     let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, name);
-    let module = context.create_module_from_ir(buffer).map_err(|e| e.to_string())?;
+    let module = context.create_module_from_ir(buffer).map_err(|e| LoadError { message: e.to_string() })?;
     // SAFETY: the module is alive; this only converts its debug-info representation.
     unsafe { LLVMSetIsNewDbgInfoFormat(module.as_mut_ptr(), 0) };
     let target_data = TargetData::create(module.get_data_layout().as_str().to_str().unwrap_or(""));

@@ -15,9 +15,12 @@ mod trace;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 pub use inkwell::context::Context;
 
+/// LLVM's message when it cannot read a module.
+pub use llvm::LoadError;
 /// The IR view `verify` reads: a module loaded into a context, its kernels
 /// found by calling convention.
 pub(crate) use llvm::{load, string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
@@ -25,9 +28,55 @@ pub(crate) use llvm::{load, string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERN
 use crate::ir::{spir_space, IrFacts, IrFunction, IrGlobal};
 use crate::syntax::Space;
 
+/// Why clang produced nothing. Only `Rejected` means clang ran and refused
+/// the code (a compile error); the others are clang failing as a tool.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ClangError {
+    /// No clang executable was found.
+    #[error("clang-19 not found: install it with `apt-get install clang-19` (or run scripts/setup), or set CLASP_CLANG")]
+    NotFound,
+    /// The clang executable (`$CLASP_CLANG`) could not be started.
+    #[error("cannot run {}: {source}", clang.display())]
+    Unavailable { clang: PathBuf, source: Arc<std::io::Error> },
+    /// An argument cannot be passed to clang (it holds a NUL byte).
+    #[error("an argument contains a NUL byte: {argument}")]
+    BadArgument { argument: String },
+    /// clang crashed while compiling `input` in this process.
+    #[error("{}: clang crashed compiling it (in process): {}", input.display(), messages.trim())]
+    Crashed { input: PathBuf, messages: String },
+    /// The clang process was killed by a signal; its first error, as `Rejected` shows it.
+    #[error("{}", first_error(diagnostics))]
+    Killed { diagnostics: String },
+    /// clang ran and rejected the code: its diagnostics, as it prints them
+    /// (shown: the first error).
+    #[error("{}", first_error(diagnostics))]
+    Rejected { diagnostics: String },
+}
+
+/// The first `error:` line of clang's diagnostics (all of them, trimmed, if none is).
+fn first_error(diagnostics: &str) -> &str {
+    diagnostics.lines().find(|l| l.contains("error:")).unwrap_or(diagnostics.trim())
+}
+
+impl ClangError {
+    /// clang ran and rejected the code, as opposed to clang missing or failing.
+    pub fn is_rejection(&self) -> bool {
+        matches!(self, ClangError::Rejected { .. })
+    }
+}
+
+/// Why a unit's facts could not be gathered: clang, or reading its bitcode.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LowerError {
+    #[error(transparent)]
+    Clang(#[from] ClangError),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
 /// The clang executable: `$CLASP_CLANG`, else `clang-19` on PATH, else the
 /// Debian LLVM 19 install.
-pub fn clang_path() -> Result<PathBuf, String> {
+pub fn clang_path() -> Result<PathBuf, ClangError> {
     if let Some(path) = std::env::var_os("CLASP_CLANG") {
         return Ok(PathBuf::from(path));
     }
@@ -43,29 +92,35 @@ pub fn clang_path() -> Result<PathBuf, String> {
     if debian.is_file() {
         return Ok(debian);
     }
-    Err("clang-19 not found: install it with `apt-get install clang-19` (or run scripts/setup), or set CLASP_CLANG".into())
+    Err(ClangError::NotFound)
 }
 
 /// Runs clang with `args` on `path` and returns what it writes to `-o -`,
-/// or its first error. clang 19's library compiles in this process
-/// (`in_process`); with `$CLASP_CLANG` set, that executable runs instead.
-pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, String> {
+/// or why not (`ClangError::Rejected`: clang's diagnostics). clang 19's library
+/// compiles in this process (`in_process`); with `$CLASP_CLANG` set, that
+/// executable runs instead.
+pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
     let clang = clang_path()?;
-    let (success, stdout, stderr) = if std::env::var_os("CLASP_CLANG").is_some() {
-        let output =
-            Command::new(&clang).args(args).arg(path).output().map_err(|e| format!("cannot run {}: {e}", clang.display()))?;
-        (output.status.success(), output.stdout, String::from_utf8_lossy(&output.stderr).into_owned())
-    } else {
-        // The driver finds OpenCL's headers next to the real executable, not a symlink to it.
-        let executable = std::fs::canonicalize(&clang).unwrap_or(clang);
-        let compiled = in_process::compile(&executable, args, path)?;
-        (compiled.success, compiled.output, compiled.messages)
-    };
-    if !success {
-        let first_error = stderr.lines().find(|l| l.contains("error:")).unwrap_or(stderr.trim());
-        return Err(first_error.to_string());
+    if std::env::var_os("CLASP_CLANG").is_some() {
+        let output = Command::new(&clang)
+            .args(args)
+            .arg(path)
+            .output()
+            .map_err(|e| ClangError::Unavailable { clang: clang.clone(), source: Arc::new(e) })?;
+        let diagnostics = String::from_utf8_lossy(&output.stderr).into_owned();
+        return match output.status.code() {
+            Some(0) => Ok(output.stdout),
+            Some(_) => Err(ClangError::Rejected { diagnostics }),
+            None => Err(ClangError::Killed { diagnostics }),
+        };
     }
-    Ok(stdout)
+    // The driver finds OpenCL's headers next to the real executable, not a symlink to it.
+    let executable = std::fs::canonicalize(&clang).unwrap_or(clang);
+    let compiled = in_process::compile(&executable, args, path)?;
+    if !compiled.success {
+        return Err(ClangError::Rejected { diagnostics: compiled.messages });
+    }
+    Ok(compiled.output)
 }
 
 /// The arguments that make clang emit the IR `lower` reads. Every function
@@ -95,13 +150,13 @@ pub fn ir_args(language_args: &[String]) -> Vec<String> {
 
 /// Compiles `path` with `language_args` (from `CompileOptions::clang_args`)
 /// and extracts its facts in `context`.
-pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result<IrFacts, String> {
+pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result<IrFacts, LowerError> {
     let bitcode = run_clang(path, &ir_args(language_args))?;
-    facts_from_bitcode(context, &bitcode, &path.to_string_lossy())
+    Ok(facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?)
 }
 
 /// Extracts facts from already compiled bitcode or textual IR.
-pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, String> {
+pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, LoadError> {
     let module = llvm::load(context, bytes, name)?;
     let mut facts = IrFacts::default();
     let mut written = std::collections::BTreeSet::new();
@@ -199,6 +254,22 @@ mod tests {
         let actual: Vec<String> = facts.flows.iter().map(line).collect();
         let expected: Vec<String> = expected.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
         assert_eq!(actual, expected, "flows of:\n{source}");
+    }
+
+    #[test]
+    fn clang_rejecting_the_code_is_a_rejection_shown_as_its_first_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.cl");
+        std::fs::write(&path, "kernel void k(global float *p)\n{ p[0] = undeclared; }\n").unwrap();
+        let args = CompileOptions::default().clang_args(None);
+        let error = lower(&Context::create(), &path, &args).unwrap_err();
+        assert!(matches!(&error, LowerError::Clang(e) if e.is_rejection()), "{error:?}");
+        let expected = format!("{}:2:10: error: use of undeclared identifier 'undeclared'", path.display());
+        assert_eq!(error.to_string(), expected);
+        // Failing as a tool is not a rejection, and says what failed.
+        let crashed = ClangError::Crashed { input: path.clone(), messages: " stack dump\n".into() };
+        assert!(!crashed.is_rejection());
+        assert_eq!(crashed.to_string(), format!("{}: clang crashed compiling it (in process): stack dump", path.display()));
     }
 
     #[test]

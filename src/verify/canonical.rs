@@ -16,7 +16,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
-use crate::lower::{load, string_of, LoadedModule, AMDGPU_KERNEL_CC};
+use crate::lower::{load, string_of, LoadError, LoadedModule, AMDGPU_KERNEL_CC};
 
 /// A kernel's optimised body in a form where two compilations of the same
 /// behaviour print the same lines (see `canonical_kernels`).
@@ -59,7 +59,7 @@ unsafe fn library_callee(call: LLVMValueRef) -> Option<String> {
 
 /// The kernels of optimised bitcode (or textual IR), canonicalised for
 /// comparison (see `canonical_kernels`).
-pub fn canonical_kernels_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, String> {
+pub fn canonical_kernels_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, LoadError> {
     let mut module = load(context, bytes, name)?;
     Ok(canonical_kernels(&mut module))
 }

@@ -28,7 +28,25 @@ pub use canonical::{canonical_kernels_from_bitcode, KernelBody, PROGRAM_SCOPE_DA
 pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
 pub use pipeline::{equivalence_args, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
 
-use crate::lower::{load, run_clang, Context};
+use crate::lower::{load, run_clang, ClangError, Context, LoadError};
+pub use pipeline::PipelineError;
+
+/// Why a check could not compile or read a unit.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The VFS overlay could not be written.
+    #[error(transparent)]
+    Overlay(#[from] std::io::Error),
+    /// clang rejected the unit (`ClangError::Rejected`) or could not compile it.
+    #[error(transparent)]
+    Clang(#[from] ClangError),
+    /// LLVM could not read the bitcode.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The equivalence pipeline could not run.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+}
 
 /// The GPU target whose optimiser resolves generic pointers.
 pub const EQUIVALENCE_TRIPLE: &str = "amdgcn-amd-amdhsa";
@@ -40,15 +58,15 @@ struct Overlay {
 }
 
 impl Overlay {
-    fn new(replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Overlay, String> {
+    fn new(replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Overlay, std::io::Error> {
         if replaced.is_empty() {
             return Ok(Overlay { _dir: None, args: Vec::new() });
         }
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let dir = tempfile::tempdir()?;
         let mut roots = Vec::new();
         for (i, (original, text)) in replaced.iter().enumerate() {
             let copy = dir.path().join(format!("{i}.cl"));
-            std::fs::write(&copy, text).map_err(|e| e.to_string())?;
+            std::fs::write(&copy, text)?;
             roots.push(serde_json::json!({
                 "type": "file",
                 "name": original.display().to_string(),
@@ -57,21 +75,22 @@ impl Overlay {
         }
         let overlay = dir.path().join("overlay.yaml");
         let yaml = serde_json::json!({ "version": 0, "case-sensitive": "true", "use-external-names": false, "roots": roots });
-        std::fs::write(&overlay, yaml.to_string()).map_err(|e| e.to_string())?;
+        std::fs::write(&overlay, yaml.to_string())?;
         let args = vec!["-ivfsoverlay".to_string(), overlay.display().to_string()];
         Ok(Overlay { _dir: Some(dir), args })
     }
 }
 
 /// Compiles `main` with `language_args`, with `replaced` in place of the
-/// files on disk. Returns clang's first error.
-pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), String> {
+/// files on disk. Fails with clang's error (shown: its first).
+pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), VerifyError> {
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
     args.push("-fsyntax-only".into());
     // The path as given, so clang's messages name it as the user did.
-    crate::timings::time("verify: recompile", || run_clang(main, &args)).map(|_| ())
+    crate::timings::time("verify: recompile", || run_clang(main, &args))?;
+    Ok(())
 }
 
 /// The canonical kernels of one compilation of `main` for the equivalence
@@ -86,7 +105,7 @@ pub fn optimised_kernels(
     language_args: &[String],
     replaced: &BTreeMap<PathBuf, Vec<u8>>,
     only: Option<&BTreeSet<String>>,
-) -> Result<Vec<KernelBody>, String> {
+) -> Result<Vec<KernelBody>, VerifyError> {
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
@@ -101,7 +120,7 @@ pub fn optimised_kernels_from_bitcode(
     bytes: &[u8],
     name: &str,
     only: Option<&BTreeSet<String>>,
-) -> Result<Vec<KernelBody>, String> {
+) -> Result<Vec<KernelBody>, VerifyError> {
     let mut module = load(context, bytes, name)?;
     if let Some(kernels) = only {
         pipeline::keep_only_kernels(&mut module, kernels);
@@ -119,7 +138,7 @@ pub fn equivalence(
     original_args: &[String],
     target_args: &[String],
     replaced: &BTreeMap<PathBuf, Vec<u8>>,
-) -> Result<Equivalence, String> {
+) -> Result<Equivalence, VerifyError> {
     let before = optimised_kernels(context, main, original_args, &BTreeMap::new(), None)?;
     let after = optimised_kernels(context, main, target_args, replaced, None)?;
     Ok(compare(&before, &after))

@@ -60,15 +60,29 @@ pub const EQUIVALENCE_PIPELINE: &str =
 /// The inliner threshold for `EQUIVALENCE_PIPELINE`: no helper is too big.
 pub const INLINE_THRESHOLD: i32 = 1_000_000;
 
+/// Why the equivalence pipeline could not run: LLVM's message.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    /// LLVM knows no target for the module's triple.
+    #[error("{message}")]
+    UnknownTarget { message: String },
+    /// The target made no target machine.
+    #[error("no LLVM target machine for {triple}")]
+    NoTargetMachine { triple: String },
+    /// The passes failed.
+    #[error("{message}")]
+    Passes { message: String },
+}
+
 /// A target machine for `triple`; the target's optimiser hooks (the flat
 /// address space InferAddressSpaces needs, pointer widths) come from it.
-fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, String> {
+fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, PipelineError> {
     static INIT: std::sync::Once = std::sync::Once::new();
     INIT.call_once(|| Target::initialize_amd_gpu(&InitializationConfig::default()));
-    let target = Target::from_triple(triple).map_err(|e| e.to_string())?;
+    let target = Target::from_triple(triple).map_err(|e| PipelineError::UnknownTarget { message: e.to_string() })?;
     target
         .create_target_machine(triple, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
-        .ok_or_else(|| format!("no LLVM target machine for {}", triple.as_str().to_string_lossy()))
+        .ok_or_else(|| PipelineError::NoTargetMachine { triple: triple.as_str().to_string_lossy().into_owned() })
 }
 
 /// Deletes the kernels of `module` not in `keep` that nothing calls, so the
@@ -98,7 +112,7 @@ pub fn keep_only_kernels(module: &mut LoadedModule<'_>, keep: &BTreeSet<String>)
 /// first (`noinline` and `optnone` removed: a source `noinline` must not
 /// keep a helper's generic parameter opaque in one version only).
 /// Kernels are left as they are; one kernel calling another is compared as a call.
-pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), String> {
+pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), PipelineError> {
     let module = module.module();
     let context = module.get_context();
     let always = context.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
@@ -120,7 +134,7 @@ pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), Str
     unsafe {
         llvm_sys::transforms::pass_builder::LLVMPassBuilderOptionsSetInlinerThreshold(options.as_mut_ptr(), INLINE_THRESHOLD)
     };
-    module.run_passes(EQUIVALENCE_PIPELINE, &machine, options).map_err(|e| e.to_string())
+    module.run_passes(EQUIVALENCE_PIPELINE, &machine, options).map_err(|e| PipelineError::Passes { message: e.to_string() })
 }
 
 #[cfg(test)]

@@ -111,7 +111,7 @@ impl<'a> Checker<'a> {
         let only = Some(&self.kernels[u]);
         let none = BTreeMap::new();
         let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
-            crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only)
+            crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only).map_err(|e| e.to_string())
         };
         let mut target_error = match as_target(&none) {
             Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: None }),
@@ -125,7 +125,7 @@ impl<'a> Checker<'a> {
             }
         }
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-        let kernels = crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only)?;
+        let kernels = crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only).map_err(|e| e.to_string())?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
         Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: Some(target_error) })
@@ -209,7 +209,7 @@ impl<'a> Checker<'a> {
     ) -> Result<Passed, Failure> {
         let unit = &self.units[u];
         let target = self.options.target.name();
-        let verify_failed = |message: String| {
+        let verify_failed = |message: crate::verify::VerifyError| {
             Failure::from(Withdrawal {
                 reason: Code::VerifyFailed,
                 detail: format!("the result does not compile as {target}: {message}"),
