@@ -71,10 +71,10 @@ impl SourceMap {
     /// cannot be written back as one edit of one file). An empty range at a
     /// boundary belongs to the segment it starts.
     pub fn to_file(&self, range: Range<u32>) -> Option<FileRange<'_>> {
-        let segment = self
-            .segments
-            .iter()
-            .find(|s| s.unit.start <= range.start && range.end <= s.unit.end && (range.start < s.unit.end || range.is_empty()))?;
+        let starting = |s: &&Segment| s.unit.start <= range.start && range.start < s.unit.end && range.end <= s.unit.end;
+        // An insertion at the very end of the text belongs to the last segment.
+        let at_end = |s: &&Segment| range.is_empty() && range.start == s.unit.end;
+        let segment = self.segments.iter().find(starting).or_else(|| self.segments.last().filter(at_end))?;
         let to_file = |at: u32| at - segment.unit.start + segment.file_start;
         Some(FileRange { file: &segment.file, range: to_file(range.start)..to_file(range.end), form: segment.form })
     }
