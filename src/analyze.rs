@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::describe::{at, describe_node, describe_sink, describe_source, node_of, spelled};
 use crate::flowgraph::FlowGraph;
-use crate::syntax::{DeclKind, Space};
+use crate::ir::Node;
+use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, ProgramVar, Space};
 use crate::unit::Unit;
 
 #[derive(Debug, Clone, Serialize)]
@@ -121,78 +122,85 @@ pub struct VarReport {
 pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
     let syntax = &unit.syntax;
     let graph = FlowGraph::new(&unit.ir);
-    let mut functions = Vec::new();
-    for function in syntax.functions.iter().filter(|f| f.is_definition) {
-        let mut pointers = Vec::new();
-        for decl in &function.pointers {
-            let node = node_of(function, decl);
-            let receives = graph
-                .incoming(&node)
-                .map(|flow| Incoming {
-                    space: flow.space,
-                    from: describe_source(syntax, &flow.from),
-                    at: at(&flow.at),
-                    origins: graph
-                        .roots(&flow.from)
-                        .iter()
-                        .filter(|r| **r != flow.from)
-                        .map(|r| describe_source(syntax, r))
-                        .collect(),
-                })
-                .collect();
-            let reaches = graph
-                .reached_uses(&node)
-                .into_iter()
-                .map(|r| Reach {
-                    target: describe_sink(&r.flow.to),
-                    space: r.flow.space,
-                    at: at(&r.flow.at),
-                    via: if r.via == node { "directly".into() } else { describe_node(syntax, &r.via) },
-                })
-                .collect();
-            pointers.push(DeclReport {
-                decl: match decl.kind {
-                    DeclKind::Param(_) => "param",
-                    DeclKind::Local => "local",
-                    DeclKind::Return => "return",
-                },
-                name: decl.name.clone(),
-                line: decl.pos.line,
-                col: decl.pos.col,
-                declared: decl.levels.iter().map(|l| l.space).collect(),
-                spelled: spelled(decl),
-                array: decl.array.as_ref().map(|a| a.spelled.clone()),
-                receives,
-                reaches,
-            });
-        }
-        functions.push(FunctionReport {
-            name: function.name.clone(),
-            kernel: function.is_kernel,
-            file: syntax.files[function.pos.file].display().to_string(),
-            line: function.pos.line,
-            pointers,
-        });
-    }
-    let program_vars = syntax
-        .program_vars
-        .iter()
-        .map(|v| VarReport {
-            name: v.name.clone(),
-            line: v.pos.line,
-            space: v.space,
-            type_text: v.type_text.clone(),
-            size_bytes: unit.ir.globals.iter().find(|g| g.name == v.ir_name).map(|g| g.size_bytes),
-            unqualified: v.spelling == crate::syntax::Spelling::Unqualified,
-            function: v.function.as_ref().map(|f| crate::ir::demangled_base(f).to_string()),
-        })
-        .collect();
+    let functions = syntax.functions.iter().filter(|f| f.is_definition).map(|f| function_report(syntax, &graph, f)).collect();
+    let program_vars = syntax.program_vars.iter().map(|v| var_report(unit, v)).collect();
     UnitReport {
         path: unit.path.display().to_string(),
         configuration: unit.configuration.clone(),
         compiles,
         functions,
         program_vars,
+    }
+}
+
+/// One definition and each of its pointer declarations.
+fn function_report(syntax: &KernelSyntax, graph: &FlowGraph, function: &Function) -> FunctionReport {
+    FunctionReport {
+        name: function.name.clone(),
+        kernel: function.is_kernel,
+        file: syntax.files[function.pos.file].display().to_string(),
+        line: function.pos.line,
+        pointers: function.pointers.iter().map(|decl| decl_report(syntax, graph, function, decl)).collect(),
+    }
+}
+
+/// One pointer declaration: how it is declared, what reaches it, what it reaches.
+fn decl_report(syntax: &KernelSyntax, graph: &FlowGraph, function: &Function, decl: &PointerDecl) -> DeclReport {
+    let node = node_of(function, decl);
+    DeclReport {
+        decl: match decl.kind {
+            DeclKind::Param(_) => "param",
+            DeclKind::Local => "local",
+            DeclKind::Return => "return",
+        },
+        name: decl.name.clone(),
+        line: decl.pos.line,
+        col: decl.pos.col,
+        declared: decl.levels.iter().map(|l| l.space).collect(),
+        spelled: spelled(decl),
+        array: decl.array.as_ref().map(|a| a.spelled.clone()),
+        receives: receives(syntax, graph, &node),
+        reaches: reaches(syntax, graph, &node),
+    }
+}
+
+/// The values flowing into `node`, each with where it originates (when that is further up).
+fn receives(syntax: &KernelSyntax, graph: &FlowGraph, node: &Node) -> Vec<Incoming> {
+    graph
+        .incoming(node)
+        .map(|flow| Incoming {
+            space: flow.space,
+            from: describe_source(syntax, &flow.from),
+            at: at(&flow.at),
+            origins: graph.roots(&flow.from).iter().filter(|r| **r != flow.from).map(|r| describe_source(syntax, r)).collect(),
+        })
+        .collect()
+}
+
+/// The uses `node`'s value reaches, directly or through the declarations it flows into.
+fn reaches(syntax: &KernelSyntax, graph: &FlowGraph, node: &Node) -> Vec<Reach> {
+    graph
+        .reached_uses(node)
+        .into_iter()
+        .map(|r| Reach {
+            target: describe_sink(&r.flow.to),
+            space: r.flow.space,
+            at: at(&r.flow.at),
+            via: if r.via == *node { "directly".into() } else { describe_node(syntax, &r.via) },
+        })
+        .collect()
+}
+
+/// One program-scope variable, with its size as the compiler lays it out.
+fn var_report(unit: &Unit, v: &ProgramVar) -> VarReport {
+    VarReport {
+        name: v.name.clone(),
+        line: v.pos.line,
+        space: v.space,
+        type_text: v.type_text.clone(),
+        size_bytes: unit.ir.globals.iter().find(|g| g.name == v.ir_name).map(|g| g.size_bytes),
+        unqualified: v.spelling == crate::syntax::Spelling::Unqualified,
+        function: v.function.as_ref().map(|f| crate::ir::demangled_base(f).to_string()),
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::Member;
 use crate::ids::{DeclKey, UnionFind};
-use crate::syntax::{ByteRange, FileId, Function, FunctionRef, Space};
+use crate::syntax::{ByteRange, FileId, Function, FunctionRef, SourceToken, Space};
 use crate::unit::Unit;
 
 /// The batch's duplicate groups, with the per-unit views they were found in.
@@ -108,10 +108,22 @@ pub(super) enum RawWord<'a> {
 
 /// A unit's helper definitions under the edit root, with their words.
 fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
-    let syntax = &unit.syntax;
+    let (defs, link_to_key) = helper_defs(unit, root);
+    let reader = WordReader::new(unit, link_to_key);
+    let words = defs.iter().map(|(key, f)| (key.clone(), reader.words(f))).collect();
+    let signature = defs.iter().map(|(key, f)| (key.clone(), signature_of(f))).collect();
+    let read_only = defs.iter().map(|(key, f)| (key.clone(), read_only_of(f))).collect();
+    UnitView { defs, words, signature, read_only }
+}
+
+/// The unit's helper definitions under the edit root (not kernels, not
+/// written by a macro, with tokens), and each one's key by its IR name.
+fn helper_defs<'u>(unit: &'u Unit, root: &Path) -> (BTreeMap<DeclKey, &'u Function>, HashMap<&'u str, DeclKey>) {
     let mut defs = BTreeMap::new();
     let mut link_to_key: HashMap<&str, DeclKey> = HashMap::new();
-    for f in syntax.functions.iter().filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty()) {
+    let helpers =
+        unit.syntax.functions.iter().filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty());
+    for f in helpers {
         let file = unit.canonical(f.pos.file);
         if crate::root::is_under(root, file) {
             let key = DeclKey::new(file, f.pos.offset);
@@ -119,61 +131,83 @@ fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
             defs.insert(key, f);
         }
     }
-    let user_functions: HashSet<&str> = syntax.functions.iter().map(|f| f.link_name.as_str()).collect();
-    let refs_at: HashMap<(FileId, u32), &FunctionRef> =
-        syntax.references.iter().filter(|r| r.spelled).map(|r| ((r.range.file, r.range.start), r)).collect();
-    let mut words = BTreeMap::new();
-    let mut signature = BTreeMap::new();
-    let mut read_only = BTreeMap::new();
-    for (key, f) in &defs {
+    (defs, link_to_key)
+}
+
+/// Reads a definition's tokens as words, naming what each spelled call calls.
+struct WordReader<'u> {
+    /// Helper definitions by IR name.
+    link_to_key: HashMap<&'u str, DeclKey>,
+    /// Every user function's IR name (defined or only declared).
+    user_functions: HashSet<&'u str>,
+    /// Spelled calls by where they start.
+    refs_at: HashMap<(FileId, u32), &'u FunctionRef>,
+}
+
+impl<'u> WordReader<'u> {
+    fn new(unit: &'u Unit, link_to_key: HashMap<&'u str, DeclKey>) -> Self {
+        let syntax = &unit.syntax;
+        WordReader {
+            link_to_key,
+            user_functions: syntax.functions.iter().map(|f| f.link_name.as_str()).collect(),
+            refs_at: syntax.references.iter().filter(|r| r.spelled).map(|r| ((r.range.file, r.range.start), r)).collect(),
+        }
+    }
+
+    /// The definition's words, without the qualifiers the generic rewrite removes.
+    fn words(&self, f: &'u Function) -> Vec<RawWord<'u>> {
         let file = f.extent.file;
         // The qualifiers the generic rewrite removes: the first level of each pointer (not of arrays).
-        let ignored: Vec<(ByteRange, Space)> = f
+        let ignored: Vec<ByteRange> = f
             .pointers
             .iter()
             .filter(|d| d.array.is_none())
-            .filter_map(|d| d.levels.first().and_then(|l| l.spelling.range().map(|r| (r, l.space))))
-            .filter(|(r, _)| r.file == file)
+            .filter_map(|d| d.levels.first().and_then(|l| l.spelling.range()))
+            .filter(|r| r.file == file)
             .collect();
-        // Which declaration names which space: `f(__global a, b)` and `f(a, __global b)` differ.
-        let spaces: Vec<Option<Space>> = f
-            .pointers
+        f.tokens
             .iter()
-            .filter(|d| d.array.is_none())
-            .map(|d| d.levels.first().filter(|l| l.spelling.range().is_some_and(|r| r.file == file)).map(|l| l.space))
-            .collect();
-        let mut out = Vec::new();
-        for token in &f.tokens {
-            if ignored.iter().any(|(r, _)| r.start <= token.start && token.start < r.end) {
-                continue;
-            }
-            let word = if token.start == f.pos.offset && token.text == f.name {
-                RawWord::Own
-            } else if let Some(reference) = refs_at.get(&(file, token.start)) {
-                // Another helper by its class; another user function by its IR name, so calls
-                // to two overloads of one name (`get(__global T *)`, `get(__local T *)`) differ.
-                // A builtin by its name: `vload4` of a __global and of a __local pointer is one
-                // generic builtin in 2.0 (and pins, where there is none, are the inference's).
-                match link_to_key.get(reference.link_name.as_str()) {
-                    Some(callee) => RawWord::Callee(callee.clone()),
-                    None if user_functions.contains(reference.link_name.as_str()) => RawWord::Text(&reference.link_name),
-                    None => RawWord::Text(&token.text),
-                }
-            } else {
-                RawWord::Text(&token.text)
-            };
-            out.push(word);
-        }
-        words.insert(key.clone(), out);
-        signature.insert(key.clone(), spaces);
-        // `__constant float *` is implicitly const: its generic rewrite says so (`const float *`).
-        let pointee_const = |d: &crate::syntax::PointerDecl| {
-            d.levels.first().is_some_and(|l| l.space == Space::Constant)
-                || crate::syntax::says_const(d.type_text.split('*').next().unwrap_or(""))
-        };
-        read_only.insert(key.clone(), f.pointers.iter().filter(|d| d.array.is_none()).map(pointee_const).collect());
+            .filter(|token| !ignored.iter().any(|r| r.start <= token.start && token.start < r.end))
+            .map(|token| self.word(f, token))
+            .collect()
     }
-    UnitView { defs, words, signature, read_only }
+
+    /// One token as a word: the function's own name, a call by what it calls, else its text.
+    fn word(&self, f: &Function, token: &'u SourceToken) -> RawWord<'u> {
+        if token.start == f.pos.offset && token.text == f.name {
+            return RawWord::Own;
+        }
+        let Some(reference) = self.refs_at.get(&(f.extent.file, token.start)) else { return RawWord::Text(&token.text) };
+        // Another helper by its class; another user function by its IR name, so calls
+        // to two overloads of one name (`get(__global T *)`, `get(__local T *)`) differ.
+        // A builtin by its name: `vload4` of a __global and of a __local pointer is one
+        // generic builtin in 2.0 (and pins, where there is none, are the inference's).
+        match self.link_to_key.get(reference.link_name.as_str()) {
+            Some(callee) => RawWord::Callee(callee.clone()),
+            None if self.user_functions.contains(reference.link_name.as_str()) => RawWord::Text(&reference.link_name),
+            None => RawWord::Text(&token.text),
+        }
+    }
+}
+
+/// Which declaration names which space: `f(__global a, b)` and `f(a, __global b)` differ.
+fn signature_of(f: &Function) -> Vec<Option<Space>> {
+    let file = f.extent.file;
+    f.pointers
+        .iter()
+        .filter(|d| d.array.is_none())
+        .map(|d| d.levels.first().filter(|l| l.spelling.range().is_some_and(|r| r.file == file)).map(|l| l.space))
+        .collect()
+}
+
+/// Per pointer declaration (not arrays), whether it points to read-only data.
+fn read_only_of(f: &Function) -> Vec<bool> {
+    // `__constant float *` is implicitly const: its generic rewrite says so (`const float *`).
+    let pointee_const = |d: &crate::syntax::PointerDecl| {
+        d.levels.first().is_some_and(|l| l.space == Space::Constant)
+            || crate::syntax::says_const(d.type_text.split('*').next().unwrap_or(""))
+    };
+    f.pointers.iter().filter(|d| d.array.is_none()).map(pointee_const).collect()
 }
 
 /// A unit's definitions partitioned into classes of duplicates: identical
@@ -235,22 +269,35 @@ fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DeclKey, usize>]) -> Vec<
 /// (`rows_sum_g` with `rows_sum_l`); two in different files whose names
 /// share nothing never pair.
 fn partition(group: BTreeSet<DeclKey>, index: &Index, views: &[UnitView]) -> Vec<BTreeSet<DeclKey>> {
-    struct Copy<'v> {
-        key: DeclKey,
-        seen_by: BTreeSet<usize>,
-        signature: Option<&'v Vec<Option<Space>>>,
-        name: &'v str,
-    }
-    let copies: Vec<Copy> = group
+    let copies = copies_of(group, index, views);
+    let families = join_families(&copies, candidate_pairs(&copies));
+    families.into_iter().filter(|m| m.len() > 1).map(|m| m.into_iter().map(|i| copies[i].key.clone()).collect()).collect()
+}
+
+/// A member of a joined group, as `partition` weighs it.
+struct SpaceCopy<'v> {
+    key: DeclKey,
+    seen_by: BTreeSet<usize>,
+    signature: Option<&'v Vec<Option<Space>>>,
+    name: &'v str,
+}
+
+/// The group's definitions, as the first unit defining each reads them.
+fn copies_of<'v>(group: BTreeSet<DeclKey>, index: &Index, views: &'v [UnitView]) -> Vec<SpaceCopy<'v>> {
+    group
         .into_iter()
         .filter_map(|key| {
             let units = index.defining.get(&key)?;
             let view = &views[units[0]];
             let name = view.defs.get(&key)?.name.as_str();
-            Some(Copy { seen_by: units.iter().copied().collect(), signature: view.signature.get(&key), name, key })
+            Some(SpaceCopy { seen_by: units.iter().copied().collect(), signature: view.signature.get(&key), name, key })
         })
-        .collect();
-    // Candidate pairs, closest first (deterministic: then by position).
+        .collect()
+}
+
+/// Candidate pairs (same file, shared name length, a, b), closest first
+/// (deterministic: then by position). Same-signature copies never pair.
+fn candidate_pairs(copies: &[SpaceCopy]) -> Vec<(bool, usize, usize, usize)> {
     let mut pairs: Vec<(bool, usize, usize, usize)> = Vec::new();
     for a in 0..copies.len() {
         for b in a + 1..copies.len() {
@@ -265,7 +312,13 @@ fn partition(group: BTreeSet<DeclKey>, index: &Index, views: &[UnitView]) -> Vec
         }
     }
     pairs.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then((x.2, x.3).cmp(&(y.2, y.3))));
-    // Union-find over copies, a part joining another only if the result is still one family.
+    pairs
+}
+
+/// Union-find over copies, taking the pairs in order, a part joining another
+/// only if the result is still one family: one member per signature, and one
+/// member every unit seeing the part sees. The parts, by copy index.
+fn join_families(copies: &[SpaceCopy], pairs: Vec<(bool, usize, usize, usize)>) -> Vec<Vec<usize>> {
     let mut part: Vec<usize> = (0..copies.len()).collect();
     let mut members: Vec<Vec<usize>> = (0..copies.len()).map(|i| vec![i]).collect();
     for (_, _, a, b) in pairs {
@@ -285,7 +338,7 @@ fn partition(group: BTreeSet<DeclKey>, index: &Index, views: &[UnitView]) -> Vec
             members[pa] = joined;
         }
     }
-    members.into_iter().filter(|m| m.len() > 1).map(|m| m.into_iter().map(|i| copies[i].key.clone()).collect()).collect()
+    members
 }
 
 /// How much of their names two copies share: all of it for an overload set,

@@ -31,71 +31,13 @@ pub struct MergeEdits {
 /// in every unit of `seeing`. `kept` are the group's members that stay, for the message.
 pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &[Kept], name: &str) -> MergeEdits {
     let survivor = &members[0];
-    let deleted: Vec<&Member> = members[1..].iter().collect();
-    let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
-    let mut edits: BTreeSet<Edit> = BTreeSet::new();
-    let mut files = Vec::new();
-    let mut renames: BTreeSet<(PathBuf, u32)> = BTreeSet::new();
-    let mut spaces: Vec<Option<Space>> = vec![None; members.len()];
+    let mut merge = Merge::new(members, name);
     for &u in seeing {
-        let unit = &units[u];
-        let mut edit = |id: FileId, start: u32, end: u32, replacement: &str| {
-            let file = unit.canonical(id).to_path_buf();
-            if !files.iter().any(|(f, _, _)| f == &file) {
-                files.push((file.clone(), u, id));
-            }
-            edits.insert(Edit { file, start, end, replacement: replacement.to_string() });
-        };
-        for f in &unit.syntax.functions {
-            let key = DeclKey::new(unit.canonical(f.pos.file), f.pos.offset);
-            if let Some(i) = members.iter().position(|m| m.key == key) {
-                spaces[i] = spaces[i].or(first_space(f));
-            }
-            let is_survivor = if f.is_definition { key == survivor.key } else { f.link_name == survivor.link_name };
-            let is_deleted = if f.is_definition {
-                deleted.iter().any(|m| m.key == key)
-            } else {
-                deleted.iter().any(|m| m.link_name == f.link_name)
-            };
-            if is_deleted {
-                let (start, end) = tidy_deletion(unit.text(f.extent.file), f.extent);
-                edit(f.extent.file, start, end, "");
-            } else if is_survivor && f.name != name && f.in_macro.is_none() {
-                edit(f.pos.file, f.pos.offset, f.pos.offset + f.name.len() as u32, name);
-            }
-        }
-        for r in unit.syntax.references.iter().filter(|r| links.contains(r.link_name.as_str()) && r.spelled) {
-            if r.callee != name {
-                renames.insert((unit.canonical(r.range.file).to_path_buf(), r.range.start));
-                edit(r.range.file, r.range.start, r.range.end, name);
-            }
-        }
+        merge.edit_functions(u, &units[u]);
+        merge.rename_references(u, &units[u]);
     }
-    // Calls inside the deleted copies go with them.
-    let inside_deleted = |(file, at): &(PathBuf, u32)| {
-        edits.iter().any(|e| &e.file == file && e.replacement.is_empty() && e.start <= *at && *at < e.end && e.end - e.start > 1)
-    };
-    let renamed = renames.iter().filter(|c| !inside_deleted(c)).count();
-    let evidence = members
-        .iter()
-        .zip(&spaces)
-        .map(|(m, space)| Evidence {
-            space: space.unwrap_or(Space::Private),
-            from: format!("`{}`", m.name),
-            at: format!("{}:{}", m.file.display(), m.line),
-        })
-        .collect();
-    let cited: Vec<String> = members.iter().map(|m| m.cited()).collect();
-    let mut message = format!(
-        "{} merged into one generic `{name}`: the same tokens but for address-space qualifiers{}; {} deleted, {} renamed",
-        cited.join(", "),
-        if name != survivor.name { format!(" (`{}` renamed)", survivor.name) } else { String::new() },
-        crate::text::plural(deleted.len(), "definition", ""),
-        crate::text::plural(renamed, "call", ""),
-    );
-    for k in kept {
-        message.push_str(&format!("; {} stays: {}", k.member.cited(), k.why));
-    }
+    let Merge { edits, files, renames, spaces, .. } = merge;
+    let renamed = calls_renamed(&edits, &renames);
     let fix = Fix {
         rule: Code::MergeDuplicates,
         file: survivor.file.clone(),
@@ -103,13 +45,123 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &
         function: survivor.name.clone(),
         decl: crate::syntax::Pos { file: 0, line: survivor.line, col: 0, offset: survivor.key.offset },
         link_name: survivor.link_name.clone(),
-        message,
+        message: message(members, kept, name, renamed),
         required: false,
-        evidence,
+        evidence: evidence(members, &spaces),
         edits: coalesce_deletions(edits),
         variable: None,
     };
     MergeEdits { fix, files }
+}
+
+/// A merge's edits as they are collected over the units seeing it.
+struct Merge<'a> {
+    members: &'a [Member],
+    name: &'a str,
+    edits: BTreeSet<Edit>,
+    files: Vec<(PathBuf, usize, FileId)>,
+    /// The calls renamed, by (canonical file, offset), to count them once across units.
+    renames: BTreeSet<(PathBuf, u32)>,
+    /// Per member, the space its first qualified pointer names, for the evidence.
+    spaces: Vec<Option<Space>>,
+}
+
+impl<'a> Merge<'a> {
+    fn new(members: &'a [Member], name: &'a str) -> Self {
+        Merge {
+            members,
+            name,
+            edits: BTreeSet::new(),
+            files: Vec::new(),
+            renames: BTreeSet::new(),
+            spaces: vec![None; members.len()],
+        }
+    }
+
+    /// One edit in file `id` of unit `u`, which the merge then edits.
+    fn edit(&mut self, u: usize, unit: &Unit, id: FileId, (start, end): (u32, u32), replacement: &str) {
+        let file = unit.canonical(id).to_path_buf();
+        if !self.files.iter().any(|(f, _, _)| f == &file) {
+            self.files.push((file.clone(), u, id));
+        }
+        self.edits.insert(Edit { file, start, end, replacement: replacement.to_string() });
+    }
+
+    /// The deleted members' definitions and prototypes go; the survivor's are renamed.
+    fn edit_functions(&mut self, u: usize, unit: &Unit) {
+        let (members, name) = (self.members, self.name);
+        let survivor = &members[0];
+        let deleted = &members[1..];
+        for f in &unit.syntax.functions {
+            let key = DeclKey::new(unit.canonical(f.pos.file), f.pos.offset);
+            if let Some(i) = members.iter().position(|m| m.key == key) {
+                self.spaces[i] = self.spaces[i].or(first_space(f));
+            }
+            // A definition is known by its place; a prototype only by its IR name.
+            let is_survivor = if f.is_definition { key == survivor.key } else { f.link_name == survivor.link_name };
+            let is_deleted = if f.is_definition {
+                deleted.iter().any(|m| m.key == key)
+            } else {
+                deleted.iter().any(|m| m.link_name == f.link_name)
+            };
+            if is_deleted {
+                let range = tidy_deletion(unit.text(f.extent.file), f.extent);
+                self.edit(u, unit, f.extent.file, range, "");
+            } else if is_survivor && f.name != name && f.in_macro.is_none() {
+                self.edit(u, unit, f.pos.file, (f.pos.offset, f.pos.offset + f.name.len() as u32), name);
+            }
+        }
+    }
+
+    /// Every spelled call of a member takes the merged name.
+    fn rename_references(&mut self, u: usize, unit: &Unit) {
+        let name = self.name;
+        let links: BTreeSet<&str> = self.members.iter().map(|m| m.link_name.as_str()).collect();
+        for r in unit.syntax.references.iter().filter(|r| links.contains(r.link_name.as_str()) && r.spelled) {
+            if r.callee != name {
+                self.renames.insert((unit.canonical(r.range.file).to_path_buf(), r.range.start));
+                self.edit(u, unit, r.range.file, (r.range.start, r.range.end), name);
+            }
+        }
+    }
+}
+
+/// The renamed calls that survive: calls inside the deleted copies go with them.
+fn calls_renamed(edits: &BTreeSet<Edit>, renames: &BTreeSet<(PathBuf, u32)>) -> usize {
+    let inside_deleted = |(file, at): &(PathBuf, u32)| {
+        edits.iter().any(|e| &e.file == file && e.replacement.is_empty() && e.start <= *at && *at < e.end && e.end - e.start > 1)
+    };
+    renames.iter().filter(|c| !inside_deleted(c)).count()
+}
+
+/// Each member with the space it served (private when it names none).
+fn evidence(members: &[Member], spaces: &[Option<Space>]) -> Vec<Evidence> {
+    members
+        .iter()
+        .zip(spaces)
+        .map(|(m, space)| Evidence {
+            space: space.unwrap_or(Space::Private),
+            from: format!("`{}`", m.name),
+            at: format!("{}:{}", m.file.display(), m.line),
+        })
+        .collect()
+}
+
+/// What merged into what, with the counts, then each kept member and why it stays.
+fn message(members: &[Member], kept: &[Kept], name: &str, renamed: usize) -> String {
+    let survivor = &members[0];
+    let cited: Vec<String> = members.iter().map(|m| m.cited()).collect();
+    let mut message = format!(
+        "{} merged into one generic `{name}`: the same tokens but for address-space qualifiers{}; {} deleted, {} renamed",
+        cited.join(", "),
+        if name != survivor.name { format!(" (`{}` renamed)", survivor.name) } else { String::new() },
+        crate::text::plural(members.len() - 1, "definition", ""),
+        crate::text::plural(renamed, "call", ""),
+    );
+    for k in kept {
+        message.push_str(&format!("; {} stays: {}", k.member.cited(), k.why));
+    }
+    message
 }
 
 /// Deletions that overlap or touch (two copies, each taking a blank line

@@ -36,68 +36,76 @@ pub struct Choice {
 /// with `--globals prefer-global`); a table in a shared header moves in
 /// every program including it, or in none.
 pub fn choose(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &MigrateOptions, twins: &[ConstantTwin]) -> Choice {
-    let mut choice = Choice::default();
-    let mut per_unit: Vec<Vec<Component>> = Vec::new();
-    for (u, unit) in units.iter().enumerate() {
-        let tables = tables_of(unit);
-        let total: u64 = tables.iter().map(|t| t.size).sum();
-        let over = total > options.constant_budget;
-        if !options.target.has_program_scope_globals() {
-            if over {
-                let message = format!(
-                    "its __constant data is {total} bytes, over the {}-byte budget, and {} has no program-scope globals to move it to",
-                    options.constant_budget,
-                    options.target.name()
-                );
-                choice.warnings.push(Warning { path: unit.path.clone(), message });
-            }
-            if over || options.globals == GlobalsPolicy::PreferGlobal {
-                let detail = format!("{} has no program-scope globals", options.target.name());
-                choice.stays.extend(tables.iter().map(|t| stay(unit, t.index, Code::NoProgramScopeGlobals, &detail)));
-            }
-            per_unit.push(Vec::new());
-            continue;
-        }
-        per_unit.push(components(unit, &decisions[u], &tables, &options.root));
-    }
     if !options.target.has_program_scope_globals() {
-        return choice;
+        return without_globals(units, options);
     }
-    choice.twin_stays = choose_for_merges(units, decisions, &mut per_unit, twins);
+    let mut per_unit: Vec<Vec<Component>> =
+        units.iter().enumerate().map(|(u, unit)| components(unit, &decisions[u], &tables_of(unit), &options.root)).collect();
+    let mut choice = Choice { twin_stays: choose_for_merges(units, decisions, &mut per_unit, twins), ..Choice::default() };
     for (u, unit) in units.iter().enumerate() {
         choose_for_budget(unit, &mut per_unit[u], options);
     }
     in_every_unit(units, &mut per_unit);
     for (u, unit) in units.iter().enumerate() {
-        let components = &per_unit[u];
-        let total: u64 = components.iter().map(|c| c.size).sum();
-        let remaining: u64 = components.iter().filter(|c| c.chosen.is_none()).map(|c| c.size).sum();
-        let wanted = options.globals == GlobalsPolicy::PreferGlobal || total > options.constant_budget;
-        for c in components.iter().filter(|c| c.chosen.is_none() && wanted) {
-            if let Err((reason, detail)) = &c.movable {
-                choice.stays.extend(c.vars.iter().map(|v| stay(unit, *v, *reason, detail)));
-            }
-        }
-        if remaining > options.constant_budget {
+        settle(&mut choice, u, unit, &per_unit[u], options);
+    }
+    choice
+}
+
+/// A target with no program-scope globals moves nothing: a program over the
+/// budget is warned about, and its tables stay where a move was wanted.
+fn without_globals(units: &[Unit], options: &MigrateOptions) -> Choice {
+    let mut choice = Choice::default();
+    for unit in units {
+        let tables = tables_of(unit);
+        let total: u64 = tables.iter().map(|t| t.size).sum();
+        let over = total > options.constant_budget;
+        if over {
             let message = format!(
-                "its __constant data stays {remaining} bytes, over the {}-byte budget: the rest cannot move",
-                options.constant_budget
+                "its __constant data is {total} bytes, over the {}-byte budget, and {} has no program-scope globals to move it to",
+                options.constant_budget,
+                options.target.name()
             );
             choice.warnings.push(Warning { path: unit.path.clone(), message });
         }
-        for c in &per_unit[u] {
-            let (Some(why), Ok(followers)) = (&c.chosen, &c.movable) else { continue };
-            choice.chosen.push(Chosen {
-                unit: u,
-                vars: c.vars.clone(),
-                why: why.clone(),
-                constant_bytes: total,
-                budget_bytes: options.constant_budget,
-                followers: followers.clone(),
-            });
+        if over || options.globals == GlobalsPolicy::PreferGlobal {
+            let detail = format!("{} has no program-scope globals", options.target.name());
+            choice.stays.extend(tables.iter().map(|t| stay(unit, t.index, Code::NoProgramScopeGlobals, &detail)));
         }
     }
     choice
+}
+
+/// One unit's outcome once the choices are made: the tables that stay
+/// although a move was wanted, a warning if what remains is still over the
+/// budget, and its moves.
+fn settle(choice: &mut Choice, u: usize, unit: &Unit, components: &[Component], options: &MigrateOptions) {
+    let total: u64 = components.iter().map(|c| c.size).sum();
+    let remaining: u64 = components.iter().filter(|c| c.chosen.is_none()).map(|c| c.size).sum();
+    let wanted = options.globals == GlobalsPolicy::PreferGlobal || total > options.constant_budget;
+    for c in components.iter().filter(|c| c.chosen.is_none() && wanted) {
+        if let Err((reason, detail)) = &c.movable {
+            choice.stays.extend(c.vars.iter().map(|v| stay(unit, *v, *reason, detail)));
+        }
+    }
+    if remaining > options.constant_budget {
+        let message = format!(
+            "its __constant data stays {remaining} bytes, over the {}-byte budget: the rest cannot move",
+            options.constant_budget
+        );
+        choice.warnings.push(Warning { path: unit.path.clone(), message });
+    }
+    for c in components {
+        let (Some(why), Ok(followers)) = (&c.chosen, &c.movable) else { continue };
+        choice.chosen.push(Chosen {
+            unit: u,
+            vars: c.vars.clone(),
+            why: why.clone(),
+            constant_bytes: total,
+            budget_bytes: options.constant_budget,
+            followers: followers.clone(),
+        });
+    }
 }
 
 /// Marks the components a merge needs: every `__constant` pointer of a twin,

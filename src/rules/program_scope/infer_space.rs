@@ -103,62 +103,77 @@ pub fn infer_spaces(units: &[Unit], options: &MigrateOptions) -> Vec<(usize, Dec
     // Variable -> (unit, index in it, what that unit infers).
     let mut answers: BTreeMap<DeclKey, Vec<(usize, usize, Inferred)>> = BTreeMap::new();
     for (u, unit) in units.iter().enumerate() {
-        let mut constant_total: u64 = tables_of(unit).iter().map(|t| t.size).sum();
-        for (index, var) in unit.syntax.program_vars.iter().enumerate() {
-            if var.spelling != Spelling::Unqualified || var.space != Space::Global || var.type_start.is_none() {
-                continue;
-            }
-            if !crate::root::is_under(&options.root, unit.canonical(var.pos.file)) {
-                continue;
-            }
-            let size = size_of(unit, var);
-            let constant_bytes = constant_total;
-            let inferred = match why_global(unit, var, options, constant_total + size) {
-                Some(why) => Inferred { space: Space::Global, why, constant_bytes },
-                None => {
-                    constant_total += size;
-                    let why = format!(
-                        "{size} bytes, initialised and only read; the program's __constant data stays within the {}-byte budget ({constant_total} bytes)",
-                        options.constant_budget
-                    );
-                    Inferred { space: Space::Constant, why, constant_bytes }
-                }
-            };
-            let key = DeclKey::new(unit.canonical(var.pos.file), var.pos.offset);
+        for (index, key, inferred) in infer_in_unit(unit, options) {
             answers.entry(key).or_default().push((u, index, inferred));
         }
     }
     let mut out = Vec::new();
     for (key, found) in answers {
-        // Global if any program needs it so (it is read as global there today).
-        let global = found.iter().find(|(_, _, i)| i.space == Space::Global);
-        let (u, index, inferred) = global.unwrap_or(&found[0]);
-        let unit = &units[*u];
-        let var = &unit.syntax.program_vars[*index];
-        let mut why = inferred.why.clone();
-        if found.len() > 1 && global.is_some() {
-            why = format!("{why} (in {})", unit.label());
-        }
-        let evidence = vec![Evidence {
-            space: inferred.space,
-            from: format!("`{}` ({} bytes)", var.name, size_of(unit, var)),
-            at: format!("{}:{}", unit.syntax.files[var.pos.file].display(), var.pos.line),
-        }];
-        let data = VariableEvidence {
-            name: var.name.clone(),
-            size_bytes: size_of(unit, var),
-            space: inferred.space,
-            because: Because::Inferred,
-            needed_by: None,
-            constant_bytes: inferred.constant_bytes,
-            budget_bytes: options.constant_budget,
-            performance: if inferred.space == Space::Constant { CONSTANT_CACHE } else { "" },
-        };
-        if let Some(fix) = fix(unit, var, inferred.space, why, evidence, data) {
+        if let Some(fix) = agreed_fix(units, options, &found) {
             out.extend(found.iter().map(|(u, _, _)| (*u, key.clone(), fix.clone())));
         }
     }
     out
+}
+
+/// What one unit infers for each of its variables written with no address
+/// space under the root (index in the unit, key), in source order: each one
+/// found `__constant` counts towards the budget of the ones after it.
+fn infer_in_unit(unit: &Unit, options: &MigrateOptions) -> Vec<(usize, DeclKey, Inferred)> {
+    let mut constant_total: u64 = tables_of(unit).iter().map(|t| t.size).sum();
+    let mut out = Vec::new();
+    for (index, var) in unit.syntax.program_vars.iter().enumerate() {
+        if var.spelling != Spelling::Unqualified || var.space != Space::Global || var.type_start.is_none() {
+            continue;
+        }
+        if !crate::root::is_under(&options.root, unit.canonical(var.pos.file)) {
+            continue;
+        }
+        let size = size_of(unit, var);
+        let constant_bytes = constant_total;
+        let inferred = match why_global(unit, var, options, constant_total + size) {
+            Some(why) => Inferred { space: Space::Global, why, constant_bytes },
+            None => {
+                constant_total += size;
+                let why = format!(
+                    "{size} bytes, initialised and only read; the program's __constant data stays within the {}-byte budget ({constant_total} bytes)",
+                    options.constant_budget
+                );
+                Inferred { space: Space::Constant, why, constant_bytes }
+            }
+        };
+        out.push((index, DeclKey::new(unit.canonical(var.pos.file), var.pos.offset), inferred));
+    }
+    out
+}
+
+/// The one fix for a variable every unit in `found` shares: `__global` if
+/// any program needs it so (it is read as global there today), else the first unit's answer.
+fn agreed_fix(units: &[Unit], options: &MigrateOptions, found: &[(usize, usize, Inferred)]) -> Option<Fix> {
+    let global = found.iter().find(|(_, _, i)| i.space == Space::Global);
+    let (u, index, inferred) = global.unwrap_or(&found[0]);
+    let unit = &units[*u];
+    let var = &unit.syntax.program_vars[*index];
+    let mut why = inferred.why.clone();
+    if found.len() > 1 && global.is_some() {
+        why = format!("{why} (in {})", unit.label());
+    }
+    let evidence = vec![Evidence {
+        space: inferred.space,
+        from: format!("`{}` ({} bytes)", var.name, size_of(unit, var)),
+        at: format!("{}:{}", unit.syntax.files[var.pos.file].display(), var.pos.line),
+    }];
+    let data = VariableEvidence {
+        name: var.name.clone(),
+        size_bytes: size_of(unit, var),
+        space: inferred.space,
+        because: Because::Inferred,
+        needed_by: None,
+        constant_bytes: inferred.constant_bytes,
+        budget_bytes: options.constant_budget,
+        performance: if inferred.space == Space::Constant { CONSTANT_CACHE } else { "" },
+    };
+    fix(unit, var, inferred.space, why, evidence, data)
 }
 
 /// Why a variable written with no address space must be (or is asked to be) `__global`.

@@ -1,0 +1,163 @@
+//! Pins: what keeps one declaration's named address space on its own
+//! account (not through its downstream), checked in an order that puts the
+//! reason that says most first, and the one a required change may override
+//! (code `#if` skips naming the function) last.
+
+use std::collections::BTreeSet;
+
+use super::InferOptions;
+use crate::codes::Code;
+use crate::describe::at;
+use crate::flowgraph::FlowGraph;
+use crate::ir::{Node, Sink};
+use crate::syntax::{ByteRange, Function, KernelSyntax, Level, PointerDecl, SkippedRange, Space, Spelling};
+use crate::unit::Unit;
+
+/// A pin and what it says.
+type Pin = Option<(Code, String)>;
+
+/// Builtins with no generic-pointer overload under OpenCL 2.0.
+pub fn builtin_pins(name: &str) -> bool {
+    const LEGACY_ATOMICS: [&str; 11] = ["add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or", "xor"];
+    if let Some(op) = name.strip_prefix("atomic_").or_else(|| name.strip_prefix("atom_")) {
+        return LEGACY_ATOMICS.contains(&op);
+    }
+    matches!(name, "async_work_group_copy" | "async_work_group_strided_copy" | "prefetch")
+}
+
+/// A pin on a declaration itself (not through its downstream): the first of
+/// the stages below that finds one.
+pub(super) fn own_pin(
+    unit: &Unit,
+    graph: &FlowGraph,
+    function: &Function,
+    decl: &PointerDecl,
+    node: &Node,
+    options: &InferOptions,
+) -> Pin {
+    let syntax = &unit.syntax;
+    let level = decl.levels.first()?;
+    declared_pin(unit, function, decl, level, options)
+        .or_else(|| skipped_use_pin(syntax, function, decl))
+        .or_else(|| cast_pin(syntax, decl))
+        .or_else(|| sink_pin(syntax, graph, node))
+        .or_else(|| qualifier_pin(decl, level))
+        .or_else(|| skipped_caller_pin(syntax, function))
+}
+
+/// Pins known from the declaration and its function alone: `__constant`,
+/// refused from outside the unit, written in a macro, its size observed, or
+/// a function the compiler does not emit (so no flow facts to go by).
+fn declared_pin(unit: &Unit, function: &Function, decl: &PointerDecl, level: &Level, options: &InferOptions) -> Pin {
+    if level.space == Space::Constant && !options.moved.contains(&(decl.pos.file, decl.pos.offset)) {
+        return Some((Code::ConstantSpace, "__constant is not part of the generic address space".into()));
+    }
+    if let Some((reason, detail)) = options.refused_from_outside.get(&(decl.pos.file, decl.pos.offset)) {
+        return Some((*reason, detail.clone()));
+    }
+    if let Some(m) = decl.in_macro.as_ref().or(function.in_macro.as_ref()) {
+        return Some((Code::Macro, format!("declared inside the expansion of macro `{m}`")));
+    }
+    if decl.sizeof_used {
+        return Some((Code::SizeofPointer, format!("`sizeof({})` observes the pointer's own size", decl.name)));
+    }
+    if !unit.ir.function(&function.link_name).map(|f| f.is_definition).unwrap_or(false) {
+        return Some((Code::NoEvidence, format!("`{}` is not emitted by the compiler", function.name)));
+    }
+    None
+}
+
+/// "file:line" of a range `#if` skips, for messages.
+fn skipped_at(syntax: &KernelSyntax, skipped: &SkippedRange) -> String {
+    format!("{}:{}", syntax.files[skipped.range.file].display(), skipped.first_line)
+}
+
+/// The declaration is used, other than to reach what it points to, in code
+/// that `#if` skips inside its function: the compiler never saw that use.
+fn skipped_use_pin(syntax: &KernelSyntax, function: &Function, decl: &PointerDecl) -> Pin {
+    let extent = &function.extent;
+    let inside = |r: &ByteRange| r.file == extent.file && r.start >= extent.start && r.end <= extent.end;
+    let skipped = syntax.skipped.iter().find(|s| inside(&s.range) && s.escaping.contains(&decl.name))?;
+    let at = skipped_at(syntax, skipped);
+    Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)))
+}
+
+/// Its value is cast to a named-space pointer: from generic, that cast is
+/// one 2.0 would reject or leave unchecked.
+fn cast_pin(syntax: &KernelSyntax, decl: &PointerDecl) -> Pin {
+    let (space, line) = decl.cast_to?;
+    let file = syntax.files[decl.pos.file].display();
+    let detail =
+        format!("its value is cast to a {} pointer at {file}:{line}, which would cast a generic pointer", space.keyword());
+    Some((Code::CastToNamed, detail))
+}
+
+/// Where its value goes directly: a builtin with no generic overload, a
+/// callee the unit does not define, memory, or an integer.
+fn sink_pin(syntax: &KernelSyntax, graph: &FlowGraph, node: &Node) -> Pin {
+    for flow in graph.outgoing(node) {
+        let here = at(&flow.at);
+        match &flow.to {
+            Sink::Builtin { name, .. } if builtin_pins(name) => {
+                return Some((Code::BuiltinPin, format!("passed to `{name}` at {here}, which has no generic overload")));
+            }
+            Sink::External { name, .. } => {
+                return Some((Code::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
+            }
+            Sink::Builtin { name, mangled, .. } if is_user_prototype(syntax, mangled) => {
+                return Some((Code::UndefinedCallee, format!("passed to `{name}` at {here}, not defined in this unit")));
+            }
+            Sink::Memory => return Some((Code::EscapesToMemory, format!("stored into memory at {here}"))),
+            Sink::Integer => return Some((Code::PointerToInteger, format!("converted to an integer at {here}"))),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The qualifier itself: hidden where it cannot be edited, or on a pointer to volatile data.
+fn qualifier_pin(decl: &PointerDecl, level: &Level) -> Pin {
+    if let Spelling::Hidden { why } = &level.spelling {
+        return Some((Code::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
+    }
+    // Checked before the build (after the pins that say more, such as a 1.x atomic): a generic pointer to volatile data would compile, and be
+    // withdrawn by verification every time, after a costly bisection.
+    if decl.type_text.split('*').next().is_some_and(|pointee| pointee.split_whitespace().any(|w| w == "volatile")) {
+        let detail = "it points to volatile data: volatile accesses through a generic pointer stay flat (LLVM does not infer their address space), so the kernels would change";
+        return Some((Code::VolatilePointee, detail.into()));
+    }
+    None
+}
+
+/// Last: the one pin a required change overrides (see `infer`).
+/// A generic parameter accepts every pointer but a __constant one, so unseen code
+/// naming the function (a call, or only another configuration's definition) is a
+/// risk only where it could pass a __constant pointer: it spells __constant, or
+/// names a __constant variable or pointer of the unit.
+fn skipped_caller_pin(syntax: &KernelSyntax, function: &Function) -> Pin {
+    let naming: Vec<&SkippedRange> = syntax.skipped.iter().filter(|s| s.identifiers.contains(&function.name)).collect();
+    let constants = if naming.is_empty() { BTreeSet::new() } else { constant_names(syntax) };
+    let could_pass_constant =
+        |s: &SkippedRange| s.spells_constant || s.identifiers.iter().any(|name| constants.contains(name.as_str()));
+    let skipped = naming.into_iter().find(|s| could_pass_constant(s))?;
+    let at = skipped_at(syntax, skipped);
+    let detail = format!("`{}` is named in code skipped by #if at {at}, which could pass a __constant pointer", function.name);
+    Some((Code::SkippedCaller, detail))
+}
+
+/// Names of the unit's __constant variables and of pointers to __constant.
+fn constant_names(syntax: &KernelSyntax) -> BTreeSet<&str> {
+    let vars = syntax.program_vars.iter().filter(|v| v.space == Space::Constant).map(|v| v.name.as_str());
+    let pointers = syntax
+        .functions
+        .iter()
+        .flat_map(|f| f.pointers.iter())
+        .filter(|d| d.levels.first().is_some_and(|l| l.space == Space::Constant))
+        .map(|d| d.name.as_str());
+    vars.chain(pointers).collect()
+}
+
+/// A call to a function the unit declares but does not define (the IR sees a declaration).
+fn is_user_prototype(syntax: &KernelSyntax, mangled: &str) -> bool {
+    syntax.functions.iter().any(|f| f.link_name == mangled && !f.is_definition)
+}
