@@ -91,7 +91,7 @@ impl Workbench {
     pub fn new() -> Result<Workbench, String> {
         // Fail early and clearly when either tool is missing.
         lower::clang_path()?;
-        Ok(Workbench { parser: Parser::new()? })
+        Ok(Workbench { parser: Parser::new().map_err(|e| e.to_string())? })
     }
 
     /// Loads a unit as its input standard: the one `options.std` names, or
@@ -107,7 +107,7 @@ impl Workbench {
             let syntax = crate::timings::time("parse (libclang)", || {
                 self.parser.parse(path, &text, &options.clang_args(Some(&standard.flags)))
             })
-            .map_err(|message| UnitError::Tool { path: display.clone(), message })?;
+            .map_err(|e| UnitError::Tool { path: display.clone(), message: e.to_string() })?;
             let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
             if errors.is_empty() {
                 chosen = Some((standard, syntax));

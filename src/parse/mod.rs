@@ -14,6 +14,7 @@
 //! `vars` (program-scope variables).
 
 mod declarator;
+mod error;
 mod function;
 mod libclang;
 mod macros;
@@ -28,6 +29,7 @@ use crate::syntax::KernelSyntax;
 use libclang::Index;
 use walker::Walker;
 
+pub use error::ParseError;
 pub use libclang::ensure_loaded;
 
 /// A reusable libclang session (one per worker thread).
@@ -36,13 +38,13 @@ pub struct Parser {
 }
 
 impl Parser {
-    pub fn new() -> Result<Parser, String> {
+    pub fn new() -> Result<Parser, ParseError> {
         Ok(Parser { index: Index::new()? })
     }
 
     /// Parses `path`, whose current bytes are `contents` (any encoding:
     /// offsets are byte offsets), with `args` (see `CompileOptions::clang_args`).
-    pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<KernelSyntax, String> {
+    pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<KernelSyntax, ParseError> {
         let tu = self.index.parse(path, contents, args)?;
         Ok(Walker::new(&tu, path).run())
     }
@@ -55,7 +57,7 @@ impl Parser {
     /// Two small parses that call each name with no arguments, one line each:
     /// as OpenCL C, a name is free only if clang finds it undeclared; as C,
     /// clang calls the library's "library functions".
-    pub fn taken_names(&self, names: &[String], args: &[String]) -> Result<BTreeSet<String>, String> {
+    pub fn taken_names(&self, names: &[String], args: &[String]) -> Result<BTreeSet<String>, ParseError> {
         if names.is_empty() {
             return Ok(BTreeSet::new());
         }
