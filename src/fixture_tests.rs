@@ -29,7 +29,7 @@ fn run_fixture(command: &str, fixture: &Path, extra: &[&str]) -> (i32, String, S
     std::env::set_current_dir(root).unwrap();
     let code = clasp::run(args, &mut out, &mut err);
     // Lossy for the snapshots only: a fixture may be Latin-1 (its diff lines
-    // are its own bytes); byte-exact output is checked in src/cli_tests.rs.
+    // are its own bytes); byte-exact output is checked in src/cli_tests/.
     (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8(err).unwrap())
 }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use crate::ir::IrFacts;
 use crate::lower::{self, ClangError, Context, LowerError};
 use crate::options::{CompileOptions, Standard, Target};
-use crate::parse::Parser;
+use crate::parse::{ParseError, Parser};
 use crate::source::SourceMap;
 use crate::syntax::{FileId, KernelSyntax};
 
@@ -84,9 +84,9 @@ pub enum UnitError {
 /// A tool failing on a unit (not the unit's code being wrong).
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ToolError {
-    /// libclang could not parse the unit: its message.
-    #[error("{0}")]
-    Parse(String),
+    /// libclang could not parse the unit.
+    #[error(transparent)]
+    Parse(ParseError),
     #[error(transparent)]
     Lower(LowerError),
 }
@@ -111,9 +111,9 @@ impl UnitError {
 pub enum WorkbenchError {
     #[error(transparent)]
     Clang(#[from] ClangError),
-    /// libclang could not be loaded: its message.
-    #[error("{0}")]
-    Libclang(String),
+    /// libclang could not be loaded.
+    #[error(transparent)]
+    Libclang(ParseError),
 }
 
 /// The per-worker tools: a libclang index. (LLVM contexts are made per unit
@@ -142,7 +142,7 @@ impl Workbench {
             let syntax = crate::timings::time("parse (libclang)", || {
                 self.parser.parse(path, &text, &options.clang_args(Some(&standard.flags)))
             })
-            .map_err(|message| UnitError::Tool { path: display.clone(), error: ToolError::Parse(message) })?;
+            .map_err(|e| UnitError::Tool { path: display.clone(), error: ToolError::Parse(e) })?;
             let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
             if errors.is_empty() {
                 chosen = Some((standard, syntax));

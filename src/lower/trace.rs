@@ -102,16 +102,8 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
         if !seen.insert(value) {
             return;
         }
-        if let Some(index) = value.argument_index(&self.function.params) {
-            out.insert(Source::Decl { node: Node::Param { func: self.function.name.clone(), index } });
-            return;
-        }
-        if value.is_global_variable() {
-            out.insert(Source::Global { name: value.name() });
-            return;
-        }
-        if value.is_null_constant() {
-            out.insert(Source::Null);
+        if let Some(source) = self.leaf_source(value) {
+            out.insert(source);
             return;
         }
         let op = value.op().or_else(|| value.const_expr_op());
@@ -126,47 +118,63 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
                     self.collect(value.operand(i), out, seen);
                 }
             }
-            Some(Op::Alloca) => match self.slots.get(&value) {
-                Some(Slot::Object(name)) => {
-                    out.insert(Source::PrivateObject { func: self.function.name.clone(), name: name.clone() });
-                }
-                // The address of a pointer variable itself: a pointer to a pointer.
-                Some(Slot::Param(_)) | Some(Slot::Local(..)) | Some(Slot::Temporary) | None => {
-                    out.insert(Source::PrivateObject { func: self.function.name.clone(), name: value.name() });
-                }
-            },
-            Some(Op::Load) => {
-                let address = value.operand(0);
-                match self.slots.get(&address) {
-                    Some(Slot::Temporary) => {
-                        for stored in self.temporaries.get(&address).into_iter().flatten() {
-                            self.collect(*stored, out, seen);
-                        }
-                    }
-                    Some(slot @ (Slot::Param(_) | Slot::Local(..))) => {
-                        out.insert(Source::Decl { node: self.node(slot).expect("declared slot") });
-                    }
-                    _ => {
-                        out.insert(Source::Memory);
-                    }
-                }
+            Some(Op::Alloca) => {
+                out.insert(self.alloca_source(value));
             }
-            Some(Op::Call) => match value.callee() {
-                Some((name, true)) => {
-                    out.insert(Source::Decl { node: Node::Return { func: name } });
-                }
-                Some((name, false)) => {
-                    out.insert(Source::Unknown { what: format!("result of `{}`", demangled_base(&name)) });
-                }
-                None => {
-                    out.insert(Source::Unknown { what: "indirect call".into() });
-                }
-            },
+            Some(Op::Load) => self.collect_load(value, out, seen),
+            Some(Op::Call) => {
+                out.insert(call_source(value));
+            }
             Some(Op::IntToPtr) => {
                 out.insert(Source::Unknown { what: "integer cast to pointer".into() });
             }
             _ => {
                 out.insert(Source::Unknown { what: "expression".into() });
+            }
+        }
+    }
+
+    /// A value that is an origin by itself, whatever instruction (if any) made it:
+    /// a parameter, a global, a null constant.
+    fn leaf_source(&self, value: Val<'m>) -> Option<Source> {
+        if let Some(index) = value.argument_index(&self.function.params) {
+            return Some(Source::Decl { node: Node::Param { func: self.function.name.clone(), index } });
+        }
+        if value.is_global_variable() {
+            return Some(Source::Global { name: value.name() });
+        }
+        if value.is_null_constant() {
+            return Some(Source::Null);
+        }
+        None
+    }
+
+    /// The address of an alloca: a private object.
+    fn alloca_source(&self, value: Val<'m>) -> Source {
+        match self.slots.get(&value) {
+            Some(Slot::Object(name)) => Source::PrivateObject { func: self.function.name.clone(), name: name.clone() },
+            // The address of a pointer variable itself: a pointer to a pointer.
+            Some(Slot::Param(_)) | Some(Slot::Local(..)) | Some(Slot::Temporary) | None => {
+                Source::PrivateObject { func: self.function.name.clone(), name: value.name() }
+            }
+        }
+    }
+
+    /// A load: through a temporary to what was stored in it, else the variable
+    /// it reloads, else memory.
+    fn collect_load(&self, value: Val<'m>, out: &mut BTreeSet<Source>, seen: &mut HashSet<Val<'m>>) {
+        let address = value.operand(0);
+        match self.slots.get(&address) {
+            Some(Slot::Temporary) => {
+                for stored in self.temporaries.get(&address).into_iter().flatten() {
+                    self.collect(*stored, out, seen);
+                }
+            }
+            Some(slot @ (Slot::Param(_) | Slot::Local(..))) => {
+                out.insert(Source::Decl { node: self.node(slot).expect("declared slot") });
+            }
+            _ => {
+                out.insert(Source::Memory);
             }
         }
     }
@@ -284,5 +292,14 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
             .collect();
         out.sort();
         out
+    }
+}
+
+/// A call's result: a defined function's return, else something unknown.
+fn call_source(value: Val<'_>) -> Source {
+    match value.callee() {
+        Some((name, true)) => Source::Decl { node: Node::Return { func: name } },
+        Some((name, false)) => Source::Unknown { what: format!("result of `{}`", demangled_base(&name)) },
+        None => Source::Unknown { what: "indirect call".into() },
     }
 }

@@ -61,7 +61,7 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
     let known: std::cell::RefCell<BTreeMap<String, bool>> = Default::default();
     let probe = |names: &[String]| -> Result<BTreeSet<String>, String> {
         let new: Vec<String> = names.iter().filter(|n| !known.borrow().contains_key(*n)).cloned().collect();
-        let taken = bench.parser.taken_names(&new, &target_args)?;
+        let taken = bench.parser.taken_names(&new, &target_args).map_err(|e| e.to_string())?;
         known.borrow_mut().extend(new.into_iter().map(|n| (n.clone(), taken.contains(&n))));
         Ok(names.iter().filter(|n| known.borrow().get(*n) == Some(&true)).cloned().collect())
     };

@@ -16,11 +16,13 @@ use std::sync::OnceLock;
 
 use clang_sys::*;
 
+use super::error::ParseError;
+
 /// libclang is loaded at run time so that its absence is a clear error.
 /// clang-sys keeps the loaded library per thread: load once, share it with
 /// every thread that parses.
-pub fn ensure_loaded() -> Result<(), String> {
-    static LIBRARY: OnceLock<Result<std::sync::Arc<SharedLibrary>, String>> = OnceLock::new();
+pub fn ensure_loaded() -> Result<(), ParseError> {
+    static LIBRARY: OnceLock<Result<std::sync::Arc<SharedLibrary>, ParseError>> = OnceLock::new();
     let library = LIBRARY.get_or_init(load_from);
     match library {
         Ok(library) => {
@@ -29,15 +31,13 @@ pub fn ensure_loaded() -> Result<(), String> {
             }
             Ok(())
         }
-        Err(message) => Err(message.clone()),
+        Err(error) => Err(error.clone()),
     }
 }
 
-fn load_from() -> Result<std::sync::Arc<SharedLibrary>, String> {
-    clang_sys::load().map_err(|e| {
-        format!("libclang 19 not found ({e}); install it with `apt-get install libclang-19-dev` or set LIBCLANG_PATH")
-    })?;
-    clang_sys::get_library().ok_or_else(|| "libclang did not load".to_string())
+fn load_from() -> Result<std::sync::Arc<SharedLibrary>, ParseError> {
+    clang_sys::load().map_err(ParseError::NotFound)?;
+    clang_sys::get_library().ok_or(ParseError::NotLoaded)
 }
 
 fn owned(s: CXString) -> String {
@@ -56,12 +56,12 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn new() -> Result<Index, String> {
+    pub fn new() -> Result<Index, ParseError> {
         ensure_loaded()?;
         // SAFETY: plain constructor; the index is disposed in Drop.
         let raw = unsafe { clang_createIndex(0, 0) };
         if raw.is_null() {
-            return Err("libclang could not create an index".into());
+            return Err(ParseError::NoIndex);
         }
         Ok(Index { raw })
     }
@@ -70,15 +70,14 @@ impl Index {
     /// preprocessing records are kept so macro uses can be seen.
     /// `contents` is the main file's bytes as the caller read them, so offsets
     /// refer to exactly those bytes.
-    pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<TranslationUnit<'_>, String> {
-        let c_path = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+    pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<TranslationUnit<'_>, ParseError> {
+        let c_path = CString::new(path.to_string_lossy().as_bytes())?;
         let mut unsaved = CXUnsavedFile {
             Filename: c_path.as_ptr(),
             Contents: contents.as_ptr() as *const c_char,
             Length: contents.len() as _,
         };
-        let c_args: Vec<CString> =
-            args.iter().map(|a| CString::new(a.as_bytes())).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+        let c_args: Vec<CString> = args.iter().map(|a| CString::new(a.as_bytes())).collect::<Result<_, _>>()?;
         let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
         let options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
@@ -96,7 +95,7 @@ impl Index {
             )
         };
         if code != CXError_Success || raw.is_null() {
-            return Err(format!("libclang could not parse (error code {code})"));
+            return Err(ParseError::Refused(code));
         }
         Ok(TranslationUnit { raw, _index: PhantomData })
     }

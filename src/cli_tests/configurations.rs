@@ -1,0 +1,93 @@
+//! Configurations from `clasp.toml` and `compile_commands.json`: each unit
+//! built as each, changes named by configuration, bad ones reported.
+
+use crate::support::clasp;
+
+#[test]
+fn configurations_are_checked_and_named() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/migrate/configurations"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let change = &report["changes"][0];
+    assert!(change["path"].as_str().unwrap().ends_with("common.h"));
+    assert_eq!(change["configurations"], serde_json::json!(["atomics", "plain"]));
+    let refusal = &report["refusals"][0];
+    assert_eq!((refusal["function"].as_str(), refusal["reason"].as_str()), (Some("bump"), Some("configuration")));
+    assert!(refusal["detail"].as_str().unwrap().contains("[atomics]"), "{refusal}");
+    // Without the configurations, the atomics branch is code no unit compiles: skipped-if.
+    let (_, stdout, _) = clasp(&["migrate", "--json", "--no-config", "fixtures/migrate/configurations"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    assert_eq!(report["refusals"][0]["reason"], "skipped-if");
+}
+
+#[test]
+fn a_bad_config_is_an_error_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("clasp.toml"),
+        "options = [\"-DA=1\"]\n[[configuration]]\nname = \"x\"\noptions = [\"-shiny\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("k.cl"), "__kernel void k(__global int *p) { p[0] = A; }\n").unwrap();
+    let (code, stdout, stderr) = clasp(&["migrate", dir.path().to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(stderr.contains("clasp.toml:4:") && stderr.contains("-shiny"), "{stderr}");
+}
+
+#[test]
+fn compile_commands_build_each_entry_as_a_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate/configurations");
+    for name in ["common.h", "histogram.cl", "scale.cl"] {
+        std::fs::copy(fixture.join(name), dir.path().join(name)).unwrap();
+    }
+    // Relative to the list's directory; options as words or as one host string.
+    let list = r#"[
+        {"file": "histogram.cl", "options": ["-D", "USE_ATOMICS=0"], "configuration": "plain"},
+        {"file": "histogram.cl", "options": "-DUSE_ATOMICS=1 -cl-mad-enable"},
+        {"file": "scale.cl"}
+    ]"#;
+    std::fs::write(dir.path().join("commands.json"), list).unwrap();
+    let commands = dir.path().join("commands.json");
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "--compile-commands", commands.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    assert_eq!(report["files_seen"], 2);
+    assert_eq!(report["changes"][0]["configurations"], serde_json::json!(["#2", "plain"]));
+    assert_eq!(report["refusals"][0]["reason"], "configuration");
+    assert!(report["refusals"][0]["detail"].as_str().unwrap().contains("histogram.cl [#2]"));
+    std::fs::write(&commands, r#"[{"file": "scale.cl", "options": ["-fshiny"]}]"#).unwrap();
+    let (code, _, stderr) = clasp(&["migrate", "--compile-commands", commands.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("commands.json: error: entry 1") && stderr.contains("-fshiny"), "{stderr}");
+}
+
+#[test]
+fn analyze_reads_the_project_configurations() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate/configurations");
+    let (code, stdout, stderr) = clasp(&["analyze", "--json", fixture.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let units: Vec<(String, String)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let name = f["path"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+            (name, f["configuration"].as_str().unwrap_or("-").to_string())
+        })
+        .collect();
+    let expected = [("histogram.cl", "plain"), ("histogram.cl", "atomics"), ("scale.cl", "plain"), ("scale.cl", "atomics")];
+    assert_eq!(units, expected.map(|(f, c)| (f.to_string(), c.to_string())));
+    assert!(stderr.contains("clasp: 4 units analysed (2 files), 0 errors"), "{stderr}");
+    // The configurations differ where clasp.toml says: `bump` only uses an atomic with USE_ATOMICS=1.
+    let builtins = |i: usize| report["files"][i]["functions"].to_string().contains("atomic_inc");
+    assert!(!builtins(0) && builtins(1), "{}", report["files"]);
+    // The text names the configuration; --no-config reads each file once, with no options.
+    let (code, stdout, _) = clasp(&["analyze", fixture.join("scale.cl").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("scale.cl [atomics]"), "{stdout}");
+    let (code, stdout, stderr) = clasp(&["analyze", "--no-config", fixture.join("scale.cl").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("scale.cl [") && stderr.contains("clasp: 1 file analysed"), "{stdout}{stderr}");
+}

@@ -1,0 +1,15 @@
+//! End-to-end tests of the built `clasp` binary: exit codes, error
+//! messages, and a batch that goes on past a broken file.
+//!
+//! One test crate (`[[test]] name = "cli"`), its tests grouped by theme;
+//! `support` holds what they share.
+
+mod build_options;
+mod configurations;
+mod discovery;
+mod errors;
+mod merges;
+mod reports;
+mod support;
+mod uncommitted;
+mod writes;

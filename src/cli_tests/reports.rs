@@ -1,0 +1,111 @@
+//! The machine-readable and summary outputs: the JSON accounting, SARIF,
+//! timings, statistics, and no progress bar on a pipe.
+
+use crate::support::clasp;
+
+#[test]
+fn json_accounts_for_every_function() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/demo", "fixtures/migrate/syntax_error.cl"]);
+    assert_eq!(code, 2, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let accounts: Vec<String> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let reason = f["reason"].as_str().map(|r| format!(" ({r})")).unwrap_or_default();
+            let verified = f["verified"].as_bool().map(|v| format!(" verified={v}")).unwrap_or_default();
+            format!(
+                "{}:{} {} {}{reason}{verified}",
+                f["file"].as_str().unwrap(),
+                f["line"],
+                f["name"].as_str().unwrap(),
+                f["status"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let unanalysable = report["unanalysable"].clone();
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("migrate_json_accounting", format!("{}\nunanalysable: {unanalysable}", accounts.join("\n")));
+    });
+}
+
+#[test]
+fn sarif_lists_every_fix_and_refusal_with_its_edits() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--format", "sarif", "fixtures/migrate/configurations"]);
+    assert_eq!(code, 0, "{stderr}");
+    let log: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "clasp");
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let results = run["results"].as_array().unwrap();
+    let ids: Vec<&str> = results.iter().map(|r| r["ruleId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["generic-param", "refused/configuration"]);
+    assert!(ids.iter().all(|id| rules.contains(id)), "{rules:?}");
+    // The fix's edit, as a byte range of the original file: applying it gives the migrated text.
+    let change = &results[0]["fixes"][0]["artifactChanges"][0];
+    let path = change["artifactLocation"]["uri"].as_str().unwrap();
+    let mut text = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let replacement = &change["replacements"][0];
+    let start = replacement["deletedRegion"]["byteOffset"].as_u64().unwrap() as usize;
+    let len = replacement["deletedRegion"]["byteLength"].as_u64().unwrap() as usize;
+    text.splice(start..start + len, replacement["insertedContent"]["text"].as_str().unwrap().bytes());
+    assert!(String::from_utf8(text).unwrap().contains("float sum_tile(const float *v)"));
+}
+
+#[test]
+fn json_report_has_time_per_stage() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--format", "json", "fixtures/migrate/chain.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let stages: Vec<&str> = report["timings"].as_array().unwrap().iter().map(|t| t["stage"].as_str().unwrap()).collect();
+    assert!(stages.iter().any(|s| s.starts_with("parse")) && stages.iter().any(|s| s.starts_with("lower")), "{stages:?}");
+    assert!(report["timings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["seconds"].as_f64().unwrap() >= 0.0 && t["calls"].as_u64().unwrap() > 0));
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_piped() {
+    let (code, _, stderr) = clasp(&["migrate", "fixtures/migrate/chain.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("loading") && !stderr.contains("verifying") && !stderr.contains('\r'), "{stderr}");
+    let (code, _, stderr) = clasp(&["migrate", "-q", "fixtures/migrate/chain.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn statistics_count_each_change_once_by_code() {
+    // A table in a shared header moves in both programs (two fixes, one declaration); the batch
+    // has every kind of row: fixed, refused, not merged, withdrawn (blocker_in_header's unit is an error).
+    let (code, stdout, stderr) = clasp(&[
+        "migrate",
+        "-q",
+        "--statistics",
+        "--constant-budget",
+        "400",
+        "fixtures/migrate/globals_shared_header",
+        "fixtures/migrate/blocker_in_header",
+        "fixtures/migrate/merge_declared_elsewhere",
+        "fixtures/migrate/header_conflict",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stdout,
+        "    3  generic-param       fixed
+    1  constant-to-global  fixed
+    1  declared-elsewhere  not merged
+    1  header-conflict     refused
+    1  hidden-qualifier    refused
+    1  unrepairable-unit   withdrawn
+"
+    );
+    assert!(!stdout.contains("---") && stderr.contains("1 program-scope variable given a new space"), "{stderr}");
+    // Exit codes are those of the run: 1 with --check when changes are pending.
+    let (code, stdout, stderr) = clasp(&["migrate", "-q", "--statistics", "--check", "fixtures/migrate/header_conflict"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stdout, "    1  generic-param    fixed\n    1  header-conflict  refused\n");
+}

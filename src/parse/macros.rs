@@ -1,0 +1,179 @@
+//! Macros and the preprocessor: definitions (and redefinitions), uses, what
+//! an object-like macro expands to, and the text `#if` left out.
+//!
+//! Qualifiers are often spelled through macros (`#define GLOBAL_AS __global`),
+//! so a macro's meaning is read from its definition's tokens, expanding
+//! chains of object-like macros, rather than from the expanded AST.
+
+use std::collections::HashSet;
+
+use super::function::KERNEL_WORDS;
+use super::libclang::{Cursor, RawToken, TokenKind};
+use super::walker::Walker;
+use crate::syntax::*;
+
+/// What a macro's body amounts to, for qualifier purposes.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum MacroMeaning {
+    Empty,
+    Keyword(String),
+    Other,
+}
+
+impl Walker<'_, '_> {
+    pub(super) fn record_macro(&mut self, c: &Cursor) {
+        let name = c.spelling();
+        let tokens = self.tu.tokens(&c.extent());
+        // Everything after the name (parameters too): two definitions spelled alike mean the same
+        // thing (C's "identical redefinition", as headers sharing `#define GLOBAL_AS __global` do).
+        let definition: Vec<String> = tokens.iter().skip(1).map(|t| t.text.clone()).collect();
+        match self.macro_definitions.get(&name) {
+            Some(earlier) if *earlier == definition => return,
+            Some(_) => {
+                self.redefined_macros.insert(name.clone());
+            }
+            None => {
+                self.macro_definitions.insert(name.clone(), definition);
+            }
+        }
+        let words = self.macro_words.entry(name.clone()).or_default();
+        for t in tokens.iter().skip(1).filter(|t| t.kind == TokenKind::Identifier) {
+            words.push(t.text.clone());
+            self.syntax.macro_bodies.entry(t.text.clone()).or_insert_with(|| name.clone());
+        }
+        if c.is_function_like_macro() {
+            self.macros.insert(name, None);
+            return;
+        }
+        // The first token is the macro's own name.
+        let body = tokens.iter().skip(1).map(|t| t.text.clone()).collect();
+        self.macros.insert(name, Some(body));
+    }
+
+    /// A macro use: where it starts and ends, to find it again from a token.
+    pub(super) fn record_expansion(&mut self, c: &Cursor) {
+        let (start, end) = (c.extent().start(), c.extent().end());
+        if let Some(f) = &start.file {
+            let id = self.file_id(f);
+            self.expansions.insert((id, start.offset), (c.spelling(), end.offset));
+        }
+    }
+
+    /// What a macro expands to, for qualifiers: exactly one qualifier
+    /// keyword (through chains of object-like macros), no address space at
+    /// all (empty, `const`, a type such as `#define vtype uint4`), or
+    /// something else (a space beside other words, a function-like macro).
+    pub(super) fn macro_meaning(&self, name: &str) -> MacroMeaning {
+        let mut words = Vec::new();
+        if !self.expand_words(name, &mut words, 0) {
+            return MacroMeaning::Other;
+        }
+        let spaces: Vec<&String> =
+            words.iter().filter(|w| Space::from_keyword(w).is_some() || KERNEL_WORDS.contains(&w.as_str())).collect();
+        match (spaces.as_slice(), words.len()) {
+            ([], _) => MacroMeaning::Empty,
+            ([keyword], 1) => MacroMeaning::Keyword((*keyword).clone()),
+            _ => MacroMeaning::Other,
+        }
+    }
+
+    /// The words an object-like macro expands to, recursively; false when
+    /// that cannot be known (a function-like macro, too deep).
+    pub(super) fn expand_words(&self, name: &str, out: &mut Vec<String>, depth: u32) -> bool {
+        match self.macros.get(name) {
+            Some(Some(body)) if depth < 16 => {
+                for word in body {
+                    if self.macros.contains_key(word) {
+                        if !self.expand_words(word, out, depth + 1) {
+                            return false;
+                        }
+                    } else {
+                        out.push(word.clone());
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The macros that stand for exactly one address-space keyword.
+    pub(super) fn record_qualifier_macros(&mut self) {
+        let names: Vec<String> = self.macros.keys().cloned().collect();
+        for name in names {
+            if let MacroMeaning::Keyword(keyword) = self.macro_meaning(&name) {
+                if let Some(space) = Space::from_keyword(&keyword) {
+                    self.syntax.qualifier_macros.insert(name, space);
+                }
+            }
+        }
+    }
+
+    /// The macro used at this token, if the token starts a macro expansion.
+    pub(super) fn macro_at(&mut self, token: &RawToken) -> Option<(String, u32)> {
+        let file = self.file_id(token.start.file.as_deref()?);
+        self.expansions.get(&(file, token.start.offset)).cloned()
+    }
+
+    /// The macro whose expansion contains the cursor's name, if any.
+    pub(super) fn enclosing_macro(&mut self, c: &Cursor) -> Option<String> {
+        let loc = c.location();
+        let file = self.file_id(loc.file.as_deref()?);
+        self.expansions
+            .iter()
+            .filter(|((f, start), (_, end))| *f == file && *start <= loc.offset && loc.offset < (*end).max(*start + 1))
+            .map(|(_, (name, _))| name.clone())
+            .min()
+    }
+
+    /// Whether the tokens use, directly or through other macros' bodies, a macro defined more than once.
+    pub(super) fn uses_redefined_macro(&self, tokens: &[RawToken]) -> bool {
+        if self.redefined_macros.is_empty() {
+            return false;
+        }
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut stack: Vec<&str> = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.as_str()).collect();
+        while let Some(word) = stack.pop() {
+            let Some(body) = self.macro_words.get(word) else { continue };
+            if !seen.insert(word) {
+                continue;
+            }
+            if self.redefined_macros.contains(word) {
+                return true;
+            }
+            stack.extend(body.iter().map(|w| w.as_str()));
+        }
+        false
+    }
+
+    /// The text `#if` left out: its names, those used as more than `p[i]` or
+    /// `p->f`, and whether it spells `__constant` (directly or through a macro).
+    /// A branch the build does not take may still use what a migration changes.
+    pub(super) fn record_skipped(&mut self) {
+        for extent in self.tu.skipped_ranges() {
+            let range = self.range(&extent);
+            let first_line = extent.start().line;
+            let tokens = self.tu.tokens(&extent);
+            let names_constant = |word: &str| Space::from_keyword(word) == Some(Space::Constant);
+            let spells_constant = tokens.iter().any(|t| {
+                let mut words = Vec::new();
+                names_constant(&t.text) || (self.expand_words(&t.text, &mut words, 0) && words.iter().any(|w| names_constant(w)))
+            });
+            // `p[i]` and `p->f` only reach the pointee; `&p[i]` takes an address again.
+            let text = |i: usize| tokens.get(i).map(|t| t.text.as_str());
+            let mut escaping: Vec<String> = (0..tokens.len())
+                .filter(|&i| tokens[i].kind == TokenKind::Identifier)
+                .filter(|&i| !(matches!(text(i + 1), Some("[") | Some("->")) && (i == 0 || text(i - 1) != Some("&"))))
+                .map(|i| tokens[i].text.clone())
+                .collect();
+            escaping.sort();
+            escaping.dedup();
+            let mut identifiers: Vec<String> =
+                tokens.into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
+            identifiers.sort();
+            identifiers.dedup();
+            self.syntax.skipped.push(SkippedRange { range, first_line, identifiers, escaping, spells_constant });
+        }
+        self.syntax.skipped.sort_by_key(|s| s.range);
+    }
+}
