@@ -54,6 +54,8 @@ struct ConfigFile {
     target: Option<String>,
     #[serde(default)]
     exclude: Vec<String>,
+    /// Read host files (C, C++, Python) for build calls and embedded kernels (default: true).
+    host: Option<bool>,
     #[serde(default, rename = "configuration")]
     configurations: Vec<ConfigurationEntry>,
     #[serde(default, rename = "file")]
@@ -90,6 +92,8 @@ pub struct Config {
     pub target: Option<Target>,
     /// Globs of files never migrated (relative to `dir`).
     pub exclude: Vec<String>,
+    /// Whether host files are read (`host = false` turns it off).
+    pub host: bool,
     include: Vec<PathBuf>,
     options: Vec<String>,
     configurations: Vec<ConfigurationEntry>,
@@ -195,6 +199,7 @@ impl Config {
             std,
             target,
             exclude: file.exclude,
+            host: file.host.unwrap_or(true),
             options: file.options,
             configurations: file.configurations,
             files,

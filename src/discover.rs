@@ -1,4 +1,5 @@
-//! `discover`: command-line paths -> the sorted list of OpenCL source files.
+//! `discover`: command-line paths -> the sorted lists of OpenCL source files
+//! and host files (C, C++ and Python, which may embed kernels and build programs).
 //!
 //! A file named on the command line is taken whatever its extension and
 //! whatever the ignore rules. A directory is walked with the `ignore` crate
@@ -8,8 +9,12 @@
 //! (gitignore-style, relative to the walked directory) narrow the walk.
 //! Units are files ending in `.cl`, `.ocl` or `.opencl`, plus the extensions
 //! given with `--ext` (`clh` files are usually headers, included by units,
-//! so they are not units by default). A path that does not exist is an
-//! error for that path only. The order is sorted, whatever the walk's.
+//! so they are not units by default). Host files are files ending in `.c`,
+//! `.cc`, `.cpp`, `.cxx`, `.h`, `.hh`, `.hpp`, `.hxx` or `.py`, found by the
+//! same walk under the same rules, unless host files are turned off (a host
+//! file named on the command line is then a unit, as any named file is). A
+//! path that does not exist is an error for that path only. The order is
+//! sorted, whatever the walk's.
 //!
 //! `--glob` only narrows: unlike ripgrep's `-g` (an `ignore` override
 //! whitelist, which wins over `.gitignore` and the hidden rule), a file the
@@ -26,6 +31,9 @@ use ignore::WalkBuilder;
 /// Extensions of kernel units found in directories.
 pub const DEFAULT_EXTENSIONS: [&str; 3] = ["cl", "ocl", "opencl"];
 
+/// Extensions of host files: C, C++ (sources and headers) and Python.
+pub const HOST_EXTENSIONS: [&str; 9] = ["c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "py"];
+
 /// How directories are walked.
 #[derive(Debug, Clone, Default)]
 pub struct Filters {
@@ -38,12 +46,16 @@ pub struct Filters {
     pub select: Vec<String>,
     /// Follow symbolic links while walking.
     pub follow_links: bool,
+    /// Also take host files (`HOST_EXTENSIONS`).
+    pub host: bool,
 }
 
 /// Source files found, and paths that could not be used.
 #[derive(Debug, Default)]
 pub struct Discovered {
     pub files: Vec<PathBuf>,
+    /// Host files: C, C++ and Python sources that may embed kernels or build programs.
+    pub host_files: Vec<PathBuf>,
     pub errors: Vec<(PathBuf, String)>,
 }
 
@@ -71,13 +83,18 @@ pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
                 found.errors.push((path.clone(), error.to_string()));
             }
         } else if path.exists() {
-            found.files.push(path.clone());
+            match filters.host && is_host(path) {
+                true => found.host_files.push(path.clone()),
+                false => found.files.push(path.clone()),
+            }
         } else {
             found.errors.push((path.clone(), DiscoverError::NotFound.to_string()));
         }
     }
     found.files.sort();
     found.files.dedup();
+    found.host_files.sort();
+    found.host_files.dedup();
     found
 }
 
@@ -98,9 +115,11 @@ fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), Dis
         .build();
     for entry in walker {
         match entry {
-            Ok(e) if e.file_type().is_some_and(|t| t.is_file()) && is_unit(e.path(), filters) => {
-                if selected(selection.as_ref(), dir, e.path()) {
+            Ok(e) if e.file_type().is_some_and(|t| t.is_file()) && selected(selection.as_ref(), dir, e.path()) => {
+                if is_unit(e.path(), filters) {
                     found.files.push(e.path().to_path_buf())
+                } else if filters.host && is_host(e.path()) {
+                    found.host_files.push(e.path().to_path_buf())
                 }
             }
             Ok(_) => {}
@@ -139,4 +158,8 @@ fn selected(selection: Option<&Gitignore>, dir: &Path, path: &Path) -> bool {
 fn is_unit(path: &Path, filters: &Filters) -> bool {
     let Some(ext) = path.extension().and_then(|e| e.to_str()) else { return false };
     DEFAULT_EXTENSIONS.contains(&ext) || filters.extensions.iter().any(|x| x.trim_start_matches('.') == ext)
+}
+
+fn is_host(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|ext| HOST_EXTENSIONS.contains(&ext))
 }

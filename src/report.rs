@@ -73,8 +73,77 @@ pub struct Migration {
     pub merges: Vec<MergeReport>,
     /// Duplicate groups found but not merged, with why.
     pub unmerged: Vec<Unmerged>,
+    /// Host code: build calls and embedded kernels (absent when the batch read no host file).
+    #[serde(skip_serializing_if = "HostReport::is_empty")]
+    pub host: HostReport,
     /// Wall time per stage (summed over workers).
     pub timings: Vec<crate::timings::StageTime>,
+}
+
+/// What clasp found in host files.
+#[derive(Debug, Default, Serialize)]
+pub struct HostReport {
+    /// Host files read.
+    pub files: usize,
+    pub build_calls: Vec<BuildCallReport>,
+    pub embedded: Vec<EmbeddedReport>,
+}
+
+impl HostReport {
+    pub fn is_empty(&self) -> bool {
+        self.files == 0 && self.build_calls.is_empty() && self.embedded.is_empty()
+    }
+}
+
+/// A build call of a host (`clBuildProgram`, `cl::Program::build`, pyopencl's `build`, ...).
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildCallReport {
+    pub file: PathBuf,
+    pub line: u32,
+    pub col: u32,
+    pub api: String,
+    pub status: BuildStatus,
+    /// The program it builds, as clasp traced it (a kernel file, an embedded kernel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    pub detail: String,
+}
+
+/// What clasp did with a build call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BuildStatus {
+    /// Its options now ask for the target's standard (`host-build-options`).
+    Edited,
+    /// Nothing to do: it builds a program clasp did not change, or already asks for the standard.
+    Unchanged,
+    /// Its options are computed where clasp cannot follow them (`untraced-options`).
+    Untraced,
+    /// Its program could not be traced to its source (`unlinked-build`).
+    Unlinked,
+}
+
+/// A kernel embedded in a host file as a string literal.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbeddedReport {
+    pub file: PathBuf,
+    pub line: u32,
+    pub status: EmbeddedStatus,
+    /// The kernel file it is a generated copy of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<PathBuf>,
+    pub detail: String,
+}
+
+/// What clasp did with an embedded kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmbeddedStatus {
+    Migrated,
+    Unchanged,
+    Refused,
+    /// The literal cannot be decoded (a piece produced by a macro, a format piece) or written back.
+    Undecodable,
 }
 
 /// A merge of duplicates that stands: the survivor's name and place, every member (the survivor first).

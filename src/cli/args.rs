@@ -139,6 +139,9 @@ pub struct DiscoverArgs {
     /// Follow symbolic links while walking directories.
     #[arg(long)]
     pub follow_links: bool,
+    /// Leave host code alone: no C, C++ or Python file is read for build calls or embedded kernels.
+    #[arg(long)]
+    pub no_host: bool,
 }
 
 impl DiscoverArgs {
@@ -149,6 +152,7 @@ impl DiscoverArgs {
             exclude: self.exclude.clone(),
             select: self.select.clone(),
             follow_links: self.follow_links,
+            host: !self.no_host,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct Project {
     pub unreadable: Vec<(PathBuf, String)>,
     /// The units to load.
     pub jobs: Vec<Job>,
+    /// Host files (C, C++, Python) to read for build calls and embedded kernels.
+    pub host_files: Vec<PathBuf>,
     /// The compile options given on the command line.
     pub compile: CompileOptions,
     /// `--target`, else clasp.toml's, else cl2.0.
@@ -73,9 +75,11 @@ pub struct Error {
 impl Project {
     /// Discovers the files, loads the clasp.toml that applies and builds the units and the target.
     pub fn resolve(inputs: Inputs<'_>) -> Result<Project, Error> {
-        let found = discover(inputs.paths, &inputs.discover.filters());
+        let mut found = discover(inputs.paths, &inputs.discover.filters());
         let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let config = project_config(inputs.project, inputs.paths).map_err(fail)?;
+        let host_files = host_files(&mut found, config.as_ref(), inputs.paths);
+        let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let compile = inputs.compile.options();
         let jobs = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files)
             .map_err(|message| fail(config_error(config.as_ref(), &message)))?;
@@ -84,6 +88,7 @@ impl Project {
             paths: inputs.paths.to_vec(),
             unreadable: found.errors,
             jobs,
+            host_files,
             compile,
             target,
             config_root: config.and_then(|c| c.root),
@@ -112,6 +117,22 @@ fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config
         None => paths.first().and_then(|p| crate::config::find(p)),
     };
     path.map(|p| Config::load(&p).map_err(|e| e.to_string())).transpose()
+}
+
+/// The host files to read: none when clasp.toml says `host = false` (a
+/// host file named on the command line is then a unit, as with `--no-host`),
+/// and none that clasp.toml excludes unless named on the command line.
+fn host_files(found: &mut crate::discover::Discovered, config: Option<&Config>, paths: &[PathBuf]) -> Vec<PathBuf> {
+    let host = std::mem::take(&mut found.host_files);
+    match config {
+        Some(config) if !config.host => {
+            found.files.extend(host.into_iter().filter(|f| paths.contains(f)));
+            found.files.sort();
+            Vec::new()
+        }
+        Some(config) => host.into_iter().filter(|f| paths.contains(f) || !config.excludes(f)).collect(),
+        None => host,
+    }
 }
 
 /// An error in the project's settings, named after the file that holds them.

@@ -66,6 +66,8 @@ codes! {
     ConstantToGlobal = "constant-to-global", Rule;
     /// A program-scope variable written with no space gets one.
     InferProgramScopeSpace = "infer-program-scope-space", Rule;
+    /// A host's build call asks for the target's OpenCL C standard.
+    HostBuildOptions = "host-build-options", Rule;
 
     /// A kernel parameter keeps its named space.
     KernelParam = "kernel-param", Reason;
@@ -133,6 +135,10 @@ codes! {
     UnrepairableUnit = "unrepairable-unit", Reason;
     /// Two change sets edit overlapping bytes.
     OverlappingEdits = "overlapping-edits", Reason;
+    /// A host build call's options cannot be traced to a literal clasp can edit.
+    UntracedOptions = "untraced-options", Reason;
+    /// A host build call cannot be linked to the program it builds.
+    UnlinkedBuild = "unlinked-build", Reason;
 }
 
 impl Code {

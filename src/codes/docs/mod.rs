@@ -35,6 +35,7 @@ macro_rules! verified {
 
 mod batch;
 mod declarations;
+mod host;
 mod rules;
 
 /// The documentation of `code`.
@@ -47,6 +48,7 @@ pub(super) fn doc(code: Code) -> Doc {
         Code::MergeDuplicates => rules::MERGE_DUPLICATES,
         Code::ConstantToGlobal => rules::CONSTANT_TO_GLOBAL,
         Code::InferProgramScopeSpace => rules::INFER_PROGRAM_SCOPE_SPACE,
+        Code::HostBuildOptions => host::HOST_BUILD_OPTIONS,
         Code::KernelParam => declarations::KERNEL_PARAM,
         Code::BuiltinPin => declarations::BUILTIN_PIN,
         Code::ConstantSpace => declarations::CONSTANT_SPACE,
@@ -80,5 +82,7 @@ pub(super) fn doc(code: Code) -> Doc {
         Code::NotEquivalent => batch::NOT_EQUIVALENT,
         Code::UnrepairableUnit => batch::UNREPAIRABLE_UNIT,
         Code::OverlappingEdits => batch::OVERLAPPING_EDITS,
+        Code::UntracedOptions => host::UNTRACED_OPTIONS,
+        Code::UnlinkedBuild => host::UNLINKED_BUILD,
     }
 }
