@@ -2,20 +2,92 @@
 //! the one union-find they group them with.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::{Index, IndexMut};
 use std::path::{Path, PathBuf};
 
+/// A unit of a batch: its index in the batch's units, so ids order as the units do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UnitId(pub usize);
+
+impl UnitId {
+    /// The ids of a batch of `count` units, in order.
+    pub fn all(count: usize) -> impl Iterator<Item = UnitId> {
+        (0..count).map(UnitId)
+    }
+
+    /// Per-unit items (the units themselves, or anything kept per unit) with their ids.
+    pub fn enumerate<T>(items: &[T]) -> impl Iterator<Item = (UnitId, &T)> {
+        items.iter().enumerate().map(|(u, item)| (UnitId(u), item))
+    }
+}
+
+/// Per-unit items (`&[Unit]`, `Vec<BTreeSet<SetId>>`, ...) indexed by unit.
+impl<T> Index<UnitId> for [T] {
+    type Output = T;
+    fn index(&self, id: UnitId) -> &T {
+        &self[id.0]
+    }
+}
+
+impl<T> IndexMut<UnitId> for [T] {
+    fn index_mut(&mut self, id: UnitId) -> &mut T {
+        &mut self[id.0]
+    }
+}
+
+impl<T> Index<UnitId> for Vec<T> {
+    type Output = T;
+    fn index(&self, id: UnitId) -> &T {
+        &self[id.0]
+    }
+}
+
+impl<T> IndexMut<UnitId> for Vec<T> {
+    fn index_mut(&mut self, id: UnitId) -> &mut T {
+        &mut self[id.0]
+    }
+}
+
+/// A file of a batch: its canonical path, interned once (`Files`). Ids
+/// order as the paths do, so maps keyed by them iterate in path order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
+
+/// The canonical paths of every file of a batch's units, each once, sorted:
+/// a file's id is its place in that order.
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    paths: Vec<PathBuf>,
+}
+
+impl Files {
+    pub fn new(paths: BTreeSet<PathBuf>) -> Files {
+        Files { paths: paths.into_iter().collect() }
+    }
+
+    /// The id of a canonical path, if the batch has it.
+    pub fn id(&self, path: &Path) -> Option<FileId> {
+        self.paths.binary_search_by(|p| p.as_path().cmp(path)).ok().map(|i| FileId(i as u32))
+    }
+
+    /// The canonical path of a file.
+    pub fn path(&self, id: FileId) -> &Path {
+        &self.paths[id.0 as usize]
+    }
+}
+
 /// A declaration (or definition, or program-scope variable) across the
-/// units of a batch: its file's canonical path and its name's byte offset.
-/// Ordered by file, then offset, so maps keyed by it iterate in source order.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// units of a batch: its file and its name's byte offset. Ordered by file
+/// (in path order), then offset, so maps keyed by it iterate in source order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DeclKey {
-    pub file: PathBuf,
+    pub file: FileId,
     pub offset: u32,
 }
 
 impl DeclKey {
-    pub fn new(file: &Path, offset: u32) -> DeclKey {
-        DeclKey { file: file.to_path_buf(), offset }
+    pub fn new(file: FileId, offset: u32) -> DeclKey {
+        DeclKey { file, offset }
     }
 }
 
@@ -89,5 +161,17 @@ mod tests {
             assert_eq!(sets[&3], BTreeSet::from([3, 5, 9]));
             assert_eq!(uf.find(9), 3);
         }
+    }
+
+    #[test]
+    fn file_ids_order_as_their_paths() {
+        let paths: BTreeSet<PathBuf> = ["/b/x.cl", "/a/z.h", "/a/y/w.cl", "/a-b.cl"].into_iter().map(PathBuf::from).collect();
+        let files = Files::new(paths.clone());
+        let ids: Vec<FileId> = paths.iter().map(|p| files.id(p).unwrap()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        for p in &paths {
+            assert_eq!(files.path(files.id(p).unwrap()), p.as_path());
+        }
+        assert_eq!(files.id(Path::new("/c.cl")), None);
     }
 }

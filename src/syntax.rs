@@ -10,12 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// Index into `KernelSyntax::files`; 0 is the main file.
-pub type FileId = usize;
+pub type FileIndex = usize;
 
 /// A position in a file: 1-based line and column, 0-based byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Pos {
-    pub file: FileId,
+    pub file: FileIndex,
     pub line: u32,
     pub col: u32,
     pub offset: u32,
@@ -24,7 +24,7 @@ pub struct Pos {
 /// A byte range `[start, end)` in one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ByteRange {
-    pub file: FileId,
+    pub file: FileIndex,
     pub start: u32,
     pub end: u32,
 }

@@ -8,12 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::ids::{DeclKey, FileId, Files};
 use crate::ir::IrFacts;
 use crate::lower::{self, ClangError, Context, LowerError};
 use crate::options::{CompileOptions, Standard, Target};
 use crate::parse::{ParseError, Parser};
 use crate::source::SourceMap;
-use crate::syntax::{FileId, KernelSyntax};
+use crate::syntax::{FileIndex, KernelSyntax};
 
 /// A unit whose facts are known.
 #[derive(Debug, Clone)]
@@ -28,12 +29,14 @@ pub struct Unit {
     pub compile: CompileOptions,
     /// The configuration it is built in, if `clasp.toml` names any.
     pub configuration: Option<String>,
-    /// Where the unit's text (its main file, `FileId` 0) comes from: today
+    /// Where the unit's text (its main file, `FileIndex` 0) comes from: today
     /// always a whole kernel file; an embedded or concatenated program maps
     /// its ranges back to the files that hold them.
     pub source_map: SourceMap,
-    /// One per `syntax.files` entry (same `FileId`).
+    /// One per `syntax.files` entry (same `FileIndex`).
     sources: Vec<SourceFile>,
+    /// Per `syntax.files` entry, its batch-wide id (set by `intern`).
+    file_ids: Vec<FileId>,
 }
 
 /// A file of the unit: its canonical path, resolved once, and its bytes,
@@ -46,8 +49,28 @@ struct SourceFile {
 
 impl Unit {
     /// The canonical path of a file of the unit, to compare files across units.
-    pub fn canonical(&self, file: FileId) -> &Path {
+    pub fn canonical(&self, file: FileIndex) -> &Path {
         &self.sources[file].canonical
+    }
+
+    /// The batch-wide id of a file of the unit (once the batch is `intern`ed).
+    pub fn file_id(&self, file: FileIndex) -> FileId {
+        self.file_ids[file]
+    }
+
+    /// The key of the declaration at `offset` in a file of the unit.
+    pub fn key(&self, file: FileIndex, offset: u32) -> DeclKey {
+        DeclKey::new(self.file_id(file), offset)
+    }
+
+    /// The canonical paths of the unit's files.
+    pub fn canonical_paths(&self) -> impl Iterator<Item = &Path> {
+        self.sources.iter().map(|s| s.canonical.as_path())
+    }
+
+    /// Learns the batch-wide ids of the unit's files (`files` has every one).
+    pub fn intern(&mut self, files: &Files) {
+        self.file_ids = self.sources.iter().map(|s| files.id(&s.canonical).expect("the batch interns every unit file")).collect();
     }
 
     /// The unit for people: `a.cl`, or `a.cl [fp64]` in a configuration.
@@ -59,7 +82,7 @@ impl Unit {
     }
 
     /// The bytes of a file of the unit (empty if a header cannot be read).
-    pub fn text(&self, file: FileId) -> &[u8] {
+    pub fn text(&self, file: FileIndex) -> &[u8] {
         self.sources[file].text.get_or_init(|| std::fs::read(&self.syntax.files[file]).unwrap_or_default())
     }
 }
@@ -183,6 +206,7 @@ impl Workbench {
             configuration: None,
             source_map,
             sources,
+            file_ids: Vec::new(),
         })
     }
 }

@@ -12,10 +12,11 @@ mod plan;
 mod settle;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
 use crate::config::Job;
+use crate::ids::{FileId, Files};
 pub use crate::options::MigrateOptions;
 pub use crate::report::*;
 use crate::rules::merge_duplicates::{Detected, Withdrawn};
@@ -36,8 +37,9 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Mig
     };
     let mut units = crate::timings::time("load", || load_units(&pool, jobs, options, &mut result));
     crate::timings::note_memory("after load");
+    let files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
-    let (plan, settled) = plan_and_settle(bench, &pool, &units, options);
+    let (plan, settled) = plan_and_settle(bench, &pool, &units, &files, options);
     crate::timings::note_memory("after settle");
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
@@ -55,7 +57,13 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Mig
 /// Plans and settles; when verification withdraws a merge of duplicates, plans
 /// again without it (its members' generic rewrites may stand on their own) and
 /// settles again, until every planned merge stands.
-fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], options: &MigrateOptions) -> (Plan, Settled) {
+fn plan_and_settle(
+    bench: &Workbench,
+    pool: &rayon::ThreadPool,
+    units: &[Unit],
+    files: &Files,
+    options: &MigrateOptions,
+) -> (Plan, Settled) {
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
     // Names are checked once per batch, whatever the rounds of planning.
     let known: std::cell::RefCell<BTreeMap<String, bool>> = Default::default();
@@ -70,7 +78,7 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
     let detected = crate::timings::time("plan: duplicates", || Detected::new(units, &options.root));
     let memo = settle::Memo::default();
     loop {
-        let plan = crate::timings::time("plan", || plan::plan(units, &detected, options, &probe, &withdrawn));
+        let plan = crate::timings::time("plan", || plan::plan(units, files, &detected, options, &probe, &withdrawn));
         let settled = crate::timings::time("settle", || settle::settle(pool, units, &plan, options, &memo));
         let mut again = false;
         for (i, (merge, id)) in plan.merges.iter().enumerate() {
@@ -84,7 +92,7 @@ fn plan_and_settle(bench: &Workbench, pool: &rayon::ThreadPool, units: &[Unit], 
             }
             let detail = format!("the merge was withdrawn by verification: {}", why.detail);
             for member in &merge.members {
-                withdrawn.insert(member.key.clone(), (why.reason, detail.clone()));
+                withdrawn.insert(member.key, (why.reason, detail.clone()));
             }
             again = true;
         }
@@ -150,26 +158,37 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
     units
 }
 
+/// Every unit file's canonical path, interned once for the batch (ids in path
+/// order, as keys were ordered by path); each unit learns its files' ids.
+fn intern_files(units: &mut [Unit]) -> Files {
+    let paths: BTreeSet<PathBuf> = units.iter().flat_map(|u| u.canonical_paths().map(Path::to_path_buf)).collect();
+    let files = Files::new(paths);
+    for unit in units.iter_mut() {
+        unit.intern(&files);
+    }
+    files
+}
+
 /// Code `#if` skips in one unit but another unit of the batch compiles (the
 /// same file in another configuration, a header another program includes
 /// with other macros) is not unknown: the unit compiling it analyses it, and
 /// units agree on shared declarations. Only ranges every unit including the
 /// file skips stay skipped (so `skipped-if` means no configuration sees it).
 fn skipped_only_where_no_unit_compiles(units: &mut [Unit]) {
-    // Canonical file -> per unit including it, its skipped ranges there.
-    let mut skipped: BTreeMap<PathBuf, Vec<Vec<(u32, u32)>>> = BTreeMap::new();
+    // File -> per unit including it, its skipped ranges there.
+    let mut skipped: BTreeMap<FileId, Vec<Vec<(u32, u32)>>> = BTreeMap::new();
     for unit in units.iter() {
         for id in 0..unit.syntax.files.len() {
             let ranges =
                 unit.syntax.skipped.iter().filter(|s| s.range.file == id).map(|s| (s.range.start, s.range.end)).collect();
-            skipped.entry(unit.canonical(id).to_path_buf()).or_default().push(ranges);
+            skipped.entry(unit.file_id(id)).or_default().push(ranges);
         }
     }
     for unit in units.iter_mut() {
-        let canonical: Vec<PathBuf> = (0..unit.syntax.files.len()).map(|id| unit.canonical(id).to_path_buf()).collect();
+        let file_ids: Vec<FileId> = (0..unit.syntax.files.len()).map(|id| unit.file_id(id)).collect();
         unit.syntax.skipped.retain(|s| {
             let (start, end) = (s.range.start, s.range.end);
-            skipped[&canonical[s.range.file]].iter().all(|ranges| ranges.iter().any(|(a, b)| *a <= start && end <= *b))
+            skipped[&file_ids[s.range.file]].iter().all(|ranges| ranges.iter().any(|(a, b)| *a <= start && end <= *b))
         });
     }
 }

@@ -73,7 +73,7 @@ impl Walker<'_, '_> {
     /// `T name[N]`: the brackets after the name (`None` when they do not close).
     fn bracket_array(&mut self, after: &[RawToken], name: &str, name_offset: u32) -> Option<ArrayDeclarator> {
         let close = after.iter().position(|t| t.text == "]")?;
-        let file = self.file_id(after[0].start.file.as_deref().unwrap_or_default());
+        let file = self.file_index(after[0].start.file.as_deref().unwrap_or_default());
         let brackets = ByteRange { file, start: after[0].start.offset, end: after[close].end.offset };
         let name_start = if name.is_empty() { brackets.start } else { name_offset };
         Some(ArrayDeclarator {
@@ -108,7 +108,7 @@ impl Walker<'_, '_> {
             let extent = child.extent();
             let start = extent.start();
             let Some(file) = start.file.as_deref() else { continue };
-            let used_at = ByteRange { file: self.file_id(file), start: start.offset, end: extent.end().offset };
+            let used_at = ByteRange { file: self.file_index(file), start: start.offset, end: extent.end().offset };
             let facts = self.typedef_facts(&decl);
             out.push(TypedefUse { used_at, facts });
         }
@@ -118,7 +118,7 @@ impl Walker<'_, '_> {
     /// A typedef declaration's facts, read from its tokens the first time it is used.
     fn typedef_facts(&mut self, decl: &Cursor) -> TypedefFacts {
         let location = decl.location();
-        let key = (self.file_id(location.file.as_deref().unwrap_or_default()), location.offset);
+        let key = (self.file_index(location.file.as_deref().unwrap_or_default()), location.offset);
         if let Some(known) = self.typedef_facts.get(&key) {
             return known.clone();
         }
@@ -166,7 +166,7 @@ impl Walker<'_, '_> {
     fn token_qualifier(&mut self, t: &RawToken) -> Option<Spelling> {
         let file = t.start.file.as_deref().map(|f| f.to_string());
         let range = |me: &mut Self, end: u32| ByteRange {
-            file: file.as_deref().map(|f| me.file_id(f)).unwrap_or(0),
+            file: file.as_deref().map(|f| me.file_index(f)).unwrap_or(0),
             start: t.start.offset,
             end,
         };

@@ -54,7 +54,7 @@ impl Walker<'_, '_> {
     pub(super) fn record_expansion(&mut self, c: &Cursor) {
         let (start, end) = (c.extent().start(), c.extent().end());
         if let Some(f) = &start.file {
-            let id = self.file_id(f);
+            let id = self.file_index(f);
             self.expansions.insert((id, start.offset), (c.spelling(), end.offset));
         }
     }
@@ -111,14 +111,14 @@ impl Walker<'_, '_> {
 
     /// The macro used at this token, if the token starts a macro expansion.
     pub(super) fn macro_at(&mut self, token: &RawToken) -> Option<(String, u32)> {
-        let file = self.file_id(token.start.file.as_deref()?);
+        let file = self.file_index(token.start.file.as_deref()?);
         self.expansions.get(&(file, token.start.offset)).cloned()
     }
 
     /// The macro whose expansion contains the cursor's name, if any.
     pub(super) fn enclosing_macro(&mut self, c: &Cursor) -> Option<String> {
         let loc = c.location();
-        let file = self.file_id(loc.file.as_deref()?);
+        let file = self.file_index(loc.file.as_deref()?);
         self.expansions
             .iter()
             .filter(|((f, start), (_, end))| *f == file && *start <= loc.offset && loc.offset < (*end).max(*start + 1))

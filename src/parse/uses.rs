@@ -15,7 +15,7 @@ impl Walker<'_, '_> {
     /// which would turn into a generic-to-named cast if `p` became generic).
     pub(super) fn find_observed_uses(&mut self, c: &Cursor) {
         let caller = if c.mangling().is_empty() { c.spelling() } else { c.mangling() };
-        let mut called: HashSet<(FileId, u32)> = HashSet::new();
+        let mut called: HashSet<(FileIndex, u32)> = HashSet::new();
         let first_reference = self.syntax.references.len();
         let mut stack = c.children();
         while let Some(node) = stack.pop() {
@@ -58,7 +58,7 @@ impl Walker<'_, '_> {
         let Some(function) = node.referenced().filter(|d| d.kind() == CursorKind::FunctionDecl) else { return };
         let loc = node.location();
         let Some(file) = loc.file.as_deref() else { return };
-        let file = self.file_id(file);
+        let file = self.file_index(file);
         let callee = function.spelling();
         let end = loc.offset + callee.len() as u32;
         // A name that a macro body produces is located at the macro's use (where an expansion
@@ -76,13 +76,13 @@ impl Walker<'_, '_> {
     }
 
     /// Where a call's callee names its function, through the implicit decay to a pointer.
-    fn callee_name_at(&mut self, call: &Cursor) -> Option<(FileId, u32)> {
+    fn callee_name_at(&mut self, call: &Cursor) -> Option<(FileIndex, u32)> {
         let mut callee = call.children().into_iter().next();
         while let Some(node) = callee {
             match node.kind() {
                 CursorKind::DeclRefExpr => {
                     let loc = node.location();
-                    return Some((self.file_id(loc.file.as_deref()?), loc.offset));
+                    return Some((self.file_index(loc.file.as_deref()?), loc.offset));
                 }
                 CursorKind::Other(_) | CursorKind::ParenExpr if node.children().len() == 1 => {
                     callee = node.children().into_iter().next()
@@ -130,7 +130,7 @@ impl Walker<'_, '_> {
     }
 
     /// The declaration an expression's single operand names, through parentheses and implicit casts.
-    fn operand_decl(&mut self, node: &Cursor) -> Option<(FileId, u32)> {
+    fn operand_decl(&mut self, node: &Cursor) -> Option<(FileIndex, u32)> {
         let mut operand = node.children().into_iter().last();
         while let Some(inner) = operand {
             match inner.kind() {
@@ -139,7 +139,7 @@ impl Walker<'_, '_> {
                 }
                 CursorKind::DeclRefExpr => {
                     let loc = inner.referenced()?.location();
-                    let id = self.file_id(loc.file.as_deref()?);
+                    let id = self.file_index(loc.file.as_deref()?);
                     return Some((id, loc.offset));
                 }
                 _ => return None,

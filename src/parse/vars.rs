@@ -22,7 +22,7 @@ impl Walker<'_, '_> {
             .find(|t| t.text != "static" && t.text != "extern")
             .filter(|t| t.start.file.is_some() && t.start.file == loc.file)
             .map(|t| (t.start.file.clone().unwrap_or_default(), t.start.offset, t.end.offset))
-            .map(|(file, start, end)| ByteRange { file: self.file_id(&file), start, end });
+            .map(|(file, start, end)| ByteRange { file: self.file_index(&file), start, end });
         let name = c.spelling();
         ProgramVar {
             ir_name: function.map_or(name.clone(), |f| format!("{f}.{name}")),

@@ -16,11 +16,11 @@ use crate::syntax::*;
 pub(super) struct Walker<'t, 'i> {
     pub(super) tu: &'t TranslationUnit<'i>,
     pub(super) syntax: KernelSyntax,
-    pub(super) file_ids: HashMap<String, FileId>,
+    pub(super) file_indexes: HashMap<String, FileIndex>,
     /// Macro name -> body tokens (object-like macros only; function-like map to `None`).
     pub(super) macros: HashMap<String, Option<Vec<String>>>,
     /// (file, start offset) of each macro use -> (macro name, end offset).
-    pub(super) expansions: HashMap<(FileId, u32), (String, u32)>,
+    pub(super) expansions: HashMap<(FileIndex, u32), (String, u32)>,
     /// Macro name -> the identifiers its definitions' bodies name (function-like ones too).
     pub(super) macro_words: HashMap<String, Vec<String>>,
     /// Macro name -> its first definition's tokens after the name.
@@ -28,12 +28,12 @@ pub(super) struct Walker<'t, 'i> {
     /// Macros defined more than once, differently, in the unit: the same spelling can mean two things.
     pub(super) redefined_macros: HashSet<String>,
     /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
-    pub(super) sizeof_targets: HashSet<(FileId, u32)>,
+    pub(super) sizeof_targets: HashSet<(FileIndex, u32)>,
     /// Declarations whose value is cast explicitly to a pointer into a named
     /// space (`(__global uint *) p`), by (file, offset): the cast's space and line.
-    pub(super) cast_targets: HashMap<(FileId, u32), (Space, u32)>,
+    pub(super) cast_targets: HashMap<(FileIndex, u32), (Space, u32)>,
     /// What each typedef declaration (by file, offset) spells, read once.
-    pub(super) typedef_facts: HashMap<(FileId, u32), TypedefFacts>,
+    pub(super) typedef_facts: HashMap<(FileIndex, u32), TypedefFacts>,
 }
 
 impl<'t, 'i> Walker<'t, 'i> {
@@ -41,7 +41,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let mut walker = Walker {
             tu,
             syntax: KernelSyntax::default(),
-            file_ids: HashMap::new(),
+            file_indexes: HashMap::new(),
             macros: HashMap::new(),
             expansions: HashMap::new(),
             macro_words: HashMap::new(),
@@ -51,24 +51,24 @@ impl<'t, 'i> Walker<'t, 'i> {
             cast_targets: HashMap::new(),
             typedef_facts: HashMap::new(),
         };
-        walker.file_id(&main.to_string_lossy());
+        walker.file_index(&main.to_string_lossy());
         walker
     }
 
     /// A file's id, numbered in the order files are first met (the main file is 0).
-    pub(super) fn file_id(&mut self, name: &str) -> FileId {
-        if let Some(id) = self.file_ids.get(name) {
+    pub(super) fn file_index(&mut self, name: &str) -> FileIndex {
+        if let Some(id) = self.file_indexes.get(name) {
             return *id;
         }
         let id = self.syntax.files.len();
         self.syntax.files.push(PathBuf::from(name));
-        self.file_ids.insert(name.to_string(), id);
+        self.file_indexes.insert(name.to_string(), id);
         id
     }
 
     pub(super) fn pos(&mut self, loc: &FileLoc) -> Pos {
         let file = match &loc.file {
-            Some(f) => self.file_id(f),
+            Some(f) => self.file_index(f),
             None => 0,
         };
         Pos { file, line: loc.line, col: loc.column, offset: loc.offset }
@@ -77,7 +77,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     pub(super) fn range(&mut self, extent: &Extent) -> ByteRange {
         let (start, end) = (extent.start(), extent.end());
         let file = match &start.file {
-            Some(f) => self.file_id(f),
+            Some(f) => self.file_index(f),
             None => 0,
         };
         ByteRange { file, start: start.offset, end: end.offset }
@@ -109,7 +109,7 @@ impl<'t, 'i> Walker<'t, 'i> {
                 CursorKind::MacroExpansion => self.record_expansion(c),
                 CursorKind::InclusionDirective => {
                     if let Some(f) = c.included_file() {
-                        self.file_id(&f);
+                        self.file_index(&f);
                     }
                 }
                 _ => {}

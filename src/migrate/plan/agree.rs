@@ -10,6 +10,7 @@ use crate::ids::DeclKey;
 use crate::infer::{infer, Decision, DeclDecision, InferOptions};
 use crate::options::MigrateOptions;
 use crate::report::Refusal;
+use crate::syntax::FileIndex;
 use crate::unit::Unit;
 
 /// Infers every unit; where units sharing a header disagree on a
@@ -18,7 +19,7 @@ pub(super) fn agree_on_headers(
     units: &[Unit],
     options: &MigrateOptions,
     root: &Path,
-    moved: &[BTreeSet<(usize, u32)>],
+    moved: &[BTreeSet<(FileIndex, u32)>],
 ) -> Vec<Vec<DeclDecision>> {
     let mut per_unit: Vec<InferOptions> =
         units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, root, moved)).collect();
@@ -31,7 +32,7 @@ pub(super) fn agree_on_headers(
         for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
             for id in 0..unit.syntax.files.len() {
                 for (key, (why, in_configuration)) in &conflicts {
-                    if key.file == unit.canonical(id) {
+                    if key.file == unit.file_id(id) {
                         let reason = if *in_configuration { Code::Configuration } else { Code::HeaderConflict };
                         o.refused_from_outside.entry((id, key.offset)).or_insert((reason, why.clone()));
                     }
@@ -44,7 +45,7 @@ pub(super) fn agree_on_headers(
 
 /// A unit's inference options: the target's, the pins ignored for tests, the
 /// followers of moved tables, and every declaration outside the edit root refused.
-fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTreeSet<(usize, u32)>) -> InferOptions {
+fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTreeSet<(FileIndex, u32)>) -> InferOptions {
     let mut o = InferOptions::for_target(options.target);
     o.ignored_pins = options.ignored_pins.clone();
     o.moved = moved.clone();
@@ -69,7 +70,7 @@ fn conflicts(units: &[Unit], decisions: &[Vec<DeclDecision>]) -> BTreeMap<DeclKe
     let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
     for (unit, decided) in units.iter().zip(decisions) {
         for d in decided {
-            let key = DeclKey::new(unit.canonical(d.decl.pos.file), d.decl.pos.offset);
+            let key = unit.key(d.decl.pos.file, d.decl.pos.offset);
             let why = match &d.decision {
                 Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
                     format!("{} keeps it named: {reason} ({detail})", unit.label())

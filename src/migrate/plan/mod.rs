@@ -15,7 +15,7 @@ mod apply;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::ids::{DeclKey, UnionFind};
+use crate::ids::{DeclKey, Files, UnionFind, UnitId};
 use crate::infer::{Decision, DeclDecision};
 use crate::ir::{Sink, Source};
 use crate::options::MigrateOptions;
@@ -23,6 +23,7 @@ use crate::report::{Refusal, Warning};
 use crate::rules::merge_duplicates::{self, Detected, Duplicates, FindContext, Merge, NameProbe, Unmerged, Withdrawn};
 use crate::rules::program_scope::{self, Choice, Move};
 use crate::rules::{self, Edit, Fix};
+use crate::syntax::FileIndex;
 use crate::unit::Unit;
 use agree::{agree_on_headers, refusal_of};
 pub use apply::apply;
@@ -133,7 +134,7 @@ fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: 
         };
         let merging: BTreeSet<&DeclKey> = found.merges.iter().flat_map(|m| m.members.iter().map(|member| &member.key)).collect();
         let unneeded: BTreeSet<DeclKey> =
-            choice.chosen.iter().filter_map(|c| c.needed_by().cloned()).filter(|k| !merging.contains(k)).collect();
+            choice.chosen.iter().filter_map(|c| c.needed_by().copied()).filter(|k| !merging.contains(k)).collect();
         if unneeded.is_empty() {
             let Choice { chosen, warnings, stays, .. } = choice;
             let moves = chosen.iter().filter_map(|c| program_scope::build(units, &decisions, c)).collect();
@@ -146,7 +147,14 @@ fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: 
 
 /// Infers every unit, finds the duplicates that merge (but those `withdrawn`
 /// by an earlier round), then groups the fixes into change sets.
-pub fn plan(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: NameProbe, withdrawn: &Withdrawn) -> Plan {
+pub fn plan(
+    units: &[Unit],
+    files: &Files,
+    detected: &Detected,
+    options: &MigrateOptions,
+    probe: NameProbe,
+    withdrawn: &Withdrawn,
+) -> Plan {
     let Decided { decisions, moves, merges, unmerged, warnings, stays } = decide(units, detected, options, probe, withdrawn);
     let mut keys = UnionFind::default();
     let mut unit_fixes = linked_fixes(units, &decisions, &mut keys);
@@ -154,9 +162,9 @@ pub fn plan(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe
     // Moved variables stand or fall with the pointers that follow them.
     for m in moves {
         for key in &m.keys {
-            keys.union(m.keys[0].clone(), key.clone());
+            keys.union(m.keys[0], *key);
         }
-        unit_fixes[m.unit].extend(m.fixes.into_iter().map(|fix| (m.keys[0].clone(), fix)));
+        unit_fixes[m.unit].extend(m.fixes.into_iter().map(|fix| (m.keys[0], fix)));
     }
     // A variable written with no address space gets one, on its own.
     for (u, key, fix) in program_scope::infer_spaces(units, options) {
@@ -164,7 +172,7 @@ pub fn plan(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe
     }
     join_merges(units, &merges, &mut keys, &mut unit_fixes, &mut plan);
     let set_of_root = group_into_sets(units, unit_fixes, &mut keys, &mut plan);
-    register_merges(merges, &set_of_root, &mut keys, &mut plan);
+    register_merges(merges, files, &set_of_root, &mut keys, &mut plan);
     drop_deleted_edits(&mut plan);
     add_units_editing_each_set(units, &mut plan);
     for (id, set) in plan.sets.iter().enumerate() {
@@ -184,22 +192,19 @@ fn linked_fixes(units: &[Unit], decisions: &[Vec<DeclDecision>], keys: &mut Unio
         let key_of_node: HashMap<&crate::ir::Node, DeclKey> = decided
             .iter()
             .filter(|d| matches!(d.decision, Decision::Generic { .. }))
-            .map(|d| (&d.node, DeclKey::new(unit.canonical(d.decl.pos.file), d.decl.pos.offset)))
+            .map(|d| (&d.node, unit.key(d.decl.pos.file, d.decl.pos.offset)))
             .collect();
         for key in key_of_node.values() {
-            keys.find(key.clone());
+            keys.find(*key);
         }
         for flow in &unit.ir.flows {
             if let (Source::Decl { node: from }, Sink::Decl { node: to }) = (&flow.from, &flow.to) {
                 if let (Some(a), Some(b)) = (key_of_node.get(from), key_of_node.get(to)) {
-                    keys.union(a.clone(), b.clone());
+                    keys.union(*a, *b);
                 }
             }
         }
-        let fixes = rules::fixes(unit, decided)
-            .into_iter()
-            .map(|fix| (DeclKey::new(unit.canonical(fix.decl.file), fix.decl.offset), fix))
-            .collect();
+        let fixes = rules::fixes(unit, decided).into_iter().map(|fix| (unit.key(fix.decl.file, fix.decl.offset), fix)).collect();
         unit_fixes.push(fixes);
     }
     unit_fixes
@@ -215,12 +220,12 @@ fn join_merges(
 ) {
     for merge in merges {
         let key = merge_key(merge);
-        keys.find(key.clone());
+        keys.find(key);
         for decl in &merge.decl_keys {
-            keys.union(key.clone(), decl.clone());
+            keys.union(key, *decl);
         }
         for other in &merge.depends_on {
-            keys.union(key.clone(), merge_key(&merges[*other]));
+            keys.union(key, merge_key(&merges[*other]));
         }
         for (file, u, id) in &merge.files {
             plan.originals
@@ -244,7 +249,8 @@ fn group_into_sets(
     let mut set_of_root: BTreeMap<DeclKey, SetId> = BTreeMap::new();
     for (unit, fixes) in units.iter().zip(unit_fixes) {
         // A file of the unit as clang names it -> its id (for its text, read once by the unit).
-        let id_of: HashMap<&Path, usize> = (0..unit.syntax.files.len()).map(|id| (unit.syntax.files[id].as_path(), id)).collect();
+        let id_of: HashMap<&Path, FileIndex> =
+            (0..unit.syntax.files.len()).map(|id| (unit.syntax.files[id].as_path(), id)).collect();
         let canonical =
             |path: &Path| id_of.get(path).map(|id| unit.canonical(*id).to_path_buf()).unwrap_or_else(|| path.to_path_buf());
         let (mut mine, mut required) = (BTreeSet::new(), BTreeSet::new());
@@ -282,14 +288,20 @@ fn group_into_sets(
 }
 
 /// Each merge with its set: the units seeing it check the set, and its members count as changed by it.
-fn register_merges(merges: Vec<Merge>, set_of_root: &BTreeMap<DeclKey, SetId>, keys: &mut UnionFind<DeclKey>, plan: &mut Plan) {
+fn register_merges(
+    merges: Vec<Merge>,
+    files: &Files,
+    set_of_root: &BTreeMap<DeclKey, SetId>,
+    keys: &mut UnionFind<DeclKey>,
+    plan: &mut Plan,
+) {
     for merge in merges {
         let id = set_of_root[&keys.find(merge_key(&merge))];
         for u in &merge.units {
             plan.unit_sets[*u].insert(id);
         }
         for member in &merge.members {
-            plan.planned.entry((member.key.file.clone(), member.name.clone())).or_default().insert(id);
+            plan.planned.entry((files.path(member.key.file).to_path_buf(), member.name.clone())).or_default().insert(id);
             plan.sets[id].links.insert(member.link_name.clone());
         }
         plan.merges.push((merge, id));
@@ -305,7 +317,7 @@ fn add_units_editing_each_set(units: &[Unit], plan: &mut Plan) {
             editing.entry(file.as_path()).or_default().push(SetId(id));
         }
     }
-    for (u, unit) in units.iter().enumerate() {
+    for (u, unit) in UnitId::enumerate(units) {
         for id in 0..unit.syntax.files.len() {
             if let Some(sets) = editing.get(unit.canonical(id)) {
                 plan.unit_sets[u].extend(sets.iter().copied());
@@ -340,7 +352,7 @@ fn collect_refusals(units: &[Unit], decisions: &[Vec<DeclDecision>], stays: Vec<
 
 /// The union-find key of a merge: its survivor's definition.
 fn merge_key(merge: &Merge) -> DeclKey {
-    merge.members[0].key.clone()
+    merge.members[0].key
 }
 
 /// Edits inside code a merge deletes (the deleted copy's own qualifier

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use super::Withdrawal;
 use crate::codes::Code;
+use crate::ids::UnitId;
 use crate::lower::Context;
 use crate::migrate::plan::{apply, Plan, SetId};
 use crate::options::MigrateOptions;
@@ -39,9 +40,9 @@ pub(super) struct Passed {
 #[derive(Default)]
 pub struct Memo {
     /// (unit, hash of the kernels compared and the texts checked) -> the check's result.
-    results: std::sync::Mutex<HashMap<(usize, u64), Result<Passed, Failure>>>,
+    results: std::sync::Mutex<HashMap<(UnitId, u64), Result<Passed, Failure>>>,
     /// (unit, kernels compared) -> what they were compared with.
-    baselines: std::sync::Mutex<HashMap<(usize, BTreeSet<String>), Original>>,
+    baselines: std::sync::Mutex<HashMap<(UnitId, BTreeSet<String>), Original>>,
 }
 
 /// What checking a unit needs; shared by the worker threads of the first pass.
@@ -106,7 +107,7 @@ impl<'a> Checker<'a> {
     /// __OPENCL_C_VERSION__` is the same on both sides, so only the edits can differ);
     /// else, for a unit that needs repairs, the unit with its required repairs applied,
     /// compiled as the target; else the original as it was read.
-    pub(super) fn baseline(&self, context: &Context, u: usize) -> Result<Baseline, String> {
+    pub(super) fn baseline(&self, context: &Context, u: UnitId) -> Result<Baseline, String> {
         let unit = &self.units[u];
         let only = Some(&self.kernels[u]);
         let none = BTreeMap::new();
@@ -135,7 +136,7 @@ impl<'a> Checker<'a> {
     /// original as it was read? `Some(why not)` when they cannot be proven (the 1.x
     /// build differs in more than the edits: an unqualified pointer stored in memory
     /// is private and 4 bytes there, generic and 8 bytes under 2.0).
-    pub(super) fn prove_repairs(&self, context: &Context, u: usize, baseline: &Baseline) -> Option<String> {
+    pub(super) fn prove_repairs(&self, context: &Context, u: UnitId, baseline: &Baseline) -> Option<String> {
         let unit = &self.units[u];
         let only = Some(&self.kernels[u]);
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
@@ -157,7 +158,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The kernels of unit `u` that run a function set `id` changes.
-    pub(super) fn kernels_of_set(&self, u: usize, id: SetId) -> BTreeSet<String> {
+    pub(super) fn kernels_of_set(&self, u: UnitId, id: SetId) -> BTreeSet<String> {
         let changed = self.plan.sets[id].link_names();
         self.units[u].ir.kernels_reaching(&changed)
     }
@@ -168,7 +169,7 @@ impl<'a> Checker<'a> {
     pub(super) fn check(
         &self,
         context: &Context,
-        u: usize,
+        u: UnitId,
         original: &mut Original,
         sets: &BTreeSet<SetId>,
     ) -> Result<Passed, Failure> {
@@ -203,7 +204,7 @@ impl<'a> Checker<'a> {
     pub(super) fn check_replaced(
         &self,
         context: &Context,
-        u: usize,
+        u: UnitId,
         original: &mut Original,
         replaced: &BTreeMap<PathBuf, Vec<u8>>,
     ) -> Result<Passed, Failure> {

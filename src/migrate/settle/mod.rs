@@ -18,6 +18,7 @@ mod check;
 use super::plan::{Plan, SetId};
 use super::{FileError, MigrateOptions, Warning};
 use crate::codes::Code;
+use crate::ids::UnitId;
 use crate::lower::Context;
 use crate::unit::Unit;
 pub use check::Memo;
@@ -55,9 +56,9 @@ struct Settler<'a> {
     /// Per unit: the sets last found to pass together, and what that check found.
     settled: Vec<Option<(BTreeSet<SetId>, Passed)>>,
     /// Units that cannot be repaired: they keep nothing.
-    failed: BTreeSet<usize>,
+    failed: BTreeSet<UnitId>,
     /// Units to check (again).
-    pending: BTreeSet<usize>,
+    pending: BTreeSet<UnitId>,
     out: Settled,
 }
 
@@ -69,7 +70,7 @@ pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &M
         prefetched: vec![None; units.len()],
         settled: vec![None; units.len()],
         failed: BTreeSet::new(),
-        pending: (0..units.len()).collect(),
+        pending: UnitId::all(units.len()).collect(),
         out: Settled::default(),
     };
     // A prototype outside the edit root cannot change with its definition: the set stays.
@@ -92,7 +93,7 @@ impl Settler<'_> {
     /// A unit with a declaration that keeps it from compiling as the target
     /// whatever changes cannot be repaired: it keeps nothing.
     fn refuse_blocked_units(&mut self) {
-        for (u, blocking) in self.checker.plan.blocking.iter().enumerate() {
+        for (u, blocking) in UnitId::enumerate(&self.checker.plan.blocking) {
             if blocking.is_empty() {
                 continue;
             }
@@ -107,7 +108,7 @@ impl Settler<'_> {
         }
     }
 
-    fn candidates(&self, u: usize) -> BTreeSet<SetId> {
+    fn candidates(&self, u: UnitId) -> BTreeSet<SetId> {
         self.checker.plan.unit_sets[u].iter().copied().filter(|id| self.out.kept(*id)).collect()
     }
 
@@ -115,7 +116,7 @@ impl Settler<'_> {
     /// most of the time spent.
     fn first_pass(&mut self, pool: &rayon::ThreadPool) {
         use rayon::prelude::*;
-        let work: Vec<(usize, BTreeSet<SetId>)> = (0..self.checker.units.len())
+        let work: Vec<(UnitId, BTreeSet<SetId>)> = UnitId::all(self.checker.units.len())
             .filter(|u| !self.failed.contains(u))
             .map(|u| (u, self.candidates(u)))
             .filter(|(_, sets)| !sets.is_empty())
@@ -123,7 +124,7 @@ impl Settler<'_> {
         let checker = &self.checker;
         let progress = &checker.options.progress;
         progress.stage("verifying", work.len());
-        let done: Vec<(usize, Original, Checked)> = pool.install(|| {
+        let done: Vec<(UnitId, Original, Checked)> = pool.install(|| {
             work.into_par_iter()
                 .map(|(u, sets)| {
                     // A context per check: a context keeps every constant and type
@@ -144,7 +145,7 @@ impl Settler<'_> {
     }
 
     /// Checks unit `u` with `sets`, using the first pass's result when it checked the same.
-    fn check(&mut self, u: usize, sets: &BTreeSet<SetId>) -> Result<Passed, Failure> {
+    fn check(&mut self, u: UnitId, sets: &BTreeSet<SetId>) -> Result<Passed, Failure> {
         if let Some((prefetched, result)) = self.prefetched[u].take() {
             if &prefetched == sets {
                 return result;
@@ -153,7 +154,7 @@ impl Settler<'_> {
         self.checker.check(&Context::create(), u, &mut self.originals[u], sets)
     }
 
-    fn settle_unit(&mut self, u: usize) {
+    fn settle_unit(&mut self, u: UnitId) {
         let candidates = self.candidates(u);
         if candidates.is_empty() || self.settled[u].as_ref().map(|(s, _)| s) == Some(&candidates) {
             return;
@@ -191,7 +192,7 @@ impl Settler<'_> {
 
     /// After a failed check of all of unit `u`'s sets: its required sets, checked on
     /// their own (all-or-nothing: if they fail, the unit is unrepairable and `None`).
-    fn repairs_alone(&mut self, u: usize, candidates: &BTreeSet<SetId>, failure: &Failure) -> Option<(BTreeSet<SetId>, Passed)> {
+    fn repairs_alone(&mut self, u: UnitId, candidates: &BTreeSet<SetId>, failure: &Failure) -> Option<(BTreeSet<SetId>, Passed)> {
         let required = self.checker.plan.required[u].clone();
         if &required == candidates {
             self.unrepairable(u, &format!("its required changes fail verification: {}", failure.why.detail));
@@ -214,7 +215,7 @@ impl Settler<'_> {
     /// sets left to bisect are returned.
     fn clear_unrelated(
         &mut self,
-        u: usize,
+        u: UnitId,
         keep: &mut BTreeSet<SetId>,
         last: &mut Passed,
         suspects: Vec<SetId>,
@@ -233,7 +234,7 @@ impl Settler<'_> {
     }
 
     /// Keeps `trial` if it passes with `keep`; else splits it, down to single sets, which are withdrawn.
-    fn bisect(&mut self, u: usize, keep: &mut BTreeSet<SetId>, last: &mut Passed, trial: &[SetId]) {
+    fn bisect(&mut self, u: UnitId, keep: &mut BTreeSet<SetId>, last: &mut Passed, trial: &[SetId]) {
         if trial.is_empty() {
             return;
         }
@@ -256,7 +257,7 @@ impl Settler<'_> {
     }
 
     /// Withdraws set `id` everywhere, found failing in unit `u`; the other units touching it are checked again.
-    fn withdraw(&mut self, u: usize, id: SetId, why: Withdrawal) {
+    fn withdraw(&mut self, u: UnitId, id: SetId, why: Withdrawal) {
         if self.out.withdrawn.contains_key(&id) {
             return;
         }
@@ -268,8 +269,8 @@ impl Settler<'_> {
     }
 
     /// Every unit but `except` that touches set `id` is checked again (the set was withdrawn).
-    fn recheck_units_touching(&mut self, id: SetId, except: usize) {
-        for (other, sets) in self.checker.plan.unit_sets.iter().enumerate() {
+    fn recheck_units_touching(&mut self, id: SetId, except: UnitId) {
+        for (other, sets) in UnitId::enumerate(&self.checker.plan.unit_sets) {
             if other != except && sets.contains(&id) {
                 self.pending.insert(other);
             }
@@ -277,7 +278,7 @@ impl Settler<'_> {
     }
 
     /// Unit `u` cannot compile as the target: an error, and none of its sets stand.
-    fn unrepairable(&mut self, u: usize, detail: &str) {
+    fn unrepairable(&mut self, u: UnitId, detail: &str) {
         if !self.failed.insert(u) {
             return;
         }
@@ -299,7 +300,7 @@ impl Settler<'_> {
     /// Warnings about what is kept: flat-access regressions, changes kept unverified.
     fn report_kept(&mut self) {
         self.prove_kept_repairs();
-        for (u, settled) in self.settled.iter().enumerate() {
+        for (u, settled) in UnitId::enumerate(&self.settled) {
             let Some((sets, passed)) = settled else { continue };
             if sets.is_empty() || self.failed.contains(&u) {
                 continue;
@@ -328,9 +329,9 @@ impl Settler<'_> {
     /// was read. They are kept whatever that finds (without them the unit does not
     /// compile as the target at all), marked unverified with the reason when it differs.
     fn prove_kept_repairs(&mut self) {
-        for u in 0..self.checker.units.len() {
+        for u in UnitId::all(self.checker.units.len()) {
             let required = &self.checker.plan.required[u];
-            let Some(Some(Ok(baseline))) = self.originals.get(u) else { continue };
+            let Some(Ok(baseline)) = &self.originals[u] else { continue };
             let kept = self.settled[u].as_ref().is_some_and(|(sets, _)| !sets.is_empty() && required.is_subset(sets));
             if !baseline.repaired || !kept || self.failed.contains(&u) {
                 continue;

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use super::Member;
-use crate::ids::{DeclKey, UnionFind};
-use crate::syntax::{ByteRange, FileId, Function, FunctionRef, SourceToken, Space};
+use crate::ids::{DeclKey, UnionFind, UnitId};
+use crate::syntax::{ByteRange, FileIndex, Function, FunctionRef, SourceToken, Space};
 use crate::unit::Unit;
 
 /// The batch's duplicate groups, with the per-unit views they were found in.
@@ -58,21 +58,21 @@ enum Word<'a> {
 /// files has thousands of groups).
 pub(super) struct Index<'u> {
     /// Definition -> the units defining it, in order.
-    pub(super) defining: HashMap<DeclKey, Vec<usize>>,
+    pub(super) defining: HashMap<DeclKey, Vec<UnitId>>,
     /// IR name -> the units declaring, defining or naming a function of that name.
-    pub(super) naming: HashMap<&'u str, BTreeSet<usize>>,
+    pub(super) naming: HashMap<&'u str, BTreeSet<UnitId>>,
 }
 
 impl<'u> Index<'u> {
     fn new(units: &'u [Unit], views: &[UnitView]) -> Index<'u> {
-        let mut defining: HashMap<DeclKey, Vec<usize>> = HashMap::new();
-        for (u, view) in views.iter().enumerate() {
+        let mut defining: HashMap<DeclKey, Vec<UnitId>> = HashMap::new();
+        for (u, view) in UnitId::enumerate(views) {
             for key in view.defs.keys() {
-                defining.entry(key.clone()).or_default().push(u);
+                defining.entry(*key).or_default().push(u);
             }
         }
-        let mut naming: HashMap<&str, BTreeSet<usize>> = HashMap::new();
-        for (u, unit) in units.iter().enumerate() {
+        let mut naming: HashMap<&str, BTreeSet<UnitId>> = HashMap::new();
+        for (u, unit) in UnitId::enumerate(units) {
             let names = unit.syntax.functions.iter().map(|f| f.link_name.as_str());
             for name in names.chain(unit.syntax.references.iter().map(|r| r.link_name.as_str())) {
                 naming.entry(name).or_default().insert(u);
@@ -82,7 +82,7 @@ impl<'u> Index<'u> {
     }
 
     /// The units defining a member of `group`.
-    pub(super) fn seeing(&self, group: &BTreeSet<DeclKey>) -> BTreeSet<usize> {
+    pub(super) fn seeing(&self, group: &BTreeSet<DeclKey>) -> BTreeSet<UnitId> {
         group.iter().flat_map(|k| self.defining.get(k).into_iter().flatten().copied()).collect()
     }
 }
@@ -110,9 +110,9 @@ pub(super) enum RawWord<'a> {
 fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
     let (defs, link_to_key) = helper_defs(unit, root);
     let reader = WordReader::new(unit, link_to_key);
-    let words = defs.iter().map(|(key, f)| (key.clone(), reader.words(f))).collect();
-    let signature = defs.iter().map(|(key, f)| (key.clone(), signature_of(f))).collect();
-    let read_only = defs.iter().map(|(key, f)| (key.clone(), read_only_of(f))).collect();
+    let words = defs.iter().map(|(key, f)| (*key, reader.words(f))).collect();
+    let signature = defs.iter().map(|(key, f)| (*key, signature_of(f))).collect();
+    let read_only = defs.iter().map(|(key, f)| (*key, read_only_of(f))).collect();
     UnitView { defs, words, signature, read_only }
 }
 
@@ -124,10 +124,9 @@ fn helper_defs<'u>(unit: &'u Unit, root: &Path) -> (BTreeMap<DeclKey, &'u Functi
     let helpers =
         unit.syntax.functions.iter().filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty());
     for f in helpers {
-        let file = unit.canonical(f.pos.file);
-        if crate::root::is_under(root, file) {
-            let key = DeclKey::new(file, f.pos.offset);
-            link_to_key.insert(&f.link_name, key.clone());
+        if crate::root::is_under(root, unit.canonical(f.pos.file)) {
+            let key = unit.key(f.pos.file, f.pos.offset);
+            link_to_key.insert(&f.link_name, key);
             defs.insert(key, f);
         }
     }
@@ -141,7 +140,7 @@ struct WordReader<'u> {
     /// Every user function's IR name (defined or only declared).
     user_functions: HashSet<&'u str>,
     /// Spelled calls by where they start.
-    refs_at: HashMap<(FileId, u32), &'u FunctionRef>,
+    refs_at: HashMap<(FileIndex, u32), &'u FunctionRef>,
 }
 
 impl<'u> WordReader<'u> {
@@ -183,7 +182,7 @@ impl<'u> WordReader<'u> {
         // A builtin by its name: `vload4` of a __global and of a __local pointer is one
         // generic builtin in 2.0 (and pins, where there is none, are the inference's).
         match self.link_to_key.get(reference.link_name.as_str()) {
-            Some(callee) => RawWord::Callee(callee.clone()),
+            Some(callee) => RawWord::Callee(*callee),
             None if self.user_functions.contains(reference.link_name.as_str()) => RawWord::Text(&reference.link_name),
             None => RawWord::Text(&token.text),
         }
@@ -234,7 +233,7 @@ fn classes(view: &UnitView) -> BTreeMap<DeclKey, usize> {
             })
             .collect();
         if next == class {
-            return keys.into_iter().cloned().zip(class).collect();
+            return keys.into_iter().copied().zip(class).collect();
         }
         class = next;
     }
@@ -247,7 +246,7 @@ fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DeclKey, usize>]) -> Vec<
         let mut first: BTreeMap<usize, &DeclKey> = BTreeMap::new();
         for key in view.defs.keys() {
             match first.get(&classes[key]) {
-                Some(head) => joined.union((*head).clone(), key.clone()),
+                Some(head) => joined.union(**head, *key),
                 None => {
                     first.insert(classes[key], key);
                 }
@@ -271,13 +270,13 @@ fn join_units(views: &[UnitView], per_unit: &[BTreeMap<DeclKey, usize>]) -> Vec<
 fn partition(group: BTreeSet<DeclKey>, index: &Index, views: &[UnitView]) -> Vec<BTreeSet<DeclKey>> {
     let copies = copies_of(group, index, views);
     let families = join_families(&copies, candidate_pairs(&copies));
-    families.into_iter().filter(|m| m.len() > 1).map(|m| m.into_iter().map(|i| copies[i].key.clone()).collect()).collect()
+    families.into_iter().filter(|m| m.len() > 1).map(|m| m.into_iter().map(|i| copies[i].key).collect()).collect()
 }
 
 /// A member of a joined group, as `partition` weighs it.
 struct SpaceCopy<'v> {
     key: DeclKey,
-    seen_by: BTreeSet<usize>,
+    seen_by: BTreeSet<UnitId>,
     signature: Option<&'v Vec<Option<Space>>>,
     name: &'v str,
 }
@@ -328,7 +327,7 @@ fn join_families(copies: &[SpaceCopy], pairs: Vec<(bool, usize, usize, usize)>) 
         }
         let joined: Vec<usize> = members[pa].iter().chain(&members[pb]).copied().collect();
         let signatures: BTreeSet<_> = joined.iter().map(|&i| copies[i].signature).collect();
-        let seen: BTreeSet<usize> = joined.iter().flat_map(|&i| copies[i].seen_by.iter().copied()).collect();
+        let seen: BTreeSet<UnitId> = joined.iter().flat_map(|&i| copies[i].seen_by.iter().copied()).collect();
         let keeper = joined.iter().any(|&i| copies[i].seen_by.is_superset(&seen));
         if signatures.len() == joined.len() && keeper {
             for &i in &members[pb] {
@@ -363,7 +362,7 @@ impl Detected<'_> {
                     name: f.name.clone(),
                     file: units[u].syntax.files[f.pos.file].clone(),
                     line: f.pos.line,
-                    key: key.clone(),
+                    key: *key,
                     link_name: f.link_name.clone(),
                 })
             })
@@ -378,7 +377,7 @@ impl Detected<'_> {
             for &u in index.defining.get(&m.key).into_iter().flatten() {
                 for word in views[u].words.get(&m.key).into_iter().flatten() {
                     if let RawWord::Callee(k) = word {
-                        out.insert(k.clone());
+                        out.insert(*k);
                     }
                 }
             }

@@ -15,21 +15,21 @@ use std::path::PathBuf;
 
 use super::{Kept, Member};
 use crate::codes::Code;
-use crate::ids::DeclKey;
+use crate::ids::UnitId;
 use crate::infer::Evidence;
 use crate::rules::{Edit, Fix};
-use crate::syntax::{ByteRange, FileId, Function, Space};
+use crate::syntax::{ByteRange, FileIndex, Function, Space};
 use crate::unit::Unit;
 
 /// A merge's fix, and the files it edits: (canonical path, a unit that has it, its id there).
 pub struct MergeEdits {
     pub fix: Fix,
-    pub files: Vec<(PathBuf, usize, FileId)>,
+    pub files: Vec<(PathBuf, UnitId, FileIndex)>,
 }
 
 /// The fix merging `members` (the survivor first) into one function named `name`,
 /// in every unit of `seeing`. `kept` are the group's members that stay, for the message.
-pub fn fix(units: &[Unit], seeing: &BTreeSet<usize>, members: &[Member], kept: &[Kept], name: &str) -> MergeEdits {
+pub fn fix(units: &[Unit], seeing: &BTreeSet<UnitId>, members: &[Member], kept: &[Kept], name: &str) -> MergeEdits {
     let survivor = &members[0];
     let mut merge = Merge::new(members, name);
     for &u in seeing {
@@ -59,7 +59,7 @@ struct Merge<'a> {
     members: &'a [Member],
     name: &'a str,
     edits: BTreeSet<Edit>,
-    files: Vec<(PathBuf, usize, FileId)>,
+    files: Vec<(PathBuf, UnitId, FileIndex)>,
     /// The calls renamed, by (canonical file, offset), to count them once across units.
     renames: BTreeSet<(PathBuf, u32)>,
     /// Per member, the space its first qualified pointer names, for the evidence.
@@ -79,7 +79,7 @@ impl<'a> Merge<'a> {
     }
 
     /// One edit in file `id` of unit `u`, which the merge then edits.
-    fn edit(&mut self, u: usize, unit: &Unit, id: FileId, (start, end): (u32, u32), replacement: &str) {
+    fn edit(&mut self, u: UnitId, unit: &Unit, id: FileIndex, (start, end): (u32, u32), replacement: &str) {
         let file = unit.canonical(id).to_path_buf();
         if !self.files.iter().any(|(f, _, _)| f == &file) {
             self.files.push((file.clone(), u, id));
@@ -88,12 +88,12 @@ impl<'a> Merge<'a> {
     }
 
     /// The deleted members' definitions and prototypes go; the survivor's are renamed.
-    fn edit_functions(&mut self, u: usize, unit: &Unit) {
+    fn edit_functions(&mut self, u: UnitId, unit: &Unit) {
         let (members, name) = (self.members, self.name);
         let survivor = &members[0];
         let deleted = &members[1..];
         for f in &unit.syntax.functions {
-            let key = DeclKey::new(unit.canonical(f.pos.file), f.pos.offset);
+            let key = unit.key(f.pos.file, f.pos.offset);
             if let Some(i) = members.iter().position(|m| m.key == key) {
                 self.spaces[i] = self.spaces[i].or(first_space(f));
             }
@@ -114,7 +114,7 @@ impl<'a> Merge<'a> {
     }
 
     /// Every spelled call of a member takes the merged name.
-    fn rename_references(&mut self, u: usize, unit: &Unit) {
+    fn rename_references(&mut self, u: UnitId, unit: &Unit) {
         let name = self.name;
         let links: BTreeSet<&str> = self.members.iter().map(|m| m.link_name.as_str()).collect();
         for r in unit.syntax.references.iter().filter(|r| links.contains(r.link_name.as_str()) && r.spelled) {

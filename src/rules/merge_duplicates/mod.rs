@@ -31,10 +31,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::codes::Code;
-use crate::ids::DeclKey;
+use crate::ids::{DeclKey, UnitId};
 use crate::infer::{Decision, DeclDecision};
 use crate::rules::Fix;
-use crate::syntax::{FileId, Space};
+use crate::syntax::{FileIndex, Space};
 use crate::unit::Unit;
 pub use detect::Detected;
 use edits::MergeEdits;
@@ -79,13 +79,13 @@ pub struct Merge {
     pub name: String,
     pub fix: Fix,
     /// The units that see a member.
-    pub units: BTreeSet<usize>,
+    pub units: BTreeSet<UnitId>,
     /// Keys of the members' declarations that become generic: their fixes join the merge's set.
     pub decl_keys: Vec<DeclKey>,
     /// Other merges this one needs (its members call theirs).
     pub depends_on: BTreeSet<usize>,
     /// Files the merge edits: (canonical path, a unit that has it, its id there).
-    pub files: Vec<(PathBuf, usize, FileId)>,
+    pub files: Vec<(PathBuf, UnitId, FileIndex)>,
 }
 
 /// A group of duplicates that is not merged, with a stable reason code.
@@ -135,7 +135,7 @@ pub fn find(units: &[Unit], detected: &Detected, cx: &FindContext) -> Duplicates
         .iter()
         .flat_map(|c| c.members.iter())
         .chain(out.unmerged.iter().flat_map(|g| g.members.iter()))
-        .map(|m| m.key.clone())
+        .map(|m| m.key)
         .collect();
     refuse::keep_what_would_lose_const(units, &detected.views, &mut candidates);
     refuse::drop_calls_to_unmerged(detected, &grouped, &mut candidates);
@@ -176,7 +176,7 @@ fn merges(units: &[Unit], detected: &Detected, cx: &FindContext, candidates: &[C
     let taken = (cx.taken)(&probe).unwrap_or_else(|_| probe.iter().cloned().collect());
     let mut claimed: BTreeSet<String> = BTreeSet::new();
     let index_of_member: BTreeMap<DeclKey, usize> =
-        candidates.iter().enumerate().flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key.clone(), i))).collect();
+        candidates.iter().enumerate().flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key, i))).collect();
     let mut merge_of_candidate: BTreeMap<usize, usize> = BTreeMap::new();
     for (i, candidate) in candidates.iter().enumerate() {
         let merging = candidate.merging();
@@ -189,7 +189,7 @@ fn merges(units: &[Unit], detected: &Detected, cx: &FindContext, candidates: &[C
             out.unmerged.push(Unmerged { members: candidate.members.clone(), reason: Code::NoSurvivor, detail });
             continue;
         };
-        let touched: BTreeSet<usize> = candidate.seeing.union(&candidate.declaring).copied().collect();
+        let touched: BTreeSet<UnitId> = candidate.seeing.union(&candidate.declaring).copied().collect();
         let name = name::new_name(&survivor, stems[i].as_deref(), &taken, &claimed, units, &touched);
         claimed.insert(name.clone());
         let mut members: Vec<Member> = vec![survivor.clone()];
@@ -234,7 +234,7 @@ pub fn constant_twins(units: &[Unit], detected: &Detected, root: &Path, withdraw
         for m in &members {
             if detected.signature(&m.key).is_some_and(|s| s.contains(&Some(Space::Constant))) {
                 let others = members.iter().filter(|o| o.key != m.key).map(|o| format!("`{}`", o.name)).collect::<Vec<_>>();
-                out.push(ConstantTwin { key: m.key.clone(), cited: m.cited(), others: others.join(", ") });
+                out.push(ConstantTwin { key: m.key, cited: m.cited(), others: others.join(", ") });
             }
         }
     }
@@ -246,9 +246,9 @@ struct Candidate {
     members: Vec<Member>,
     kept: Vec<Kept>,
     /// Units defining a member.
-    seeing: BTreeSet<usize>,
+    seeing: BTreeSet<UnitId>,
     /// Other units with a prototype of a member (from a shared header): edited and verified too.
-    declaring: BTreeSet<usize>,
+    declaring: BTreeSet<UnitId>,
 }
 
 impl Candidate {
@@ -283,11 +283,11 @@ fn build(
         for d in &decisions[u] {
             let defined_here = detected.views[u].defs.iter().any(|(k, f)| keys.contains(k) && f.link_name == d.link_name);
             if defined_here && links.contains(d.link_name.as_str()) && matches!(d.decision, Decision::Generic { .. }) {
-                decl_keys.push(DeclKey::new(units[u].canonical(d.decl.pos.file), d.decl.pos.offset));
+                decl_keys.push(units[u].key(d.decl.pos.file, d.decl.pos.offset));
             }
         }
     }
-    let touched: BTreeSet<usize> = candidate.seeing.union(&candidate.declaring).copied().collect();
+    let touched: BTreeSet<UnitId> = candidate.seeing.union(&candidate.declaring).copied().collect();
     let MergeEdits { fix, files } = edits::fix(units, &touched, &members, &candidate.kept, &name);
     Merge { members, kept: candidate.kept.clone(), name, fix, units: touched, decl_keys, depends_on, files }
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::Member;
+use crate::ids::UnitId;
 use crate::unit::Unit;
 
 /// The group's common name: the words (split at `_` and at camelCase
@@ -94,7 +95,7 @@ pub(super) fn new_name(
     taken: &BTreeSet<String>,
     claimed: &BTreeSet<String>,
     units: &[Unit],
-    seeing: &BTreeSet<usize>,
+    seeing: &BTreeSet<UnitId>,
 ) -> String {
     match stem {
         Some(stem)
@@ -111,8 +112,8 @@ pub(super) fn new_name(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::DeclKey;
-    use std::path::{Path, PathBuf};
+    use crate::ids::{DeclKey, FileId};
+    use std::path::PathBuf;
 
     fn members(names: &[&str]) -> Vec<Member> {
         names
@@ -121,7 +122,7 @@ mod tests {
                 name: n.to_string(),
                 file: PathBuf::new(),
                 line: 0,
-                key: DeclKey::new(Path::new(""), 0),
+                key: DeclKey::new(FileId(0), 0),
                 link_name: n.to_string(),
             })
             .collect()

@@ -11,7 +11,7 @@ use super::detect::{Detected, Index, UnitView};
 use super::survivor::{covers_const, survivors};
 use super::{Candidate, Kept, Member, Withdrawn};
 use crate::codes::Code;
-use crate::ids::DeclKey;
+use crate::ids::{DeclKey, UnitId};
 use crate::infer::{Decision, DeclDecision};
 use crate::syntax::{ByteRange, Space};
 use crate::unit::Unit;
@@ -23,10 +23,10 @@ pub(super) fn batch_refusal(
     detected: &Detected,
     group: &BTreeSet<DeclKey>,
     members: &[Member],
-    seeing: &BTreeSet<usize>,
+    seeing: &BTreeSet<UnitId>,
     root: &Path,
     withdrawn: &Withdrawn,
-) -> (BTreeSet<usize>, Option<(Code, String)>) {
+) -> (BTreeSet<UnitId>, Option<(Code, String)>) {
     let (declaring, calling_elsewhere) = declared_elsewhere(units, &detected.views, &detected.index, members, seeing);
     let refused = calling_elsewhere
         .or_else(|| disagreement(units, &detected.per_unit, group, seeing))
@@ -44,12 +44,12 @@ fn declared_elsewhere(
     views: &[UnitView],
     index: &Index,
     members: &[Member],
-    seeing: &BTreeSet<usize>,
-) -> (BTreeSet<usize>, Option<(Code, String)>) {
+    seeing: &BTreeSet<UnitId>,
+) -> (BTreeSet<UnitId>, Option<(Code, String)>) {
     let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
     let mut declaring = BTreeSet::new();
     // Only units that name a member at all (the index), in order.
-    let naming: BTreeSet<usize> = links.iter().flat_map(|l| index.naming.get(l).into_iter().flatten().copied()).collect();
+    let naming: BTreeSet<UnitId> = links.iter().flat_map(|l| index.naming.get(l).into_iter().flatten().copied()).collect();
     for u in naming.into_iter().filter(|u| !seeing.contains(u)) {
         let unit = &units[u];
         let syntax = &unit.syntax;
@@ -82,13 +82,13 @@ fn other_definition(
     units: &[Unit],
     members: &[Member],
     group: &BTreeSet<DeclKey>,
-    seeing: &BTreeSet<usize>,
+    seeing: &BTreeSet<UnitId>,
 ) -> Option<(Code, String)> {
     let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
     for &u in seeing {
         let unit = &units[u];
         for f in unit.syntax.functions.iter().filter(|f| f.is_definition && links.contains(f.link_name.as_str())) {
-            let key = DeclKey::new(unit.canonical(f.pos.file), f.pos.offset);
+            let key = unit.key(f.pos.file, f.pos.offset);
             if !group.contains(&key) {
                 let file = unit.syntax.files[f.pos.file].display();
                 let detail = format!(
@@ -110,7 +110,7 @@ fn disagreement(
     units: &[Unit],
     per_unit: &[BTreeMap<DeclKey, usize>],
     group: &BTreeSet<DeclKey>,
-    seeing: &BTreeSet<usize>,
+    seeing: &BTreeSet<UnitId>,
 ) -> Option<(Code, String)> {
     for &u in seeing {
         let classes: BTreeSet<usize> = group.iter().filter_map(|k| per_unit[u].get(k)).copied().collect();
@@ -123,7 +123,7 @@ fn disagreement(
 }
 
 /// A use of a member clasp cannot rename, or a member named where it cannot see.
-fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<usize>, root: &Path) -> Option<(Code, String)> {
+fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<UnitId>, root: &Path) -> Option<(Code, String)> {
     for &u in seeing {
         let unit = &units[u];
         let syntax = &unit.syntax;
@@ -171,7 +171,7 @@ pub(super) fn unmergeable_members(
     views: &[UnitView],
     decisions: &[Vec<DeclDecision>],
     members: &[Member],
-    seeing: &BTreeSet<usize>,
+    seeing: &BTreeSet<UnitId>,
     constant_stays: &BTreeMap<DeclKey, String>,
 ) -> Vec<Kept> {
     let mut kept = Vec::new();
@@ -181,7 +181,7 @@ pub(super) fn unmergeable_members(
             for decl in f.pointers.iter().filter(|d| d.array.is_none()) {
                 let Some(level) = decl.levels.first().filter(|l| l.spelling.range().is_some()) else { continue };
                 let decision = decisions[u].iter().find(|d| {
-                    d.link_name == f.link_name && d.decl.pos == decl.pos && units[u].canonical(d.decl.pos.file) == m.key.file
+                    d.link_name == f.link_name && d.decl.pos == decl.pos && units[u].file_id(d.decl.pos.file) == m.key.file
                 });
                 // A __constant pointer is generic only when the tables it receives move to __global.
                 let generic = matches!(decision.map(|d| &d.decision), Some(Decision::Generic { .. }));

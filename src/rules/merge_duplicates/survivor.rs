@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use super::detect::UnitView;
 use super::Member;
-use crate::ids::DeclKey;
+use crate::ids::{DeclKey, UnitId};
 use crate::syntax::Function;
 use crate::unit::Unit;
 
@@ -13,20 +13,20 @@ use crate::unit::Unit;
 /// there before every function that uses a member (the others' uses will call
 /// it); among those, the first reading through `const` pointers wherever a
 /// member does (a `__constant` member's callers pass read-only data).
-pub(super) fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<usize>) -> Option<Member> {
+pub(super) fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<UnitId>) -> Option<Member> {
     let valid = survivors(units, views, merging, seeing);
     valid.iter().find(|s| merging.iter().all(|m| covers_const(views, seeing, s, m))).or(valid.first()).cloned()
 }
 
 /// Whether `survivor` points to read-only data wherever `member` does.
-pub(super) fn covers_const(views: &[UnitView], seeing: &BTreeSet<usize>, survivor: &Member, member: &Member) -> bool {
+pub(super) fn covers_const(views: &[UnitView], seeing: &BTreeSet<UnitId>, survivor: &Member, member: &Member) -> bool {
     let read_only = |m: &Member| seeing.iter().find_map(|u| views[*u].read_only.get(&m.key)).cloned().unwrap_or_default();
     let (s, m) = (read_only(survivor), read_only(member));
     m.iter().enumerate().all(|(i, ro)| !ro || s.get(i) == Some(&true))
 }
 
 /// The members that could survive, in order: see `survivor`.
-pub(super) fn survivors(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<usize>) -> Vec<Member> {
+pub(super) fn survivors(units: &[Unit], views: &[UnitView], merging: &[Member], seeing: &BTreeSet<UnitId>) -> Vec<Member> {
     let links: BTreeSet<&str> = merging.iter().map(|m| m.link_name.as_str()).collect();
     let keys: BTreeSet<&DeclKey> = merging.iter().map(|m| &m.key).collect();
     merging
@@ -39,8 +39,7 @@ pub(super) fn survivors(units: &[Unit], views: &[UnitView], merging: &[Member], 
                     return false;
                 }
                 let first_declared = functions.iter().position(|f| f.link_name == s.link_name);
-                let deleted =
-                    |f: &Function| f.is_definition && keys.contains(&DeclKey::new(units[u].canonical(f.pos.file), f.pos.offset));
+                let deleted = |f: &Function| f.is_definition && keys.contains(&units[u].key(f.pos.file, f.pos.offset));
                 let first_use = units[u]
                     .syntax
                     .references

@@ -4,13 +4,12 @@
 //! wanted, with why.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use super::components::{components, tables_of, Component};
 use super::{Chosen, Why};
 use crate::codes::Code;
 use crate::flowgraph::FlowGraph;
-use crate::ids::DeclKey;
+use crate::ids::{DeclKey, UnitId};
 use crate::infer::DeclDecision;
 use crate::ir::Source;
 use crate::options::{GlobalsPolicy, MigrateOptions};
@@ -40,13 +39,13 @@ pub fn choose(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &Migrate
         return without_globals(units, options);
     }
     let mut per_unit: Vec<Vec<Component>> =
-        units.iter().enumerate().map(|(u, unit)| components(unit, &decisions[u], &tables_of(unit), &options.root)).collect();
+        units.iter().zip(decisions).map(|(unit, decided)| components(unit, decided, &tables_of(unit), &options.root)).collect();
     let mut choice = Choice { twin_stays: choose_for_merges(units, decisions, &mut per_unit, twins), ..Choice::default() };
-    for (u, unit) in units.iter().enumerate() {
-        choose_for_budget(unit, &mut per_unit[u], options);
+    for (unit, components) in units.iter().zip(per_unit.iter_mut()) {
+        choose_for_budget(unit, components, options);
     }
     in_every_unit(units, &mut per_unit);
-    for (u, unit) in units.iter().enumerate() {
+    for (u, unit) in UnitId::enumerate(units) {
         settle(&mut choice, u, unit, &per_unit[u], options);
     }
     choice
@@ -79,7 +78,7 @@ fn without_globals(units: &[Unit], options: &MigrateOptions) -> Choice {
 /// One unit's outcome once the choices are made: the tables that stay
 /// although a move was wanted, a warning if what remains is still over the
 /// budget, and its moves.
-fn settle(choice: &mut Choice, u: usize, unit: &Unit, components: &[Component], options: &MigrateOptions) {
+fn settle(choice: &mut Choice, u: UnitId, unit: &Unit, components: &[Component], options: &MigrateOptions) {
     let total: u64 = components.iter().map(|c| c.size).sum();
     let remaining: u64 = components.iter().filter(|c| c.chosen.is_none()).map(|c| c.size).sum();
     let wanted = options.globals == GlobalsPolicy::PreferGlobal || total > options.constant_budget;
@@ -118,14 +117,12 @@ fn choose_for_merges(
 ) -> BTreeMap<DeclKey, String> {
     let mut stays = BTreeMap::new();
     for twin in twins {
-        let mut needed: Vec<(usize, usize)> = Vec::new();
+        // (unit, component) pairs the twin needs moved.
+        let mut needed: Vec<(UnitId, usize)> = Vec::new();
         let mut why_not = None;
-        for (u, unit) in units.iter().enumerate() {
-            let Some(function) = unit
-                .syntax
-                .functions
-                .iter()
-                .find(|f| f.is_definition && unit.canonical(f.pos.file) == twin.key.file && f.pos.offset == twin.key.offset)
+        for (u, unit) in UnitId::enumerate(units) {
+            let Some(function) =
+                unit.syntax.functions.iter().find(|f| f.is_definition && unit.key(f.pos.file, f.pos.offset) == twin.key)
             else {
                 continue;
             };
@@ -143,14 +140,14 @@ fn choose_for_merges(
             }
         }
         if let Some(why) = why_not {
-            stays.insert(twin.key.clone(), why);
+            stays.insert(twin.key, why);
             continue;
         }
         for (u, c) in needed {
             let component = &mut per_unit[u][c];
             if component.chosen.is_none() {
                 let text = format!("{} bytes; needed to merge {} with {}", component.size, twin.cited, twin.others);
-                let needed_by = Some((twin.key.clone(), twin.cited.clone()));
+                let needed_by = Some((twin.key, twin.cited.clone()));
                 component.chosen = Some(Why { text, because: Because::Merge, needed_by });
             }
         }
@@ -239,14 +236,14 @@ fn choose_for_budget(unit: &Unit, components: &mut [Component], options: &Migrat
 /// A table in a shared header moves in every program that includes it, with
 /// that program's own followers; if it cannot move in one of them, it moves in none.
 fn in_every_unit(units: &[Unit], per_unit: &mut [Vec<Component>]) {
-    let key = |u: usize, var: usize| {
+    let key = |u: UnitId, var: usize| {
         let v = &units[u].syntax.program_vars[var];
-        (units[u].canonical(v.pos.file).to_path_buf(), v.pos.offset)
+        units[u].key(v.pos.file, v.pos.offset)
     };
     loop {
         // Table -> (unit, component) in every unit having it.
-        let mut places: BTreeMap<(PathBuf, u32), Vec<(usize, usize)>> = BTreeMap::new();
-        for (u, components) in per_unit.iter().enumerate() {
+        let mut places: BTreeMap<DeclKey, Vec<(UnitId, usize)>> = BTreeMap::new();
+        for (u, components) in UnitId::enumerate(per_unit) {
             for (c, component) in components.iter().enumerate() {
                 for &v in &component.vars {
                     places.entry(key(u, v)).or_default().push((u, c));

@@ -12,7 +12,7 @@ use crate::flowgraph::FlowGraph;
 use crate::ids::UnionFind;
 use crate::infer::DeclDecision;
 use crate::ir::{Node, Sink, Source};
-use crate::syntax::{ProgramVar, Space};
+use crate::syntax::{FileIndex, ProgramVar, Space};
 use crate::unit::Unit;
 
 /// A program-scope `__constant` variable of a unit, with its size.
@@ -27,7 +27,7 @@ pub(super) struct Component {
     pub(super) vars: Vec<usize>,
     pub(super) size: u64,
     /// The followers, or why the tables cannot move (a reason code and a detail).
-    pub(super) movable: Result<Vec<(usize, u32)>, (Code, String)>,
+    pub(super) movable: Result<Vec<(FileIndex, u32)>, (Code, String)>,
     /// Chosen to move, and why.
     pub(super) chosen: Option<Why>,
 }
@@ -140,7 +140,7 @@ fn movable(
     reach: &[Result<BTreeSet<Node>, (Code, String)>],
     indexes: &[usize],
     root: &Path,
-) -> Result<Vec<(usize, u32)>, (Code, String)> {
+) -> Result<Vec<(FileIndex, u32)>, (Code, String)> {
     let names: BTreeSet<&str> = indexes.iter().map(|i| tables[*i].var.ir_name.as_str()).collect();
     let mut nodes = BTreeSet::new();
     for &i in indexes {

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use super::components::{size_of, tables_of};
 use crate::codes::Code;
-use crate::ids::DeclKey;
+use crate::ids::{DeclKey, UnitId};
 use crate::infer::Evidence;
 use crate::ir::{Sink, Source};
 use crate::options::{GlobalsPolicy, MigrateOptions};
@@ -96,13 +96,13 @@ struct Inferred {
 /// `--globals prefer-global`; else `__global`. A variable in a shared header
 /// is `__global` if any program including it needs it so. Each fix comes
 /// with its unit and its key.
-pub fn infer_spaces(units: &[Unit], options: &MigrateOptions) -> Vec<(usize, DeclKey, Fix)> {
+pub fn infer_spaces(units: &[Unit], options: &MigrateOptions) -> Vec<(UnitId, DeclKey, Fix)> {
     if !options.target.has_program_scope_globals() {
         return Vec::new();
     }
     // Variable -> (unit, index in it, what that unit infers).
-    let mut answers: BTreeMap<DeclKey, Vec<(usize, usize, Inferred)>> = BTreeMap::new();
-    for (u, unit) in units.iter().enumerate() {
+    let mut answers: BTreeMap<DeclKey, Vec<(UnitId, usize, Inferred)>> = BTreeMap::new();
+    for (u, unit) in UnitId::enumerate(units) {
         for (index, key, inferred) in infer_in_unit(unit, options) {
             answers.entry(key).or_default().push((u, index, inferred));
         }
@@ -110,7 +110,7 @@ pub fn infer_spaces(units: &[Unit], options: &MigrateOptions) -> Vec<(usize, Dec
     let mut out = Vec::new();
     for (key, found) in answers {
         if let Some(fix) = agreed_fix(units, options, &found) {
-            out.extend(found.iter().map(|(u, _, _)| (*u, key.clone(), fix.clone())));
+            out.extend(found.iter().map(|(u, _, _)| (*u, key, fix.clone())));
         }
     }
     out
@@ -142,14 +142,14 @@ fn infer_in_unit(unit: &Unit, options: &MigrateOptions) -> Vec<(usize, DeclKey, 
                 Inferred { space: Space::Constant, why, constant_bytes }
             }
         };
-        out.push((index, DeclKey::new(unit.canonical(var.pos.file), var.pos.offset), inferred));
+        out.push((index, unit.key(var.pos.file, var.pos.offset), inferred));
     }
     out
 }
 
 /// The one fix for a variable every unit in `found` shares: `__global` if
 /// any program needs it so (it is read as global there today), else the first unit's answer.
-fn agreed_fix(units: &[Unit], options: &MigrateOptions, found: &[(usize, usize, Inferred)]) -> Option<Fix> {
+fn agreed_fix(units: &[Unit], options: &MigrateOptions, found: &[(UnitId, usize, Inferred)]) -> Option<Fix> {
     let global = found.iter().find(|(_, _, i)| i.space == Space::Global);
     let (u, index, inferred) = global.unwrap_or(&found[0]);
     let unit = &units[*u];

@@ -16,10 +16,10 @@ mod components;
 pub mod constant_to_global;
 pub mod infer_space;
 
-use crate::ids::DeclKey;
+use crate::ids::{DeclKey, UnitId};
 use crate::infer::{DeclDecision, Evidence};
 use crate::rules::{Because, Fix, VariableEvidence};
-use crate::syntax::{ProgramVar, Space};
+use crate::syntax::{FileIndex, ProgramVar, Space};
 use crate::unit::Unit;
 pub use choose::{choose, Choice};
 use components::size_of;
@@ -29,7 +29,7 @@ pub use infer_space::infer_spaces;
 /// first with its followers' edits), and the declarations they change (the
 /// first table's key first: (canonical file, offset)).
 pub struct Move {
-    pub unit: usize,
+    pub unit: UnitId,
     pub fixes: Vec<Fix>,
     pub keys: Vec<DeclKey>,
 }
@@ -37,7 +37,7 @@ pub struct Move {
 /// Tables chosen to move together (pointers receive more than one of them),
 /// before the inference runs again with their followers moved.
 pub struct Chosen {
-    unit: usize,
+    unit: UnitId,
     /// Indexes into the unit's program-scope variables.
     vars: Vec<usize>,
     why: Why,
@@ -45,11 +45,11 @@ pub struct Chosen {
     constant_bytes: u64,
     budget_bytes: u64,
     /// The `__constant` pointer declarations their address reaches: (file id, name offset).
-    pub followers: Vec<(usize, u32)>,
+    pub followers: Vec<(FileIndex, u32)>,
 }
 
 impl Chosen {
-    pub fn unit(&self) -> usize {
+    pub fn unit(&self) -> UnitId {
         self.unit
     }
 
@@ -79,7 +79,7 @@ pub fn build(units: &[Unit], decisions: &[Vec<DeclDecision>], chosen: &Chosen) -
     let mut names = Vec::new();
     for &(file, offset) in &chosen.followers {
         let d = decisions[chosen.unit].iter().find(|d| d.decl.pos.file == file && d.decl.pos.offset == offset)?;
-        keys.push(DeclKey::new(unit.canonical(file), offset));
+        keys.push(unit.key(file, offset));
         let owner = if d.kernel { "kernel" } else { "helper" };
         if matches!(d.decision, crate::infer::Decision::Generic { .. }) {
             names.push(format!("`{}` of {owner} `{}` (generic)", d.decl.name, d.function));
@@ -120,7 +120,7 @@ pub fn build(units: &[Unit], decisions: &[Vec<DeclDecision>], chosen: &Chosen) -
         });
         fixes.push(fix);
     }
-    let table_keys = vars.iter().map(|v| DeclKey::new(unit.canonical(v.pos.file), v.pos.offset));
+    let table_keys = vars.iter().map(|v| unit.key(v.pos.file, v.pos.offset));
     keys = table_keys.chain(keys).collect();
     Some(Move { unit: chosen.unit, fixes, keys })
 }
