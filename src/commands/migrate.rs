@@ -129,7 +129,7 @@ fn print_diagnostics(args: &MigrateArgs, migration: &Migration, stderr: &mut dyn
         let _ = writeln!(stderr, "{}", e.message);
     }
     for w in &migration.warnings {
-        let _ = writeln!(stderr, "{}: warning: {}", w.path.display(), w.message);
+        let _ = writeln!(stderr, "{}: warning: {}", w.location(), w.message);
     }
     if args.explain {
         for line in render::explanations(migration) {

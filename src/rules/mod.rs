@@ -24,7 +24,32 @@ use crate::unit::Unit;
 #[derive(Debug, Clone, Serialize)]
 pub struct Warning {
     pub path: PathBuf,
+    /// Where in the file, when the warning is about one place (a host's build call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub col: Option<u32>,
     pub message: String,
+}
+
+impl Warning {
+    /// A warning about a whole file.
+    pub fn new(path: PathBuf, message: String) -> Warning {
+        Warning { path, line: None, col: None, message }
+    }
+
+    /// A warning about one place of a file.
+    pub fn at(path: PathBuf, line: u32, col: u32, message: String) -> Warning {
+        Warning { path, line: Some(line), col: Some(col), message }
+    }
+
+    /// `file:line:col`, or `file` for a whole file: where editors and problem matchers look.
+    pub fn location(&self) -> String {
+        match (self.line, self.col) {
+            (Some(line), Some(col)) => format!("{}:{line}:{col}", self.path.display()),
+            _ => self.path.display().to_string(),
+        }
+    }
 }
 
 /// A declaration whose qualifier stays, with why.

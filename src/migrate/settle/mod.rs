@@ -263,7 +263,7 @@ impl Settler<'_> {
         }
         let path = self.checker.units[u].path.clone();
         let message = format!("change withdrawn ({}): {}: {}", why.reason, self.checker.plan.sets[id].functions(), why.detail);
-        self.out.warnings.push(Warning { path, message });
+        self.out.warnings.push(Warning::new(path, message));
         self.out.withdrawn.insert(id, why);
         self.recheck_units_touching(id, u);
     }
@@ -307,16 +307,14 @@ impl Settler<'_> {
             }
             let path = &self.checker.units[u].path;
             for flat in &passed.flat_regressions {
-                self.out.warnings.push(Warning {
-                    path: path.clone(),
-                    message: format!(
-                        "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs",
-                        flat.kernel, flat.after, flat.before
-                    ),
-                });
+                let message = format!(
+                    "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs",
+                    flat.kernel, flat.after, flat.before
+                );
+                self.out.warnings.push(Warning::new(path.clone(), message));
             }
             if let Some(detail) = &passed.unverified {
-                self.out.warnings.push(Warning { path: path.clone(), message: format!("kept unverified: {detail}") });
+                self.out.warnings.push(Warning::new(path.clone(), format!("kept unverified: {detail}")));
                 self.out.unverified.extend(sets.iter().copied());
             }
         }
@@ -338,7 +336,7 @@ impl Settler<'_> {
             }
             if let Some(why) = self.checker.prove_repairs(&Context::create(), u, baseline) {
                 let path = self.checker.units[u].path.clone();
-                self.out.warnings.push(Warning { path, message: format!("repairs kept unverified: {why}") });
+                self.out.warnings.push(Warning::new(path, format!("repairs kept unverified: {why}")));
                 self.out.unverified.extend(required.iter().copied());
             }
         }

@@ -65,7 +65,7 @@ fn without_globals(units: &[Unit], options: &MigrateOptions) -> Choice {
                 options.constant_budget,
                 options.target.name()
             );
-            choice.warnings.push(Warning { path: unit.path.clone(), message });
+            choice.warnings.push(Warning::new(unit.path.clone(), message));
         }
         if over || options.globals == GlobalsPolicy::PreferGlobal {
             let detail = format!("{} has no program-scope globals", options.target.name());
@@ -92,7 +92,7 @@ fn settle(choice: &mut Choice, u: UnitId, unit: &Unit, components: &[Component],
             "its __constant data stays {remaining} bytes, over the {}-byte budget: the rest cannot move",
             options.constant_budget
         );
-        choice.warnings.push(Warning { path: unit.path.clone(), message });
+        choice.warnings.push(Warning::new(unit.path.clone(), message));
     }
     for c in components {
         let (Some(why), Ok(followers)) = (&c.chosen, &c.movable) else { continue };
