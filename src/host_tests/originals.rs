@@ -1,0 +1,94 @@
+//! The fixtures as written, before clasp reads host code: every host builds,
+//! runs, records the programs and options expected of it, and every
+//! recorded source compiles as OpenCL C 1.2 with its recorded options.
+
+use crate::support::{compile_all, fixture_dir, fixture_names, run_host, Recorded};
+
+/// What one fixture's host must record.
+struct Expected {
+    /// The directory under `fixtures/host/`.
+    name: &'static str,
+    /// Per program, in creation order: each build's options (`None`: NULL).
+    builds: &'static [&'static [Option<&'static str>]],
+    /// A kernel file the (single) program's source must equal, as the driver gets it.
+    source_file: Option<&'static str>,
+}
+
+const FIXTURES: &[Expected] = &[
+    Expected { name: "c_escaped_snprintf", builds: &[&[Some("-DWIDTH=8")]], source_file: None },
+    Expected { name: "c_generated_header", builds: &[&[None]], source_file: Some("kernels/reduce.cl") },
+    Expected { name: "c_kernel_file", builds: &[&[None]], source_file: Some("kernels/scale.cl") },
+    Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
+    Expected { name: "c_untouched", builds: &[&[None]], source_file: Some("kernels/copy.cl") },
+    Expected { name: "cpp_raw_string", builds: &[&[Some("-DTILE=16 -cl-std=CL1.2")]], source_file: None },
+    Expected { name: "py_triple_quoted", builds: &[&[Some("-DN=4")]], source_file: None },
+];
+
+/// Runs the fixture `name`'s host, checks what it recorded against
+/// `FIXTURES`, and that it compiles as CL1.2; returns the recording.
+fn check_original(name: &str) -> Vec<Recorded> {
+    let expected = FIXTURES.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("{name} is not in FIXTURES"));
+    let dir = fixture_dir(name);
+    let programs = run_host(&dir);
+    let builds: Vec<Vec<Option<String>>> = programs.iter().map(|p| p.builds.clone()).collect();
+    let want: Vec<Vec<Option<String>>> =
+        expected.builds.iter().map(|b| b.iter().map(|o| o.map(str::to_string)).collect()).collect();
+    assert_eq!(builds, want, "{name}: programs and build options");
+    if let Some(file) = expected.source_file {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert_eq!(programs[0].source, text, "{name}: the source is {file} as it is");
+    }
+    if let Err(e) = compile_all(&programs, "CL1.2") {
+        panic!("{name}: a recorded program does not compile as CL1.2:\n{e}");
+    }
+    programs
+}
+
+#[test]
+fn every_fixture_is_expected() {
+    let listed: Vec<&str> = FIXTURES.iter().map(|f| f.name).collect();
+    assert_eq!(fixture_names(), listed, "fixtures/host/ and FIXTURES differ");
+}
+
+#[test]
+fn c_kernel_file() {
+    check_original("c_kernel_file");
+}
+
+#[test]
+fn cpp_raw_string() {
+    let programs = check_original("cpp_raw_string");
+    assert!(programs[0].source.starts_with("\n#ifndef TILE\n"), "{}", programs[0].source);
+}
+
+#[test]
+fn c_escaped_snprintf() {
+    let programs = check_original("c_escaped_snprintf");
+    // The escapes as the driver gets them: a backslash-newline, tabs.
+    assert!(programs[0].source.starts_with("#define AT(p, i) \\\n    ((p)[(i)])\n"), "{}", programs[0].source);
+    assert!(programs[0].source.contains("\n\treturn (AT(p, i - 1)"), "{}", programs[0].source);
+}
+
+#[test]
+fn py_triple_quoted() {
+    let programs = check_original("py_triple_quoted");
+    assert!(programs[0].source.starts_with("\nfloat norm_g("), "{}", programs[0].source);
+}
+
+#[test]
+fn c_stringify() {
+    let programs = check_original("c_stringify");
+    // Stringified: one line, tokens separated by single spaces.
+    assert!(programs[0].source.starts_with("float dot_g(__global const float *a, "), "{}", programs[0].source);
+    assert!(!programs[0].source.contains('\n'), "{}", programs[0].source);
+}
+
+#[test]
+fn c_generated_header() {
+    check_original("c_generated_header");
+}
+
+#[test]
+fn c_untouched() {
+    check_original("c_untouched");
+}
