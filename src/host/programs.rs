@@ -179,6 +179,9 @@ impl<'t> Sources<'_, 't, '_> {
             return false;
         }
         match n.kind() {
+            // Types of casts (`(const cl_char **)&src`) and `std::string` in a
+            // declaration that parses as a function's: no variables there.
+            "type_descriptor" | "qualified_identifier" | "primitive_type" => {}
             "identifier" | "type_identifier" => self.variable(n),
             "call_expression" | "call" if !is_wrapper(n, src) => {
                 let callee = n.child_by_field_name("function").map_or("", |f| text(f, src));

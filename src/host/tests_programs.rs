@@ -13,7 +13,7 @@ fn texts(facts: &HostFacts, program: &ProgramCreation) -> Vec<String> {
 fn clcreateprogramwithsource_through_a_pointer_variable() {
     let src = "static const char *src = \"kernel void k(global int *p) { *p = 1; }\";\n\
                cl_program make(cl_context ctx) {\n  cl_int err;\n  \
-               cl_program program = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);\n  return program;\n}\n";
+               cl_program program = clCreateProgramWithSource(ctx, 1, (const cl_char **)&src, NULL, &err);\n  return program;\n}\n";
     let facts = scan_str("host.c", src);
     let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
     assert_eq!(program.api, "clCreateProgramWithSource");
@@ -60,6 +60,7 @@ fn cpp_program_declarations_sources_and_std_string() {
     assert_eq!(names, [("cl::Program", Some("program")), ("cl::Program", Some("p2")), ("cl::Program", Some("p3"))]);
     for program in &facts.programs[..2] {
         assert_eq!(texts(&facts, program), ["kernel void k(global int *p) {}"], "{program:?}");
+        assert_eq!(program.untraced, None);
     }
     assert_eq!(texts(&facts, &facts.programs[2]), ["kernel void g() {}"]);
 }
