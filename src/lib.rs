@@ -13,6 +13,7 @@ pub mod describe;
 pub mod discover;
 pub mod flowgraph;
 pub mod git;
+pub mod host;
 pub mod ids;
 pub mod infer;
 pub mod ir;

@@ -1,0 +1,263 @@
+//! Build calls and where their options come from:
+//! `clBuildProgram(program, n, devices, options, cb, data)` and
+//! `clCompileProgram(program, n, devices, options, ...)` (options are the
+//! fourth argument), C++ `X.build(...)`/`X.compile(...)` on any object
+//! (`build(options)` or `build(devices, options)`), and pyopencl
+//! `.build(options=...)`, `.build("...")` or `.build()`.
+
+use tree_sitter::Node;
+
+use super::scan::{is_wrapper, Context};
+use super::syntax::{args, closing, function_of, position, range, text, unwrap, walk};
+use super::trace::{describe_write, function_label, lookup, Binding};
+use super::{BuildCall, HostLanguage, OptionString, OptionsArg, ProgramCreation, ProgramRef};
+
+/// How deep variables initialised from variables are followed.
+const MAX_DEPTH: u32 = 8;
+
+/// Every build call of the file.
+pub(crate) fn find(context: &Context, creations: &[(ProgramCreation, Node)]) -> Vec<BuildCall> {
+    let creation_of = |n: Node| creations.iter().position(|(_, c)| c.id() == n.id());
+    let mut found = Vec::new();
+    walk(context.root, &mut |node| {
+        let call = match (context.language, node.kind()) {
+            (HostLanguage::Python, "call") => python_build(context, node, &creation_of, creations),
+            (HostLanguage::C | HostLanguage::Cpp, "call_expression") => c_build(context, node, &creation_of),
+            _ => None,
+        };
+        found.extend(call);
+        true
+    });
+    found
+}
+
+/// A `clBuildProgram`/`clCompileProgram` call, or a C++ `.build`/`.compile`.
+fn c_build(context: &Context, node: Node, creation_of: &dyn Fn(Node) -> Option<usize>) -> Option<BuildCall> {
+    let src = context.src;
+    let callee = node.child_by_field_name("function")?;
+    let list = node.child_by_field_name("arguments")?;
+    let arguments = args(list);
+    let (api, program, options) = match callee.kind() {
+        "identifier" if matches!(text(callee, src), "clBuildProgram" | "clCompileProgram") => {
+            let options = match arguments.get(3) {
+                Some(&arg) => classify(context, arg, 0),
+                None => OptionsArg::Untraced { why: "the call has no options argument (fewer than four arguments)".into() },
+            };
+            let program = ProgramRef::Expr(arguments.first().map_or("", |p| text(*p, src)).to_string());
+            (text(callee, src).to_string(), program, options)
+        }
+        "field_expression" => {
+            let method = text(callee.child_by_field_name("field")?, src);
+            if !matches!(method, "build" | "compile") {
+                return None;
+            }
+            let object = callee.child_by_field_name("argument")?;
+            let program =
+                creation_of(object).map_or_else(|| ProgramRef::Expr(text(object, src).to_string()), ProgramRef::Creation);
+            (format!("cl::Program::{method}"), program, cpp_options(context, list, &arguments))
+        }
+        _ => return None,
+    };
+    Some(BuildCall { at: position(node), api, function: function_of(node, src), program, options })
+}
+
+/// The options of a C++ `build`/`compile`: the first argument when it is a
+/// string (`build(options, ...)`), else the second (`build(devices, options)`).
+fn cpp_options(context: &Context, list: Node, arguments: &[Node]) -> OptionsArg {
+    let insert_at = closing(list).map_or(list.end_byte(), |c| c.start_byte()) as u32;
+    let Some(&first) = arguments.first() else {
+        return OptionsArg::Absent { insert_at, needs_comma: false, python: false };
+    };
+    if is_options(context, first) {
+        return classify(context, first, 0);
+    }
+    match arguments.get(1) {
+        Some(&second) => classify(context, second, 0),
+        None => OptionsArg::Absent { insert_at, needs_comma: true, python: false },
+    }
+}
+
+/// Whether the first argument of a C++ build is the options rather than
+/// devices: a literal, a null pointer, `.c_str()`, or a variable declared
+/// as (or initialised with) a string. A variable of unknown type counts as
+/// devices when its name says so (`devices`, `dev`).
+fn is_options(context: &Context, arg: Node) -> bool {
+    let src = context.src;
+    let arg = unwrap(arg);
+    match arg.kind() {
+        "string_literal" | "raw_string_literal" | "concatenated_string" | "null" => true,
+        "number_literal" => text(arg, src) == "0",
+        "call_expression" => {
+            let callee = arg.child_by_field_name("function");
+            let method = callee.and_then(|c| c.child_by_field_name("field")).map(|f| text(f, src));
+            matches!(method, Some("c_str" | "data"))
+        }
+        "identifier" => {
+            let declared = lookup(text(arg, src), arg, src).and_then(|t| match t.first {
+                Binding::Value(v) => v.parent().and_then(|d| d.parent()),
+                _ => None,
+            });
+            let ty = declared.and_then(|d| d.child_by_field_name("type")).map_or("", |t| text(t, src));
+            if ty.contains("char") || ty.contains("string") {
+                return true;
+            }
+            !(ty.contains("Device") || ty.contains("vector") || text(arg, src).to_ascii_lowercase().contains("dev"))
+        }
+        _ => false,
+    }
+}
+
+/// A pyopencl `.build(...)`/`.compile(...)`: on a program created in this
+/// file (chained or through its variable), or any object when the file
+/// imports pyopencl.
+fn python_build(
+    context: &Context,
+    node: Node,
+    creation_of: &dyn Fn(Node) -> Option<usize>,
+    creations: &[(ProgramCreation, Node)],
+) -> Option<BuildCall> {
+    let src = context.src;
+    let callee = node.child_by_field_name("function").filter(|c| c.kind() == "attribute")?;
+    let method = text(callee.child_by_field_name("attribute")?, src);
+    let object = callee.child_by_field_name("object")?;
+    if !matches!(method, "build" | "compile") {
+        return None;
+    }
+    let program = creation_of(object).map_or_else(|| ProgramRef::Expr(text(object, src).to_string()), ProgramRef::Creation);
+    let known = matches!(program, ProgramRef::Creation(_))
+        || creations.iter().any(|(c, _)| c.variable.as_deref() == Some(text(object, src)))
+        || imports_pyopencl(context);
+    if !known {
+        return None;
+    }
+    let list = node.child_by_field_name("arguments")?;
+    let options = python_options(context, list);
+    Some(BuildCall {
+        at: position(node),
+        api: format!("pyopencl.Program.{method}"),
+        function: function_of(node, src),
+        program,
+        options,
+    })
+}
+
+fn imports_pyopencl(context: &Context) -> bool {
+    let mut found = false;
+    walk(context.root, &mut |n| {
+        if matches!(n.kind(), "dotted_name") && text(n, context.src).split('.').next() == Some("pyopencl") {
+            found = true;
+        }
+        !found && n.kind() != "function_definition"
+    });
+    found
+}
+
+/// `options=` keyword, else the first positional argument, else absent.
+fn python_options(context: &Context, list: Node) -> OptionsArg {
+    let arguments = args(list);
+    let keyword = arguments.iter().find(|a| {
+        a.kind() == "keyword_argument" && a.child_by_field_name("name").is_some_and(|n| text(n, context.src) == "options")
+    });
+    let positional = arguments.iter().find(|a| a.kind() != "keyword_argument");
+    if let Some(value) = keyword.and_then(|k| k.child_by_field_name("value")).or(positional.copied()) {
+        return classify(context, value, 0);
+    }
+    let insert_at = closing(list).map_or(list.end_byte(), |c| c.start_byte()) as u32;
+    OptionsArg::Absent { insert_at, needs_comma: !arguments.is_empty() && !ends_with_comma(list), python: true }
+}
+
+/// Whether the last token before a list's closing bracket is a comma.
+fn ends_with_comma(list: Node) -> bool {
+    let count = list.child_count();
+    count >= 2 && list.child((count - 2) as _).is_some_and(|n| n.kind() == ",")
+}
+
+/// Where an options expression comes from.
+pub(crate) fn classify(context: &Context, node: Node, depth: u32) -> OptionsArg {
+    let src = context.src;
+    // A null pointer is replaced with its cast (`(const char *)NULL`); a literal keeps it.
+    let outer = range(node);
+    let node = unwrap(node);
+    let python = context.language == HostLanguage::Python;
+    if let Some(i) = context.literal_of(node) {
+        let literal = &context.literals[i].literal;
+        return match &literal.undecodable {
+            Some(why) => OptionsArg::Untraced { why: format!("the options literal cannot be decoded: {why}") },
+            None => OptionsArg::Literal { range: range(node), value: literal.text.clone(), python },
+        };
+    }
+    match node.kind() {
+        "null" | "none" => OptionsArg::Null { range: outer },
+        "number_literal" if text(node, src) == "0" => OptionsArg::Null { range: outer },
+        "list" => python_list(context, node),
+        "identifier" => variable(context, node, depth),
+        // `opts.c_str()`: the string `opts`.
+        "call_expression" if is_c_str(node, src) => {
+            let object = node.child_by_field_name("function").and_then(|f| f.child_by_field_name("argument"));
+            object.map_or_else(|| untraced(node, src), |o| classify(context, o, depth))
+        }
+        // `std::string("...")`, or the `("...")` of `std::string opts("...")`.
+        "call_expression" | "argument_list" => {
+            let list = if node.kind() == "argument_list" { Some(node) } else { node.child_by_field_name("arguments") };
+            let single = list.map(args).filter(|a| a.len() == 1);
+            match single {
+                Some(a) if node.kind() == "argument_list" || is_wrapper(node, src) => classify(context, a[0], depth),
+                _ => untraced(node, src),
+            }
+        }
+        _ => untraced(node, src),
+    }
+}
+
+fn is_c_str(call: Node, src: &[u8]) -> bool {
+    let field = call.child_by_field_name("function").and_then(|f| f.child_by_field_name("field"));
+    field.is_some_and(|f| matches!(text(f, src), "c_str" | "data"))
+}
+
+fn untraced(node: Node, src: &[u8]) -> OptionsArg {
+    let shown = text(node, src).lines().next().unwrap_or("");
+    OptionsArg::Untraced { why: format!("`{shown}` is computed at run time") }
+}
+
+/// A variable: traced when initialised from a literal, list or null and
+/// never written again in the using function.
+fn variable(context: &Context, node: Node, depth: u32) -> OptionsArg {
+    let src = context.src;
+    let name = text(node, src).to_string();
+    let Some(traced) = lookup(&name, node, src) else {
+        return OptionsArg::Untraced { why: format!("`{name}` is not declared in this file") };
+    };
+    if let Some(write) = traced.writes.first() {
+        return OptionsArg::Untraced { why: describe_write(&name, *write, src) };
+    }
+    let value = match traced.first {
+        Binding::Value(value) if depth < MAX_DEPTH => value,
+        Binding::Value(_) => return OptionsArg::Untraced { why: format!("`{name}` is initialised through too many variables") },
+        Binding::Parameter => {
+            return OptionsArg::Untraced { why: format!("`{name}` is a parameter of `{}`", function_label(node, src)) }
+        }
+        Binding::Uninitialised => return OptionsArg::Untraced { why: format!("`{name}` is declared without a value") },
+    };
+    match classify(context, value, depth + 1) {
+        OptionsArg::Untraced { why } => OptionsArg::Untraced { why: format!("`{name}`: {why}") },
+        init => OptionsArg::Variable { name, init: Box::new(init) },
+    }
+}
+
+/// A Python list of options: its literal items, and where a new one goes.
+fn python_list(context: &Context, list: Node) -> OptionsArg {
+    let items = args(list);
+    let values = (items.iter())
+        .filter_map(|&item| {
+            let literal = &context.literals[context.literal_of(item)?].literal;
+            literal.undecodable.is_none().then(|| OptionString { range: range(item), value: literal.text.clone() })
+        })
+        .collect();
+    let insert_at = closing_bracket(list);
+    OptionsArg::PythonList { range: range(list), values, insert_at, needs_comma: !items.is_empty() && !ends_with_comma(list) }
+}
+
+fn closing_bracket(list: Node) -> u32 {
+    let last = list.child(list.child_count().saturating_sub(1) as _).filter(|n| n.kind() == "]");
+    last.map_or(list.end_byte(), |n| n.start_byte()) as u32
+}

@@ -1,0 +1,229 @@
+//! Facts about one host file: the C, C++ or Python code that embeds OpenCL
+//! kernels as string literals and builds them into programs.
+//!
+//! clasp migrates kernels; a kernel held in a host file is a string literal,
+//! and once it is migrated the host must also ask for OpenCL C 2.0 when it
+//! builds the program (`-cl-std=CL2.0`). This module only *reads*: [`scan`]
+//! parses one file with tree-sitter (real grammars, error-tolerant, no build
+//! configuration) and reports
+//!
+//! - [`Literal`]s that hold kernel code, decoded as the program sees them,
+//!   with a map from every decoded byte back to the file bytes that spell it
+//!   (so an edit of the kernel can be written back in the literal's own
+//!   form: escaped, raw or stringified);
+//! - [`ProgramCreation`]s (`clCreateProgramWithSource`, `cl::Program`,
+//!   pyopencl `Program`) and which literals they take;
+//! - [`BuildCall`]s (`clBuildProgram`, `clCompileProgram`, C++ `.build`/
+//!   `.compile`, pyopencl `.build`) and where their options come from, with
+//!   [`options_edit`] giving the one edit that makes them ask for a standard.
+//!
+//! Nothing here is wired into the pipeline: a unit whose text is a host
+//! literal is built from these facts elsewhere (see `crate::source`, and
+//! docs/design.md, "Where a unit's text comes from"). The analysis walks
+//! syntax trees; text is only looked at inside a literal (its escapes) or a
+//! stringify macro's body (`#A`), which tree-sitter does not parse.
+
+mod builds;
+mod decode;
+mod literal;
+mod options;
+mod programs;
+mod scan;
+mod stringify;
+mod syntax;
+mod trace;
+
+#[cfg(test)]
+mod tests_builds;
+#[cfg(test)]
+mod tests_literals;
+#[cfg(test)]
+mod tests_programs;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+pub use options::options_edit;
+pub use scan::scan;
+
+/// The grammar a host file is read with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostLanguage {
+    C,
+    Cpp,
+    Python,
+}
+
+impl HostLanguage {
+    /// The language of a file by its extension: `.c` is C; `.cc .cpp .cxx .h
+    /// .hh .hpp .hxx` are C++ (tree-sitter-cpp reads C headers too, and a
+    /// header may be included from either); `.py` is Python.
+    pub fn of(path: &Path) -> Option<HostLanguage> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "c" => Some(HostLanguage::C),
+            "cc" | "cpp" | "cxx" | "h" | "hh" | "hpp" | "hxx" => Some(HostLanguage::Cpp),
+            "py" => Some(HostLanguage::Python),
+            _ => None,
+        }
+    }
+
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            HostLanguage::C => tree_sitter_c::LANGUAGE.into(),
+            HostLanguage::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            HostLanguage::Python => tree_sitter_python::LANGUAGE.into(),
+        }
+    }
+}
+
+/// A place in a file: byte offset, and 1-based line and column (the column
+/// counts bytes, as compilers do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub byte: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Everything [`scan`] found in one host file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostFacts {
+    pub path: PathBuf,
+    pub language: HostLanguage,
+    /// Literals that declare a kernel or are passed to a program-creation
+    /// API, in file order (other literals are noise and left out).
+    pub literals: Vec<Literal>,
+    pub build_calls: Vec<BuildCall>,
+    pub programs: Vec<ProgramCreation>,
+}
+
+/// How a file spells the bytes of a [`Piece`]; the form an edit is written in.
+///
+/// `crate::source::Form` has only `Verbatim` today; the integrator maps
+/// `CEscaped`/`PythonEscaped` onto it (or extends it) when host literals
+/// become units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceForm {
+    /// Byte for byte: a raw string (`R"d(...)d"`, `r"..."`), a stringify
+    /// macro's argument.
+    Verbatim,
+    /// Inside an ordinary C/C++ literal: `\` and `"` are escaped, a newline is `\n`.
+    CEscaped,
+    /// Inside an ordinary Python literal delimited by `quote`; a triple-quoted
+    /// one holds newlines and tabs as they are.
+    PythonEscaped { quote: u8, triple: bool },
+}
+
+/// A run of a literal's decoded text and the file bytes that spell it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// Bytes of [`Literal::text`].
+    pub decoded: Range<u32>,
+    /// Bytes of the file.
+    pub file: Range<u32>,
+    pub form: PieceForm,
+    /// The file bytes are the decoded bytes, one for one (so any sub-range
+    /// maps); otherwise (an escape sequence, a line continuation, stringified
+    /// whitespace collapsed to one space) only the whole piece maps.
+    pub exact: bool,
+    /// An edit may run from the previous piece into this one: both sit in
+    /// one literal, or in adjacent literals of the same kind joined only by
+    /// their quotes, whitespace and comments (replacing that span merges them).
+    pub joins_previous: bool,
+}
+
+/// A string literal (or an adjacent concatenation, or a stringify macro's
+/// argument) as the program sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Literal {
+    pub start: Position,
+    /// The whole literal in the file, quotes (and prefixes) included.
+    pub range: Range<u32>,
+    /// The decoded text. For a stringify macro, the argument's source text
+    /// as the preprocessor stringifies it: leading and trailing whitespace
+    /// dropped, every run of whitespace and comments outside string and
+    /// character literals collapsed to one space.
+    pub text: String,
+    /// Covers `text` in order, without gaps; empty when `undecodable`.
+    pub pieces: Vec<Piece>,
+    /// Why the text is not known exactly (a piece produced by a macro, a
+    /// format string filled at run time, an f-string...). `text` is then
+    /// the decodable part only, and nothing maps back to the file.
+    pub undecodable: Option<String>,
+    /// The decoded text has `__kernel` or `kernel` followed by `void`.
+    pub declares_kernel: bool,
+    /// The variable or array the literal initialises (or is assigned to).
+    pub variable: Option<String>,
+    /// The program-creation API that takes it, directly or through `variable`.
+    pub passed_to: Option<String>,
+}
+
+/// A call that creates a program from source strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramCreation {
+    pub at: Position,
+    /// `clCreateProgramWithSource`, `cl::Program` or `pyopencl.Program`.
+    pub api: String,
+    /// The enclosing function; `None` at file (module) scope.
+    pub function: Option<String>,
+    /// The variable the program is assigned to or declared as.
+    pub variable: Option<String>,
+    /// Indexes into [`HostFacts::literals`], in the order the sources are concatenated.
+    pub literals: Vec<usize>,
+    /// Why some source could not be traced to a literal of this file (read
+    /// from a file, built at run time, a parameter...).
+    pub untraced: Option<String>,
+    /// Every other literal of the same function that names a kernel file
+    /// (`.cl`, `.ocl`, `.opencl`, `.clh`): hosts often read the kernel from it.
+    pub file_names: Vec<String>,
+}
+
+/// What a build call builds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProgramRef {
+    /// The expression's text, e.g. a variable name.
+    Expr(String),
+    /// A creation chained directly, `cl.Program(ctx, src).build()`: an index
+    /// into [`HostFacts::programs`].
+    Creation(usize),
+}
+
+/// A call that builds (or compiles) a program, and its options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildCall {
+    pub at: Position,
+    /// `clBuildProgram`, `clCompileProgram`, `cl::Program::build`,
+    /// `cl::Program::compile`, `pyopencl.Program.build`, `pyopencl.Program.compile`.
+    pub api: String,
+    pub function: Option<String>,
+    pub program: ProgramRef,
+    pub options: OptionsArg,
+}
+
+/// A string literal among build options (bytes of the file, quotes included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionString {
+    pub range: Range<u32>,
+    pub value: String,
+}
+
+/// Where a build call's options come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptionsArg {
+    /// A string literal (`python`: written in Python).
+    Literal { range: Range<u32>, value: String, python: bool },
+    /// `NULL`, `nullptr`, `0`, Python `None`.
+    Null { range: Range<u32> },
+    /// No options argument; one can be inserted at `insert_at`, after a
+    /// comma when `needs_comma`.
+    Absent { insert_at: u32, needs_comma: bool, python: bool },
+    /// A Python list of options: its literal items; a new item goes at
+    /// `insert_at`, after a comma when `needs_comma`.
+    PythonList { range: Range<u32>, values: Vec<OptionString>, insert_at: u32, needs_comma: bool },
+    /// A variable initialised from a literal or a list, in the same function
+    /// or at file scope, and never written again in that function.
+    Variable { name: String, init: Box<OptionsArg> },
+    /// Built at run time, a parameter, read from the environment...
+    Untraced { why: String },
+}

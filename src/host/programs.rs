@@ -1,0 +1,239 @@
+//! Program creations and the literals they take as source:
+//! `clCreateProgramWithSource(ctx, n, strings, lengths, err)`,
+//! `cl::Program(ctx, sources...)` (a call, or a declaration
+//! `cl::Program program(ctx, src)`), and pyopencl `cl.Program(ctx, src)`.
+//!
+//! A source argument is followed through variables (their initialiser, then
+//! the writes that add to them: `sources.push_back(...)`, `snprintf(buf,
+//! ...)`, `s += ...`), arrays of strings, and calls that only wrap a string
+//! (`std::string(...)`, `std::make_pair(...)`); anything else computed at
+//! run time leaves the creation `untraced`, with the reason.
+
+use tree_sitter::Node;
+
+use super::scan::{is_wrapper, Context};
+use super::syntax::{args, declarator_name, function_of, position, text, walk};
+use super::trace::{function_label, lookup, Binding};
+use super::{HostLanguage, ProgramCreation};
+
+/// Extensions of files that hold kernels.
+const KERNEL_FILES: &[&str] = &[".cl", ".ocl", ".opencl", ".clh"];
+
+/// Every program creation of the file, with its call (or declaration) node.
+pub(crate) fn find<'t>(context: &Context<'t, '_>) -> Vec<(ProgramCreation, Node<'t>)> {
+    let aliases = pyopencl_aliases(context);
+    let mut found = Vec::new();
+    walk(context.root, &mut |node| {
+        if let Some((api, sources, variable)) = creation(context, node, &aliases) {
+            found.push((describe(context, node, api, &sources, variable), node));
+        }
+        true
+    });
+    found
+}
+
+/// A creation's API, source arguments and declared variable, if `node` is one.
+fn creation<'t>(
+    context: &Context<'t, '_>,
+    node: Node<'t>,
+    aliases: &[String],
+) -> Option<(&'static str, Vec<Node<'t>>, Option<String>)> {
+    let src = context.src;
+    match (context.language, node.kind()) {
+        (HostLanguage::Python, "call") => {
+            let callee = node.child_by_field_name("function")?;
+            let module = callee.child_by_field_name("object").filter(|o| o.kind() == "identifier")?;
+            let is_program = callee.kind() == "attribute"
+                && text(callee.child_by_field_name("attribute")?, src) == "Program"
+                && aliases.iter().any(|a| a == text(module, src));
+            let sources = args(node.child_by_field_name("arguments")?).get(1).copied();
+            is_program.then(|| ("pyopencl.Program", sources.into_iter().collect(), program_variable(node, src)))
+        }
+        (HostLanguage::Python, _) => None,
+        (_, "call_expression") => {
+            let callee: String = text(node.child_by_field_name("function")?, src).split_whitespace().collect();
+            let list = args(node.child_by_field_name("arguments")?);
+            match callee.trim_start_matches("::") {
+                "clCreateProgramWithSource" => {
+                    Some(("clCreateProgramWithSource", list.get(2).copied().into_iter().collect(), program_variable(node, src)))
+                }
+                "cl::Program" => Some(("cl::Program", cpp_sources(list), program_variable(node, src))),
+                _ => None,
+            }
+        }
+        (_, "declaration") => cpp_declaration(node, src),
+        _ => None,
+    }
+}
+
+/// `cl::Program program(ctx, src);`, `cl::Program program{ctx, src};`. A
+/// declaration whose arguments read as types (`std::string(k)`) parses as a
+/// function declaration; its "parameters" are then the arguments.
+fn cpp_declaration<'t>(node: Node<'t>, src: &[u8]) -> Option<(&'static str, Vec<Node<'t>>, Option<String>)> {
+    let ty: String = text(node.child_by_field_name("type")?, src).split_whitespace().collect();
+    if ty.trim_start_matches("::") != "cl::Program" {
+        return None;
+    }
+    let declarator = node.child_by_field_name("declarator")?;
+    let list = match declarator.kind() {
+        "init_declarator" => declarator.child_by_field_name("value").filter(|v| v.kind() != "call_expression")?,
+        "function_declarator" => declarator.child_by_field_name("parameters")?,
+        _ => return None,
+    };
+    Some(("cl::Program", cpp_sources(args(list)), declarator_name(declarator, src)))
+}
+
+/// `cl::Program(ctx, sources)`: the sources follow the context; a single
+/// argument is the sources (the default context).
+fn cpp_sources(list: Vec<Node>) -> Vec<Node> {
+    if list.len() > 1 {
+        list[1..].to_vec()
+    } else {
+        list
+    }
+}
+
+/// The variable a program is stored in: `program = create(...)`, `T program
+/// = create(...)`, or `prg = cl.Program(...).build()` (build returns the program).
+fn program_variable(call: Node, src: &[u8]) -> Option<String> {
+    let mut at = call;
+    loop {
+        if let Some(name) = super::syntax::assigned_name(at, src) {
+            return Some(name);
+        }
+        let parent = at.parent()?;
+        let chained_build = parent.kind() == "attribute"
+            && parent.child_by_field_name("attribute").is_some_and(|a| text(a, src) == "build")
+            && parent.parent().is_some_and(|p| p.kind() == "call");
+        at = if chained_build { parent.parent()? } else { return None };
+    }
+}
+
+/// The names pyopencl is imported as (`cl` and `pyopencl` always count).
+fn pyopencl_aliases(context: &Context) -> Vec<String> {
+    let mut aliases = vec!["cl".to_string(), "pyopencl".to_string()];
+    if context.language != HostLanguage::Python {
+        return aliases;
+    }
+    walk(context.root, &mut |n| {
+        if n.kind() == "aliased_import" {
+            let module = n.child_by_field_name("name").map(|m| text(m, context.src));
+            if let (Some("pyopencl"), Some(alias)) = (module, n.child_by_field_name("alias")) {
+                aliases.push(text(alias, context.src).to_string());
+            }
+        }
+        true
+    });
+    aliases
+}
+
+fn describe(context: &Context, node: Node, api: &str, sources: &[Node], variable: Option<String>) -> ProgramCreation {
+    let mut tracer = Sources { context, literals: Vec::new(), visited: Vec::new(), untraced: None };
+    for &source in sources {
+        tracer.follow(source);
+    }
+    ProgramCreation {
+        at: position(node),
+        api: api.to_string(),
+        function: function_of(node, context.src),
+        variable,
+        file_names: file_names(context, node, &tracer.literals),
+        literals: tracer.literals,
+        untraced: tracer.untraced,
+    }
+}
+
+/// The other literals of the creation's function that name a kernel file.
+fn file_names(context: &Context, node: Node, sources: &[usize]) -> Vec<String> {
+    let function = super::syntax::enclosing_function(node).map(|f| f.id());
+    let same_function = |n: Node| super::syntax::enclosing_function(n).map(|f| f.id()) == function;
+    (context.literals.iter().enumerate())
+        .filter(|(i, f)| !sources.contains(i) && same_function(f.node))
+        .map(|(_, f)| &f.literal.text)
+        .filter(|t| KERNEL_FILES.iter().any(|ext| t.ends_with(ext)))
+        .cloned()
+        .collect()
+}
+
+/// Follows source arguments to literals, in order, each literal once.
+struct Sources<'c, 't, 's> {
+    context: &'c Context<'t, 's>,
+    literals: Vec<usize>,
+    /// Variables already followed (an array may name one twice).
+    visited: Vec<String>,
+    untraced: Option<String>,
+}
+
+impl<'t> Sources<'_, 't, '_> {
+    fn follow(&mut self, node: Node<'t>) {
+        walk(node, &mut |n| self.visit(n));
+    }
+
+    /// Whether to walk into `n`.
+    fn visit(&mut self, n: Node<'t>) -> bool {
+        let src = self.context.src;
+        if let Some(i) = self.context.literal_of(n) {
+            if !self.literals.contains(&i) {
+                self.literals.push(i);
+            }
+            return false;
+        }
+        match n.kind() {
+            // Types of casts (`(const cl_char **)&src`) and `std::string` in a
+            // declaration that parses as a function's: no variables there.
+            "type_descriptor" | "qualified_identifier" | "primitive_type" => {}
+            "identifier" | "type_identifier" => self.variable(n),
+            "call_expression" | "call" if !is_wrapper(n, src) => {
+                let callee = n.child_by_field_name("function").map_or("", |f| text(f, src));
+                // `strlen(src)` and `sizeof` only measure a source named elsewhere.
+                if !matches!(callee, "strlen" | "sizeof") {
+                    self.why(format!("`{}` is computed at run time", first_line(text(n, src))));
+                }
+            }
+            "call_expression" | "call" => {
+                // Only the arguments of a wrapper: its name is no variable.
+                if let Some(arguments) = n.child_by_field_name("arguments") {
+                    self.follow(arguments);
+                }
+            }
+            _ => return true,
+        }
+        false
+    }
+
+    fn variable(&mut self, n: Node<'t>) {
+        let src = self.context.src;
+        let name = text(n, src).to_string();
+        if self.visited.contains(&name) {
+            return;
+        }
+        self.visited.push(name.clone());
+        let Some(traced) = lookup(&name, n, src) else {
+            self.why(format!("`{name}` is not declared in this file"));
+            return;
+        };
+        match traced.first {
+            Binding::Value(value) => self.follow(value),
+            Binding::Parameter => self.why(format!("`{name}` is a parameter of `{}`", function_label(n, src))),
+            Binding::Uninitialised if traced.writes.is_empty() => {
+                self.why(format!("`{name}` is not initialised from a literal in this file"))
+            }
+            Binding::Uninitialised => {}
+        }
+        // What is added to it: `push_back(...)`, `+=`, `snprintf(name, ...)`.
+        for write in traced.writes {
+            let added = write.child_by_field_name("arguments").or_else(|| write.child_by_field_name("right"));
+            if let Some(added) = added {
+                self.follow(added);
+            }
+        }
+    }
+
+    fn why(&mut self, why: String) {
+        self.untraced.get_or_insert(why);
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}

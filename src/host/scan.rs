@@ -1,0 +1,178 @@
+//! [`scan`]: parse one host file and gather its facts. Every string literal
+//! is decoded first (build options and file names are literals too); then
+//! program creations say which literals are kernel sources, build calls are
+//! read, and only the literals that matter are reported.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use tree_sitter::{Node, Parser};
+
+use super::decode::{decode_c, decode_python, Decoded};
+use super::literal::declares_kernel;
+use super::syntax::{assigned_name, position, range, text, walk};
+use super::{builds, programs, stringify, HostFacts, HostLanguage, Literal};
+
+/// A decoded literal and its node.
+pub(crate) struct Found<'t> {
+    pub node: Node<'t>,
+    pub literal: Literal,
+}
+
+/// The parsed file, shared by the fact finders.
+pub(crate) struct Context<'t, 's> {
+    pub src: &'s [u8],
+    pub language: HostLanguage,
+    pub root: Node<'t>,
+    /// Every literal of the file, in order.
+    pub literals: Vec<Found<'t>>,
+    /// Literal node id -> index into `literals`.
+    pub by_node: HashMap<usize, usize>,
+}
+
+impl Context<'_, '_> {
+    pub(crate) fn literal_of(&self, node: Node) -> Option<usize> {
+        self.by_node.get(&node.id()).copied()
+    }
+}
+
+/// The facts of one host file. Never fails: tree-sitter recovers from
+/// syntax errors, and whatever parses around them is still reported.
+pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
+    let mut parser = Parser::new();
+    let tree = parser.set_language(&language.grammar()).ok().and_then(|()| parser.parse(text, None));
+    let Some(tree) = tree else {
+        // Only a grammar/library version mismatch gets here.
+        return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
+    };
+    let root = tree.root_node();
+    let literals = collect_literals(root, text, language);
+    let by_node = literals.iter().enumerate().map(|(i, f)| (f.node.id(), i)).collect();
+    let mut context = Context { src: text, language, root, literals, by_node };
+    let creations = programs::find(&context);
+    for (creation, _) in &creations {
+        for &i in &creation.literals {
+            context.literals[i].literal.passed_to.get_or_insert_with(|| creation.api.clone());
+        }
+    }
+    let build_calls = builds::find(&context, &creations);
+    report(path, context, creations.into_iter().map(|(c, _)| c).collect(), build_calls)
+}
+
+/// Keeps the literals that declare a kernel or feed a program, and
+/// renumbers the creations' references to them.
+fn report(
+    path: &Path,
+    context: Context,
+    mut programs: Vec<super::ProgramCreation>,
+    build_calls: Vec<super::BuildCall>,
+) -> HostFacts {
+    let mut renumber = HashMap::new();
+    let mut literals = Vec::new();
+    for (i, found) in context.literals.into_iter().enumerate() {
+        if found.literal.declares_kernel || found.literal.passed_to.is_some() {
+            renumber.insert(i, literals.len());
+            literals.push(found.literal);
+        }
+    }
+    for program in &mut programs {
+        program.literals = program.literals.iter().filter_map(|i| renumber.get(i).copied()).collect();
+    }
+    HostFacts { path: path.to_path_buf(), language: context.language, literals, build_calls, programs }
+}
+
+/// Every literal of the file: whole concatenations, not their parts; a
+/// stringify macro's use as one literal (the literals inside its argument
+/// are kernel code, not host literals); `#include "x.h"` left out.
+fn collect_literals<'t>(root: Node<'t>, src: &[u8], language: HostLanguage) -> Vec<Found<'t>> {
+    let macros = match language {
+        HostLanguage::Python => HashSet::new(),
+        _ => stringify::macros(root, src),
+    };
+    let mut found = Vec::new();
+    walk(root, &mut |node| {
+        let decoded = match (language, node.kind()) {
+            (_, "preproc_include") => return false,
+            (HostLanguage::Python, "string" | "concatenated_string") => decode_python(node, src),
+            (HostLanguage::C | HostLanguage::Cpp, "string_literal" | "raw_string_literal" | "concatenated_string") => {
+                decode_c(node, src)
+            }
+            _ if stringify::is_use(node, src, &macros) => stringify::decode(node, src),
+            _ => return true,
+        };
+        found.push(Found { node, literal: literal(node, src, decoded) });
+        false
+    });
+    found
+}
+
+fn literal(node: Node, src: &[u8], mut decoded: Decoded) -> Literal {
+    if let Some(why) = formatted(node, src) {
+        decoded.undecodable.get_or_insert(why);
+        decoded.pieces.clear();
+    }
+    Literal {
+        start: position(node),
+        range: range(node),
+        declares_kernel: declares_kernel(&decoded.text),
+        text: decoded.text,
+        pieces: decoded.pieces,
+        undecodable: decoded.undecodable,
+        variable: variable(node, src),
+        passed_to: None,
+    }
+}
+
+/// Printf-family functions whose format argument is filled at run time.
+const FORMATTERS: &[&str] =
+    &["printf", "fprintf", "sprintf", "snprintf", "vsprintf", "vsnprintf", "asprintf", "sprintf_s", "snprintf_s"];
+
+/// Why a literal is a format whose text the program only sees once filled:
+/// a printf-family argument with a conversion, Python `"..." % x` or
+/// `"...".format(x)`.
+fn formatted(node: Node, src: &[u8]) -> Option<String> {
+    let parent = node.parent()?;
+    if parent.kind() == "binary_operator" && text(parent.child_by_field_name("operator")?, src) == "%" {
+        return Some("a `%` format filled at run time".into());
+    }
+    if parent.kind() == "attribute" && parent.parent().is_some_and(|p| p.kind() == "call") {
+        let method = text(parent.child_by_field_name("attribute")?, src);
+        return (method == "format").then(|| "a `.format(...)` template filled at run time".into());
+    }
+    let call = parent.parent().filter(|c| parent.kind() == "argument_list" && c.kind() == "call_expression")?;
+    let callee = text(call.child_by_field_name("function")?, src);
+    let has_conversion = text(node, src).contains('%');
+    (FORMATTERS.contains(&callee) && has_conversion)
+        .then(|| format!("a `{callee}` format with `%` conversions filled at run time"))
+}
+
+/// The variable a literal initialises, through parentheses, casts, array
+/// initialisers, Python lists and `%` formats, and C++ string constructors.
+fn variable(node: Node, src: &[u8]) -> Option<String> {
+    let mut at = node;
+    loop {
+        if let Some(name) = assigned_name(at, src) {
+            return Some(name);
+        }
+        let parent = at.parent()?;
+        let through = match parent.kind() {
+            "parenthesized_expression" | "cast_expression" | "compound_literal_expression" => true,
+            "initializer_list" | "initializer_pair" | "list" | "tuple" | "expression_list" | "binary_operator" => true,
+            "argument_list" => parent.parent().is_some_and(|p| p.kind() == "init_declarator" || is_wrapper(p, src)),
+            "call_expression" | "call" => is_wrapper(parent, src),
+            _ => false,
+        };
+        if !through {
+            return None;
+        }
+        at = parent;
+    }
+}
+
+/// A call that only wraps a string: `std::string(...)`, `std::make_pair(...)`,
+/// `cl::Program::Sources(...)`, Python `str(...)`.
+pub(crate) fn is_wrapper(call: Node, src: &[u8]) -> bool {
+    let Some(callee) = call.child_by_field_name("function") else { return false };
+    let name = text(callee, src).rsplit("::").next().unwrap_or("");
+    matches!(name, "string" | "make_pair" | "pair" | "Sources" | "str") || name.starts_with("basic_string")
+}

@@ -1,0 +1,114 @@
+//! Program creations: which literals each takes, in order, through
+//! variables and arrays; the program's variable; file names nearby; and
+//! facts found around a syntax error.
+
+use super::tests_literals::scan_str;
+use super::*;
+
+fn texts(facts: &HostFacts, program: &ProgramCreation) -> Vec<String> {
+    program.literals.iter().map(|&i| facts.literals[i].text.clone()).collect()
+}
+
+#[test]
+fn clcreateprogramwithsource_through_a_pointer_variable() {
+    let src = "static const char *src = \"kernel void k(global int *p) { *p = 1; }\";\n\
+               cl_program make(cl_context ctx) {\n  cl_int err;\n  \
+               cl_program program = clCreateProgramWithSource(ctx, 1, (const cl_char **)&src, NULL, &err);\n  return program;\n}\n";
+    let facts = scan_str("host.c", src);
+    let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+    assert_eq!(program.api, "clCreateProgramWithSource");
+    assert_eq!((program.function.as_deref(), program.variable.as_deref()), (Some("make"), Some("program")));
+    assert_eq!((program.at.line, program.at.col), (4, 24));
+    assert_eq!(texts(&facts, program), ["kernel void k(global int *p) { *p = 1; }"]);
+    assert_eq!(program.untraced, None);
+    assert_eq!(facts.literals[0].passed_to.as_deref(), Some("clCreateProgramWithSource"));
+}
+
+#[test]
+fn an_array_of_sources_is_concatenated_in_order() {
+    let src = "static const char *common = \"#define N 4\\n\";\n\
+               void f(cl_context ctx) {\n  const char *body = \"kernel void k(global int *p) { *p = N; }\";\n  \
+               const char *parts[] = { common, \"// sep\\n\", body };\n  \
+               program = clCreateProgramWithSource(ctx, 3, parts, NULL, NULL);\n}\n";
+    let facts = scan_str("host.c", src);
+    let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+    assert_eq!(texts(&facts, program), ["#define N 4\n", "// sep\n", "kernel void k(global int *p) { *p = N; }"]);
+    let separator = facts.literals.iter().find(|l| l.text == "// sep\n").unwrap();
+    assert_eq!(separator.variable.as_deref(), Some("parts"), "an array element initialises the array");
+    assert!(facts.literals.iter().all(|l| l.passed_to.is_some()));
+}
+
+#[test]
+fn a_source_read_from_a_file_is_untraced_and_the_file_name_is_kept() {
+    let src = "void f(cl_context ctx) {\n  const char *path = \"kernels/scan.cl\";\n  char *text = read_file(path);\n  \
+               program = clCreateProgramWithSource(ctx, 1, (const char **)&text, NULL, NULL);\n  puts(\"notes.txt\");\n}\n";
+    let facts = scan_str("host.c", src);
+    let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+    assert!(program.literals.is_empty());
+    assert_eq!(program.untraced.as_deref(), Some("`read_file(path)` is computed at run time"));
+    assert_eq!(program.file_names, ["kernels/scan.cl"]);
+}
+
+#[test]
+fn cpp_program_declarations_sources_and_std_string() {
+    let src = "const char *k = R\"(kernel void k(global int *p) {})\";\n\
+               void f(cl::Context ctx) {\n  cl::Program program(ctx, std::string(k));\n  \
+               cl::Program::Sources sources{ {k, strlen(k)} };\n  cl::Program p2 = cl::Program(ctx, sources);\n  \
+               auto p3 = cl::Program(ctx, \"kernel void g() {}\");\n}\n";
+    let facts = scan_str("host.cpp", src);
+    let names: Vec<_> = facts.programs.iter().map(|p| (p.api.as_str(), p.variable.as_deref())).collect();
+    assert_eq!(names, [("cl::Program", Some("program")), ("cl::Program", Some("p2")), ("cl::Program", Some("p3"))]);
+    for program in &facts.programs[..2] {
+        assert_eq!(texts(&facts, program), ["kernel void k(global int *p) {}"], "{program:?}");
+        assert_eq!(program.untraced, None);
+    }
+    assert_eq!(texts(&facts, &facts.programs[2]), ["kernel void g() {}"]);
+}
+
+#[test]
+fn sources_pushed_back_are_followed() {
+    let src = "void f(cl::Context ctx) {\n  cl::Program::Sources sources;\n  \
+               sources.push_back(\"kernel void a() {}\");\n  sources.push_back({\"kernel void b() {}\", 18});\n  \
+               cl::Program program(ctx, sources);\n}\n";
+    let facts = scan_str("host.cpp", src);
+    assert_eq!(texts(&facts, &facts.programs[0]), ["kernel void a() {}", "kernel void b() {}"]);
+    assert_eq!(facts.programs[0].untraced, None);
+}
+
+#[test]
+fn pyopencl_programs_under_any_alias() {
+    let src = "import pyopencl as ocl\nSRC = \"\"\"kernel void k(global int *p) { *p = 1; }\"\"\"\n\
+               def run(ctx):\n    prg = ocl.Program(ctx, SRC).build()\n    other = ocl.Program(ctx, open('k.cl').read())\n";
+    let facts = scan_str("run.py", src);
+    let [first, second] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+    assert_eq!((first.api.as_str(), first.variable.as_deref()), ("pyopencl.Program", Some("prg")));
+    assert_eq!(texts(&facts, first), ["kernel void k(global int *p) { *p = 1; }"]);
+    assert_eq!(facts.literals[0].variable.as_deref(), Some("SRC"));
+    assert!(second.literals.is_empty());
+    assert!(second.untraced.as_deref().is_some_and(|w| w.contains("open('k.cl')")), "{second:?}");
+    assert_eq!(second.file_names, ["k.cl"]);
+}
+
+#[test]
+fn a_parameter_source_is_untraced() {
+    let facts =
+        scan_str("host.c", "void f(cl_context c, const char *src) {\n  clCreateProgramWithSource(c, 1, &src, 0, 0);\n}\n");
+    assert_eq!(facts.programs[0].untraced.as_deref(), Some("`src` is a parameter of `f`"));
+}
+
+#[test]
+fn facts_survive_a_syntax_error_elsewhere() {
+    let src = "static const char *src = \"kernel void k(global int *p) {}\";\n\
+               void broken( { int x = ; }}\n\
+               void f(cl_context ctx) {\n  program = clCreateProgramWithSource(ctx, 1, &src, NULL, NULL);\n  \
+               clBuildProgram(program, 0, NULL, \"-DX\", NULL, NULL);\n}\n";
+    let facts = scan_str("host.c", src);
+    assert_eq!(facts.programs.len(), 1);
+    assert_eq!(texts(&facts, &facts.programs[0]), ["kernel void k(global int *p) {}"]);
+    assert_eq!(facts.build_calls.len(), 1);
+    assert!(matches!(&facts.build_calls[0].options, OptionsArg::Literal { value, .. } if value == "-DX"));
+    let py = "SRC = 'kernel void k() {}'\ndef broken(:\n    pass\nimport pyopencl as cl\nprg = cl.Program(ctx, SRC).build()\n";
+    let facts = scan_str("run.py", py);
+    assert_eq!(facts.programs.len(), 1, "{facts:?}");
+    assert_eq!(facts.build_calls.len(), 1);
+}

@@ -1,0 +1,215 @@
+//! What a variable holds where it is used: its initial value in the
+//! enclosing function (or at file scope), and whether that function writes it
+//! again (assignment, `+=`, `snprintf(buf, ...)`, `opts.append(...)`...).
+//! Names are matched as written; shadowing in nested blocks is not modelled.
+
+use tree_sitter::Node;
+
+use super::syntax::{args, declarator_name, enclosing_function, function_name, text, unwrap, walk};
+
+/// How a variable is introduced.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Binding<'t> {
+    /// Declared or first assigned with this value.
+    Value(Node<'t>),
+    /// Declared without a value (`char opts[256];`).
+    Uninitialised,
+    /// A parameter of the function.
+    Parameter,
+}
+
+/// A variable's binding and the later writes of it, in file order.
+#[derive(Debug, Clone)]
+pub(crate) struct Traced<'t> {
+    pub first: Binding<'t>,
+    /// Assignments, `+=`, `snprintf(name, ...)`, `name.append(...)`...
+    pub writes: Vec<Node<'t>>,
+}
+
+/// C functions that write their first argument.
+const WRITERS: &[&str] = &[
+    "snprintf",
+    "sprintf",
+    "vsnprintf",
+    "vsprintf",
+    "sprintf_s",
+    "snprintf_s",
+    "strcpy",
+    "strncpy",
+    "strcpy_s",
+    "strcat",
+    "strncat",
+    "strcat_s",
+    "memcpy",
+];
+
+/// Methods that change the object they are called on (C++ strings, Python lists).
+const MUTATORS: &[&str] =
+    &["append", "push_back", "insert", "assign", "replace", "extend", "clear", "resize", "remove", "emplace_back"];
+
+/// The binding of `name` as seen from `at`: the enclosing function's own
+/// declaration or parameter first, else the file-scope one; `None` when
+/// the file declares no such variable.
+pub(crate) fn lookup<'t>(name: &str, at: Node<'t>, src: &[u8]) -> Option<Traced<'t>> {
+    let function = enclosing_function(at);
+    let mut local = Finder::new(name, src);
+    if let Some(f) = function {
+        walk(f, &mut |n| local.visit(n, true));
+        if local.first.is_some() {
+            return Some(local.binding());
+        }
+    }
+    let mut global = Finder::new(name, src);
+    let root = at.tree_root();
+    walk(root, &mut |n| global.visit(n, false));
+    global.first?;
+    // Writes that count are those of the using function (and file scope).
+    global.writes.extend(local.writes);
+    Some(global.binding())
+}
+
+/// A description of a write, for an `Untraced` reason.
+pub(crate) fn describe_write(name: &str, write: Node, src: &[u8]) -> String {
+    let at = write.start_position().row + 1;
+    match write.kind() {
+        "call_expression" | "call" => {
+            let callee = write.child_by_field_name("function").map_or("", |f| text(f, src));
+            format!("`{name}` is written by `{callee}(...)` (line {at})")
+        }
+        _ => format!("`{name}` is written again: `{}` (line {at})", text(write, src).lines().next().unwrap_or("")),
+    }
+}
+
+/// The name of the function around `at`, for messages.
+pub(crate) fn function_label(at: Node, src: &[u8]) -> String {
+    enclosing_function(at).and_then(|f| function_name(f, src)).unwrap_or_else(|| "file scope".into())
+}
+
+trait RootOf<'t> {
+    fn tree_root(&self) -> Node<'t>;
+}
+
+impl<'t> RootOf<'t> for Node<'t> {
+    fn tree_root(&self) -> Node<'t> {
+        let mut node = *self;
+        while let Some(parent) = node.parent() {
+            node = parent;
+        }
+        node
+    }
+}
+
+/// One walk over a scope: the first binding of the name, then its writes.
+struct Finder<'n, 's, 't> {
+    name: &'n str,
+    src: &'s [u8],
+    first: Option<Binding<'t>>,
+    writes: Vec<Node<'t>>,
+}
+
+impl<'n, 's, 't> Finder<'n, 's, 't> {
+    fn new(name: &'n str, src: &'s [u8]) -> Self {
+        Finder { name, src, first: None, writes: Vec::new() }
+    }
+
+    fn binding(self) -> Traced<'t> {
+        Traced { first: self.first.unwrap_or(Binding::Uninitialised), writes: self.writes }
+    }
+
+    /// Records what `n` says about the name; whether to walk into it.
+    fn visit(&mut self, n: Node<'t>, in_function: bool) -> bool {
+        if n.kind() == "function_definition" && !in_function {
+            return false;
+        }
+        match n.kind() {
+            "parameter_declaration" | "optional_parameter_declaration" => self.parameter(n),
+            "parameters" => self.python_parameters(n),
+            "init_declarator" => self.declared(n),
+            "declaration" => self.declared_plain(n),
+            "assignment" => self.python_assignment(n),
+            "assignment_expression" | "augmented_assignment" | "update_expression" => self.written_if_target(n),
+            "call_expression" | "call" => self.call(n),
+            _ => {}
+        }
+        true
+    }
+
+    fn is_name(&self, node: Option<Node>) -> bool {
+        node.is_some_and(|n| text(unwrap(n), self.src) == self.name)
+    }
+
+    fn bind(&mut self, binding: Binding<'t>) {
+        self.first.get_or_insert(binding);
+    }
+
+    fn parameter(&mut self, n: Node<'t>) {
+        let declarator = n.child_by_field_name("declarator");
+        if declarator.and_then(|d| declarator_name(d, self.src)).as_deref() == Some(self.name) {
+            self.bind(Binding::Parameter);
+        }
+    }
+
+    fn python_parameters(&mut self, n: Node<'t>) {
+        for p in args(n) {
+            let name = if p.kind() == "identifier" { Some(p) } else { p.child_by_field_name("name").or(p.named_child(0)) };
+            if self.is_name(name) {
+                self.bind(Binding::Parameter);
+            }
+        }
+    }
+
+    fn declared(&mut self, n: Node<'t>) {
+        let declarator = n.child_by_field_name("declarator");
+        if declarator.and_then(|d| declarator_name(d, self.src)).as_deref() == Some(self.name) {
+            self.bind(n.child_by_field_name("value").map_or(Binding::Uninitialised, Binding::Value));
+        }
+    }
+
+    /// `char opts[256];`: declarators that are not `init_declarator`s.
+    fn declared_plain(&mut self, n: Node<'t>) {
+        let mut cursor = n.walk();
+        let declarators: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
+        for d in declarators {
+            if d.kind() != "init_declarator" && declarator_name(d, self.src).as_deref() == Some(self.name) {
+                self.bind(Binding::Uninitialised);
+            }
+        }
+    }
+
+    /// Python binds by assignment: the first one is the value, later ones writes.
+    fn python_assignment(&mut self, n: Node<'t>) {
+        if !self.is_name(n.child_by_field_name("left")) {
+            return;
+        }
+        match (self.first, n.child_by_field_name("right")) {
+            (None, Some(right)) => self.first = Some(Binding::Value(right)),
+            _ => self.writes.push(n),
+        }
+    }
+
+    fn written_if_target(&mut self, n: Node<'t>) {
+        let target = n.child_by_field_name("left").or_else(|| n.child_by_field_name("argument"));
+        if self.is_name(target) {
+            self.writes.push(n);
+        }
+    }
+
+    fn call(&mut self, n: Node<'t>) {
+        let Some(callee) = n.child_by_field_name("function") else { return };
+        let writes = match callee.kind() {
+            "identifier" if WRITERS.contains(&text(callee, self.src)) => {
+                let first = n.child_by_field_name("arguments").and_then(|a| args(a).first().copied());
+                self.is_name(first)
+            }
+            "field_expression" | "attribute" => {
+                let object = callee.child_by_field_name("argument").or_else(|| callee.child_by_field_name("object"));
+                let method = callee.child_by_field_name("field").or_else(|| callee.child_by_field_name("attribute"));
+                self.is_name(object) && method.is_some_and(|m| MUTATORS.contains(&text(m, self.src)))
+            }
+            _ => false,
+        };
+        if writes {
+            self.writes.push(n);
+        }
+    }
+}
