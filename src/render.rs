@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
-use crate::report::{FileChange, Migration, Outcome};
+use crate::report::{BuildStatus, FileChange, Migration, Outcome};
 
 /// A `git apply`-able unified diff of one file, over its bytes: lines in
 /// any encoding are shown as they are, so applying it reproduces the file.
@@ -77,6 +77,19 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
             ));
         }
     }
+    for call in migration.host.build_calls.iter().filter(|c| c.status != BuildStatus::Edited) {
+        let status = match call.status {
+            BuildStatus::Untraced => "untraced",
+            BuildStatus::Unlinked => "unlinked",
+            _ => "unchanged",
+        };
+        let program = call.program.as_deref().map(|p| format!(" ({p})")).unwrap_or_default();
+        lines.push((
+            call.file.clone(),
+            call.line,
+            format!("{} {status}: {}{program}: {}", Code::HostBuildOptions, call.api, call.detail),
+        ));
+    }
     // A fix editing several files (a merge) is listed with each: explained once.
     lines.sort();
     lines.dedup();
@@ -133,12 +146,36 @@ pub fn summary(migration: &Migration) -> String {
     } else {
         format!("{merged}, {} given a new space", crate::text::plural(variables.len(), "program-scope variable", ""))
     };
+    let merged = format!("{merged}{}", host_summary(migration));
     format!(
         "clasp: {}, {migrated}{merged}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
         crate::text::plural(migration.files_seen, "file", ""),
         migration.unanalysable.len(),
         crate::text::plural(migration.errors.len(), "error", "")
     )
+}
+
+/// `, 2 build calls edited (1 untraced, 0 unlinked)`: the host's build calls, when the batch has any.
+fn host_summary(migration: &Migration) -> String {
+    let calls = &migration.host.build_calls;
+    if calls.is_empty() {
+        return String::new();
+    }
+    let count = |status: BuildStatus| calls.iter().filter(|c| c.status == status).count();
+    let edited = crate::text::plural(count(BuildStatus::Edited), "build call", "edited");
+    format!(", {edited} ({} untraced, {} unlinked)", count(BuildStatus::Untraced), count(BuildStatus::Unlinked))
+}
+
+/// When kernels changed and no host build call was found for them: which
+/// option the host must pass (a migration is only done when the host asks
+/// for the standard the kernels were migrated to).
+pub fn host_note(migration: &Migration, std_flag: &str) -> Option<String> {
+    let kernels_changed = migration.changes.iter().any(|c| c.fixes.iter().any(|f| f.rule != Code::HostBuildOptions));
+    (kernels_changed && migration.host.build_calls.is_empty()).then(|| {
+        format!(
+            "clasp: note: no host build call was found for the migrated kernels: the host must build them with {std_flag}"
+        )
+    })
 }
 
 /// `--statistics`, as ruff prints it: one line per fix rule and per reason
@@ -165,6 +202,14 @@ pub fn statistics(migration: &Migration) -> String {
     }
     for group in &migration.unmerged {
         *counts.entry((group.reason.to_string(), "not merged")).or_default() += 1;
+    }
+    for call in &migration.host.build_calls {
+        let code = match call.status {
+            BuildStatus::Untraced => Code::UntracedOptions,
+            BuildStatus::Unlinked => Code::UnlinkedBuild,
+            _ => continue,
+        };
+        *counts.entry((code.to_string(), "warned")).or_default() += 1;
     }
     for f in &migration.functions {
         if let Outcome::Refused { reason, .. } = &f.outcome {

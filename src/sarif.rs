@@ -31,7 +31,8 @@ pub fn log(migration: &Migration) -> Value {
         results.push(result);
     }
     for w in &migration.warnings {
-        results.push(json!({ "ruleId": "warning", "level": "warning", "message": { "text": w.message }, "locations": [location(&w.path, 1)] }));
+        let at = location(&w.path, w.line.unwrap_or(1));
+        results.push(json!({ "ruleId": "warning", "level": "warning", "message": { "text": w.message }, "locations": [at] }));
     }
     for e in &migration.errors {
         results.push(

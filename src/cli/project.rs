@@ -55,6 +55,8 @@ pub struct Project {
     pub jobs: Vec<Job>,
     /// Host files (C, C++, Python) to read for build calls and embedded kernels.
     pub host_files: Vec<PathBuf>,
+    /// Whether host code is read at all (not `--no-host`, not `host = false`).
+    pub host: bool,
     /// The compile options given on the command line.
     pub compile: CompileOptions,
     /// `--target`, else clasp.toml's, else cl2.0.
@@ -78,6 +80,7 @@ impl Project {
         let mut found = discover(inputs.paths, &inputs.discover.filters());
         let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let config = project_config(inputs.project, inputs.paths).map_err(fail)?;
+        let host = !inputs.discover.no_host && config.as_ref().is_none_or(|c| c.host);
         let host_files = host_files(&mut found, config.as_ref(), inputs.paths);
         let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let compile = inputs.compile.options();
@@ -89,6 +92,7 @@ impl Project {
             unreadable: found.errors,
             jobs,
             host_files,
+            host,
             compile,
             target,
             config_root: config.and_then(|c| c.root),

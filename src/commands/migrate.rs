@@ -24,7 +24,7 @@ fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let project = Project::resolve(Inputs::from(args))?;
     let options = options(args, &project, project.edit_root(args.root.as_deref())?);
-    let mut migration = migrate(&bench, &project.jobs, &options);
+    let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
     options.progress.finish();
     add_unreadable(&mut migration, project.unreadable);
     if args.write && !args.allow_dirty {
@@ -35,7 +35,7 @@ fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     }
     migration.timings = crate::timings::stages();
     print_report(args, &migration, stdout);
-    print_diagnostics(args, &migration, stderr);
+    print_diagnostics(args, &migration, project.host, options.target, stderr);
     Ok(exit_code(args, &migration))
 }
 
@@ -124,7 +124,13 @@ fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Writ
 
 /// On stderr: errors, warnings, explanations (`--explain`), the summary and
 /// the time per stage (`CLASP_TIMINGS`).
-fn print_diagnostics(args: &MigrateArgs, migration: &Migration, stderr: &mut dyn Write) {
+fn print_diagnostics(
+    args: &MigrateArgs,
+    migration: &Migration,
+    host_note: bool,
+    target: crate::options::Target,
+    stderr: &mut dyn Write,
+) {
     for e in &migration.errors {
         let _ = writeln!(stderr, "{}", e.message);
     }
@@ -135,6 +141,11 @@ fn print_diagnostics(args: &MigrateArgs, migration: &Migration, stderr: &mut dyn
         for line in render::explanations(migration) {
             let _ = writeln!(stderr, "{line}");
         }
+    }
+    if let Some(note) =
+        host_note.then(|| render::host_note(migration, &crate::rules::host_build_options::std_flag(target))).flatten()
+    {
+        let _ = writeln!(stderr, "{note}");
     }
     let _ = writeln!(stderr, "{}", render::summary(migration));
     if let Some(times) = crate::timings::report() {

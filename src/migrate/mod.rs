@@ -8,6 +8,7 @@
 //! every function.
 
 mod account;
+mod host;
 mod plan;
 mod settle;
 
@@ -24,8 +25,9 @@ use crate::unit::{Unit, Workbench};
 use plan::{Plan, SetId};
 use settle::Settled;
 
-/// Migrates a batch: load -> plan -> settle -> changes and accounting.
-pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Migration {
+/// Migrates a batch: load -> plan -> settle -> changes and accounting ->
+/// the host files' build calls (`host_files`: C, C++ and Python files).
+pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options: &MigrateOptions) -> Migration {
     let files: BTreeSet<&PathBuf> = jobs.iter().map(|j| &j.path).collect();
     let mut result = Migration { files_seen: files.len(), ..Default::default() };
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(options.jobs.max(1)).build() {
@@ -49,9 +51,26 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], options: &MigrateOptions) -> Mig
     result.warnings.extend(settled.warnings.iter().cloned());
     result.functions =
         crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
-    crate::timings::note_memory("at the end");
     result.refusals = plan.refusals;
+    let programs = changed_programs(&units, &result.changes);
+    crate::timings::time("host", || host::host_stage(host_files, &programs, options, &mut result));
+    crate::timings::note_memory("at the end");
     result
+}
+
+/// The programs the migration changed: the main file (canonical) of every
+/// unit one of whose files changed (a header's change changes every program
+/// including it).
+fn changed_programs(units: &[Unit], changes: &[FileChange]) -> Vec<(PathBuf, PathBuf)> {
+    let changed: BTreeSet<&Path> = changes.iter().map(|c| c.canonical.as_path()).collect();
+    let mut out: Vec<(PathBuf, PathBuf)> = units
+        .iter()
+        .filter(|u| u.canonical_paths().any(|p| changed.contains(p)))
+        .map(|u| (u.canonical(0).to_path_buf(), u.path.clone()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Plans and settles; when verification withdraws a merge of duplicates, plans

@@ -9,6 +9,7 @@ pub mod array_param;
 pub mod generic_local;
 pub mod generic_param;
 pub mod generic_return;
+pub mod host_build_options;
 pub mod merge_duplicates;
 pub mod program_scope;
 

@@ -1,0 +1,227 @@
+//! Rule `host-build-options`: a host's build call for a program clasp
+//! changed asks for the target's OpenCL C standard.
+//!
+//! What it does: the options argument of `clBuildProgram`,
+//! `clCompileProgram`, `cl::Program::build`/`compile` and pyopencl's
+//! `build` gets `-cl-std=CL2.0` (`CL3.0` for the 3.0 targets), every other
+//! option kept (`crate::host::options_edit` writes the edit). Why: without
+//! `-cl-std`, drivers build the highest 1.x version they support, and a
+//! migrated program's generic helpers fail to build at run time.
+//!
+//! Only a call linked to a program clasp changed is edited: the program is
+//! created in the same function (or chained, in Python) from a kernel file
+//! clasp changed, named by a string literal there and matched by path
+//! suffix. A call building a program clasp did not change is left alone; a
+//! call whose options cannot be traced (`untraced-options`) or whose program
+//! cannot be found (`unlinked-build`, only when the batch changed kernels)
+//! is a warning with the exact option to add.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::codes::Code;
+use crate::host::{BuildCall, HostFacts, OptionsArg, ProgramCreation, ProgramRef};
+use crate::options::Target;
+use crate::report::{BuildCallReport, BuildStatus};
+use crate::rules::{Edit, Fix, Warning};
+use crate::syntax::Pos;
+
+/// A host file as read, with what `crate::host::scan` found in it.
+pub struct HostInput {
+    /// The path as discovered (as the reports name it).
+    pub path: PathBuf,
+    pub text: Vec<u8>,
+    pub facts: HostFacts,
+}
+
+/// The programs clasp changed in the batch: each unit's main file whose
+/// program changed, as (canonical path, path as reported).
+pub struct Changed<'a> {
+    pub programs: &'a [(PathBuf, PathBuf)],
+}
+
+/// What the rule decides for one build call.
+pub struct Decided {
+    pub report: BuildCallReport,
+    pub fix: Option<Fix>,
+    pub warning: Option<Warning>,
+}
+
+/// The option that asks for `target`'s standard.
+pub fn std_flag(target: Target) -> String {
+    target.standard().std.flag()
+}
+
+/// Every build call of `host`, decided.
+pub fn decide(host: &HostInput, changed: &Changed, target: Target) -> Vec<Decided> {
+    host.facts.build_calls.iter().map(|call| decide_call(host, call, changed, target)).collect()
+}
+
+fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Target) -> Decided {
+    let flag = std_flag(target);
+    let mut report = BuildCallReport {
+        file: host.path.clone(),
+        line: call.at.line,
+        col: call.at.col,
+        api: call.api.clone(),
+        status: BuildStatus::Unchanged,
+        program: None,
+        detail: String::new(),
+    };
+    let Some(creation) = creation_of(&host.facts, call) else {
+        return unlinked(host, call, report, changed, &flag);
+    };
+    let migrated = migrated_files(creation, changed);
+    report.program = Some(program_name(&host.facts, creation, &migrated));
+    if migrated.is_empty() {
+        report.detail = "it builds a program clasp did not change".to_string();
+        return Decided { report, fix: None, warning: None };
+    }
+    match crate::host::options_edit(&call.options, &flag) {
+        Some((range, replacement)) => {
+            report.status = BuildStatus::Edited;
+            report.detail = format!("its options now ask for {flag}");
+            let fix = fix(host, call, &flag, &migrated, range, replacement);
+            Decided { report, fix: Some(fix), warning: None }
+        }
+        None if traced(&call.options) => {
+            report.detail = format!("its options already ask for {flag}");
+            Decided { report, fix: None, warning: None }
+        }
+        None => untraced(host, call, report, &flag),
+    }
+}
+
+/// The creation of the program `call` builds: chained, or the last one in
+/// the same function assigned to the variable the call names, before the call.
+fn creation_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Option<&'f ProgramCreation> {
+    match &call.program {
+        ProgramRef::Creation(i) => facts.programs.get(*i),
+        ProgramRef::Expr(expr) => {
+            let name = expr.trim().trim_start_matches(['&', '*']).trim();
+            facts
+                .programs
+                .iter()
+                .filter(|p| p.function == call.function && p.at.byte < call.at.byte)
+                .rfind(|p| p.variable.as_deref() == Some(name))
+        }
+    }
+}
+
+/// The changed kernel files a creation's program reads (file names in its
+/// function, by path suffix), as reported.
+fn migrated_files(creation: &ProgramCreation, changed: &Changed) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = creation
+        .file_names
+        .iter()
+        .flat_map(|name| changed.programs.iter().filter(move |(canonical, _)| names_file(name, canonical)))
+        .map(|(_, shown)| shown.clone())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether a file name written in host code (`kernels/scale.cl`,
+/// `../kernels/scale.cl`) names `file`: its normal components are the end of `file`'s.
+fn names_file(name: &str, file: &Path) -> bool {
+    let written: Vec<&std::ffi::OsStr> =
+        Path::new(name).components().filter_map(|c| if let Component::Normal(s) = c { Some(s) } else { None }).collect();
+    let actual: Vec<&std::ffi::OsStr> = file.components().map(|c| c.as_os_str()).collect();
+    !written.is_empty() && actual.ends_with(&written)
+}
+
+/// How reports name the program: its migrated files, else its file names or literals.
+fn program_name(facts: &HostFacts, creation: &ProgramCreation, migrated: &[PathBuf]) -> String {
+    if !migrated.is_empty() {
+        return migrated.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    }
+    if !creation.file_names.is_empty() {
+        return creation.file_names.join(", ");
+    }
+    let lines: Vec<String> =
+        creation.literals.iter().filter_map(|i| facts.literals.get(*i)).map(|l| l.start.line.to_string()).collect();
+    match lines.is_empty() {
+        true => format!("the program created at line {}", creation.at.line),
+        false => format!("the kernel embedded at line {}", lines.join(", ")),
+    }
+}
+
+/// Whether clasp can read the options (then a missing edit means they already ask for the flag).
+fn traced(options: &OptionsArg) -> bool {
+    match options {
+        OptionsArg::Untraced { .. } => false,
+        OptionsArg::Variable { init, .. } => traced(init),
+        _ => true,
+    }
+}
+
+fn fix(
+    host: &HostInput,
+    call: &BuildCall,
+    flag: &str,
+    migrated: &[PathBuf],
+    range: std::ops::Range<u32>,
+    replacement: String,
+) -> Fix {
+    let program = migrated.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    Fix {
+        rule: Code::HostBuildOptions,
+        file: host.path.clone(),
+        line: call.at.line,
+        function: call.function.clone().unwrap_or_default(),
+        decl: Pos { file: 0, line: call.at.line, col: call.at.col, offset: call.at.byte },
+        link_name: String::new(),
+        message: format!("{}: builds {program}, migrated: its options ask for {flag}", call.api),
+        required: false,
+        evidence: Vec::new(),
+        edits: vec![Edit { file: host.path.clone(), start: range.start, end: range.end, replacement }],
+        variable: None,
+    }
+}
+
+fn untraced(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, flag: &str) -> Decided {
+    let why = match &call.options {
+        OptionsArg::Untraced { why } => why.clone(),
+        _ => "its options are not a literal".to_string(),
+    };
+    report.status = BuildStatus::Untraced;
+    report.detail = format!("{why}: pass {flag}");
+    let program = report.program.clone().unwrap_or_default();
+    let message = format!(
+        "{} builds {program}, which clasp migrated, with options it cannot trace ({why}): pass {flag} ({})",
+        call.api,
+        Code::UntracedOptions
+    );
+    Decided { report, fix: None, warning: Some(Warning::at(host.path.clone(), call.at.line, call.at.col, message)) }
+}
+
+fn unlinked(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, changed: &Changed, flag: &str) -> Decided {
+    report.status = BuildStatus::Unlinked;
+    report.detail = "the program it builds is not created in the same function from a kernel clasp can see".to_string();
+    if changed.programs.is_empty() {
+        return Decided { report, fix: None, warning: None };
+    }
+    let message = format!(
+        "{} builds a program clasp cannot trace: if it is one clasp migrated, pass {flag} ({})",
+        call.api,
+        Code::UnlinkedBuild
+    );
+    Decided { report, fix: None, warning: Some(Warning::at(host.path.clone(), call.at.line, call.at.col, message)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_match_by_path_suffix() {
+        let file = Path::new("/work/project/kernels/scale.cl");
+        assert!(names_file("kernels/scale.cl", file));
+        assert!(names_file("./kernels/scale.cl", file));
+        assert!(names_file("../kernels/scale.cl", file));
+        assert!(names_file("scale.cl", file));
+        assert!(!names_file("other/scale.cl", file));
+        assert!(!names_file("cale.cl", file));
+        assert!(!names_file("", file));
+    }
+}
