@@ -172,9 +172,7 @@ fn host_summary(migration: &Migration) -> String {
 pub fn host_note(migration: &Migration, std_flag: &str) -> Option<String> {
     let kernels_changed = migration.changes.iter().any(|c| c.fixes.iter().any(|f| f.rule != Code::HostBuildOptions));
     (kernels_changed && migration.host.build_calls.is_empty()).then(|| {
-        format!(
-            "clasp: note: no host build call was found for the migrated kernels: the host must build them with {std_flag}"
-        )
+        format!("clasp: note: no host build call was found for the migrated kernels: the host must build them with {std_flag}")
     })
 }
 

@@ -9,6 +9,7 @@
 //! Missing tools (cc, c++, python3, clang-19) fail the tests, never skip them.
 
 mod compiles;
+mod migrated;
 mod originals;
 mod stub;
 mod support;

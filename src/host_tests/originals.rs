@@ -16,11 +16,18 @@ struct Expected {
 
 const FIXTURES: &[Expected] = &[
     Expected { name: "c_escaped_snprintf", builds: &[&[Some("-DWIDTH=8")]], source_file: None },
+    Expected { name: "c_file_snprintf", builds: &[&[Some("-DLANES=4")]], source_file: Some("kernels/blend.cl") },
     Expected { name: "c_generated_header", builds: &[&[None]], source_file: Some("kernels/reduce.cl") },
     Expected { name: "c_kernel_file", builds: &[&[None]], source_file: Some("kernels/scale.cl") },
     Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
     Expected { name: "c_untouched", builds: &[&[None]], source_file: Some("kernels/copy.cl") },
+    Expected {
+        name: "cpp_kernel_file",
+        builds: &[&[Some("-cl-mad-enable -cl-std=CL1.2")]],
+        source_file: Some("kernels/offsets.cl"),
+    },
     Expected { name: "cpp_raw_string", builds: &[&[Some("-DTILE=16 -cl-std=CL1.2")]], source_file: None },
+    Expected { name: "py_kernel_file", builds: &[&[Some("-cl-fast-relaxed-math")]], source_file: Some("kernels/smooth.cl") },
     Expected { name: "py_triple_quoted", builds: &[&[Some("-DN=4")]], source_file: None },
 ];
 
@@ -53,6 +60,21 @@ fn every_fixture_is_expected() {
 #[test]
 fn c_kernel_file() {
     check_original("c_kernel_file");
+}
+
+#[test]
+fn c_file_snprintf() {
+    check_original("c_file_snprintf");
+}
+
+#[test]
+fn cpp_kernel_file() {
+    check_original("cpp_kernel_file");
+}
+
+#[test]
+fn py_kernel_file() {
+    check_original("py_kernel_file");
 }
 
 #[test]

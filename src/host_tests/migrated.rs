@@ -1,0 +1,146 @@
+//! The fixtures after `clasp migrate --write`: the host still builds and
+//! runs, the program the driver receives compiles as OpenCL C 2.0 with the
+//! options the host now passes, those options ask for 2.0 exactly where
+//! clasp changed the program, and a second run changes nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{compile_all, copy_tree, fixture_dir, run_host, Recorded};
+
+/// What `clasp` printed and returned.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn clasp(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_clasp")).current_dir(dir).args(args).output().expect("run clasp");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A copy of fixture `name` migrated with `clasp migrate --write -q . EXTRA`:
+/// the temporary directory (kept alive), the copy, and clasp's run.
+fn migrated(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf, Run) {
+    let work = tempfile::tempdir().expect("temporary directory");
+    let copy = work.path().join(name);
+    copy_tree(&fixture_dir(name), &copy);
+    let mut args = vec!["migrate", "--write", "-q", "."];
+    args.extend_from_slice(extra);
+    let run = clasp(&copy, &args);
+    (work, copy, run)
+}
+
+/// The host of the migrated copy run; every program compiles as CL2.0 with its options.
+fn run_migrated_host(copy: &Path) -> Vec<Recorded> {
+    let programs = run_host(copy);
+    if let Err(e) = compile_all(&programs, "CL2.0") {
+        panic!("a recorded program does not compile as CL2.0 after migration:\n{e}");
+    }
+    programs
+}
+
+/// A second run finds nothing to change.
+fn assert_settled(copy: &Path) {
+    let again = clasp(copy, &["migrate", "--check", "-q", "."]);
+    assert_eq!(again.code, 0, "second run:\n{}{}", again.stdout, again.stderr);
+}
+
+fn read(path: PathBuf) -> String {
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+#[test]
+fn a_kernel_file_built_with_null_options_is_built_as_cl20() {
+    let (_work, copy, run) = migrated("c_kernel_file", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    assert!(read(copy.join("kernels/scale.cl")).contains("float sum(const float *p, int n)"));
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_cpp_build_pinning_cl12_is_switched_and_keeps_its_other_options() {
+    let (_work, copy, run) = migrated("cpp_kernel_file", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-mad-enable -cl-std=CL2.0".to_string())]);
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_python_option_list_gains_the_standard() {
+    let (_work, copy, run) = migrated("py_kernel_file", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-fast-relaxed-math -cl-std=CL2.0".to_string())]);
+    assert!(read(copy.join("host.py")).contains(r#"options=["-cl-fast-relaxed-math", "-cl-std=CL2.0"]"#));
+    assert_settled(&copy);
+}
+
+#[test]
+fn options_built_at_run_time_are_a_located_warning_and_stay() {
+    let (_work, copy, run) = migrated("c_file_snprintf", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let host = read(copy.join("host.c"));
+    assert_eq!(host, read(fixture_dir("c_file_snprintf").join("host.c")), "host.c is left as it is");
+    let warning = run.stderr.lines().find(|l| l.contains("warning:")).unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(warning.starts_with("./host.c:49:11: warning: clBuildProgram builds"), "{warning}");
+    assert!(warning.contains("pass -cl-std=CL2.0 (untraced-options)"), "{warning}");
+    // The kernel is migrated; the host still builds it as it did (the user adds the option).
+    let programs = run_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-DLANES=4".to_string())]);
+}
+
+#[test]
+fn a_program_clasp_did_not_change_keeps_its_options() {
+    let (_work, copy, run) = migrated("c_untouched", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(read(copy.join("host.c")), read(fixture_dir("c_untouched").join("host.c")));
+    let json = clasp(&copy, &["migrate", "--json", "-q", "."]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
+    assert_eq!(report["host"]["build_calls"][0]["status"], "unchanged", "{}", json.stdout);
+    assert!(!run.stderr.contains("note:"), "{}", run.stderr);
+}
+
+#[test]
+fn without_host_files_the_host_is_left_alone_and_no_note_is_given() {
+    let (_work, copy, run) = migrated("c_kernel_file", &["--no-host"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(read(copy.join("host.c")), read(fixture_dir("c_kernel_file").join("host.c")));
+    assert!(!run.stderr.contains("note:"), "{}", run.stderr);
+    assert!(read(copy.join("kernels/scale.cl")).contains("float sum("), "the kernel is still migrated");
+}
+
+#[test]
+fn kernels_migrated_without_their_host_get_a_note_with_the_option() {
+    let work = tempfile::tempdir().expect("temporary directory");
+    copy_tree(&fixture_dir("c_kernel_file").join("kernels"), work.path());
+    let run = clasp(work.path(), &["migrate", "--check", "."]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let note = "clasp: note: no host build call was found for the migrated kernels: the host must build them with -cl-std=CL2.0";
+    assert!(run.stderr.contains(note), "{}", run.stderr);
+}
+
+#[test]
+fn the_json_report_lists_the_edited_build_call() {
+    let work = tempfile::tempdir().expect("temporary directory");
+    let copy = work.path().join("c_kernel_file");
+    copy_tree(&fixture_dir("c_kernel_file"), &copy);
+    let run = clasp(&copy, &["migrate", "--json", "-q", "."]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    let call = &report["host"]["build_calls"][0];
+    assert_eq!(call["api"], "clBuildProgram");
+    assert_eq!(call["status"], "edited");
+    assert_eq!((call["line"].as_u64(), call["col"].as_u64()), (Some(50), Some(11)));
+    assert_eq!(call["program"], "./kernels/scale.cl");
+    let host_fix = report["changes"].as_array().unwrap().iter().find(|c| c["path"] == "./host.c").expect("host.c changed");
+    assert_eq!(host_fix["fixes"][0]["rule"], "host-build-options");
+}
