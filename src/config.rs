@@ -106,6 +106,8 @@ pub struct Job {
     pub path: PathBuf,
     pub configuration: Option<String>,
     pub compile: CompileOptions,
+    /// For a kernel embedded in a host file: its text and where clang reads it.
+    pub embedded: Option<std::sync::Arc<crate::source::Embedded>>,
 }
 
 /// Why a `clasp.toml` or a `--compile-commands` list cannot be used.
@@ -254,7 +256,12 @@ impl Config {
                     apply_option(&mut compile, option, &self.dir)?;
                 }
                 append_command_line(&mut compile, command_line);
-                out.push(Job { path: file.clone(), configuration: configuration.map(|c| c.name.clone()), compile });
+                out.push(Job {
+                    path: file.clone(),
+                    configuration: configuration.map(|c| c.name.clone()),
+                    compile,
+                    embedded: None,
+                });
             }
         }
         Ok(out)
@@ -329,7 +336,7 @@ pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Ve
         })?;
         append_command_line(&mut compile, command_line);
         let configuration = entry.configuration.or_else(|| (count[&file] > 1).then(|| format!("#{}", index + 1)));
-        jobs.push(Job { path: file, configuration, compile });
+        jobs.push(Job { path: file, configuration, compile, embedded: None });
     }
     Ok(jobs)
 }
@@ -348,7 +355,7 @@ fn check_option(option: &str) -> Result<(), OptionError> {
 
 /// Adds one host option string (`-DX`, `-I dir`, `-include f`, `-cl-std=CL1.2`,
 /// `-cl-mad-enable`, `-w`, ...; split as a shell would) to `compile`.
-fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Result<(), OptionError> {
+pub fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Result<(), OptionError> {
     apply_words(compile, crate::build_options::split_build_string(option)?, dir)
 }
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::codes::Code;
+pub use crate::rules::host_build_options::{BuildCallReport, BuildStatus};
 use crate::rules::merge_duplicates::{Member, Unmerged};
 pub use crate::rules::{Fix, Refusal, Warning};
 
@@ -93,34 +94,6 @@ impl HostReport {
     pub fn is_empty(&self) -> bool {
         self.files == 0 && self.build_calls.is_empty() && self.embedded.is_empty()
     }
-}
-
-/// A build call of a host (`clBuildProgram`, `cl::Program::build`, pyopencl's `build`, ...).
-#[derive(Debug, Clone, Serialize)]
-pub struct BuildCallReport {
-    pub file: PathBuf,
-    pub line: u32,
-    pub col: u32,
-    pub api: String,
-    pub status: BuildStatus,
-    /// The program it builds, as clasp traced it (a kernel file, an embedded kernel).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub program: Option<String>,
-    pub detail: String,
-}
-
-/// What clasp did with a build call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BuildStatus {
-    /// Its options now ask for the target's standard (`host-build-options`).
-    Edited,
-    /// Nothing to do: it builds a program clasp did not change, or already asks for the standard.
-    Unchanged,
-    /// Its options are computed where clasp cannot follow them (`untraced-options`).
-    Untraced,
-    /// Its program could not be traced to its source (`unlinked-build`).
-    Unlinked,
 }
 
 /// A kernel embedded in a host file as a string literal.

@@ -9,6 +9,65 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+/// A kernel embedded in a host file as a string literal, ready for clang:
+/// its decoded text lives in a scratch file that a VFS overlay maps to the
+/// `virtual_path` (beside the host file, so its `#include "..."`s resolve
+/// as they would for a file in that directory), and a one-line wrapper
+/// that includes it is what clang and libclang are given (the driver wants
+/// an input file that exists).
+#[derive(Debug, Clone)]
+pub struct Embedded {
+    /// The host file as discovered.
+    pub host: PathBuf,
+    /// Where the literal starts in the host file (1-based).
+    pub line: u32,
+    pub col: u32,
+    /// The literal's index among the host file's scanned literals.
+    pub literal: usize,
+    /// The decoded kernel text.
+    pub text: String,
+    /// `<host dir>/<host name>:<line>`: the unit's identity and the name its code is compiled under.
+    pub virtual_path: PathBuf,
+    /// The file clang compiles: `#include "<virtual_path>"`.
+    pub wrapper: PathBuf,
+    /// The VFS overlay (clang's YAML) mapping `virtual_path` to the text.
+    pub overlay: PathBuf,
+}
+
+impl Embedded {
+    /// Writes the scratch files for the kernel of `host` at `line`:`col` in `scratch`.
+    pub fn prepare(scratch: &Path, host: &Path, at: (u32, u32), literal: usize, text: String) -> std::io::Result<Embedded> {
+        let (line, col) = at;
+        let dir = std::fs::canonicalize(host.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
+        let name = host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let virtual_path = dir.join(format!("{name}:{line}"));
+        let stem = format!("embedded-{}-{line}-{col}", sanitized(&name));
+        let kernel = scratch.join(format!("{stem}.cl"));
+        let wrapper = scratch.join(format!("{stem}-main.cl"));
+        let overlay = scratch.join(format!("{stem}.yaml"));
+        std::fs::write(&kernel, &text)?;
+        std::fs::write(&wrapper, format!("#include \"{}\"\n", virtual_path.display()))?;
+        let yaml = serde_json::json!({
+            "version": 0,
+            "case-sensitive": "true",
+            "use-external-names": false,
+            "roots": [{ "type": "file", "name": virtual_path.display().to_string(), "external-contents": kernel.display().to_string() }],
+        });
+        std::fs::write(&overlay, yaml.to_string())?;
+        Ok(Embedded { host: host.to_path_buf(), line, col, literal, text, virtual_path, wrapper, overlay })
+    }
+
+    /// How reports name the unit: `host.cpp:42`.
+    pub fn label(&self) -> String {
+        format!("{}:{}", self.host.display(), self.line)
+    }
+}
+
+/// A file name's characters that are safe in a scratch file name.
+fn sanitized(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '_' }).collect()
+}
+
 /// How a file holds a segment of a unit's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {

@@ -13,13 +13,19 @@ use crate::ir::IrFacts;
 use crate::lower::{self, ClangError, Context, LowerError};
 use crate::options::{CompileOptions, Standard, Target};
 use crate::parse::{ParseError, Parser};
-use crate::source::SourceMap;
+use crate::source::{Embedded, SourceMap};
 use crate::syntax::{FileIndex, KernelSyntax};
 
 /// A unit whose facts are known.
 #[derive(Debug, Clone)]
 pub struct Unit {
+    /// The unit's identity and name: its file, or for an embedded kernel the
+    /// virtual `<host dir>/<host name>:<line>` its code is compiled under.
     pub path: PathBuf,
+    /// The file clang compiles: `path`, or an embedded kernel's wrapper.
+    pub input: PathBuf,
+    /// For a kernel embedded in a host file: where it comes from.
+    pub embedded: Option<Arc<Embedded>>,
     pub syntax: KernelSyntax,
     pub ir: IrFacts,
     /// The standard the unit is read as (with `--std auto`, chosen per unit):
@@ -73,11 +79,12 @@ impl Unit {
         self.file_ids = self.sources.iter().map(|s| files.id(&s.canonical).expect("the batch interns every unit file")).collect();
     }
 
-    /// The unit for people: `a.cl`, or `a.cl [fp64]` in a configuration.
+    /// The unit for people: `a.cl`, `host.cpp:42` (an embedded kernel), or `a.cl [fp64]` in a configuration.
     pub fn label(&self) -> String {
+        let name = self.embedded.as_ref().map_or_else(|| self.path.display().to_string(), |e| e.label());
         match &self.configuration {
-            Some(name) => format!("{} [{name}]", self.path.display()),
-            None => self.path.display().to_string(),
+            Some(configuration) => format!("{name} [{configuration}]"),
+            None => name,
         }
     }
 
@@ -152,33 +159,60 @@ impl Workbench {
         Ok(Workbench { parser: Parser::new().map_err(WorkbenchError::Libclang)? })
     }
 
-    /// Loads a unit as its input standard: the one `options.std` names, or
-    /// with `auto` the first of CL1.2 and `target`'s standard it compiles as.
+    /// Loads a kernel file as its input standard: the one `options.std`
+    /// names, or with `auto` the first of CL1.2 and `target`'s standard it compiles as.
     pub fn load(&self, path: &Path, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
-        let display = path.display().to_string();
-        let text = std::fs::read(path).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
-        // 1.2 code, the usual input, is parsed once; the target's standard is
-        // only tried when 1.2 rejects the unit (clasp's own output, 2.0 code).
+        self.load_input(path, path, None, options, target)
+    }
+
+    /// Loads a kernel embedded in a host file: clang compiles its wrapper,
+    /// which includes the kernel's virtual file through the VFS overlay.
+    pub fn load_embedded(&self, embedded: &Arc<Embedded>, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
+        let mut options = options.clone();
+        options.clang_extra.extend(["-ivfsoverlay".to_string(), embedded.overlay.display().to_string()]);
+        self.load_input(&embedded.virtual_path, &embedded.wrapper, Some(embedded.clone()), &options, target)
+    }
+
+    /// Parses `input` as the first standard it compiles as (1.2 code, the
+    /// usual input, is parsed once; the target's standard is only tried when
+    /// 1.2 rejects the unit: clasp's own output, 2.0 code). When none fits,
+    /// the errors are those of the first (CL1.2 with `auto`).
+    fn parse_as_input_standard(
+        &self,
+        input: &Path,
+        text: &[u8],
+        display: &str,
+        options: &CompileOptions,
+        target: Target,
+    ) -> Result<(Standard, KernelSyntax), UnitError> {
         let mut first_errors = None;
-        let mut chosen = None;
         for standard in options.std.candidates(target) {
             let syntax = crate::timings::time("parse (libclang)", || {
-                self.parser.parse(path, &text, &options.clang_args(Some(&standard.flags)))
+                self.parser.parse(input, text, &options.clang_args(Some(&standard.flags)))
             })
-            .map_err(|e| UnitError::Tool { path: display.clone(), error: ToolError::Parse(e) })?;
+            .map_err(|e| UnitError::Tool { path: display.to_string(), error: ToolError::Parse(e) })?;
             let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
             if errors.is_empty() {
-                chosen = Some((standard, syntax));
-                break;
+                return Ok((standard, syntax));
             }
             first_errors.get_or_insert(errors);
         }
-        // When no standard fits, the errors are those of the first (CL1.2 with `auto`).
-        let Some((standard, syntax)) = chosen else {
-            return Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default() });
-        };
+        Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default() })
+    }
+
+    fn load_input(
+        &self,
+        path: &Path,
+        input: &Path,
+        embedded: Option<Arc<Embedded>>,
+        options: &CompileOptions,
+        target: Target,
+    ) -> Result<Unit, UnitError> {
+        let display = embedded.as_ref().map_or_else(|| path.display().to_string(), |e| e.label());
+        let text = std::fs::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
+        let (standard, syntax) = self.parse_as_input_standard(input, &text, &display, options, target)?;
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {
-            lower::lower(&Context::create(), path, &options.clang_args(Some(&standard.flags)))
+            lower::lower(&Context::create(), input, &options.clang_args(Some(&standard.flags)))
         })
         .map_err(|error| UnitError::lowering(display.clone(), error))?;
         // A kernel is what the compiler made one: `__kernel` may come from a
@@ -192,13 +226,21 @@ impl Workbench {
             .files
             .iter()
             .enumerate()
-            .map(|(id, file)| SourceFile {
-                canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()),
-                text: if id == 0 { OnceLock::from(text.clone()) } else { OnceLock::new() },
+            .map(|(id, file)| {
+                let preset = match &embedded {
+                    Some(e) if *file == e.virtual_path => Some(e.text.clone().into_bytes()),
+                    _ => (id == 0).then(|| text.clone()),
+                };
+                SourceFile {
+                    canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()),
+                    text: preset.map(OnceLock::from).unwrap_or_default(),
+                }
             })
             .collect();
         Ok(Unit {
             path: path.to_path_buf(),
+            input: input.to_path_buf(),
+            embedded,
             syntax,
             ir,
             standard,

@@ -160,7 +160,10 @@ fn jobs(
         return crate::config::compile_commands(list, &compile).map_err(|e| e.to_string());
     }
     match config {
-        None => Ok(files.iter().map(|f| Job { path: f.clone(), configuration: None, compile: compile.clone() }).collect()),
+        None => Ok(files
+            .iter()
+            .map(|f| Job { path: f.clone(), configuration: None, compile: compile.clone(), embedded: None })
+            .collect()),
         Some(config) => {
             let kept: Vec<PathBuf> = files.iter().filter(|f| paths.contains(f) || !config.excludes(f)).cloned().collect();
             config.jobs(&kept, &compile).map_err(|e| e.to_string())

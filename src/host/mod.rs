@@ -177,6 +177,9 @@ pub struct ProgramCreation {
     /// Every other literal of the same function that names a kernel file
     /// (`.cl`, `.ocl`, `.opencl`, `.clh`): hosts often read the kernel from it.
     pub file_names: Vec<String>,
+    /// Source variables declared in no scope of this file: another file's
+    /// (a generated header's string copy, included by the host).
+    pub external: Vec<String>,
 }
 
 /// What a build call builds.

@@ -128,7 +128,7 @@ fn pyopencl_aliases(context: &Context) -> Vec<String> {
 }
 
 fn describe(context: &Context, node: Node, api: &str, sources: &[Node], variable: Option<String>) -> ProgramCreation {
-    let mut tracer = Sources { context, literals: Vec::new(), visited: Vec::new(), untraced: None };
+    let mut tracer = Sources { context, literals: Vec::new(), visited: Vec::new(), untraced: None, external: Vec::new() };
     for &source in sources {
         tracer.follow(source);
     }
@@ -140,6 +140,7 @@ fn describe(context: &Context, node: Node, api: &str, sources: &[Node], variable
         file_names: file_names(context, node, &tracer.literals),
         literals: tracer.literals,
         untraced: tracer.untraced,
+        external: tracer.external,
     }
 }
 
@@ -162,6 +163,8 @@ struct Sources<'c, 't, 's> {
     /// Variables already followed (an array may name one twice).
     visited: Vec<String>,
     untraced: Option<String>,
+    /// Variables declared in no scope of this file (another file's, e.g. a generated header's).
+    external: Vec<String>,
 }
 
 impl<'t> Sources<'_, 't, '_> {
@@ -210,6 +213,7 @@ impl<'t> Sources<'_, 't, '_> {
         self.visited.push(name.clone());
         let Some(traced) = lookup(&name, n, src) else {
             self.why(format!("`{name}` is not declared in this file"));
+            self.external.push(name);
             return;
         };
         match traced.first {

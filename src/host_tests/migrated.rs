@@ -144,3 +144,60 @@ fn the_json_report_lists_the_edited_build_call() {
     let host_fix = report["changes"].as_array().unwrap().iter().find(|c| c["path"] == "./host.c").expect("host.c changed");
     assert_eq!(host_fix["fixes"][0]["rule"], "host-build-options");
 }
+
+#[test]
+fn a_raw_string_kernel_is_migrated_in_place_and_its_build_switched() {
+    let (_work, copy, run) = migrated("cpp_raw_string", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-DTILE=16 -cl-std=CL2.0".to_string())]);
+    assert!(programs[0].source.contains("float max_g(const float *p, int n)"), "{}", programs[0].source);
+    assert!(!programs[0].source.contains("max_l"), "the __local copy is merged away:\n{}", programs[0].source);
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_triple_quoted_python_kernel_is_migrated_with_the_options_of_its_build() {
+    let (_work, copy, run) = migrated("py_triple_quoted", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-DN=4 -cl-std=CL2.0".to_string())]);
+    assert!(programs[0].source.contains("float norm(const float *v, int n)"), "{}", programs[0].source);
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_stringified_kernel_is_migrated_inside_the_macro_argument() {
+    let (_work, copy, run) = migrated("c_stringify", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-mad-enable -cl-std=CL2.0".to_string())]);
+    assert!(!programs[0].source.contains("__local const float *a"), "{}", programs[0].source);
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_generated_copy_follows_its_kernel_file_in_lockstep() {
+    let (_work, copy, run) = migrated("c_generated_header", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    let file = read(copy.join("kernels/reduce.cl"));
+    let visible = |text: &str| text.split_whitespace().collect::<String>();
+    assert_eq!(visible(&programs[0].source), visible(&file), "the copy yields the migrated file");
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    let json = clasp(&copy, &["migrate", "--json", "-q", "."]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
+    assert_eq!(report["changes"].as_array().map(|c| c.len()), Some(0), "second run: {}", json.stdout);
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_kernel_that_needs_untraced_options_is_left_alone_and_said() {
+    let (_work, copy, run) = migrated("c_escaped_snprintf", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(read(copy.join("host.c")), read(fixture_dir("c_escaped_snprintf").join("host.c")));
+    assert!(run.stderr.contains("./host.c:10:5: warning: the embedded kernel is left as it is"), "{}", run.stderr);
+    let json = clasp(&copy, &["migrate", "--json", "-q", "."]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
+    assert_eq!(report["host"]["embedded"][0]["status"], "refused", "{}", json.stdout);
+}

@@ -28,8 +28,7 @@ use settle::Settled;
 /// Migrates a batch: load -> plan -> settle -> changes and accounting ->
 /// the host files' build calls (`host_files`: C, C++ and Python files).
 pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options: &MigrateOptions) -> Migration {
-    let files: BTreeSet<&PathBuf> = jobs.iter().map(|j| &j.path).collect();
-    let mut result = Migration { files_seen: files.len(), ..Default::default() };
+    let mut result = Migration::default();
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(options.jobs.max(1)).build() {
         Ok(pool) => pool,
         Err(e) => {
@@ -37,7 +36,11 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
             return result;
         }
     };
-    let mut units = crate::timings::time("load", || load_units(&pool, jobs, options, &mut result));
+    let (host, embedded_jobs) = crate::timings::time("host: scan", || host::prepare(host_files, jobs, options, &mut result));
+    let jobs: Vec<Job> = jobs.iter().cloned().chain(embedded_jobs).collect();
+    // A file built in several configurations is one file; an embedded kernel counts as one.
+    result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
+    let mut units = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
     crate::timings::note_memory("after load");
     let files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
@@ -52,25 +55,9 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.functions =
         crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
     result.refusals = plan.refusals;
-    let programs = changed_programs(&units, &result.changes);
-    crate::timings::time("host", || host::host_stage(host_files, &programs, options, &mut result));
+    crate::timings::time("host", || host::finish(host, &units, options, &mut result));
     crate::timings::note_memory("at the end");
     result
-}
-
-/// The programs the migration changed: the main file (canonical) of every
-/// unit one of whose files changed (a header's change changes every program
-/// including it).
-fn changed_programs(units: &[Unit], changes: &[FileChange]) -> Vec<(PathBuf, PathBuf)> {
-    let changed: BTreeSet<&Path> = changes.iter().map(|c| c.canonical.as_path()).collect();
-    let mut out: Vec<(PathBuf, PathBuf)> = units
-        .iter()
-        .filter(|u| u.canonical_paths().any(|p| changed.contains(p)))
-        .map(|u| (u.canonical(0).to_path_buf(), u.path.clone()))
-        .collect();
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// Plans and settles; when verification withdraws a merge of duplicates, plans
@@ -147,7 +134,11 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
         jobs.par_iter()
             .map_init(Workbench::new, |bench, job| {
                 let unit = match bench {
-                    Ok(bench) => bench.load(&job.path, &job.compile, options.target).map_err(|e| e.to_string()),
+                    Ok(bench) => match &job.embedded {
+                        Some(embedded) => bench.load_embedded(embedded, &job.compile, options.target),
+                        None => bench.load(&job.path, &job.compile, options.target),
+                    }
+                    .map_err(|e| e.to_string()),
                     Err(message) => Err(format!("clasp: error: {message}")),
                 };
                 options.progress.done(&job.path, "");
@@ -170,7 +161,15 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
                     Some(name) => format!("{message}\n{}: note: in configuration `{name}`", job.path.display()),
                     None => message,
                 };
-                result.errors.push(FileError { path: job.path.clone(), message });
+                match &job.embedded {
+                    // A literal clasp took for a kernel may need options it could not trace: left alone, said.
+                    Some(e) => {
+                        let first = message.lines().next().unwrap_or_default();
+                        let message = format!("the embedded kernel is left as it is: clasp cannot analyse it: {first}");
+                        result.warnings.push(Warning::at(e.host.clone(), e.line, e.col, message));
+                    }
+                    None => result.errors.push(FileError { path: job.path.clone(), message }),
+                }
             }
         }
     }

@@ -18,12 +18,41 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use serde::Serialize;
+
 use crate::codes::Code;
 use crate::host::{BuildCall, HostFacts, OptionsArg, ProgramCreation, ProgramRef};
 use crate::options::Target;
-use crate::report::{BuildCallReport, BuildStatus};
 use crate::rules::{Edit, Fix, Warning};
 use crate::syntax::Pos;
+
+/// A build call of a host (`clBuildProgram`, `cl::Program::build`, pyopencl's `build`, ...).
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildCallReport {
+    pub file: PathBuf,
+    pub line: u32,
+    pub col: u32,
+    pub api: String,
+    pub status: BuildStatus,
+    /// The program it builds, as clasp traced it (a kernel file, an embedded kernel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    pub detail: String,
+}
+
+/// What clasp did with a build call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BuildStatus {
+    /// Its options now ask for the target's standard (`host-build-options`).
+    Edited,
+    /// Nothing to do: it builds a program clasp did not change, or already asks for the standard.
+    Unchanged,
+    /// Its options are computed where clasp cannot follow them (`untraced-options`).
+    Untraced,
+    /// Its program could not be traced to its source (`unlinked-build`).
+    Unlinked,
+}
 
 /// A host file as read, with what `crate::host::scan` found in it.
 pub struct HostInput {
@@ -37,6 +66,10 @@ pub struct HostInput {
 /// program changed, as (canonical path, path as reported).
 pub struct Changed<'a> {
     pub programs: &'a [(PathBuf, PathBuf)],
+    /// The host file's embedded kernels clasp migrated (indexes of its literals).
+    pub literals: &'a std::collections::BTreeSet<usize>,
+    /// Variables of other host files that hold a migrated kernel, with the program's name.
+    pub variables: &'a std::collections::BTreeMap<String, PathBuf>,
 }
 
 /// What the rule decides for one build call.
@@ -70,7 +103,11 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
     let Some(creation) = creation_of(&host.facts, call) else {
         return unlinked(host, call, report, changed, &flag);
     };
-    let migrated = migrated_files(creation, changed);
+    let mut migrated = migrated_files(creation, changed);
+    migrated.extend(
+        creation.literals.iter().filter(|l| changed.literals.contains(l)).map(|l| embedded_name(host, &host.facts.literals[*l])),
+    );
+    migrated.extend(creation.external.iter().filter_map(|v| changed.variables.get(v)).cloned());
     report.program = Some(program_name(&host.facts, creation, &migrated));
     if migrated.is_empty() {
         report.detail = "it builds a program clasp did not change".to_string();
@@ -119,6 +156,11 @@ fn migrated_files(creation: &ProgramCreation, changed: &Changed) -> Vec<PathBuf>
     out.sort();
     out.dedup();
     out
+}
+
+/// How reports name an embedded kernel: `host.cpp:42`.
+fn embedded_name(host: &HostInput, literal: &crate::host::Literal) -> PathBuf {
+    PathBuf::from(format!("{}:{}", host.path.display(), literal.start.line))
 }
 
 /// Whether a file name written in host code (`kernels/scale.cl`,

@@ -112,7 +112,8 @@ impl<'a> Checker<'a> {
         let only = Some(&self.kernels[u]);
         let none = BTreeMap::new();
         let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
-            crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only).map_err(|e| e.to_string())
+            crate::verify::optimised_kernels(context, &unit.input, &self.result_args[u], replaced, only)
+                .map_err(|e| e.to_string())
         };
         let mut target_error = match as_target(&none) {
             Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: None }),
@@ -126,7 +127,7 @@ impl<'a> Checker<'a> {
             }
         }
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-        let kernels = crate::verify::optimised_kernels(context, &unit.path, &as_read, &none, only).map_err(|e| e.to_string())?;
+        let kernels = crate::verify::optimised_kernels(context, &unit.input, &as_read, &none, only).map_err(|e| e.to_string())?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
         Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: Some(target_error) })
@@ -140,7 +141,7 @@ impl<'a> Checker<'a> {
         let unit = &self.units[u];
         let only = Some(&self.kernels[u]);
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-        let found = crate::verify::optimised_kernels(context, &unit.path, &as_read, &BTreeMap::new(), only)
+        let found = crate::verify::optimised_kernels(context, &unit.input, &as_read, &BTreeMap::new(), only)
             .map(|original| crate::verify::compare(&original, &baseline.kernels));
         match found {
             Ok(found) => found.different.first().map(|d| {
@@ -226,14 +227,14 @@ impl<'a> Checker<'a> {
             // Compiling the result as the target for the equivalence triple is the recompile too:
             // clang rejects it there as it would for spir64 (the same language rules).
             Ok(before) => {
-                let after = crate::verify::optimised_kernels(context, &unit.path, &self.result_args[u], replaced, only)
+                let after = crate::verify::optimised_kernels(context, &unit.input, &self.result_args[u], replaced, only)
                     .map_err(verify_failed)?;
                 Ok(crate::verify::compare(&before.kernels, &after))
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
             Err(message) => {
-                crate::verify::compiles(&unit.path, &self.target_args[u], replaced).map_err(verify_failed)?;
+                crate::verify::compiles(&unit.input, &self.target_args[u], replaced).map_err(verify_failed)?;
                 Err(message)
             }
         };

@@ -1,0 +1,173 @@
+//! Kernels embedded in host files: which literals are kernels, the jobs
+//! that load them (with the options of the build call that builds them),
+//! and writing their edits back into the literal, in its own form.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::copies::Copy;
+use super::HostFixes;
+use crate::config::Job;
+use crate::host::{HostFacts, Literal, OptionsArg, ProgramRef};
+use crate::options::{CompileOptions, MigrateOptions};
+use crate::report::{EmbeddedReport, EmbeddedStatus, FileChange, Migration};
+use crate::rules::host_build_options::HostInput;
+use crate::rules::{Edit, Fix, Warning};
+use crate::source::Embedded;
+
+/// The embedded kernels of `hosts` and their jobs; an undecodable kernel
+/// literal is reported and left alone.
+pub(super) fn jobs(
+    hosts: &[HostInput],
+    copies: &[Copy],
+    scratch: &Path,
+    options: &MigrateOptions,
+    result: &mut Migration,
+) -> (Vec<Arc<Embedded>>, Vec<Job>) {
+    let (mut embedded, mut jobs) = (Vec::new(), Vec::new());
+    for (h, host) in hosts.iter().enumerate() {
+        for (index, literal) in host.facts.literals.iter().enumerate() {
+            let is_kernel = literal.declares_kernel || literal.passed_to.is_some();
+            if !is_kernel || copies.iter().any(|c| c.host == h && c.literal == index) {
+                continue;
+            }
+            if let Some(why) = &literal.undecodable {
+                undecodable(host, literal, why, result);
+                continue;
+            }
+            let at = (literal.start.line, literal.start.col);
+            let prepared = Embedded::prepare(scratch, &host.path, at, index, literal.text.clone());
+            let kernel = match prepared {
+                Ok(kernel) => Arc::new(kernel),
+                Err(e) => {
+                    undecodable(host, literal, &format!("its scratch file cannot be written: {e}"), result);
+                    continue;
+                }
+            };
+            let compile = compile_options(&host.facts, index, &host.path, &options.compile);
+            jobs.push(Job { path: kernel.virtual_path.clone(), configuration: None, compile, embedded: Some(kernel.clone()) });
+            embedded.push(kernel);
+        }
+    }
+    (embedded, jobs)
+}
+
+fn undecodable(host: &HostInput, literal: &Literal, why: &str, result: &mut Migration) {
+    let (line, col) = (literal.start.line, literal.start.col);
+    let message = format!("an embedded kernel clasp cannot decode is left alone: {why}");
+    result.warnings.push(Warning::at(host.path.clone(), line, col, message));
+    result.host.embedded.push(EmbeddedReport {
+        file: host.path.clone(),
+        line,
+        status: EmbeddedStatus::Undecodable,
+        copy_of: None,
+        detail: why.to_string(),
+    });
+}
+
+/// The batch's options plus those of the build call that builds the
+/// literal's program, where they can be traced (`-DN=4` from `clBuildProgram(..., "-DN=4", ...)`).
+fn compile_options(facts: &HostFacts, literal: usize, host: &Path, batch: &CompileOptions) -> CompileOptions {
+    let mut compile = batch.clone();
+    let Some(creation) = facts.programs.iter().position(|p| p.literals.contains(&literal)) else { return compile };
+    let dir = host.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    for call in facts.build_calls.iter().filter(|c| builds(facts, c, creation)) {
+        if let Some(options) = option_text(&call.options) {
+            // Options clasp cannot read as a host's (a vendor option it does not know) are left out.
+            let mut with = compile.clone();
+            if crate::config::apply_option(&mut with, &options, dir).is_ok() {
+                compile = with;
+            }
+            break;
+        }
+    }
+    compile
+}
+
+/// Whether a build call builds the program of creation `creation`.
+fn builds(facts: &HostFacts, call: &crate::host::BuildCall, creation: usize) -> bool {
+    match &call.program {
+        ProgramRef::Creation(i) => *i == creation,
+        ProgramRef::Expr(expr) => {
+            let program = &facts.programs[creation];
+            let name = expr.trim().trim_start_matches(['&', '*']).trim();
+            program.function == call.function && program.variable.as_deref() == Some(name) && program.at.byte < call.at.byte
+        }
+    }
+}
+
+/// A build call's options as one host option string, when they are known.
+fn option_text(options: &OptionsArg) -> Option<String> {
+    match options {
+        OptionsArg::Literal { value, .. } => Some(value.clone()),
+        OptionsArg::PythonList { values, .. } => Some(values.iter().map(|v| v.value.clone()).collect::<Vec<_>>().join(" ")),
+        OptionsArg::Variable { init, .. } => option_text(init),
+        _ => None,
+    }
+}
+
+/// Moves the embedded kernels' changes out of the kernel changes and into
+/// fixes of their host files, mapped through the literal; returns the
+/// literals migrated, as (host index, literal index).
+pub(super) fn write_back(
+    hosts: &[HostInput],
+    embedded: &[Arc<Embedded>],
+    result: &mut Migration,
+    fixes: &mut HostFixes,
+) -> BTreeSet<(usize, usize)> {
+    let mut migrated = BTreeSet::new();
+    for kernel in embedded {
+        let Some(h) = hosts.iter().position(|h| h.path == kernel.host) else { continue };
+        let literal = &hosts[h].facts.literals[kernel.literal];
+        let change = result.changes.iter().position(|c| c.canonical == kernel.virtual_path).map(|i| result.changes.remove(i));
+        let status = match change {
+            None => EmbeddedStatus::Unchanged,
+            Some(change) => match mapped_fixes(kernel, literal, change) {
+                Ok(mapped) => {
+                    fixes.entry(h).or_default().extend(mapped);
+                    migrated.insert((h, kernel.literal));
+                    EmbeddedStatus::Migrated
+                }
+                Err(why) => {
+                    let message = format!("the migrated embedded kernel cannot be written back: {why}");
+                    result.warnings.push(Warning::at(kernel.host.clone(), kernel.line, kernel.col, message));
+                    EmbeddedStatus::Undecodable
+                }
+            },
+        };
+        let failed = result.unanalysable.contains(&kernel.virtual_path);
+        let (status, detail) = match (failed, status) {
+            (true, _) => (EmbeddedStatus::Refused, "clasp could not analyse it (see the error above)".to_string()),
+            (false, EmbeddedStatus::Migrated) => {
+                (EmbeddedStatus::Migrated, "migrated and verified like a kernel file".to_string())
+            }
+            (false, EmbeddedStatus::Unchanged) => (EmbeddedStatus::Unchanged, "nothing to change".to_string()),
+            (false, other) => (other, "its edits do not map back into the literal".to_string()),
+        };
+        result.host.embedded.push(EmbeddedReport { file: kernel.host.clone(), line: kernel.line, status, copy_of: None, detail });
+    }
+    migrated
+}
+
+/// The fixes of an embedded kernel's change as fixes of its host file: each
+/// edit mapped into the literal and written in its form.
+fn mapped_fixes(kernel: &Embedded, literal: &Literal, change: FileChange) -> Result<Vec<Fix>, String> {
+    let mut out = Vec::new();
+    for fix in change.fixes {
+        let mut mapped = fix.clone();
+        mapped.edits.clear();
+        for edit in fix.edits.iter().filter(|e| e.file == kernel.virtual_path) {
+            let range = literal
+                .to_file(edit.start..edit.end)
+                .ok_or_else(|| format!("bytes {}..{} of the kernel do not map into one literal", edit.start, edit.end))?;
+            let replacement = literal.encode(edit.start, &edit.replacement);
+            mapped.edits.push(Edit { file: kernel.host.clone(), start: range.start, end: range.end, replacement });
+        }
+        mapped.file = kernel.host.clone();
+        mapped.line = kernel.line + fix.line.saturating_sub(1);
+        mapped.message = format!("in the kernel embedded at {}: {}", kernel.label(), fix.message);
+        out.push(mapped);
+    }
+    Ok(out)
+}

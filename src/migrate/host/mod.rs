@@ -1,0 +1,134 @@
+//! The host side of a batch. Before loading: every host file is scanned
+//! (tree-sitter, `crate::host`); each kernel embedded in one becomes a unit
+//! (`embedded`), compiled through a VFS overlay under a virtual name beside
+//! its host file, with the options of the build call that builds it; a
+//! literal that is a generated copy of a kernel file of the batch is not a
+//! unit but that file's copy (`copies`). After settling: the embedded
+//! kernels' edits are written back into their literals in the literal's own
+//! form, copies follow their files' edits in lockstep, and every build call
+//! is decided by the rule `host-build-options` (`build_calls`). A host file
+//! with edits becomes one more changed file, checked by scanning it again:
+//! each literal must decode to exactly the migrated kernel.
+
+mod build_calls;
+mod copies;
+mod embedded;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::Job;
+use crate::host::{scan, HostLanguage};
+use crate::options::MigrateOptions;
+use crate::report::{FileError, Migration};
+use crate::rules::host_build_options::HostInput;
+use crate::rules::Fix;
+use crate::source::Embedded;
+use crate::unit::Unit;
+use copies::Copy;
+
+/// What the host side carries from before loading to after settling.
+pub struct HostBatch {
+    hosts: Vec<HostInput>,
+    embedded: Vec<Arc<Embedded>>,
+    copies: Vec<Copy>,
+    /// The embedded kernels' scratch files live as long as the batch.
+    _scratch: Option<tempfile::TempDir>,
+}
+
+/// Scans `host_files` and returns the batch's host side and the jobs of the
+/// embedded kernels (to load with the kernel files' `jobs`). A file the
+/// batch also loads as a kernel unit is not host code.
+pub fn prepare(host_files: &[PathBuf], jobs: &[Job], options: &MigrateOptions, result: &mut Migration) -> (HostBatch, Vec<Job>) {
+    let units: BTreeSet<PathBuf> = jobs.iter().map(|j| canonical(&j.path)).collect();
+    let hosts: Vec<HostInput> = host_files
+        .iter()
+        .filter(|path| !units.contains(&canonical(path)))
+        .filter_map(|path| read(path, &mut result.errors))
+        .collect();
+    let copies = copies::find(&hosts, jobs);
+    let scratch = tempfile::tempdir().map_err(|e| {
+        let message = format!("clasp: error: no scratch directory for embedded kernels: {e}");
+        result.errors.push(FileError { path: PathBuf::new(), message });
+    });
+    let (embedded, embedded_jobs) = match &scratch {
+        Ok(dir) => embedded::jobs(&hosts, &copies, dir.path(), options, result),
+        Err(()) => (Vec::new(), Vec::new()),
+    };
+    (HostBatch { hosts, embedded, copies, _scratch: scratch.ok() }, embedded_jobs)
+}
+
+/// Per host file (its index in the batch), the fixes to write into it.
+type HostFixes = BTreeMap<usize, Vec<Fix>>;
+
+/// Writes the embedded kernels' and copies' edits back into their host
+/// files, decides every build call, and adds the host changes and reports.
+pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
+    let mut fixes = HostFixes::new();
+    let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes);
+    migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes));
+    let programs = changed_programs(units, result);
+    let variables = migrated_variables(&batch, &migrated);
+    // A header the kernels include is kernel code, whatever its extension.
+    let included: BTreeSet<&std::path::Path> =
+        units.iter().filter(|u| u.embedded.is_none()).flat_map(|u| u.canonical_paths()).collect();
+    let hosts: Vec<usize> =
+        (0..batch.hosts.len()).filter(|h| !included.contains(canonical(&batch.hosts[*h].path).as_path())).collect();
+    result.host.files = hosts.len();
+    let changed = build_calls::Migrated { programs: &programs, literals: &migrated, variables: &variables };
+    build_calls::decide_all(&batch.hosts, &hosts, &changed, options, result, &mut fixes);
+    build_calls::apply(&batch.hosts, fixes, options, result);
+}
+
+/// The variables holding a migrated literal (an embedded kernel, a generated
+/// copy), by name, with how reports name the program: a host may build from
+/// one another file declares (a generated header it includes).
+fn migrated_variables(batch: &HostBatch, migrated: &BTreeSet<(usize, usize)>) -> BTreeMap<String, PathBuf> {
+    let mut out = BTreeMap::new();
+    for &(h, l) in migrated {
+        let host = &batch.hosts[h];
+        let literal = &host.facts.literals[l];
+        let Some(variable) = &literal.variable else { continue };
+        let name = match batch.copies.iter().find(|c| c.host == h && c.literal == l) {
+            Some(copy) => copy.file.clone(),
+            None => PathBuf::from(format!("{}:{}", host.path.display(), literal.start.line)),
+        };
+        out.insert(variable.clone(), name);
+    }
+    out
+}
+
+/// The programs the migration changed: the main file (canonical, and as
+/// reported) of every kernel-file unit one of whose files changed (a
+/// header's change changes every program including it).
+fn changed_programs(units: &[Unit], result: &Migration) -> Vec<(PathBuf, PathBuf)> {
+    let changed: BTreeSet<&std::path::Path> = result.changes.iter().map(|c| c.canonical.as_path()).collect();
+    let mut out: Vec<(PathBuf, PathBuf)> = units
+        .iter()
+        .filter(|u| u.embedded.is_none() && u.canonical_paths().any(|p| changed.contains(p)))
+        .map(|u| (u.canonical(0).to_path_buf(), u.path.clone()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn canonical(path: &std::path::Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The host file as read and scanned; an unreadable one is an error for it.
+fn read(path: &PathBuf, errors: &mut Vec<FileError>) -> Option<HostInput> {
+    let language = HostLanguage::of(path)?;
+    match std::fs::read(path) {
+        Ok(text) => {
+            let facts = crate::timings::time("host: scan", || scan(path, &text, language));
+            Some(HostInput { path: path.clone(), text, facts })
+        }
+        Err(e) => {
+            errors.push(FileError { path: path.clone(), message: format!("{}: error: cannot read: {e}", path.display()) });
+            None
+        }
+    }
+}
