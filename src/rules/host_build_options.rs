@@ -66,6 +66,9 @@ pub struct HostInput {
 /// program changed, as (canonical path, path as reported).
 pub struct Changed<'a> {
     pub programs: &'a [(PathBuf, PathBuf)],
+    /// Every kernel file of the batch (canonical): a file name in host code
+    /// names the one closest to the host among those it matches.
+    pub kernel_files: &'a [PathBuf],
     /// The host file's embedded kernels clasp migrated (indexes of its literals).
     pub literals: &'a std::collections::BTreeSet<usize>,
     /// Variables of other host files that hold a migrated kernel, with the program's name.
@@ -103,7 +106,7 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
     let Some(creation) = creation_of(&host.facts, call) else {
         return unlinked(host, call, report, changed, &flag);
     };
-    let mut migrated = migrated_files(creation, changed);
+    let mut migrated = migrated_files(&host.path, creation, changed);
     migrated.extend(
         creation.literals.iter().filter(|l| changed.literals.contains(l)).map(|l| embedded_name(host, &host.facts.literals[*l])),
     );
@@ -144,18 +147,29 @@ fn creation_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Option<&'f Program
     }
 }
 
-/// The changed kernel files a creation's program reads (file names in its
-/// function, by path suffix), as reported.
-fn migrated_files(creation: &ProgramCreation, changed: &Changed) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = creation
-        .file_names
-        .iter()
-        .flat_map(|name| changed.programs.iter().filter(move |(canonical, _)| names_file(name, canonical)))
-        .map(|(_, shown)| shown.clone())
-        .collect();
+/// The changed kernel files a creation's program reads, as reported: each
+/// file name in its function names, among the batch's kernel files whose
+/// path ends with it, those closest to the host file (most leading
+/// directories in common: `kernel/k.cl` in `b/host.c` is `b/kernel/k.cl`,
+/// not another program's `a/kernel/k.cl`).
+fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Vec<PathBuf> {
+    let host = std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf());
+    let mut out: Vec<PathBuf> = Vec::new();
+    for name in &creation.file_names {
+        let candidates: Vec<&PathBuf> = changed.kernel_files.iter().filter(|f| names_file(name, f)).collect();
+        let nearest = candidates.iter().map(|f| shared_directories(&host, f)).max().unwrap_or(0);
+        for file in candidates.into_iter().filter(|f| shared_directories(&host, f) == nearest) {
+            out.extend(changed.programs.iter().filter(|(canonical, _)| canonical == file).map(|(_, shown)| shown.clone()));
+        }
+    }
     out.sort();
     out.dedup();
     out
+}
+
+/// How many leading components two paths share.
+fn shared_directories(a: &Path, b: &Path) -> usize {
+    a.components().zip(b.components()).take_while(|(x, y)| x == y).count()
 }
 
 /// How reports name an embedded kernel: `host.cpp:42`.
@@ -254,6 +268,30 @@ fn unlinked(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, cha
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_name_names_the_kernel_file_nearest_the_host() {
+        let files = [PathBuf::from("/p/a/kernel/k.cl"), PathBuf::from("/p/b/kernel/k.cl")];
+        let programs = [(files[0].clone(), PathBuf::from("a/kernel/k.cl"))];
+        let (literals, variables) = (Default::default(), Default::default());
+        let changed = Changed { programs: &programs, kernel_files: &files, literals: &literals, variables: &variables };
+        let creation = |name: &str| crate::host::ProgramCreation {
+            at: crate::host::Position { byte: 0, line: 1, col: 1 },
+            api: "clCreateProgramWithSource".into(),
+            function: None,
+            variable: None,
+            literals: Vec::new(),
+            untraced: None,
+            file_names: vec![name.to_string()],
+            external: Vec::new(),
+        };
+        // Only a's program changed: b's host building its own kernel/k.cl is not linked to it.
+        assert_eq!(
+            migrated_files(Path::new("/p/a/host.c"), &creation("kernel/k.cl"), &changed),
+            vec![PathBuf::from("a/kernel/k.cl")]
+        );
+        assert!(migrated_files(Path::new("/p/b/host.c"), &creation("kernel/k.cl"), &changed).is_empty());
+    }
 
     #[test]
     fn file_names_match_by_path_suffix() {

@@ -20,8 +20,10 @@ use crate::rules::{Edit, Fix, Warning};
 /// another file's literal) the migration changed; their fixes join `fixes`.
 /// What the migration changed, for linking build calls to it.
 pub(super) struct Migrated<'a> {
-    /// Kernel files (canonical, and as reported).
+    /// Kernel files changed (canonical, and as reported).
     pub programs: &'a [(PathBuf, PathBuf)],
+    /// Every kernel file of the batch (canonical).
+    pub kernel_files: &'a [PathBuf],
     /// Embedded kernels and generated copies: (host index, literal index).
     pub literals: &'a BTreeSet<(usize, usize)>,
     /// Variables holding one of them, with the program's name.
@@ -39,7 +41,12 @@ pub(super) fn decide_all(
     for &h in host_code {
         let host = &hosts[h];
         let literals: BTreeSet<usize> = migrated.literals.iter().filter(|(mh, _)| *mh == h).map(|(_, l)| *l).collect();
-        let changed = Changed { programs: migrated.programs, literals: &literals, variables: migrated.variables };
+        let changed = Changed {
+            programs: migrated.programs,
+            kernel_files: migrated.kernel_files,
+            literals: &literals,
+            variables: migrated.variables,
+        };
         let editable = crate::root::is_under(&options.root, &super::canonical(&host.path));
         for Decided { mut report, fix, warning } in decide(host, &changed, options.target) {
             match fix {

@@ -76,7 +76,10 @@ pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result
     let hosts: Vec<usize> =
         (0..batch.hosts.len()).filter(|h| !included.contains(canonical(&batch.hosts[*h].path).as_path())).collect();
     result.host.files = hosts.len();
-    let changed = build_calls::Migrated { programs: &programs, literals: &migrated, variables: &variables };
+    let kernel_files: Vec<PathBuf> =
+        units.iter().filter(|u| u.embedded.is_none()).map(|u| u.canonical(0).to_path_buf()).collect();
+    let changed =
+        build_calls::Migrated { programs: &programs, kernel_files: &kernel_files, literals: &migrated, variables: &variables };
     build_calls::decide_all(&batch.hosts, &hosts, &changed, options, result, &mut fixes);
     build_calls::apply(&batch.hosts, fixes, options, result);
 }
