@@ -42,18 +42,7 @@ impl Embedded {
         let name = host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let virtual_path = dir.join(format!("{name}:{line}"));
         let stem = format!("embedded-{}-{line}-{col}", sanitized(&name));
-        let kernel = scratch.join(format!("{stem}.cl"));
-        let wrapper = scratch.join(format!("{stem}-main.cl"));
-        let overlay = scratch.join(format!("{stem}.yaml"));
-        std::fs::write(&kernel, &text)?;
-        std::fs::write(&wrapper, format!("#include \"{}\"\n", virtual_path.display()))?;
-        let yaml = serde_json::json!({
-            "version": 0,
-            "case-sensitive": "true",
-            "use-external-names": false,
-            "roots": [{ "type": "file", "name": virtual_path.display().to_string(), "external-contents": kernel.display().to_string() }],
-        });
-        std::fs::write(&overlay, yaml.to_string())?;
+        let (wrapper, overlay) = write_virtual(scratch, &stem, &virtual_path, text.as_bytes())?;
         Ok(Embedded { host: host.to_path_buf(), line, col, literal, text, virtual_path, wrapper, overlay })
     }
 
@@ -61,6 +50,84 @@ impl Embedded {
     pub fn label(&self) -> String {
         format!("{}:{}", self.host.display(), self.line)
     }
+}
+
+/// Writes a virtual file's text, the VFS overlay that maps `virtual_path`
+/// to it, and a wrapper including it, in `scratch`: (wrapper, overlay).
+fn write_virtual(scratch: &Path, stem: &str, virtual_path: &Path, text: &[u8]) -> std::io::Result<(PathBuf, PathBuf)> {
+    let kernel = scratch.join(format!("{stem}.cl"));
+    let wrapper = scratch.join(format!("{stem}-main.cl"));
+    let overlay = scratch.join(format!("{stem}.yaml"));
+    std::fs::write(&kernel, text)?;
+    std::fs::write(&wrapper, format!("#include \"{}\"\n", virtual_path.display()))?;
+    let yaml = serde_json::json!({
+        "version": 0,
+        "case-sensitive": "true",
+        "use-external-names": false,
+        "roots": [{ "type": "file", "name": virtual_path.display().to_string(), "external-contents": kernel.display().to_string() }],
+    });
+    std::fs::write(&overlay, yaml.to_string())?;
+    Ok((wrapper, overlay))
+}
+
+/// A `[[program]]` of `clasp.toml`: its sources concatenated in order, as
+/// `clCreateProgramWithSource` does, compiled like an embedded kernel under
+/// a virtual name; `map` says which source file holds each byte. A source
+/// wholly wrapped as a C++ raw string literal (`R"delim(` ... `)delim"`, so
+/// the host can `#include` it) contributes its content and stays wrapped.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub name: String,
+    pub text: Vec<u8>,
+    pub map: SourceMap,
+    /// `<config dir>/<name>.program`: the unit's identity and the name its code is compiled under.
+    pub virtual_path: PathBuf,
+    pub wrapper: PathBuf,
+    pub overlay: PathBuf,
+}
+
+impl Program {
+    /// Reads `files` and writes the program's scratch files in `scratch`; `path` names the program.
+    pub fn prepare(scratch: &Path, path: &Path, name: &str, files: &[PathBuf]) -> std::io::Result<Program> {
+        let dir = std::fs::canonicalize(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
+        let virtual_path = dir.join(path.file_name().unwrap_or_default());
+        let (mut text, mut parts) = (Vec::new(), Vec::new());
+        for file in files {
+            let bytes = std::fs::read(file)?;
+            let content = raw_string_content(&bytes).unwrap_or(0..bytes.len());
+            text.extend_from_slice(&bytes[content.clone()]);
+            parts.push((file.clone(), content.start as u32..content.end as u32, Form::Verbatim));
+        }
+        let map = SourceMap::concatenated(parts);
+        let (wrapper, overlay) = write_virtual(scratch, &format!("program-{}", sanitized(name)), &virtual_path, &text)?;
+        Ok(Program { name: name.to_string(), text, map, virtual_path, wrapper, overlay })
+    }
+
+    /// How reports name the unit.
+    pub fn label(&self) -> String {
+        format!("program `{}`", self.name)
+    }
+}
+
+/// The content of a file that is wholly one C++ raw string literal
+/// (`R"delim(` ... `)delim"`, blanks around it), as a byte range.
+pub fn raw_string_content(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+    let inner = bytes.get(start..end)?.strip_prefix(b"R\"")?;
+    let open = inner.iter().position(|b| *b == b'(')?;
+    let delimiter = &inner[..open];
+    // A raw string's delimiter: at most 16 characters, none of them blank, parenthesis or backslash.
+    if delimiter.len() > 16 || delimiter.iter().any(|b| b.is_ascii_whitespace() || matches!(b, b'(' | b')' | b'\\' | b'"')) {
+        return None;
+    }
+    let close: Vec<u8> = [b")".as_slice(), delimiter, b"\""].concat();
+    let body = &inner[open + 1..];
+    if body.len() < close.len() || !body.ends_with(&close) {
+        return None;
+    }
+    let content_start = start + 2 + open + 1;
+    Some(content_start..end - close.len())
 }
 
 /// A file name's characters that are safe in a scratch file name.
@@ -139,9 +206,45 @@ impl SourceMap {
     }
 }
 
+impl SourceMap {
+    /// The file bytes a range of the unit's text comes from, one range per
+    /// segment it covers, in order (None outside the text). An edit across
+    /// two sources is then written as its replacement in the first piece
+    /// and deletions in the others: the concatenation reads the same.
+    pub fn to_files(&self, range: Range<u32>) -> Option<Vec<FileRange<'_>>> {
+        if range.is_empty() {
+            return self.to_file(range).map(|r| vec![r]);
+        }
+        let end_of_text = self.segments.last().map_or(0, |s| s.unit.end);
+        if range.end > end_of_text {
+            return None;
+        }
+        let pieces: Vec<FileRange> = self
+            .segments
+            .iter()
+            .filter(|s| s.unit.start < range.end && range.start < s.unit.end)
+            .map(|s| {
+                let (start, end) = (range.start.max(s.unit.start), range.end.min(s.unit.end));
+                let to_file = |at: u32| at - s.unit.start + s.file_start;
+                FileRange { file: &s.file, range: to_file(start)..to_file(end), form: s.form }
+            })
+            .collect();
+        (!pieces.is_empty()).then_some(pieces)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_wrapped_as_a_raw_string_gives_its_content() {
+        let text = b"R\"CLC(\nfloat f(void);\n)CLC\"\n";
+        let range = raw_string_content(text).expect("wrapped");
+        assert_eq!(&text[range], b"\nfloat f(void);\n");
+        assert_eq!(raw_string_content(b"float f(void);\n"), None);
+        assert_eq!(raw_string_content(b"R\"x(a)y\""), None, "the delimiters differ");
+    }
 
     #[test]
     fn a_whole_file_maps_to_itself() {
@@ -163,6 +266,9 @@ mod tests {
         let second = map.to_file(45..50).expect("in part.cl");
         assert_eq!((second.file, second.range), (Path::new("part.cl"), 17..22));
         assert_eq!(map.to_file(38..42), None, "straddles the two sources");
+        let pieces = map.to_files(38..42).expect("in the text");
+        let pieces: Vec<(&Path, Range<u32>)> = pieces.iter().map(|p| (p.file, p.range.clone())).collect();
+        assert_eq!(pieces, vec![(Path::new("common.cl"), 38..40), (Path::new("part.cl"), 12..14)]);
         let insertion = map.to_file(40..40).expect("an insertion at the boundary");
         assert_eq!((insertion.file, insertion.range), (Path::new("part.cl"), 12..12));
     }

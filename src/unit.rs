@@ -13,7 +13,7 @@ use crate::ir::IrFacts;
 use crate::lower::{self, ClangError, Context, LowerError};
 use crate::options::{CompileOptions, Standard, Target};
 use crate::parse::{ParseError, Parser};
-use crate::source::{Embedded, SourceMap};
+use crate::source::{Embedded, Program, SourceMap};
 use crate::syntax::{FileIndex, KernelSyntax};
 
 /// A unit whose facts are known.
@@ -26,6 +26,8 @@ pub struct Unit {
     pub input: PathBuf,
     /// For a kernel embedded in a host file: where it comes from.
     pub embedded: Option<Arc<Embedded>>,
+    /// For a `[[program]]`: its sources.
+    pub program: Option<Arc<Program>>,
     pub syntax: KernelSyntax,
     pub ir: IrFacts,
     /// The standard the unit is read as (with `--std auto`, chosen per unit):
@@ -81,7 +83,11 @@ impl Unit {
 
     /// The unit for people: `a.cl`, `host.cpp:42` (an embedded kernel), or `a.cl [fp64]` in a configuration.
     pub fn label(&self) -> String {
-        let name = self.embedded.as_ref().map_or_else(|| self.path.display().to_string(), |e| e.label());
+        let name = match (&self.embedded, &self.program) {
+            (Some(e), _) => e.label(),
+            (_, Some(p)) => p.label(),
+            _ => self.path.display().to_string(),
+        };
         match &self.configuration {
             Some(configuration) => format!("{name} [{configuration}]"),
             None => name,
@@ -146,6 +152,14 @@ pub enum WorkbenchError {
     Libclang(ParseError),
 }
 
+/// A unit's main text that is in no file: an embedded kernel's or a
+/// program's, included by a wrapper through a VFS overlay.
+struct Virtual<'a> {
+    path: &'a Path,
+    text: &'a [u8],
+    label: String,
+}
+
 /// The per-worker tools: a libclang index. (LLVM contexts are made per unit
 /// and per check: a context keeps every constant and type it ever made.)
 pub struct Workbench {
@@ -168,9 +182,31 @@ impl Workbench {
     /// Loads a kernel embedded in a host file: clang compiles its wrapper,
     /// which includes the kernel's virtual file through the VFS overlay.
     pub fn load_embedded(&self, embedded: &Arc<Embedded>, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
+        let virtual_text = Virtual { path: &embedded.virtual_path, text: embedded.text.as_bytes(), label: embedded.label() };
+        let mut unit = self.load_virtual(&virtual_text, &embedded.wrapper, &embedded.overlay, options, target)?;
+        unit.embedded = Some(embedded.clone());
+        Ok(unit)
+    }
+
+    /// Loads a `[[program]]`, compiled like an embedded kernel.
+    pub fn load_program(&self, program: &Arc<Program>, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
+        let virtual_text = Virtual { path: &program.virtual_path, text: &program.text, label: program.label() };
+        let mut unit = self.load_virtual(&virtual_text, &program.wrapper, &program.overlay, options, target)?;
+        unit.program = Some(program.clone());
+        Ok(unit)
+    }
+
+    fn load_virtual(
+        &self,
+        file: &Virtual,
+        wrapper: &Path,
+        overlay: &Path,
+        options: &CompileOptions,
+        target: Target,
+    ) -> Result<Unit, UnitError> {
         let mut options = options.clone();
-        options.clang_extra.extend(["-ivfsoverlay".to_string(), embedded.overlay.display().to_string()]);
-        self.load_input(&embedded.virtual_path, &embedded.wrapper, Some(embedded.clone()), &options, target)
+        options.clang_extra.extend(["-ivfsoverlay".to_string(), overlay.display().to_string()]);
+        self.load_input(file.path, wrapper, Some(file), &options, target)
     }
 
     /// Parses `input` as the first standard it compiles as (1.2 code, the
@@ -204,11 +240,11 @@ impl Workbench {
         &self,
         path: &Path,
         input: &Path,
-        embedded: Option<Arc<Embedded>>,
+        virtual_file: Option<&Virtual>,
         options: &CompileOptions,
         target: Target,
     ) -> Result<Unit, UnitError> {
-        let display = embedded.as_ref().map_or_else(|| path.display().to_string(), |e| e.label());
+        let display = virtual_file.map_or_else(|| path.display().to_string(), |v| v.label.clone());
         let text = std::fs::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
         let (standard, syntax) = self.parse_as_input_standard(input, &text, &display, options, target)?;
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {
@@ -227,8 +263,8 @@ impl Workbench {
             .iter()
             .enumerate()
             .map(|(id, file)| {
-                let preset = match &embedded {
-                    Some(e) if *file == e.virtual_path => Some(e.text.clone().into_bytes()),
+                let preset = match virtual_file {
+                    Some(v) if file == v.path => Some(v.text.to_vec()),
                     _ => (id == 0).then(|| text.clone()),
                 };
                 SourceFile {
@@ -240,7 +276,8 @@ impl Workbench {
         Ok(Unit {
             path: path.to_path_buf(),
             input: input.to_path_buf(),
-            embedded,
+            embedded: None,
+            program: None,
             syntax,
             ir,
             standard,

@@ -134,7 +134,11 @@ fn host_files(found: &mut crate::discover::Discovered, config: Option<&Config>, 
             found.files.sort();
             Vec::new()
         }
-        Some(config) => host.into_iter().filter(|f| paths.contains(f) || !config.excludes(f)).collect(),
+        Some(config) => {
+            let parts = config.program_sources();
+            let part = |f: &PathBuf| parts.contains(&std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()));
+            host.into_iter().filter(|f| !part(f) && (paths.contains(f) || !config.excludes(f))).collect()
+        }
         None => host,
     }
 }
@@ -162,11 +166,17 @@ fn jobs(
     match config {
         None => Ok(files
             .iter()
-            .map(|f| Job { path: f.clone(), configuration: None, compile: compile.clone(), embedded: None })
+            .map(|f| Job { path: f.clone(), configuration: None, compile: compile.clone(), embedded: None, program: None })
             .collect()),
         Some(config) => {
-            let kept: Vec<PathBuf> = files.iter().filter(|f| paths.contains(f) || !config.excludes(f)).cloned().collect();
-            config.jobs(&kept, &compile).map_err(|e| e.to_string())
+            // A file that is only part of a `[[program]]` is not a unit of its own.
+            let parts = config.program_sources();
+            let part = |f: &PathBuf| parts.contains(&std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()));
+            let kept: Vec<PathBuf> =
+                files.iter().filter(|f| !part(f) && (paths.contains(f) || !config.excludes(f))).cloned().collect();
+            let mut jobs = config.jobs(&kept, &compile).map_err(|e| e.to_string())?;
+            jobs.extend(config.program_jobs(&compile).map_err(|e| e.to_string())?);
+            Ok(jobs)
         }
     }
 }

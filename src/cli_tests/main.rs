@@ -9,6 +9,7 @@ mod configurations;
 mod discovery;
 mod errors;
 mod merges;
+mod programs;
 mod reports;
 mod support;
 mod uncommitted;

@@ -10,6 +10,7 @@
 mod account;
 mod host;
 mod plan;
+mod programs;
 mod settle;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,8 +37,16 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
             return result;
         }
     };
-    let (host, embedded_jobs) = crate::timings::time("host: scan", || host::prepare(host_files, jobs, options, &mut result));
-    let jobs: Vec<Job> = jobs.iter().cloned().chain(embedded_jobs).collect();
+    // Embedded kernels' and programs' texts, overlays and wrappers live here as long as the batch.
+    let scratch = tempfile::tempdir().map_err(|e| {
+        let message = format!("clasp: error: no scratch directory for embedded kernels and programs: {e}");
+        result.errors.push(FileError { path: PathBuf::new(), message });
+    });
+    let scratch_dir = scratch.as_ref().ok().map(|d| d.path());
+    let (host, embedded_jobs) =
+        crate::timings::time("host: scan", || host::prepare(host_files, jobs, scratch_dir, options, &mut result));
+    let mut jobs: Vec<Job> = jobs.iter().cloned().chain(embedded_jobs).collect();
+    programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
     let mut units = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
@@ -55,6 +64,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.functions =
         crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
     result.refusals = plan.refusals;
+    programs::write_back(&units, &mut result);
     crate::timings::time("host", || host::finish(host, &units, options, &mut result));
     crate::timings::note_memory("at the end");
     result
@@ -134,9 +144,10 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
         jobs.par_iter()
             .map_init(Workbench::new, |bench, job| {
                 let unit = match bench {
-                    Ok(bench) => match &job.embedded {
-                        Some(embedded) => bench.load_embedded(embedded, &job.compile, options.target),
-                        None => bench.load(&job.path, &job.compile, options.target),
+                    Ok(bench) => match (&job.embedded, job.program.as_ref().and_then(|p| p.prepared.as_ref())) {
+                        (Some(embedded), _) => bench.load_embedded(embedded, &job.compile, options.target),
+                        (None, Some(program)) => bench.load_program(program, &job.compile, options.target),
+                        (None, None) => bench.load(&job.path, &job.compile, options.target),
                     }
                     .map_err(|e| e.to_string()),
                     Err(message) => Err(format!("clasp: error: {message}")),

@@ -46,7 +46,13 @@ pub(super) fn jobs(
                 }
             };
             let compile = compile_options(&host.facts, index, &host.path, &options.compile);
-            jobs.push(Job { path: kernel.virtual_path.clone(), configuration: None, compile, embedded: Some(kernel.clone()) });
+            jobs.push(Job {
+                path: kernel.virtual_path.clone(),
+                configuration: None,
+                compile,
+                embedded: Some(kernel.clone()),
+                program: None,
+            });
             embedded.push(kernel);
         }
     }

@@ -33,14 +33,18 @@ pub struct HostBatch {
     hosts: Vec<HostInput>,
     embedded: Vec<Arc<Embedded>>,
     copies: Vec<Copy>,
-    /// The embedded kernels' scratch files live as long as the batch.
-    _scratch: Option<tempfile::TempDir>,
 }
 
 /// Scans `host_files` and returns the batch's host side and the jobs of the
 /// embedded kernels (to load with the kernel files' `jobs`). A file the
 /// batch also loads as a kernel unit is not host code.
-pub fn prepare(host_files: &[PathBuf], jobs: &[Job], options: &MigrateOptions, result: &mut Migration) -> (HostBatch, Vec<Job>) {
+pub fn prepare(
+    host_files: &[PathBuf],
+    jobs: &[Job],
+    scratch: Option<&std::path::Path>,
+    options: &MigrateOptions,
+    result: &mut Migration,
+) -> (HostBatch, Vec<Job>) {
     let units: BTreeSet<PathBuf> = jobs.iter().map(|j| canonical(&j.path)).collect();
     let hosts: Vec<HostInput> = host_files
         .iter()
@@ -48,15 +52,11 @@ pub fn prepare(host_files: &[PathBuf], jobs: &[Job], options: &MigrateOptions, r
         .filter_map(|path| read(path, &mut result.errors))
         .collect();
     let copies = copies::find(&hosts, jobs);
-    let scratch = tempfile::tempdir().map_err(|e| {
-        let message = format!("clasp: error: no scratch directory for embedded kernels: {e}");
-        result.errors.push(FileError { path: PathBuf::new(), message });
-    });
-    let (embedded, embedded_jobs) = match &scratch {
-        Ok(dir) => embedded::jobs(&hosts, &copies, dir.path(), options, result),
-        Err(()) => (Vec::new(), Vec::new()),
+    let (embedded, embedded_jobs) = match scratch {
+        Some(dir) => embedded::jobs(&hosts, &copies, dir, options, result),
+        None => (Vec::new(), Vec::new()),
     };
-    (HostBatch { hosts, embedded, copies, _scratch: scratch.ok() }, embedded_jobs)
+    (HostBatch { hosts, embedded, copies }, embedded_jobs)
 }
 
 /// Per host file (its index in the batch), the fixes to write into it.
@@ -109,9 +109,17 @@ fn changed_programs(units: &[Unit], result: &Migration) -> Vec<(PathBuf, PathBuf
     let changed: BTreeSet<&std::path::Path> = result.changes.iter().map(|c| c.canonical.as_path()).collect();
     let mut out: Vec<(PathBuf, PathBuf)> = units
         .iter()
-        .filter(|u| u.embedded.is_none() && u.canonical_paths().any(|p| changed.contains(p)))
+        .filter(|u| u.embedded.is_none() && u.program.is_none() && u.canonical_paths().any(|p| changed.contains(p)))
         .map(|u| (u.canonical(0).to_path_buf(), u.path.clone()))
         .collect();
+    // A program's sources (a host names them to read and concatenate them), when one of them changed.
+    for program in units.iter().filter_map(|u| u.program.as_ref()) {
+        let sources: Vec<(PathBuf, PathBuf)> =
+            program.map.segments().iter().map(|s| (canonical(&s.file), s.file.clone())).collect();
+        if sources.iter().any(|(c, _)| changed.contains(c.as_path())) {
+            out.extend(sources);
+        }
+    }
     out.sort();
     out.dedup();
     out

@@ -32,7 +32,11 @@
 //!
 //! Command-line options come last, so they win (`-D` given twice: the last).
 
+mod program;
+
 use std::path::{Path, PathBuf};
+
+pub use program::ProgramSources;
 
 use serde::Deserialize;
 
@@ -60,6 +64,8 @@ struct ConfigFile {
     configurations: Vec<ConfigurationEntry>,
     #[serde(default, rename = "file")]
     files: Vec<FileEntry>,
+    #[serde(default, rename = "program")]
+    programs: Vec<program::ProgramEntry>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +104,7 @@ pub struct Config {
     options: Vec<String>,
     configurations: Vec<ConfigurationEntry>,
     files: Vec<(globset::GlobMatcher, FileEntry)>,
+    programs: Vec<program::ProgramEntry>,
 }
 
 /// One unit to load: a file, the configuration it is built in, and its options.
@@ -108,6 +115,8 @@ pub struct Job {
     pub compile: CompileOptions,
     /// For a kernel embedded in a host file: its text and where clang reads it.
     pub embedded: Option<std::sync::Arc<crate::source::Embedded>>,
+    /// For a `[[program]]`: its name and its sources, concatenated in order.
+    pub program: Option<program::ProgramSources>,
 }
 
 /// Why a `clasp.toml` or a `--compile-commands` list cannot be used.
@@ -193,6 +202,7 @@ impl Config {
                 check_option(option).map_err(|e| at(option, e.to_string()))?;
             }
         }
+        program::check(&file.programs, &names, &dir, &at)?;
         Ok(Config {
             path: path.to_path_buf(),
             root: file.root.map(|r| dir.join(r)),
@@ -205,6 +215,7 @@ impl Config {
             options: file.options,
             configurations: file.configurations,
             files,
+            programs: file.programs,
         })
     }
 
@@ -261,6 +272,7 @@ impl Config {
                     configuration: configuration.map(|c| c.name.clone()),
                     compile,
                     embedded: None,
+                    program: None,
                 });
             }
         }
@@ -336,7 +348,7 @@ pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Ve
         })?;
         append_command_line(&mut compile, command_line);
         let configuration = entry.configuration.or_else(|| (count[&file] > 1).then(|| format!("#{}", index + 1)));
-        jobs.push(Job { path: file, configuration, compile, embedded: None });
+        jobs.push(Job { path: file, configuration, compile, embedded: None, program: None });
     }
     Ok(jobs)
 }

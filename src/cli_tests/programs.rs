@@ -1,0 +1,87 @@
+//! `[[program]]`: a program built from several sources concatenated in
+//! order (two of them C++ raw-string wrapped, as a host `#include`s them),
+//! none of which compiles alone, migrated as one unit and written back
+//! into each source, wrappers kept.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::support::clasp_in;
+
+const SOURCES: [&str; 3] = ["common.opencl", "rows.hpp", "blur.hpp"];
+
+/// The program as the host gives it to the driver: each source's content
+/// (a raw-string wrapped one unwrapped), concatenated.
+fn program_text(dir: &Path) -> String {
+    SOURCES
+        .iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(dir.join(name)).unwrap();
+            let text = text.trim_end();
+            match text.strip_prefix("R\"CLC(").and_then(|t| t.strip_suffix(")CLC\"")) {
+                Some(inner) => inner.to_string(),
+                None => std::fs::read_to_string(dir.join(name)).unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn compiles(text: &str, std: &str) -> Result<(), String> {
+    let mut child = Command::new("/usr/lib/llvm-19/bin/clang")
+        .args(["-x", "cl", &format!("-cl-std={std}"), "-DRADIUS=2", "-fsyntax-only", "-"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("clang-19 (run scripts/setup)");
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), text.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+fn copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/programs/blur");
+    for entry in std::fs::read_dir(&fixture).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_program_of_three_sources_is_migrated_as_one_and_written_back_into_each() {
+    let dir = copy();
+    let original = program_text(dir.path());
+    compiles(&original, "CL1.2").unwrap_or_else(|e| panic!("the program compiles as 1.2: {e}"));
+    for part in &SOURCES[1..] {
+        let text = std::fs::read_to_string(dir.path().join(part)).unwrap();
+        let inner = text.trim_end().trim_start_matches("R\"CLC(").trim_end_matches(")CLC\"");
+        assert!(compiles(inner, "CL1.2").is_err(), "{part} compiles alone: not a fixture of parts");
+    }
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "-q", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("clasp: 1 file, 3 functions migrated (verified)"), "the parts are no units of their own: {stderr}");
+    for part in &SOURCES[1..] {
+        let text = std::fs::read_to_string(dir.path().join(part)).unwrap();
+        assert!(text.starts_with("R\"CLC(\n") && text.trim_end().ends_with(")CLC\""), "{part} keeps its wrapper:\n{text}");
+    }
+    let migrated = program_text(dir.path());
+    assert!(migrated.contains("float sum(const float *p, int n)") && !migrated.contains("sum_l"), "{migrated}");
+    compiles(&migrated, "CL2.0").unwrap_or_else(|e| panic!("the migrated program compiles as 2.0: {e}\n{migrated}"));
+    let (again, diff, stderr) = clasp_in(dir.path(), &["migrate", "-q", "."]);
+    assert_eq!((again, diff.is_empty()), (0, true), "a second run changes nothing: {stderr}");
+}
+
+#[test]
+fn a_program_naming_a_missing_source_is_an_error_at_its_line() {
+    let dir = copy();
+    let toml = std::fs::read_to_string(dir.path().join("clasp.toml")).unwrap().replace("\"blur.hpp\"", "\"gone.hpp\"");
+    std::fs::write(dir.path().join("clasp.toml"), toml).unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("clasp.toml:5:") && stderr.contains("source `gone.hpp` of program `blur` is not a file"), "{stderr}");
+}

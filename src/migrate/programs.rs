@@ -1,0 +1,115 @@
+//! `[[program]]`s: before loading, each program's sources are read and
+//! concatenated into a virtual unit; after settling, the program's verified
+//! edits are split back into its source files through its source map (a
+//! source wrapped as a C++ raw string keeps its wrapper: only its content
+//! is ever edited).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::Job;
+use crate::report::{FileChange, FileError, Migration};
+use crate::rules::{Edit, Fix};
+use crate::source::Program;
+use crate::unit::Unit;
+
+/// Prepares every program job's text and scratch files; a program whose
+/// sources cannot be read is an error and is not loaded.
+pub fn prepare(jobs: &mut Vec<Job>, scratch: Option<&Path>, result: &mut Migration) {
+    jobs.retain_mut(|job| {
+        let Some(sources) = job.program.as_mut() else { return true };
+        let prepared = scratch.map(|dir| Program::prepare(dir, &job.path, &sources.name, &sources.files));
+        match prepared {
+            Some(Ok(program)) => {
+                sources.prepared = Some(Arc::new(program));
+                true
+            }
+            Some(Err(e)) => {
+                let message = format!("{}: error: program `{}`: cannot read its sources: {e}", job.path.display(), sources.name);
+                result.errors.push(FileError { path: job.path.clone(), message });
+                false
+            }
+            None => false,
+        }
+    });
+}
+
+/// Splits each changed program's change into changes of its source files.
+pub fn write_back(units: &[Unit], result: &mut Migration) {
+    for unit in units {
+        let Some(program) = &unit.program else { continue };
+        let Some(i) = result.changes.iter().position(|c| c.canonical == program.virtual_path) else { continue };
+        let change = result.changes.remove(i);
+        match split(program, change) {
+            Ok(changes) => result.changes.extend(changes),
+            Err(message) => result.errors.push(FileError { path: program.virtual_path.clone(), message }),
+        }
+    }
+    result.changes.sort_by(|a, b| a.canonical.cmp(&b.canonical));
+}
+
+/// The program's change as changes of its sources: every edit mapped into
+/// the source holding its bytes (one that straddles two sources is an error).
+fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, String> {
+    let mut per_file: BTreeMap<PathBuf, Vec<Fix>> = BTreeMap::new();
+    for fix in change.fixes {
+        let mut by_file: BTreeMap<PathBuf, Vec<Edit>> = BTreeMap::new();
+        for edit in fix.edits.iter().filter(|e| e.file == program.virtual_path) {
+            let pieces = program.map.to_files(edit.start..edit.end).ok_or_else(|| {
+                format!("{}: error: an edit of bytes {}..{} is outside its text", program.label(), edit.start, edit.end)
+            })?;
+            // The replacement goes in the first source; the rest of the range is deleted, but
+            // for blanks only (a deletion tidying blank lines): they stay, so no source's first
+            // line joins the last one of the source before it.
+            for (i, at) in pieces.into_iter().enumerate() {
+                let file = at.file.to_path_buf();
+                if i > 0 && blank(&program.text[(edit.start as usize)..(edit.end as usize)], at.range.len()) {
+                    continue;
+                }
+                let replacement = if i == 0 { edit.replacement.clone() } else { String::new() };
+                by_file.entry(file.clone()).or_default().push(Edit {
+                    file,
+                    start: at.range.start,
+                    end: at.range.end,
+                    replacement,
+                });
+            }
+        }
+        for (file, edits) in by_file {
+            let mut mapped = fix.clone();
+            mapped.line = line_of(&file, edits[0].start);
+            mapped.file = file.clone();
+            mapped.edits = edits;
+            mapped.message = format!("in {}: {}", program.label(), fix.message);
+            per_file.entry(file).or_default().push(mapped);
+        }
+    }
+    per_file.into_iter().map(|(file, fixes)| source_change(&file, fixes)).collect()
+}
+
+/// Whether the last `len` bytes of an edited range are blanks.
+fn blank(range: &[u8], len: usize) -> bool {
+    range[range.len().saturating_sub(len)..].iter().all(|b| b.is_ascii_whitespace())
+}
+
+/// A source file with its fixes' edits applied.
+fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, String> {
+    let original = std::fs::read(file).map_err(|e| format!("{}: error: cannot read: {e}", file.display()))?;
+    let edits: std::collections::BTreeSet<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
+    let migrated = super::plan::apply_edits(file, &original, edits)?;
+    Ok(FileChange {
+        path: file.to_path_buf(),
+        canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
+        original,
+        migrated,
+        fixes,
+        configurations: Vec::new(),
+    })
+}
+
+/// The 1-based line of a byte offset of a file (1 if it cannot be read).
+fn line_of(file: &Path, offset: u32) -> u32 {
+    let text = std::fs::read(file).unwrap_or_default();
+    1 + text[..(offset as usize).min(text.len())].iter().filter(|b| **b == b'\n').count() as u32
+}
