@@ -201,3 +201,18 @@ fn a_kernel_that_needs_untraced_options_is_left_alone_and_said() {
     let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
     assert_eq!(report["host"]["embedded"][0]["status"], "refused", "{}", json.stdout);
 }
+
+#[test]
+fn escaped_line_literals_are_migrated_in_their_form_and_a_format_kernel_is_reported() {
+    let (_work, copy, run) = migrated("c_escaped_literals", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let host = read(copy.join("host.c"));
+    assert!(host.contains("    \"float scale_g(const float *p, int i, float s)\\n\"\n    \"{\\n\"\n"), "{host}");
+    assert!(!host.contains("scale_l") && !host.contains("\"\"\n"), "the __local copy goes with its lines:\n{host}");
+    let warning = "./host.c:52:14: warning: an embedded kernel clasp cannot decode is left alone";
+    assert!(run.stderr.contains(warning), "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-DWIDTH=8 -cl-std=CL2.0".to_string())]);
+    assert_eq!(programs[1].builds, vec![None], "the program clasp did not change keeps its options");
+    assert_settled(&copy);
+}

@@ -15,6 +15,7 @@ struct Expected {
 }
 
 const FIXTURES: &[Expected] = &[
+    Expected { name: "c_escaped_literals", builds: &[&[Some("-DWIDTH=8")], &[None]], source_file: None },
     Expected { name: "c_escaped_snprintf", builds: &[&[Some("-DWIDTH=8")]], source_file: None },
     Expected { name: "c_file_snprintf", builds: &[&[Some("-DLANES=4")]], source_file: Some("kernels/blend.cl") },
     Expected { name: "c_generated_header", builds: &[&[None]], source_file: Some("kernels/reduce.cl") },
@@ -60,6 +61,11 @@ fn every_fixture_is_expected() {
 #[test]
 fn c_kernel_file() {
     check_original("c_kernel_file");
+}
+
+#[test]
+fn c_escaped_literals() {
+    check_original("c_escaped_literals");
 }
 
 #[test]

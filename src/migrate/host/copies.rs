@@ -96,6 +96,8 @@ pub(super) fn lockstep(
                         continue;
                     };
                     let replacement = literal.encode(start as u32, &edit.replacement);
+                    let range =
+                        if replacement.is_empty() { super::embedded::whole_literal_lines(&host.text, range) } else { range };
                     copied.edits.push(Edit { file: host.path.clone(), start: range.start, end: range.end, replacement });
                 }
                 copied.file = host.path.clone();

@@ -28,7 +28,7 @@ pub(super) fn jobs(
     let (mut embedded, mut jobs) = (Vec::new(), Vec::new());
     for (h, host) in hosts.iter().enumerate() {
         for (index, literal) in host.facts.literals.iter().enumerate() {
-            let is_kernel = literal.declares_kernel || literal.passed_to.is_some();
+            let is_kernel = literal.declares_kernel || (literal.passed_to.is_some() && wholly_known(&host.facts, index));
             if !is_kernel || copies.iter().any(|c| c.host == h && c.literal == index) {
                 continue;
             }
@@ -57,6 +57,17 @@ pub(super) fn jobs(
         }
     }
     (embedded, jobs)
+}
+
+/// Whether the program a literal is passed to is known whole: traced to
+/// literals only, each decodable (a literal that is only a piece of a
+/// program built at run time, such as a `snprintf` argument, is no kernel).
+fn wholly_known(facts: &HostFacts, literal: usize) -> bool {
+    facts
+        .programs
+        .iter()
+        .filter(|p| p.literals.contains(&literal))
+        .all(|p| p.untraced.is_none() && p.literals.iter().all(|l| facts.literals[*l].undecodable.is_none()))
 }
 
 fn undecodable(host: &HostInput, literal: &Literal, why: &str, result: &mut Migration) {
@@ -129,7 +140,7 @@ pub(super) fn write_back(
         let change = result.changes.iter().position(|c| c.canonical == kernel.virtual_path).map(|i| result.changes.remove(i));
         let status = match change {
             None => EmbeddedStatus::Unchanged,
-            Some(change) => match mapped_fixes(kernel, literal, change) {
+            Some(change) => match mapped_fixes(kernel, literal, &hosts[h].text, change) {
                 Ok(mapped) => {
                     fixes.entry(h).or_default().extend(mapped);
                     migrated.insert((h, kernel.literal));
@@ -158,7 +169,7 @@ pub(super) fn write_back(
 
 /// The fixes of an embedded kernel's change as fixes of its host file: each
 /// edit mapped into the literal and written in its form.
-fn mapped_fixes(kernel: &Embedded, literal: &Literal, change: FileChange) -> Result<Vec<Fix>, String> {
+fn mapped_fixes(kernel: &Embedded, literal: &Literal, host_text: &[u8], change: FileChange) -> Result<Vec<Fix>, String> {
     let mut out = Vec::new();
     for fix in change.fixes {
         let mut mapped = fix.clone();
@@ -168,6 +179,7 @@ fn mapped_fixes(kernel: &Embedded, literal: &Literal, change: FileChange) -> Res
                 .to_file(edit.start..edit.end)
                 .ok_or_else(|| format!("bytes {}..{} of the kernel do not map into one literal", edit.start, edit.end))?;
             let replacement = literal.encode(edit.start, &edit.replacement);
+            let range = if replacement.is_empty() { whole_literal_lines(host_text, range) } else { range };
             mapped.edits.push(Edit { file: kernel.host.clone(), start: range.start, end: range.end, replacement });
         }
         mapped.file = kernel.host.clone();
@@ -176,4 +188,44 @@ fn mapped_fixes(kernel: &Embedded, literal: &Literal, change: FileChange) -> Res
         out.push(mapped);
     }
     Ok(out)
+}
+
+/// A deletion that empties the literals of whole lines (from just after
+/// the opening quote of a literal that starts its line to just before the
+/// closing quote of one that ends its line, as deleting a function of an
+/// escaped `"...\n"` kernel does) takes those lines with it, instead of
+/// leaving a `""` line behind.
+pub(super) fn whole_literal_lines(text: &[u8], range: std::ops::Range<u32>) -> std::ops::Range<u32> {
+    let (start, end) = (range.start as usize, range.end as usize);
+    if start == 0 || end >= text.len() || text[start - 1] != b'"' || text[end] != b'"' {
+        return range;
+    }
+    let line_start = text[..start - 1].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let after = end + 1;
+    let line_end = text[after..].iter().position(|b| *b == b'\n').map_or(text.len(), |i| after + i + 1);
+    let blank = |bytes: &[u8]| bytes.iter().all(|b| *b == b' ' || *b == b'\t' || *b == b'\r' || *b == b'\n');
+    if blank(&text[line_start..start - 1]) && blank(&text[after..line_end]) {
+        line_start as u32..line_end as u32
+    } else {
+        range
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_literal_lines;
+
+    #[test]
+    fn a_deletion_emptying_whole_literal_lines_takes_the_lines() {
+        let text = b"x =\n    \"a\\n\"\n    \"b\\n\"\n    \"c\\n\";\n";
+        let text = text.as_slice();
+        // Deleting `b\n` (the content of the middle literal) removes its whole line.
+        let b = text.iter().position(|c| *c == b'b').unwrap() as u32;
+        let range = whole_literal_lines(text, b..b + 3);
+        let mut edited = text.to_vec();
+        edited.drain(range.start as usize..range.end as usize);
+        assert_eq!(String::from_utf8(edited).unwrap(), "x =\n    \"a\\n\"\n    \"c\\n\";\n");
+        // Part of a literal is not a line.
+        assert_eq!(whole_literal_lines(text, b..b + 1), b..b + 1);
+    }
 }
