@@ -39,6 +39,9 @@ impl Context<'_, '_> {
 /// The facts of one host file. Never fails: tree-sitter recovers from
 /// syntax errors, and whatever parses around them is still reported.
 pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
+    if !may_have_facts(text) {
+        return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
+    }
     let mut parser = Parser::new();
     let tree = parser.set_language(&language.grammar()).ok().and_then(|()| parser.parse(text, None));
     let Some(tree) = tree else {
@@ -57,6 +60,27 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
     }
     let build_calls = builds::find(&context, &creations);
     report(path, context, creations.into_iter().map(|(c, _)| c).collect(), build_calls)
+}
+
+/// Whether the bytes can hold a fact at all: every fact needs one of these
+/// words (a kernel declaration `__kernel`/`kernel void` in a literal or a
+/// stringify macro's argument, `Program` in every creation and in
+/// `clBuildProgram`/`clCompileProgram`, `.build`/`.compile` in the C++ and
+/// Python build calls). Most host files have none and are not parsed:
+/// parsing is most of the cost of reading host code.
+pub(super) fn may_have_facts(text: &[u8]) -> bool {
+    let has = |word: &[u8]| text.windows(word.len()).any(|w| w == word);
+    if has(b"Program") || has(b"__kernel") || has(b".build") || has(b".compile") {
+        return true;
+    }
+    // `kernel` followed by blanks and `void` (OpenCL C 1.x spells kernels either way).
+    text.windows(6).enumerate().any(|(i, w)| {
+        w == b"kernel" && {
+            let rest = &text[i + 6..];
+            let blanks = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            blanks > 0 && rest[blanks..].starts_with(b"void")
+        }
+    })
 }
 
 /// Keeps the literals that declare a kernel or feed a program, and

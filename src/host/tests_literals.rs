@@ -196,3 +196,13 @@ fn language_by_extension() {
     assert_eq!(HostLanguage::of(Path::new("run.py")), Some(HostLanguage::Python));
     assert_eq!(HostLanguage::of(Path::new("k.cl")), None);
 }
+
+#[test]
+fn files_with_no_word_a_fact_needs_are_not_parsed_and_give_nothing() {
+    use super::scan::may_have_facts;
+    assert!(!may_have_facts(b"int main(void) { cl_kernel k = make(); return run(k); }\n"));
+    assert!(may_have_facts(b"const char *s = \"kernel  void f(global int *p) {}\";"));
+    assert!(may_have_facts(b"err = clBuildProgram(p, 0, NULL, NULL, NULL, NULL);"));
+    assert!(may_have_facts(b"prg.build(options=['-DN=4'])"));
+    assert!(!may_have_facts(b"int kernelvoid; int kernel_void;"));
+}
