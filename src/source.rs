@@ -22,8 +22,10 @@ pub struct Embedded {
     /// Where the literal starts in the host file (1-based).
     pub line: u32,
     pub col: u32,
-    /// The literal's index among the host file's scanned literals.
-    pub literal: usize,
+    /// The literals it is made of, in order: each one's index among the
+    /// host file's scanned literals and where its text starts in `text`
+    /// (one literal, or the several strings of one program).
+    pub literals: Vec<(usize, u32)>,
     /// The decoded kernel text.
     pub text: String,
     /// `<host dir>/<host name>:<line>`: the unit's identity and the name its code is compiled under.
@@ -36,14 +38,20 @@ pub struct Embedded {
 
 impl Embedded {
     /// Writes the scratch files for the kernel of `host` at `line`:`col` in `scratch`.
-    pub fn prepare(scratch: &Path, host: &Path, at: (u32, u32), literal: usize, text: String) -> std::io::Result<Embedded> {
+    pub fn prepare(
+        scratch: &Path,
+        host: &Path,
+        at: (u32, u32),
+        literals: Vec<(usize, u32)>,
+        text: String,
+    ) -> std::io::Result<Embedded> {
         let (line, col) = at;
         let dir = std::fs::canonicalize(host.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
         let name = host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let virtual_path = dir.join(format!("{name}:{line}"));
         let stem = format!("embedded-{}-{line}-{col}", sanitized(&name));
         let (wrapper, overlay) = write_virtual(scratch, &stem, &virtual_path, text.as_bytes())?;
-        Ok(Embedded { host: host.to_path_buf(), line, col, literal, text, virtual_path, wrapper, overlay })
+        Ok(Embedded { host: host.to_path_buf(), line, col, literals, text, virtual_path, wrapper, overlay })
     }
 
     /// How reports name the unit: `host.cpp:42`.

@@ -216,3 +216,15 @@ fn escaped_line_literals_are_migrated_in_their_form_and_a_format_kernel_is_repor
     assert_eq!(programs[1].builds, vec![None], "the program clasp did not change keeps its options");
     assert_settled(&copy);
 }
+
+#[test]
+fn a_program_of_two_strings_is_migrated_as_one_and_written_back_into_both() {
+    let (_work, copy, run) = migrated("c_two_sources", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let host = read(copy.join("host.c"));
+    assert!(host.contains("\"float peak(const float *p, int n)\\n\""), "{host}");
+    assert!(host.contains("peak(tile, 8) - peak(in, 8)"), "the kernel's string calls the merged helper:\n{host}");
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    assert_settled(&copy);
+}

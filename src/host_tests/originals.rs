@@ -21,6 +21,7 @@ const FIXTURES: &[Expected] = &[
     Expected { name: "c_generated_header", builds: &[&[None]], source_file: Some("kernels/reduce.cl") },
     Expected { name: "c_kernel_file", builds: &[&[None]], source_file: Some("kernels/scale.cl") },
     Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
+    Expected { name: "c_two_sources", builds: &[&[None]], source_file: None },
     Expected { name: "c_untouched", builds: &[&[None]], source_file: Some("kernels/copy.cl") },
     Expected {
         name: "cpp_kernel_file",
@@ -66,6 +67,12 @@ fn c_kernel_file() {
 #[test]
 fn c_escaped_literals() {
     check_original("c_escaped_literals");
+}
+
+#[test]
+fn c_two_sources() {
+    let programs = check_original("c_two_sources");
+    assert!(programs[0].source.starts_with("float peak_g(") && programs[0].source.contains("__kernel void peaks("));
 }
 
 #[test]

@@ -16,8 +16,10 @@ use crate::rules::host_build_options::HostInput;
 use crate::rules::{Edit, Fix, Warning};
 use crate::source::Embedded;
 
-/// The embedded kernels of `hosts` and their jobs; an undecodable kernel
-/// literal is reported and left alone.
+/// The embedded kernels of `hosts` and their jobs: the several literals of
+/// one program (`clCreateProgramWithSource` given several strings) are one
+/// unit, their texts concatenated; any other kernel literal is one. An
+/// undecodable kernel literal is reported and left alone.
 pub(super) fn jobs(
     hosts: &[HostInput],
     copies: &[Copy],
@@ -27,36 +29,67 @@ pub(super) fn jobs(
 ) -> (Vec<Arc<Embedded>>, Vec<Job>) {
     let (mut embedded, mut jobs) = (Vec::new(), Vec::new());
     for (h, host) in hosts.iter().enumerate() {
+        let copied = |index: usize| copies.iter().any(|c| c.host == h && c.literal == index);
+        let mut taken = BTreeSet::new();
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for program in host.facts.programs.iter().filter(|p| p.literals.len() > 1 && known(&host.facts, &p.literals)) {
+            if program.literals.iter().all(|l| !taken.contains(l) && !copied(*l)) {
+                taken.extend(program.literals.iter().copied());
+                groups.push(program.literals.clone());
+            }
+        }
         for (index, literal) in host.facts.literals.iter().enumerate() {
             let is_kernel = literal.declares_kernel || (literal.passed_to.is_some() && wholly_known(&host.facts, index));
-            if !is_kernel || copies.iter().any(|c| c.host == h && c.literal == index) {
+            if !is_kernel || copied(index) || taken.contains(&index) {
                 continue;
             }
-            if let Some(why) = &literal.undecodable {
-                undecodable(host, literal, why, result);
-                continue;
+            match &literal.undecodable {
+                Some(why) => undecodable(host, literal, why, result),
+                None => groups.push(vec![index]),
             }
-            let at = (literal.start.line, literal.start.col);
-            let prepared = Embedded::prepare(scratch, &host.path, at, index, literal.text.clone());
-            let kernel = match prepared {
-                Ok(kernel) => Arc::new(kernel),
-                Err(e) => {
-                    undecodable(host, literal, &format!("its scratch file cannot be written: {e}"), result);
-                    continue;
-                }
-            };
-            let compile = compile_options(&host.facts, index, &host.path, &options.compile);
-            jobs.push(Job {
-                path: kernel.virtual_path.clone(),
-                configuration: None,
-                compile,
-                embedded: Some(kernel.clone()),
-                program: None,
-            });
-            embedded.push(kernel);
+        }
+        groups.sort();
+        for group in groups {
+            if let Some((kernel, job)) = unit(host, &group, scratch, options, result) {
+                embedded.push(kernel);
+                jobs.push(job);
+            }
         }
     }
     (embedded, jobs)
+}
+
+/// The unit of the literals `group` (in order): their texts concatenated.
+fn unit(
+    host: &HostInput,
+    group: &[usize],
+    scratch: &Path,
+    options: &MigrateOptions,
+    result: &mut Migration,
+) -> Option<(Arc<Embedded>, Job)> {
+    let first = &host.facts.literals[group[0]];
+    let (mut text, mut parts) = (String::new(), Vec::new());
+    for &index in group {
+        parts.push((index, text.len() as u32));
+        text.push_str(&host.facts.literals[index].text);
+    }
+    let at = (first.start.line, first.start.col);
+    let kernel = match Embedded::prepare(scratch, &host.path, at, parts, text) {
+        Ok(kernel) => Arc::new(kernel),
+        Err(e) => {
+            undecodable(host, first, &format!("its scratch file cannot be written: {e}"), result);
+            return None;
+        }
+    };
+    let compile = compile_options(&host.facts, group[0], &host.path, &options.compile);
+    let job =
+        Job { path: kernel.virtual_path.clone(), configuration: None, compile, embedded: Some(kernel.clone()), program: None };
+    Some((kernel, job))
+}
+
+/// Whether every literal of a program is decodable.
+fn known(facts: &HostFacts, literals: &[usize]) -> bool {
+    literals.iter().all(|l| facts.literals[*l].undecodable.is_none())
 }
 
 /// Whether the program a literal is passed to is known whole: traced to
@@ -136,14 +169,13 @@ pub(super) fn write_back(
     let mut migrated = BTreeSet::new();
     for kernel in embedded {
         let Some(h) = hosts.iter().position(|h| h.path == kernel.host) else { continue };
-        let literal = &hosts[h].facts.literals[kernel.literal];
         let change = result.changes.iter().position(|c| c.canonical == kernel.virtual_path).map(|i| result.changes.remove(i));
         let status = match change {
             None => EmbeddedStatus::Unchanged,
-            Some(change) => match mapped_fixes(kernel, literal, &hosts[h].text, change) {
+            Some(change) => match mapped_fixes(kernel, &hosts[h], change) {
                 Ok(mapped) => {
                     fixes.entry(h).or_default().extend(mapped);
-                    migrated.insert((h, kernel.literal));
+                    migrated.extend(kernel.literals.iter().map(|(l, _)| (h, *l)));
                     EmbeddedStatus::Migrated
                 }
                 Err(why) => {
@@ -168,19 +200,31 @@ pub(super) fn write_back(
 }
 
 /// The fixes of an embedded kernel's change as fixes of its host file: each
-/// edit mapped into the literal and written in its form.
-fn mapped_fixes(kernel: &Embedded, literal: &Literal, host_text: &[u8], change: FileChange) -> Result<Vec<Fix>, String> {
+/// edit mapped into the literal holding its bytes and written in its form
+/// (an edit across two literals of one program: its replacement in the
+/// first, the rest deleted, blanks at the start of a later one kept).
+fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Result<Vec<Fix>, String> {
     let mut out = Vec::new();
     for fix in change.fixes {
         let mut mapped = fix.clone();
         mapped.edits.clear();
         for edit in fix.edits.iter().filter(|e| e.file == kernel.virtual_path) {
-            let range = literal
-                .to_file(edit.start..edit.end)
-                .ok_or_else(|| format!("bytes {}..{} of the kernel do not map into one literal", edit.start, edit.end))?;
-            let replacement = literal.encode(edit.start, &edit.replacement);
-            let range = if replacement.is_empty() { whole_literal_lines(host_text, range) } else { range };
-            mapped.edits.push(Edit { file: kernel.host.clone(), start: range.start, end: range.end, replacement });
+            let covered = pieces(kernel, host, edit.start..edit.end);
+            if covered.is_empty() {
+                return Err(format!("bytes {}..{} of the kernel are in none of its literals", edit.start, edit.end));
+            }
+            for (literal, range, first) in covered {
+                let whole = &kernel.text.as_bytes()[edit.start as usize..edit.end as usize];
+                if !first && whole[whole.len() - (range.end - range.start) as usize..].iter().all(|b| b.is_ascii_whitespace()) {
+                    continue;
+                }
+                let at = literal
+                    .to_file(range.clone())
+                    .ok_or_else(|| format!("bytes {}..{} of the kernel do not map into its literal", edit.start, edit.end))?;
+                let replacement = if first { literal.encode(range.start, &edit.replacement) } else { String::new() };
+                let at = if replacement.is_empty() { whole_literal_lines(&host.text, at) } else { at };
+                mapped.edits.push(Edit { file: kernel.host.clone(), start: at.start, end: at.end, replacement });
+            }
         }
         mapped.file = kernel.host.clone();
         mapped.line = kernel.line + fix.line.saturating_sub(1);
@@ -188,6 +232,30 @@ fn mapped_fixes(kernel: &Embedded, literal: &Literal, host_text: &[u8], change: 
         out.push(mapped);
     }
     Ok(out)
+}
+
+/// The literals an edit of the unit's text covers, each with the range of
+/// its own text and whether it is the first.
+fn pieces<'h>(
+    kernel: &Embedded,
+    host: &'h HostInput,
+    range: std::ops::Range<u32>,
+) -> Vec<(&'h Literal, std::ops::Range<u32>, bool)> {
+    let mut out = Vec::new();
+    for (i, &(index, start)) in kernel.literals.iter().enumerate() {
+        let literal = &host.facts.literals[index];
+        let end = kernel.literals.get(i + 1).map_or(kernel.text.len() as u32, |next| next.1);
+        let covered = (range.start < end && start < range.end) || (range.is_empty() && range.start == start);
+        if covered {
+            let local = range.start.max(start) - start..range.end.min(end) - start;
+            let first = out.is_empty();
+            out.push((literal, local, first));
+            if range.is_empty() {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// A deletion that empties the literals of whole lines (from just after
