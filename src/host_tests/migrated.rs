@@ -228,3 +228,17 @@ fn a_program_of_two_strings_is_migrated_as_one_and_written_back_into_both() {
     assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
     assert_settled(&copy);
 }
+
+#[test]
+fn a_program_of_files_two_raw_wrapped_is_migrated_and_its_host_builds_it_as_cl20() {
+    let (_work, copy, run) = migrated("cpp_program_parts", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for part in ["rows.hpp", "blur.hpp"] {
+        let text = read(copy.join(part));
+        assert!(text.starts_with("R\"CLC(\n") && text.trim_end().ends_with(")CLC\""), "{part} keeps its wrapper");
+    }
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-DRADIUS=2 -cl-std=CL2.0".to_string())]);
+    assert!(programs[0].source.contains("float sum(const float *p, int n)"), "{}", programs[0].source);
+    assert_settled(&copy);
+}

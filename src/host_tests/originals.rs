@@ -28,6 +28,7 @@ const FIXTURES: &[Expected] = &[
         builds: &[&[Some("-cl-mad-enable -cl-std=CL1.2")]],
         source_file: Some("kernels/offsets.cl"),
     },
+    Expected { name: "cpp_program_parts", builds: &[&[Some("-DRADIUS=2")]], source_file: None },
     Expected { name: "cpp_raw_string", builds: &[&[Some("-DTILE=16 -cl-std=CL1.2")]], source_file: None },
     Expected { name: "py_kernel_file", builds: &[&[Some("-cl-fast-relaxed-math")]], source_file: Some("kernels/smooth.cl") },
     Expected { name: "py_triple_quoted", builds: &[&[Some("-DN=4")]], source_file: None },
@@ -73,6 +74,12 @@ fn c_escaped_literals() {
 fn c_two_sources() {
     let programs = check_original("c_two_sources");
     assert!(programs[0].source.starts_with("float peak_g(") && programs[0].source.contains("__kernel void peaks("));
+}
+
+#[test]
+fn cpp_program_parts() {
+    let programs = check_original("cpp_program_parts");
+    assert!(programs[0].source.starts_with("// Shared by every program"), "{}", programs[0].source);
 }
 
 #[test]

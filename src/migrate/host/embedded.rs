@@ -32,7 +32,9 @@ pub(super) fn jobs(
         let copied = |index: usize| copies.iter().any(|c| c.host == h && c.literal == index);
         let mut taken = BTreeSet::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
-        for program in host.facts.programs.iter().filter(|p| p.literals.len() > 1 && known(&host.facts, &p.literals)) {
+        let whole =
+            |p: &&crate::host::ProgramCreation| p.untraced.is_none() && p.literals.len() > 1 && known(&host.facts, &p.literals);
+        for program in host.facts.programs.iter().filter(whole) {
             if program.literals.iter().all(|l| !taken.contains(l) && !copied(*l)) {
                 taken.extend(program.literals.iter().copied());
                 groups.push(program.literals.clone());

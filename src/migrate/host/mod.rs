@@ -76,8 +76,15 @@ pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result
     let hosts: Vec<usize> =
         (0..batch.hosts.len()).filter(|h| !included.contains(canonical(&batch.hosts[*h].path).as_path())).collect();
     result.host.files = hosts.len();
-    let kernel_files: Vec<PathBuf> =
-        units.iter().filter(|u| u.embedded.is_none()).map(|u| u.canonical(0).to_path_buf()).collect();
+    // Every kernel file: a unit's main file, or each source of a `[[program]]`.
+    let kernel_files: Vec<PathBuf> = units
+        .iter()
+        .filter(|u| u.embedded.is_none())
+        .flat_map(|u| match &u.program {
+            Some(program) => program.map.segments().iter().map(|s| canonical(&s.file)).collect(),
+            None => vec![u.canonical(0).to_path_buf()],
+        })
+        .collect();
     let changed =
         build_calls::Migrated { programs: &programs, kernel_files: &kernel_files, literals: &migrated, variables: &variables };
     build_calls::decide_all(&batch.hosts, &hosts, &changed, options, result, &mut fixes);
