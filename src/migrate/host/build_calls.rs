@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use super::HostFixes;
+use super::{Expected, HostFixes};
 use crate::options::MigrateOptions;
 use crate::report::{BuildStatus, FileChange, FileError, Migration};
 use crate::rules::host_build_options::{decide, std_flag, Changed, Decided, HostInput};
@@ -68,7 +68,13 @@ pub(super) fn decide_all(
 
 /// Each host file with its fixes applied becomes a changed file, once the
 /// result is checked; a host file that does not check out is an error and keeps its text.
-pub(super) fn apply(hosts: &[HostInput], fixes: HostFixes, options: &MigrateOptions, result: &mut Migration) {
+pub(super) fn apply(
+    hosts: &[HostInput],
+    fixes: HostFixes,
+    expected: &[Expected],
+    options: &MigrateOptions,
+    result: &mut Migration,
+) {
     for (h, fixes) in fixes {
         let host = &hosts[h];
         let canonical = super::canonical(&host.path);
@@ -80,7 +86,7 @@ pub(super) fn apply(hosts: &[HostInput], fixes: HostFixes, options: &MigrateOpti
         }
         let edits: BTreeSet<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
         let migrated = crate::migrate::plan::apply_edits(&host.path, &host.text, edits).and_then(|migrated| {
-            check(host, &migrated)?;
+            check(host, &migrated, expected.iter().filter(|e| e.host == h))?;
             Ok(migrated)
         });
         match migrated {
@@ -103,16 +109,30 @@ fn sorted(mut fixes: Vec<Fix>) -> Vec<Fix> {
     fixes
 }
 
-/// The edited host file still yields its literals: as many as before, none
-/// undecodable that was not before (a write-back that broke a literal is caught here).
-fn check(host: &HostInput, migrated: &[u8]) -> Result<(), String> {
+/// The edited host file, scanned again, yields exactly what clasp meant:
+/// the same literals, each migrated kernel decoding to the verified
+/// migrated text (a copy to its file's, whitespace aside). A write-back
+/// that broke or changed a literal is caught here, and nothing is written.
+fn check<'e>(host: &HostInput, migrated: &[u8], expected: impl Iterator<Item = &'e Expected>) -> Result<(), String> {
     let again = crate::host::scan(&host.path, migrated, host.facts.language);
-    let kernels = |literals: &[crate::host::Literal]| literals.iter().filter(|l| l.undecodable.is_none()).count();
-    if kernels(&again.literals) < kernels(&host.facts.literals) {
-        return Err(format!(
-            "{}: error: the edits clasp made to its embedded kernels do not decode back: left as it is",
-            host.path.display()
-        ));
+    let fail = |why: &str| {
+        Err(format!("{}: error: the migrated embedded kernels do not read back ({why}): left as it is", host.path.display()))
+    };
+    if again.literals.len() != host.facts.literals.len() {
+        return fail("the file has another number of kernel literals");
+    }
+    for e in expected {
+        let text: Vec<u8> = e.literals.iter().flat_map(|l| again.literals[*l].text.bytes()).collect();
+        let same = if e.exact {
+            text == e.text
+        } else {
+            let visible = |t: &[u8]| super::copies::visible(t).into_iter().map(|(_, b)| b).collect::<Vec<u8>>();
+            visible(&text) == visible(&e.text)
+        };
+        if !same {
+            let line = host.facts.literals[e.literals[0]].start.line;
+            return fail(&format!("the literal at line {line} does not decode to the verified kernel"));
+        }
     }
     Ok(())
 }

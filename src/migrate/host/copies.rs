@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use super::HostFixes;
+use super::{Expected, HostFixes};
 use crate::config::Job;
 use crate::report::{EmbeddedReport, EmbeddedStatus, Migration};
 use crate::rules::host_build_options::HostInput;
@@ -48,7 +48,7 @@ pub(super) fn find(hosts: &[HostInput], jobs: &[Job]) -> Vec<Copy> {
 }
 
 /// The bytes of `text` that are not whitespace, with their offsets.
-fn visible(text: &[u8]) -> Vec<(usize, u8)> {
+pub(super) fn visible(text: &[u8]) -> Vec<(usize, u8)> {
     text.iter().copied().enumerate().filter(|(_, b)| !b.is_ascii_whitespace()).collect()
 }
 
@@ -75,6 +75,7 @@ pub(super) fn lockstep(
     copies: &[Copy],
     result: &mut Migration,
     fixes: &mut HostFixes,
+    expected: &mut Vec<Expected>,
 ) -> BTreeSet<(usize, usize)> {
     let mut migrated = BTreeSet::new();
     for copy in copies {
@@ -107,6 +108,8 @@ pub(super) fn lockstep(
             }
             if complete {
                 fixes.entry(copy.host).or_default().extend(mapped);
+                let text = change.migrated.clone();
+                expected.push(Expected { host: copy.host, literals: vec![copy.literal], text, exact: false });
                 migrated.insert((copy.host, copy.literal));
                 status = EmbeddedStatus::Migrated;
             } else {

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::copies::Copy;
-use super::HostFixes;
+use super::{Expected, HostFixes};
 use crate::config::Job;
 use crate::host::{HostFacts, Literal, OptionsArg, ProgramRef};
 use crate::options::{CompileOptions, MigrateOptions};
@@ -94,6 +94,12 @@ fn known(facts: &HostFacts, literals: &[usize]) -> bool {
     literals.iter().all(|l| facts.literals[*l].undecodable.is_none())
 }
 
+/// Whether a literal is a stringify macro's argument (verbatim pieces whose
+/// blanks the preprocessor collapsed).
+fn stringified(literal: &Literal) -> bool {
+    literal.pieces.iter().any(|p| p.form == crate::host::PieceForm::Verbatim && !p.exact)
+}
+
 /// Whether the program a literal is passed to is known whole: traced to
 /// literals only, each decodable (a literal that is only a piece of a
 /// program built at run time, such as a `snprintf` argument, is no kernel).
@@ -167,6 +173,7 @@ pub(super) fn write_back(
     embedded: &[Arc<Embedded>],
     result: &mut Migration,
     fixes: &mut HostFixes,
+    expected: &mut Vec<Expected>,
 ) -> BTreeSet<(usize, usize)> {
     let mut migrated = BTreeSet::new();
     for kernel in embedded {
@@ -174,8 +181,12 @@ pub(super) fn write_back(
         let change = result.changes.iter().position(|c| c.canonical == kernel.virtual_path).map(|i| result.changes.remove(i));
         let status = match change {
             None => EmbeddedStatus::Unchanged,
-            Some(change) => match mapped_fixes(kernel, &hosts[h], change) {
+            Some(change) => match mapped_fixes(kernel, &hosts[h], change.clone()) {
                 Ok(mapped) => {
+                    let literals: Vec<usize> = kernel.literals.iter().map(|(l, _)| *l).collect();
+                    // A stringify macro's argument reads with its blanks collapsed: only tokens can be compared.
+                    let exact = !literals.iter().any(|l| stringified(&hosts[h].facts.literals[*l]));
+                    expected.push(Expected { host: h, literals, text: change.migrated.clone(), exact });
                     fixes.entry(h).or_default().extend(mapped);
                     migrated.extend(kernel.literals.iter().map(|(l, _)| (h, *l)));
                     EmbeddedStatus::Migrated

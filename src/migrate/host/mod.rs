@@ -62,12 +62,23 @@ pub fn prepare(
 /// Per host file (its index in the batch), the fixes to write into it.
 type HostFixes = BTreeMap<usize, Vec<Fix>>;
 
+/// What a literal group must decode to once the host file is written: its
+/// literals (indexes, in order), the text, and whether whitespace counts
+/// (a generated copy equals its file's migrated text whitespace aside).
+pub(super) struct Expected {
+    pub host: usize,
+    pub literals: Vec<usize>,
+    pub text: Vec<u8>,
+    pub exact: bool,
+}
+
 /// Writes the embedded kernels' and copies' edits back into their host
 /// files, decides every build call, and adds the host changes and reports.
 pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
     let mut fixes = HostFixes::new();
-    let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes);
-    migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes));
+    let mut expected = Vec::new();
+    let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes, &mut expected);
+    migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes, &mut expected));
     let programs = changed_programs(units, result);
     let variables = migrated_variables(&batch, &migrated);
     // A header the kernels include is kernel code, whatever its extension.
@@ -88,7 +99,7 @@ pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result
     let changed =
         build_calls::Migrated { programs: &programs, kernel_files: &kernel_files, literals: &migrated, variables: &variables };
     build_calls::decide_all(&batch.hosts, &hosts, &changed, options, result, &mut fixes);
-    build_calls::apply(&batch.hosts, fixes, options, result);
+    build_calls::apply(&batch.hosts, fixes, &expected, options, result);
 }
 
 /// The variables holding a migrated literal (an embedded kernel, a generated
