@@ -39,6 +39,7 @@ pub struct HostBatch {
 /// embedded kernels (to load with the kernel files' `jobs`). A file the
 /// batch also loads as a kernel unit is not host code.
 pub fn prepare(
+    pool: &rayon::ThreadPool,
     host_files: &[PathBuf],
     jobs: &[Job],
     scratch: Option<&std::path::Path>,
@@ -46,11 +47,18 @@ pub fn prepare(
     result: &mut Migration,
 ) -> (HostBatch, Vec<Job>) {
     let units: BTreeSet<PathBuf> = jobs.iter().map(|j| canonical(&j.path)).collect();
-    let hosts: Vec<HostInput> = host_files
-        .iter()
-        .filter(|path| !units.contains(&canonical(path)))
-        .filter_map(|path| read(path, &mut result.errors))
-        .collect();
+    // Scanning is pure: the files are read and scanned on the workers, results taken in order.
+    let read: Vec<Result<Option<HostInput>, FileError>> = pool.install(|| {
+        use rayon::prelude::*;
+        host_files.par_iter().filter(|path| !units.contains(&canonical(path))).map(|path| read(path)).collect()
+    });
+    let mut hosts = Vec::new();
+    for host in read {
+        match host {
+            Ok(host) => hosts.extend(host),
+            Err(error) => result.errors.push(error),
+        }
+    }
     let copies = copies::find(&hosts, jobs);
     let (embedded, embedded_jobs) = match scratch {
         Some(dir) => embedded::jobs(&hosts, &copies, dir, options, result),
@@ -147,17 +155,15 @@ fn canonical(path: &std::path::Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The host file as read and scanned; an unreadable one is an error for it.
-fn read(path: &PathBuf, errors: &mut Vec<FileError>) -> Option<HostInput> {
-    let language = HostLanguage::of(path)?;
+/// The host file as read and scanned (none for an extension no grammar
+/// reads); an unreadable one is an error for it.
+fn read(path: &PathBuf) -> Result<Option<HostInput>, FileError> {
+    let Some(language) = HostLanguage::of(path) else { return Ok(None) };
     match std::fs::read(path) {
         Ok(text) => {
             let facts = crate::timings::time("host: scan", || scan(path, &text, language));
-            Some(HostInput { path: path.clone(), text, facts })
+            Ok(Some(HostInput { path: path.clone(), text, facts }))
         }
-        Err(e) => {
-            errors.push(FileError { path: path.clone(), message: format!("{}: error: cannot read: {e}", path.display()) });
-            None
-        }
+        Err(e) => Err(FileError { path: path.clone(), message: format!("{}: error: cannot read: {e}", path.display()) }),
     }
 }
