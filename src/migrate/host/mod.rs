@@ -50,7 +50,7 @@ pub fn prepare(
     // Scanning is pure: the files are read and scanned on the workers, results taken in order.
     let read: Vec<Result<Option<HostInput>, FileError>> = pool.install(|| {
         use rayon::prelude::*;
-        host_files.par_iter().filter(|path| !units.contains(&canonical(path))).map(|path| read(path)).collect()
+        host_files.par_iter().filter(|path| !units.contains(&canonical(path))).map(read).collect()
     });
     let mut hosts = Vec::new();
     for host in read {
