@@ -62,7 +62,11 @@ impl Embedded {
 
 /// Writes a virtual file's text, the VFS overlay that maps `virtual_path`
 /// to it, and a wrapper including it, in `scratch`: (wrapper, overlay).
+/// The scratch names carry a hash of the whole virtual path: `stem` alone
+/// (a file name, a line) is shared by `a/host.c` and `b/host.c`, whose
+/// scratch files would otherwise overwrite each other.
 fn write_virtual(scratch: &Path, stem: &str, virtual_path: &Path, text: &[u8]) -> std::io::Result<(PathBuf, PathBuf)> {
+    let stem = format!("{stem}-{:016x}", fnv1a(virtual_path.as_os_str().as_encoded_bytes()));
     let kernel = scratch.join(format!("{stem}.cl"));
     let wrapper = scratch.join(format!("{stem}-main.cl"));
     let overlay = scratch.join(format!("{stem}.yaml"));
@@ -136,6 +140,11 @@ pub fn raw_string_content(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
     }
     let content_start = start + 2 + open + 1;
     Some(content_start..end - close.len())
+}
+
+/// FNV-1a: a hash that is the same on every run and platform.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// A file name's characters that are safe in a scratch file name.
@@ -252,6 +261,29 @@ mod tests {
         assert_eq!(&text[range], b"\nfloat f(void);\n");
         assert_eq!(raw_string_content(b"float f(void);\n"), None);
         assert_eq!(raw_string_content(b"R\"x(a)y\""), None, "the delimiters differ");
+    }
+
+    #[test]
+    fn hosts_of_one_name_in_two_directories_get_their_own_scratch_files() {
+        // `a/host.c` and `b/host.c` with a kernel literal at the same line and
+        // column: each unit must compile its own text.
+        let root = std::env::temp_dir().join(format!("clasp-scratch-{}", std::process::id()));
+        let scratch = root.join("scratch");
+        for dir in ["a", "b", "scratch"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        let a = Embedded::prepare(&scratch, &root.join("a/host.c"), (3, 5), vec![(0, 0)], "kernel a".into()).unwrap();
+        let b = Embedded::prepare(&scratch, &root.join("b/host.c"), (3, 5), vec![(0, 0)], "kernel b".into()).unwrap();
+        assert_ne!(a.wrapper, b.wrapper);
+        assert_ne!(a.overlay, b.overlay);
+        for unit in [&a, &b] {
+            let wrapper = std::fs::read_to_string(&unit.wrapper).unwrap();
+            assert!(wrapper.contains(&unit.virtual_path.display().to_string()), "{wrapper}");
+            let overlay: serde_json::Value = serde_json::from_slice(&std::fs::read(&unit.overlay).unwrap()).unwrap();
+            let contents = overlay["roots"][0]["external-contents"].as_str().unwrap();
+            assert_eq!(std::fs::read_to_string(contents).unwrap(), unit.text);
+        }
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
