@@ -22,6 +22,8 @@ pub struct Embedded {
     /// Where the literal starts in the host file (1-based).
     pub line: u32,
     pub col: u32,
+    /// Named with its column too: another kernel of the host starts on its line.
+    pub with_col: bool,
     /// The literals it is made of, in order: each one's index among the
     /// host file's scanned literals and where its text starts in `text`
     /// (one literal, or the several strings of one program).
@@ -38,25 +40,31 @@ pub struct Embedded {
 
 impl Embedded {
     /// Writes the scratch files for the kernel of `host` at `line`:`col` in `scratch`.
+    /// With `with_col` (another kernel of the host starts on the same line),
+    /// the unit is named `host.c:LINE:COL`, else `host.c:LINE`.
     pub fn prepare(
         scratch: &Path,
         host: &Path,
-        at: (u32, u32),
+        at: (u32, u32, bool),
         literals: Vec<(usize, u32)>,
         text: String,
     ) -> std::io::Result<Embedded> {
-        let (line, col) = at;
+        let (line, col, with_col) = at;
         let dir = std::fs::canonicalize(host.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
         let name = host.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let virtual_path = dir.join(format!("{name}:{line}"));
+        let place = if with_col { format!("{line}:{col}") } else { line.to_string() };
+        let virtual_path = dir.join(format!("{name}:{place}"));
         let stem = format!("embedded-{}-{line}-{col}", sanitized(&name));
         let (wrapper, overlay) = write_virtual(scratch, &stem, &virtual_path, text.as_bytes())?;
-        Ok(Embedded { host: host.to_path_buf(), line, col, literals, text, virtual_path, wrapper, overlay })
+        Ok(Embedded { host: host.to_path_buf(), line, col, with_col, literals, text, virtual_path, wrapper, overlay })
     }
 
-    /// How reports name the unit: `host.cpp:42`.
+    /// How reports name the unit: `host.cpp:42` (`host.cpp:42:17` beside another on its line).
     pub fn label(&self) -> String {
-        format!("{}:{}", self.host.display(), self.line)
+        match self.with_col {
+            true => format!("{}:{}:{}", self.host.display(), self.line, self.col),
+            false => format!("{}:{}", self.host.display(), self.line),
+        }
     }
 }
 
@@ -272,8 +280,8 @@ mod tests {
         for dir in ["a", "b", "scratch"] {
             std::fs::create_dir_all(root.join(dir)).unwrap();
         }
-        let a = Embedded::prepare(&scratch, &root.join("a/host.c"), (3, 5), vec![(0, 0)], "kernel a".into()).unwrap();
-        let b = Embedded::prepare(&scratch, &root.join("b/host.c"), (3, 5), vec![(0, 0)], "kernel b".into()).unwrap();
+        let a = Embedded::prepare(&scratch, &root.join("a/host.c"), (3, 5, false), vec![(0, 0)], "kernel a".into()).unwrap();
+        let b = Embedded::prepare(&scratch, &root.join("b/host.c"), (3, 5, false), vec![(0, 0)], "kernel b".into()).unwrap();
         assert_ne!(a.wrapper, b.wrapper);
         assert_ne!(a.overlay, b.overlay);
         for unit in [&a, &b] {

@@ -85,3 +85,48 @@ fn a_program_naming_a_missing_source_is_an_error_at_its_line() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("clasp.toml:5:") && stderr.contains("source `gone.hpp` of program `blur` is not a file"), "{stderr}");
 }
+
+/// Two programs sharing `common.opencl`; program b's own part casts the
+/// pointer `ext` takes, so `ext` must stay `__global` in b.
+fn shared_source(b_casts: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = "[[program]]\nname = \"a\"\nsources = [\"common.opencl\", \"a.opencl\"]\n\n\
+                [[program]]\nname = \"b\"\nsources = [\"common.opencl\", \"b.opencl\"]\n";
+    let common = "float ext(__global const float *p);\nfloat get(__global const float *p, int i) { return ext(p + i); }\n";
+    let a = "float ext(__global const float *p) { return p[0]; }\n\
+             __kernel void ka(__global const float *in, __global float *out) { out[0] = get(in, 0); }\n";
+    let b_body = if b_casts { "(float)*(__global const int *)p" } else { "p[1]" };
+    let b = format!(
+        "float ext(__global const float *p) {{ return {b_body}; }}\n\
+         __kernel void kb(__global const float *in, __global float *out) {{ out[0] = get(in, 1); }}\n"
+    );
+    for (name, text) in [("clasp.toml", toml), ("common.opencl", common), ("a.opencl", a), ("b.opencl", b.as_str())] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_source_two_programs_would_edit_differently_is_an_error_and_stays() {
+    let dir = shared_source(true);
+    let before = std::fs::read_to_string(dir.path().join("common.opencl")).unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "-q", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("common.opencl: error: a source of program `a` and program `b`"), "{stderr}");
+    for name in ["common.opencl", "a.opencl"] {
+        let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert!(text.contains("__global const float *p"), "{name} is left as it is:\n{text}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("common.opencl")).unwrap(), before);
+}
+
+#[test]
+fn a_source_two_programs_edit_alike_is_written_once() {
+    let dir = shared_source(false);
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "-q", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    let common = std::fs::read_to_string(dir.path().join("common.opencl")).unwrap();
+    assert!(common.contains("float get(const float *p, int i)"), "{common}");
+    let (again, diff, stderr) = clasp_in(dir.path(), &["migrate", "-q", "."]);
+    assert_eq!((again, diff.is_empty()), (0, true), "{stderr}");
+}

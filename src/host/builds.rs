@@ -231,6 +231,9 @@ fn variable(context: &Context, node: Node, depth: u32) -> OptionsArg {
         return OptionsArg::Untraced { why: describe_write(&name, *write, src) };
     }
     let value = match traced.first {
+        Binding::Value(value) if fixed_size_array(value) => {
+            return OptionsArg::Untraced { why: format!("`{name}` is an array of fixed size: a longer value may not fit") };
+        }
         Binding::Value(value) if depth < MAX_DEPTH => value,
         Binding::Value(_) => return OptionsArg::Untraced { why: format!("`{name}` is initialised through too many variables") },
         Binding::Parameter => {
@@ -242,6 +245,13 @@ fn variable(context: &Context, node: Node, depth: u32) -> OptionsArg {
         OptionsArg::Untraced { why } => OptionsArg::Untraced { why: format!("`{name}`: {why}") },
         init => OptionsArg::Variable { name, init: Box::new(init) },
     }
+}
+
+/// Whether an initialiser is that of an array declared with a size
+/// (`char opts[8] = "..."`): editing its literal could overflow it.
+fn fixed_size_array(value: tree_sitter::Node) -> bool {
+    let declarator = value.parent().filter(|p| p.kind() == "init_declarator").and_then(|p| p.child_by_field_name("declarator"));
+    declarator.is_some_and(|d| d.kind() == "array_declarator" && d.child_by_field_name("size").is_some())
 }
 
 /// A Python list of options: its literal items, and where a new one goes.

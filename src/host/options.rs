@@ -52,11 +52,20 @@ pub fn options_edit(arg: &OptionsArg, std_flag: &str) -> Option<(Range<u32>, Str
 fn with_std(value: &str, std_flag: &str) -> Option<String> {
     match std_token(value) {
         Some(token) if &value[token.clone()] == std_flag => None,
+        // A newer standard than the one asked for (`-cl-std=CL3.0` when 2.0 is asked) stays: the user chose it.
+        Some(token) if version(&value[token.clone()]) > version(std_flag) => None,
         Some(token) => Some(format!("{}{std_flag}{}", &value[..token.start], &value[token.end..])),
         None if value.trim().is_empty() => Some(std_flag.to_string()),
         None if value.ends_with(char::is_whitespace) => Some(format!("{value}{std_flag}")),
         None => Some(format!("{value} {std_flag}")),
     }
+}
+
+/// The version a `-cl-std=CLx.y` option asks for, as (x, y); (0, 0) if it names none.
+fn version(flag: &str) -> (u32, u32) {
+    let number = flag.trim_start_matches("-cl-std=").trim_start_matches("CL").trim_start_matches("cl");
+    let mut parts = number.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
 /// The byte range of the (last) whitespace-separated `-cl-std=` token, the

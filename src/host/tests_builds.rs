@@ -178,3 +178,23 @@ fn options_edit_of_each_arm_by_itself() {
     assert_eq!(options_edit(&list, STD), Some((1..1, "\"-cl-std=CL2.0\"".into())));
     assert_eq!(options_edit(&OptionsArg::Untraced { why: "x".into() }, STD), None);
 }
+
+#[test]
+fn options_a_fixed_size_array_holds_or_another_function_writes_are_untraced() {
+    let sized =
+        "static const char opts[8] = \"-DX=1\";\nvoid f(cl_program p) { clBuildProgram(p, 0, NULL, opts, NULL, NULL); }\n";
+    let call = only_build("h.c", sized);
+    assert!(matches!(&call.options, OptionsArg::Untraced { why } if why.contains("fixed size")), "{:?}", call.options);
+    let elsewhere = "static char opts[] = \"-DX=1\";\nvoid init(void) { strcpy(opts, \"-DX=2\"); }\n\
+                     void f(cl_program p) { clBuildProgram(p, 0, NULL, opts, NULL, NULL); }\n";
+    let call = only_build("h.c", elsewhere);
+    assert!(matches!(&call.options, OptionsArg::Untraced { why } if why.contains("strcpy")), "{:?}", call.options);
+}
+
+#[test]
+fn a_newer_standard_already_asked_for_stays() {
+    let call = only_build("h.c", &c_build("\"-cl-std=CL3.0 -DZ\""));
+    assert_eq!(options_edit(&call.options, STD), None);
+    let (edited, _) = apply("h.c", &c_build("\"-cl-std=CL1.2 -DZ\""));
+    assert!(edited.contains("\"-cl-std=CL2.0 -DZ\""), "{edited}");
+}

@@ -63,8 +63,15 @@ pub(crate) fn lookup<'t>(name: &str, at: Node<'t>, src: &[u8]) -> Option<Traced<
     let root = at.tree_root();
     walk(root, &mut |n| global.visit(n, false));
     global.first?;
-    // Writes that count are those of the using function (and file scope).
+    // A file-scope variable may be written in any function: every write of
+    // the name anywhere counts (a function's own variable of that name too,
+    // which only makes clasp more careful).
+    let mut anywhere = Finder::new(name, src);
+    walk(root, &mut |n| anywhere.visit(n, true));
+    global.writes.extend(anywhere.writes.into_iter().filter(|w| !local.writes.contains(w)));
     global.writes.extend(local.writes);
+    global.writes.sort_by_key(|w| w.start_byte());
+    global.writes.dedup();
     Some(global.binding())
 }
 

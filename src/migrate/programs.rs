@@ -36,17 +36,72 @@ pub fn prepare(jobs: &mut Vec<Job>, scratch: Option<&Path>, result: &mut Migrati
 }
 
 /// Splits each changed program's change into changes of its source files.
+/// A source shared by programs must come out the same in all of them (a
+/// program that leaves it as it is counts): when they disagree it is an
+/// error, and those programs' changes are all left out (a program's edits
+/// stand or fall together); identical edits count once.
 pub fn write_back(units: &[Unit], result: &mut Migration) {
-    for unit in units {
-        let Some(program) = &unit.program else { continue };
+    let programs: Vec<&Program> = units.iter().filter_map(|u| u.program.as_deref()).collect();
+    let mut split_changes: BTreeMap<String, Vec<FileChange>> = BTreeMap::new();
+    for program in &programs {
         let Some(i) = result.changes.iter().position(|c| c.canonical == program.virtual_path) else { continue };
         let change = result.changes.remove(i);
         match split(program, change) {
-            Ok(changes) => result.changes.extend(changes),
+            Ok(changes) => {
+                split_changes.insert(program.label(), changes);
+            }
             Err(message) => result.errors.push(FileError { path: program.virtual_path.clone(), message }),
         }
     }
+    let conflicting = conflicts(&programs, &split_changes, result);
+    let mut written = std::collections::BTreeSet::new();
+    for (label, changes) in split_changes {
+        if conflicting.contains(&label) {
+            continue;
+        }
+        for change in changes {
+            if written.insert(change.canonical.clone()) {
+                result.changes.push(change);
+            }
+        }
+    }
     result.changes.sort_by(|a, b| a.canonical.cmp(&b.canonical));
+}
+
+/// The programs that disagree on a source they share, each disagreement reported.
+fn conflicts(
+    programs: &[&Program],
+    split_changes: &BTreeMap<String, Vec<FileChange>>,
+    result: &mut Migration,
+) -> std::collections::BTreeSet<String> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut out = std::collections::BTreeSet::new();
+    let changed_files: std::collections::BTreeSet<&PathBuf> = split_changes.values().flatten().map(|c| &c.canonical).collect();
+    for file in changed_files {
+        // What each program including the file makes of it: its change, or nothing.
+        let sharing: Vec<(String, Option<&FileChange>)> = programs
+            .iter()
+            .filter(|p| p.map.segments().iter().any(|s| canonical(&s.file) == *file))
+            .map(|p| {
+                let label = p.label();
+                let change = split_changes.get(&label).and_then(|cs| cs.iter().find(|c| &c.canonical == file));
+                (label, change)
+            })
+            .collect();
+        let first = sharing[0].1.map(|c| &c.migrated);
+        if sharing.iter().all(|(_, c)| c.map(|c| &c.migrated) == first) {
+            continue;
+        }
+        let names: Vec<&str> = sharing.iter().map(|(l, _)| l.as_str()).collect();
+        let message = format!(
+            "{}: error: a source of {}, which would not all leave it the same: those programs are left as they are",
+            file.display(),
+            names.join(" and ")
+        );
+        result.errors.push(FileError { path: file.clone(), message });
+        out.extend(sharing.into_iter().map(|(l, _)| l));
+    }
+    out
 }
 
 /// The program's change as changes of its sources: every edit mapped into
@@ -64,7 +119,7 @@ fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, Strin
             // line joins the last one of the source before it.
             for (i, at) in pieces.into_iter().enumerate() {
                 let file = at.file.to_path_buf();
-                if i > 0 && blank(&program.text[(edit.start as usize)..(edit.end as usize)], at.range.len()) {
+                if i > 0 && blank(at.file, &at.range) {
                     continue;
                 }
                 let replacement = if i == 0 { edit.replacement.clone() } else { String::new() };
@@ -88,9 +143,10 @@ fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, Strin
     per_file.into_iter().map(|(file, fixes)| source_change(&file, fixes)).collect()
 }
 
-/// Whether the last `len` bytes of an edited range are blanks.
-fn blank(range: &[u8], len: usize) -> bool {
-    range[range.len().saturating_sub(len)..].iter().all(|b| b.is_ascii_whitespace())
+/// Whether a range of a source file (verbatim in the program) is blanks only.
+fn blank(file: &Path, range: &std::ops::Range<u32>) -> bool {
+    let text = std::fs::read(file).unwrap_or_default();
+    text.get(range.start as usize..range.end as usize).is_some_and(|b| b.iter().all(|c| c.is_ascii_whitespace()))
 }
 
 /// A source file with its fixes' edits applied.

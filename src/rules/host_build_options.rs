@@ -89,7 +89,20 @@ pub fn std_flag(target: Target) -> String {
 
 /// Every build call of `host`, decided.
 pub fn decide(host: &HostInput, changed: &Changed, target: Target) -> Vec<Decided> {
-    host.facts.build_calls.iter().map(|call| decide_call(host, call, changed, target)).collect()
+    let mut decided: Vec<Decided> = host.facts.build_calls.iter().map(|call| decide_call(host, call, changed, target)).collect();
+    keep_shared_options(host, &mut decided, &std_flag(target));
+    decided
+}
+
+/// What the programs a build call may build come to.
+enum Link {
+    /// Every one is a program clasp changed: these (as reported).
+    Changed(Vec<PathBuf>),
+    /// None is.
+    Unchanged,
+    /// Some are, some are not (several creations reach the call, or its
+    /// function names several kernel files): clasp cannot tell which it builds.
+    Ambiguous,
 }
 
 fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Target) -> Decided {
@@ -103,19 +116,23 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
         program: None,
         detail: String::new(),
     };
-    let Some(creation) = creation_of(&host.facts, call) else {
+    let creations = creations_of(&host.facts, call);
+    if creations.is_empty() {
         return unlinked(host, call, report, changed, &flag);
-    };
-    let mut migrated = migrated_files(&host.path, creation, changed);
-    migrated.extend(
-        creation.literals.iter().filter(|l| changed.literals.contains(l)).map(|l| embedded_name(host, &host.facts.literals[*l])),
-    );
-    migrated.extend(creation.external.iter().filter_map(|v| changed.variables.get(v)).cloned());
-    report.program = Some(program_name(&host.facts, creation, &migrated));
-    if migrated.is_empty() {
-        report.detail = "it builds a program clasp did not change".to_string();
-        return Decided { report, fix: None, warning: None };
     }
+    let migrated = match link(host, &creations, changed) {
+        Link::Ambiguous => {
+            report.detail = "it builds one of several programs, and clasp changed some of them, not all".to_string();
+            return unlinked(host, call, report, changed, &flag);
+        }
+        Link::Unchanged => {
+            report.program = Some(program_name(&host.facts, creations[0], &[]));
+            report.detail = "it builds a program clasp did not change".to_string();
+            return Decided { report, fix: None, warning: None };
+        }
+        Link::Changed(migrated) => migrated,
+    };
+    report.program = Some(program_name(&host.facts, creations[0], &migrated));
     match crate::host::options_edit(&call.options, &flag) {
         Some((range, replacement)) => {
             report.status = BuildStatus::Edited;
@@ -131,18 +148,70 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
     }
 }
 
-/// The creation of the program `call` builds: chained, or the last one in
-/// the same function assigned to the variable the call names, before the call.
-fn creation_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Option<&'f ProgramCreation> {
+/// Whether the creations reaching a call build programs clasp changed.
+fn link(host: &HostInput, creations: &[&ProgramCreation], changed: &Changed) -> Link {
+    let (mut migrated, mut unchanged) = (Vec::new(), false);
+    for creation in creations {
+        let mut files = match migrated_files(&host.path, creation, changed) {
+            Link::Ambiguous => return Link::Ambiguous,
+            Link::Changed(files) => files,
+            Link::Unchanged => Vec::new(),
+        };
+        files.extend(
+            creation
+                .literals
+                .iter()
+                .filter(|l| changed.literals.contains(l))
+                .map(|l| embedded_name(host, &host.facts.literals[*l])),
+        );
+        files.extend(creation.external.iter().filter_map(|v| changed.variables.get(v)).cloned());
+        match files.is_empty() {
+            true => unchanged = true,
+            false => migrated.extend(files),
+        }
+    }
+    match (migrated.is_empty(), unchanged) {
+        (true, _) => Link::Unchanged,
+        (false, false) => Link::Changed(migrated),
+        (false, true) => Link::Ambiguous,
+    }
+}
+
+/// An options variable shared by build calls that are not all edited (one
+/// builds a program clasp did not change): editing its initialiser would
+/// switch that program too, so none of them is edited; each is untraced.
+fn keep_shared_options(host: &HostInput, decided: &mut [Decided], flag: &str) {
+    let variable = |call: &BuildCall| match &call.options {
+        OptionsArg::Variable { name, .. } => Some(name.clone()),
+        _ => None,
+    };
+    let calls = &host.facts.build_calls;
+    for i in 0..decided.len() {
+        let Some(name) = variable(&calls[i]) else { continue };
+        let shared_with_unedited = (0..decided.len())
+            .any(|j| j != i && variable(&calls[j]).as_deref() == Some(name.as_str()) && decided[j].fix.is_none());
+        if decided[i].fix.is_some() && shared_with_unedited {
+            let why = format!("`{name}` is also the options of a call clasp leaves as it is");
+            let report = decided[i].report.clone();
+            decided[i] = untraced_because(host, &calls[i], report, flag, &why);
+        }
+    }
+}
+
+/// The creations of the program `call` may build: the chained one, or
+/// every one in the same function, before the call, assigned to the
+/// variable the call names (several when branches assign it).
+fn creations_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Vec<&'f ProgramCreation> {
     match &call.program {
-        ProgramRef::Creation(i) => facts.programs.get(*i),
+        ProgramRef::Creation(i) => facts.programs.get(*i).into_iter().collect(),
         ProgramRef::Expr(expr) => {
             let name = expr.trim().trim_start_matches(['&', '*']).trim();
             facts
                 .programs
                 .iter()
                 .filter(|p| p.function == call.function && p.at.byte < call.at.byte)
-                .rfind(|p| p.variable.as_deref() == Some(name))
+                .filter(|p| p.variable.as_deref() == Some(name))
+                .collect()
         }
     }
 }
@@ -151,20 +220,28 @@ fn creation_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Option<&'f Program
 /// file name in its function names, among the batch's kernel files whose
 /// path ends with it, those closest to the host file (most leading
 /// directories in common: `kernel/k.cl` in `b/host.c` is `b/kernel/k.cl`,
-/// not another program's `a/kernel/k.cl`).
-fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Vec<PathBuf> {
+/// not another program's `a/kernel/k.cl`). Names of changed and of
+/// unchanged kernel files in one function make the link ambiguous.
+fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Link {
     let host = std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf());
-    let mut out: Vec<PathBuf> = Vec::new();
+    let (mut out, mut unchanged) = (Vec::new(), false);
     for name in &creation.file_names {
         let candidates: Vec<&PathBuf> = changed.kernel_files.iter().filter(|f| names_file(name, f)).collect();
         let nearest = candidates.iter().map(|f| shared_directories(&host, f)).max().unwrap_or(0);
         for file in candidates.into_iter().filter(|f| shared_directories(&host, f) == nearest) {
-            out.extend(changed.programs.iter().filter(|(canonical, _)| canonical == file).map(|(_, shown)| shown.clone()));
+            match changed.programs.iter().find(|(canonical, _)| canonical == file) {
+                Some((_, shown)) => out.push(shown.clone()),
+                None => unchanged = true,
+            }
         }
     }
     out.sort();
     out.dedup();
-    out
+    match (out.is_empty(), unchanged) {
+        (true, _) => Link::Unchanged,
+        (false, false) => Link::Changed(out),
+        (false, true) => Link::Ambiguous,
+    }
 }
 
 /// How many leading components two paths share.
@@ -235,11 +312,19 @@ fn fix(
     }
 }
 
-fn untraced(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, flag: &str) -> Decided {
+fn untraced(host: &HostInput, call: &BuildCall, report: BuildCallReport, flag: &str) -> Decided {
     let why = match &call.options {
         OptionsArg::Untraced { why } => why.clone(),
+        OptionsArg::Variable { init, .. } => match init.as_ref() {
+            OptionsArg::Untraced { why } => why.clone(),
+            _ => "its options are not a literal".to_string(),
+        },
         _ => "its options are not a literal".to_string(),
     };
+    untraced_because(host, call, report, flag, &why)
+}
+
+fn untraced_because(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, flag: &str, why: &str) -> Decided {
     report.status = BuildStatus::Untraced;
     report.detail = format!("{why}: pass {flag}");
     let program = report.program.clone().unwrap_or_default();
@@ -253,7 +338,9 @@ fn untraced(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, fla
 
 fn unlinked(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, changed: &Changed, flag: &str) -> Decided {
     report.status = BuildStatus::Unlinked;
-    report.detail = "the program it builds is not created in the same function from a kernel clasp can see".to_string();
+    if report.detail.is_empty() {
+        report.detail = "the program it builds is not created in the same function from a kernel clasp can see".to_string();
+    }
     if changed.programs.is_empty() {
         return Decided { report, fix: None, warning: None };
     }
@@ -286,11 +373,54 @@ mod tests {
             external: Vec::new(),
         };
         // Only a's program changed: b's host building its own kernel/k.cl is not linked to it.
-        assert_eq!(
-            migrated_files(Path::new("/p/a/host.c"), &creation("kernel/k.cl"), &changed),
-            vec![PathBuf::from("a/kernel/k.cl")]
-        );
-        assert!(migrated_files(Path::new("/p/b/host.c"), &creation("kernel/k.cl"), &changed).is_empty());
+        let linked = |host: &str, names: &[&str]| {
+            let mut c = creation(names[0]);
+            c.file_names = names.iter().map(|n| n.to_string()).collect();
+            match migrated_files(Path::new(host), &c, &changed) {
+                Link::Changed(files) => format!("changed {files:?}"),
+                Link::Unchanged => "unchanged".to_string(),
+                Link::Ambiguous => "ambiguous".to_string(),
+            }
+        };
+        assert_eq!(linked("/p/a/host.c", &["kernel/k.cl"]), r#"changed ["a/kernel/k.cl"]"#);
+        assert_eq!(linked("/p/b/host.c", &["kernel/k.cl"]), "unchanged");
+        // A function naming a changed and an unchanged kernel file: clasp cannot tell which the program is.
+        let two = [PathBuf::from("/p/a/kernel/k.cl"), PathBuf::from("/p/a/kernel/other.cl")];
+        let changed = Changed { programs: &programs, kernel_files: &two, literals: &literals, variables: &variables };
+        let mut c = creation("kernel/k.cl");
+        c.file_names.push("kernel/other.cl".into());
+        assert!(matches!(migrated_files(Path::new("/p/a/host.c"), &c, &changed), Link::Ambiguous));
+    }
+
+    /// The decisions for a C host `src` in /p/host.c, of a batch whose kernel
+    /// files are /p/a.cl (changed) and /p/b.cl (not).
+    fn decided(src: &str) -> Vec<(BuildStatus, bool)> {
+        let path = PathBuf::from("/p/host.c");
+        let facts = crate::host::scan(&path, src.as_bytes(), crate::host::HostLanguage::C);
+        let host = HostInput { path, text: src.as_bytes().to_vec(), facts };
+        let files = [PathBuf::from("/p/a.cl"), PathBuf::from("/p/b.cl")];
+        let programs = [(files[0].clone(), PathBuf::from("a.cl"))];
+        let (literals, variables) = (Default::default(), Default::default());
+        let changed = Changed { programs: &programs, kernel_files: &files, literals: &literals, variables: &variables };
+        decide(&host, &changed, Target::Cl20).into_iter().map(|d| (d.report.status, d.fix.is_some())).collect()
+    }
+
+    #[test]
+    fn a_function_building_a_changed_and_an_unchanged_program_edits_neither() {
+        let src = "void f(cl_context c) {\n  char *a = load(\"a.cl\"); cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
+                   clBuildProgram(pa, 0, NULL, NULL, NULL, NULL);\n\
+                   char *b = load(\"b.cl\"); cl_program pb = clCreateProgramWithSource(c, 1, (const char **)&b, NULL, NULL);\n\
+                   clBuildProgram(pb, 0, NULL, NULL, NULL, NULL);\n}\n";
+        assert_eq!(decided(src), vec![(BuildStatus::Unlinked, false), (BuildStatus::Unlinked, false)]);
+    }
+
+    #[test]
+    fn an_options_variable_shared_with_a_call_left_alone_is_not_edited() {
+        let src = "static const char *opts = \"-DX=1\";\n\
+                   void f(cl_context c) {\n  char *a = load(\"a.cl\"); cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
+                   clBuildProgram(pa, 0, NULL, opts, NULL, NULL);\n}\n\
+                   void g(cl_program other) { clBuildProgram(other, 0, NULL, opts, NULL, NULL); }\n";
+        assert_eq!(decided(src), vec![(BuildStatus::Untraced, false), (BuildStatus::Unlinked, false)]);
     }
 
     #[test]

@@ -51,8 +51,10 @@ pub(super) fn jobs(
             }
         }
         groups.sort();
-        for group in groups {
-            if let Some((kernel, job)) = unit(host, &group, scratch, options, result) {
+        let line_of = |group: &Vec<usize>| host.facts.literals[group[0]].start.line;
+        for group in &groups {
+            let shared_line = groups.iter().filter(|g| line_of(g) == line_of(group)).count() > 1;
+            if let Some((kernel, job)) = unit(host, group, shared_line, scratch, options, result) {
                 embedded.push(kernel);
                 jobs.push(job);
             }
@@ -65,6 +67,7 @@ pub(super) fn jobs(
 fn unit(
     host: &HostInput,
     group: &[usize],
+    with_col: bool,
     scratch: &Path,
     options: &MigrateOptions,
     result: &mut Migration,
@@ -75,7 +78,7 @@ fn unit(
         parts.push((index, text.len() as u32));
         text.push_str(&host.facts.literals[index].text);
     }
-    let at = (first.start.line, first.start.col);
+    let at = (first.start.line, first.start.col, with_col);
     let kernel = match Embedded::prepare(scratch, &host.path, at, parts, text) {
         Ok(kernel) => Arc::new(kernel),
         Err(e) => {
@@ -227,8 +230,8 @@ fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Resu
                 return Err(format!("bytes {}..{} of the kernel are in none of its literals", edit.start, edit.end));
             }
             for (literal, range, first) in covered {
-                let whole = &kernel.text.as_bytes()[edit.start as usize..edit.end as usize];
-                if !first && whole[whole.len() - (range.end - range.start) as usize..].iter().all(|b| b.is_ascii_whitespace()) {
+                let own = &literal.text.as_bytes()[range.start as usize..range.end as usize];
+                if !first && own.iter().all(|b| b.is_ascii_whitespace()) {
                     continue;
                 }
                 let at = literal

@@ -114,11 +114,23 @@ pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result
 /// copy), by name, with how reports name the program: a host may build from
 /// one another file declares (a generated header it includes).
 fn migrated_variables(batch: &HostBatch, migrated: &BTreeSet<(usize, usize)>) -> BTreeMap<String, PathBuf> {
+    // A name several host files give to a kernel literal says nothing about which one a host builds.
+    let mut hosts_naming: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+    for (h, host) in batch.hosts.iter().enumerate() {
+        for literal in host.facts.literals.iter().filter(|l| l.declares_kernel) {
+            if let Some(variable) = &literal.variable {
+                hosts_naming.entry(variable.as_str()).or_default().insert(h);
+            }
+        }
+    }
     let mut out = BTreeMap::new();
     for &(h, l) in migrated {
         let host = &batch.hosts[h];
         let literal = &host.facts.literals[l];
-        let Some(variable) = &literal.variable else { continue };
+        let Some(variable) = literal.variable.as_ref().filter(|v| hosts_naming.get(v.as_str()).is_none_or(|h| h.len() == 1))
+        else {
+            continue;
+        };
         let name = match batch.copies.iter().find(|c| c.host == h && c.literal == l) {
             Some(copy) => copy.file.clone(),
             None => PathBuf::from(format!("{}:{}", host.path.display(), literal.start.line)),
