@@ -90,12 +90,23 @@ pub(crate) fn declarator_name(mut declarator: Node, src: &[u8]) -> Option<String
 /// Visits every node under `node` in order; `visit` returns whether to go
 /// into the node's children.
 pub(crate) fn walk<'t>(node: Node<'t>, visit: &mut impl FnMut(Node<'t>) -> bool) {
-    if !visit(node) {
-        return;
-    }
+    // One cursor for the whole walk, in pre-order (a cursor per node is most of a walk's cost).
     let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        walk(child, visit);
+    loop {
+        if visit(cursor.node()) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node().id() == node.id() {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
     }
 }
 

@@ -59,16 +59,21 @@ pub(crate) fn lookup<'t>(name: &str, at: Node<'t>, src: &[u8]) -> Option<Traced<
             return Some(local.binding());
         }
     }
+    // One walk: file-scope declarations bind; a file-scope variable may be
+    // written in any function, so every write of the name in a function body
+    // counts too (a function's own variable of that name as well, which only
+    // makes clasp more careful).
     let mut global = Finder::new(name, src);
-    let root = at.tree_root();
-    walk(root, &mut |n| global.visit(n, false));
+    let mut in_functions = Finder::new(name, src);
+    walk(at.tree_root(), &mut |n| {
+        if n.kind() == "function_definition" {
+            walk(n, &mut |m| in_functions.visit(m, true));
+            return false;
+        }
+        global.visit(n, false)
+    });
     global.first?;
-    // A file-scope variable may be written in any function: every write of
-    // the name anywhere counts (a function's own variable of that name too,
-    // which only makes clasp more careful).
-    let mut anywhere = Finder::new(name, src);
-    walk(root, &mut |n| anywhere.visit(n, true));
-    global.writes.extend(anywhere.writes.into_iter().filter(|w| !local.writes.contains(w)));
+    global.writes.extend(in_functions.writes.into_iter().filter(|w| !local.writes.contains(w)));
     global.writes.extend(local.writes);
     global.writes.sort_by_key(|w| w.start_byte());
     global.writes.dedup();
