@@ -216,19 +216,19 @@ fn creations_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Vec<&'f ProgramCr
     }
 }
 
-/// The changed kernel files a creation's program reads, as reported: each
-/// file name in its function names, among the batch's kernel files whose
-/// path ends with it, those closest to the host file (most leading
-/// directories in common: `kernel/k.cl` in `b/host.c` is `b/kernel/k.cl`,
-/// not another program's `a/kernel/k.cl`). Names of changed and of
-/// unchanged kernel files in one function make the link ambiguous.
+/// The changed kernel files a creation's program reads, as reported. A
+/// file name written in host code is resolved as the host would at run
+/// time, from its own directory or one above it (hosts run from their
+/// directory or their project's): `kernel/k.cl` in `b/host.c` is
+/// `b/kernel/k.cl`, never another program's `a/kernel/k.cl`, and a name
+/// that resolves to no kernel file of the batch names a program clasp did
+/// not change. Names of changed and of unchanged kernel files in one
+/// function make the link ambiguous.
 fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Link {
     let host = std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf());
     let (mut out, mut unchanged) = (Vec::new(), false);
     for name in &creation.file_names {
-        let candidates: Vec<&PathBuf> = changed.kernel_files.iter().filter(|f| names_file(name, f)).collect();
-        let nearest = candidates.iter().map(|f| shared_directories(&host, f)).max().unwrap_or(0);
-        for file in candidates.into_iter().filter(|f| shared_directories(&host, f) == nearest) {
+        for file in changed.kernel_files.iter().filter(|f| names_file(&host, name, f)) {
             match changed.programs.iter().find(|(canonical, _)| canonical == file) {
                 Some((_, shown)) => out.push(shown.clone()),
                 None => unchanged = true,
@@ -244,23 +244,33 @@ fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) ->
     }
 }
 
-/// How many leading components two paths share.
-fn shared_directories(a: &Path, b: &Path) -> usize {
-    a.components().zip(b.components()).take_while(|(x, y)| x == y).count()
-}
-
 /// How reports name an embedded kernel: `host.cpp:42`.
 fn embedded_name(host: &HostInput, literal: &crate::host::Literal) -> PathBuf {
     PathBuf::from(format!("{}:{}", host.path.display(), literal.start.line))
 }
 
 /// Whether a file name written in host code (`kernels/scale.cl`,
-/// `../kernels/scale.cl`) names `file`: its normal components are the end of `file`'s.
-fn names_file(name: &str, file: &Path) -> bool {
-    let written: Vec<&std::ffi::OsStr> =
-        Path::new(name).components().filter_map(|c| if let Component::Normal(s) = c { Some(s) } else { None }).collect();
-    let actual: Vec<&std::ffi::OsStr> = file.components().map(|c| c.as_os_str()).collect();
-    !written.is_empty() && actual.ends_with(&written)
+/// `../kernels/scale.cl`) names `file` (canonical) from `host` (canonical):
+/// joined to the host's directory or to one of its ancestors, it is `file`.
+fn names_file(host: &Path, name: &str, file: &Path) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let resolve = |dir: &Path| {
+        let mut path = dir.to_path_buf();
+        for component in Path::new(name).components() {
+            match component {
+                Component::Normal(part) => path.push(part),
+                Component::ParentDir => {
+                    path.pop();
+                }
+                Component::RootDir => path = PathBuf::from("/"),
+                _ => {}
+            }
+        }
+        path
+    };
+    host.ancestors().skip(1).any(|dir| resolve(dir) == file)
 }
 
 /// How reports name the program: its migrated files, else its file names or literals.
@@ -424,14 +434,14 @@ mod tests {
     }
 
     #[test]
-    fn file_names_match_by_path_suffix() {
-        let file = Path::new("/work/project/kernels/scale.cl");
-        assert!(names_file("kernels/scale.cl", file));
-        assert!(names_file("./kernels/scale.cl", file));
-        assert!(names_file("../kernels/scale.cl", file));
-        assert!(names_file("scale.cl", file));
-        assert!(!names_file("other/scale.cl", file));
-        assert!(!names_file("cale.cl", file));
-        assert!(!names_file("", file));
+    fn file_names_resolve_from_the_host_directory_or_above() {
+        let (host, file) = (Path::new("/work/project/src/host.c"), Path::new("/work/project/kernels/scale.cl"));
+        assert!(names_file(host, "kernels/scale.cl", file), "from the project's directory");
+        assert!(names_file(host, "../kernels/scale.cl", file), "from the host's directory");
+        assert!(names_file(host, "./kernels/scale.cl", file));
+        assert!(!names_file(host, "scale.cl", file), "no directory of the host holds it");
+        assert!(!names_file(host, "other/scale.cl", file));
+        assert!(!names_file(host, "", file));
+        assert!(!names_file(Path::new("/work/elsewhere/host.c"), "kernels/scale.cl", file));
     }
 }

@@ -21,7 +21,7 @@ clBuildProgram(program, 0, NULL, NULL, NULL, NULL);
 // after: kernels/scale.cl was migrated
 clBuildProgram(program, 0, NULL, "-cl-std=CL2.0", NULL, NULL);"#,
     refuses: "Only a call clasp can link to a program it changed is edited: the program's source is a kernel file clasp \
-changed (a string literal in the same function names it, matched by path suffix) or an embedded kernel clasp migrated. A call \
+changed (a string literal in the same function names it, resolved from the host's directory or one above it) or an embedded kernel clasp migrated. A call \
 building a program clasp left unchanged is never switched. A call whose options cannot be traced is `untraced-options`; one \
 whose program cannot be found is `unlinked-build`. Options that already ask for the standard are left as they are.",
     safety: "The edit changes only the options string the host passes; the kernels it builds were verified as the target \
