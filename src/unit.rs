@@ -94,6 +94,24 @@ impl Unit {
         }
     }
 
+    /// Where a place of a file of the unit is for people: the file and line,
+    /// or, in an embedded kernel's or a program's virtual file, the host
+    /// file (the literal's line counted on) or the source file holding it.
+    pub fn location(&self, file: FileIndex, line: u32, offset: u32) -> (PathBuf, u32) {
+        let name = &self.syntax.files[file];
+        if let Some(e) = self.embedded.as_ref().filter(|e| *name == e.virtual_path) {
+            return (e.host.clone(), e.line + line.saturating_sub(1));
+        }
+        if let Some(p) = self.program.as_ref().filter(|p| *name == p.virtual_path) {
+            if let Some(at) = p.map.to_file(offset..offset) {
+                let text = std::fs::read(at.file).unwrap_or_default();
+                let line = 1 + text[..(at.range.start as usize).min(text.len())].iter().filter(|b| **b == b'\n').count();
+                return (at.file.to_path_buf(), line as u32);
+            }
+        }
+        (name.clone(), line)
+    }
+
     /// The bytes of a file of the unit (empty if a header cannot be read).
     pub fn text(&self, file: FileIndex) -> &[u8] {
         self.sources[file].text.get_or_init(|| std::fs::read(&self.syntax.files[file]).unwrap_or_default())

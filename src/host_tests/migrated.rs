@@ -242,3 +242,20 @@ fn a_program_of_files_two_raw_wrapped_is_migrated_and_its_host_builds_it_as_cl20
     assert!(programs[0].source.contains("float sum(const float *p, int n)"), "{}", programs[0].source);
     assert_settled(&copy);
 }
+
+#[test]
+fn an_embedded_kernel_s_functions_are_reported_at_the_host_file_and_line() {
+    let work = tempfile::tempdir().expect("temporary directory");
+    let copy = work.path().join("c_escaped_literals");
+    copy_tree(&fixture_dir("c_escaped_literals"), &copy);
+    let run = clasp(&copy, &["migrate", "--json", "-q", "."]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    let at: Vec<(String, u64, String)> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap(), f["name"].as_str().unwrap().to_string()))
+        .collect();
+    let expected = |line: u64, name: &str| ("./host.c".to_string(), line, name.to_string());
+    assert_eq!(at, vec![expected(10, "scale_g"), expected(15, "scale_l"), expected(20, "scale")], "{}", run.stdout);
+}

@@ -39,14 +39,8 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
             } else {
                 Outcome::Unchanged
             };
-            let file = unit.syntax.files[function.pos.file].clone();
-            out.push(FunctionAccount {
-                file,
-                line: function.pos.line,
-                name: function.name.clone(),
-                kernel: function.is_kernel,
-                outcome,
-            });
+            let (file, line) = unit.location(function.pos.file, function.pos.line, function.pos.offset);
+            out.push(FunctionAccount { file, line, name: function.name.clone(), kernel: function.is_kernel, outcome });
         }
     }
     out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));

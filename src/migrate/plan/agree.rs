@@ -110,9 +110,10 @@ pub(super) fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
         Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
         _ => return None,
     };
+    let (file, line) = unit.location(d.decl.pos.file, d.decl.pos.line, d.decl.pos.offset);
     Some(Refusal {
-        file: unit.syntax.files[d.decl.pos.file].clone(),
-        line: d.decl.pos.line,
+        file,
+        line,
         function: d.function.clone(),
         name: d.decl.name.clone(),
         reason,
