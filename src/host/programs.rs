@@ -153,11 +153,12 @@ fn describe(context: &Context, node: Node, api: &str, sources: &[Node], variable
 fn file_names(context: &Context, node: Node, sources: &[usize]) -> Vec<String> {
     let function = super::syntax::enclosing_function(node).map(|f| f.id());
     let same_function = |n: Node| super::syntax::enclosing_function(n).map(|f| f.id()) == function;
+    // The name test first: it is cheap, and most literals are no file name
+    // (finding a literal's function walks up the tree).
     (context.literals.iter().enumerate())
+        .filter(|(_, f)| KERNEL_FILES.iter().any(|ext| f.literal.text.ends_with(ext)))
         .filter(|(i, f)| !sources.contains(i) && same_function(f.node))
-        .map(|(_, f)| &f.literal.text)
-        .filter(|t| KERNEL_FILES.iter().any(|ext| t.ends_with(ext)))
-        .cloned()
+        .map(|(_, f)| f.literal.text.clone())
         .collect()
 }
 
