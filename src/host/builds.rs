@@ -16,7 +16,7 @@ use super::{BuildCall, HostLanguage, OptionString, OptionsArg, ProgramCreation, 
 const MAX_DEPTH: u32 = 8;
 
 /// Every build call of the file.
-pub(crate) fn find(context: &Context, creations: &[(ProgramCreation, Node)]) -> Vec<BuildCall> {
+pub(crate) fn find<'t>(context: &Context<'t, '_>, creations: &[(ProgramCreation, Node<'t>)]) -> Vec<BuildCall> {
     let creation_of = |n: Node| creations.iter().position(|(_, c)| c.id() == n.id());
     let mut found = Vec::new();
     walk(context.root, &mut |node| {
@@ -32,7 +32,7 @@ pub(crate) fn find(context: &Context, creations: &[(ProgramCreation, Node)]) -> 
 }
 
 /// A `clBuildProgram`/`clCompileProgram` call, or a C++ `.build`/`.compile`.
-fn c_build(context: &Context, node: Node, creation_of: &dyn Fn(Node) -> Option<usize>) -> Option<BuildCall> {
+fn c_build<'t>(context: &Context<'t, '_>, node: Node<'t>, creation_of: &dyn Fn(Node<'t>) -> Option<usize>) -> Option<BuildCall> {
     let src = context.src;
     let callee = node.child_by_field_name("function")?;
     let list = node.child_by_field_name("arguments")?;
@@ -63,7 +63,7 @@ fn c_build(context: &Context, node: Node, creation_of: &dyn Fn(Node) -> Option<u
 
 /// The options of a C++ `build`/`compile`: the first argument when it is a
 /// string (`build(options, ...)`), else the second (`build(devices, options)`).
-fn cpp_options(context: &Context, list: Node, arguments: &[Node]) -> OptionsArg {
+fn cpp_options<'t>(context: &Context<'t, '_>, list: Node<'t>, arguments: &[Node<'t>]) -> OptionsArg {
     let insert_at = closing(list).map_or(list.end_byte(), |c| c.start_byte()) as u32;
     let Some(&first) = arguments.first() else {
         return OptionsArg::Absent { insert_at, needs_comma: false, python: false };
@@ -81,7 +81,7 @@ fn cpp_options(context: &Context, list: Node, arguments: &[Node]) -> OptionsArg 
 /// devices: a literal, a null pointer, `.c_str()`, or a variable declared
 /// as (or initialised with) a string. A variable of unknown type counts as
 /// devices when its name says so (`devices`, `dev`).
-fn is_options(context: &Context, arg: Node) -> bool {
+fn is_options<'t>(context: &Context<'t, '_>, arg: Node<'t>) -> bool {
     let src = context.src;
     let arg = unwrap(arg);
     match arg.kind() {
@@ -93,7 +93,7 @@ fn is_options(context: &Context, arg: Node) -> bool {
             matches!(method, Some("c_str" | "data"))
         }
         "identifier" => {
-            let declared = lookup(text(arg, src), arg, src).and_then(|t| match t.first {
+            let declared = lookup(context, text(arg, src), arg).and_then(|t| match t.first {
                 Binding::Value(v) => v.parent().and_then(|d| d.parent()),
                 _ => None,
             });
@@ -110,11 +110,11 @@ fn is_options(context: &Context, arg: Node) -> bool {
 /// A pyopencl `.build(...)`/`.compile(...)`: on a program created in this
 /// file (chained or through its variable), or any object when the file
 /// imports pyopencl.
-fn python_build(
-    context: &Context,
-    node: Node,
-    creation_of: &dyn Fn(Node) -> Option<usize>,
-    creations: &[(ProgramCreation, Node)],
+fn python_build<'t>(
+    context: &Context<'t, '_>,
+    node: Node<'t>,
+    creation_of: &dyn Fn(Node<'t>) -> Option<usize>,
+    creations: &[(ProgramCreation, Node<'t>)],
 ) -> Option<BuildCall> {
     let src = context.src;
     let callee = node.child_by_field_name("function").filter(|c| c.kind() == "attribute")?;
@@ -141,7 +141,7 @@ fn python_build(
     })
 }
 
-fn imports_pyopencl(context: &Context) -> bool {
+fn imports_pyopencl<'t>(context: &Context<'t, '_>) -> bool {
     let mut found = false;
     walk(context.root, &mut |n| {
         if matches!(n.kind(), "dotted_name") && text(n, context.src).split('.').next() == Some("pyopencl") {
@@ -153,7 +153,7 @@ fn imports_pyopencl(context: &Context) -> bool {
 }
 
 /// `options=` keyword, else the first positional argument, else absent.
-fn python_options(context: &Context, list: Node) -> OptionsArg {
+fn python_options<'t>(context: &Context<'t, '_>, list: Node<'t>) -> OptionsArg {
     let arguments = args(list);
     let keyword = arguments.iter().find(|a| {
         a.kind() == "keyword_argument" && a.child_by_field_name("name").is_some_and(|n| text(n, context.src) == "options")
@@ -173,7 +173,7 @@ fn ends_with_comma(list: Node) -> bool {
 }
 
 /// Where an options expression comes from.
-pub(crate) fn classify(context: &Context, node: Node, depth: u32) -> OptionsArg {
+pub(crate) fn classify<'t>(context: &Context<'t, '_>, node: Node<'t>, depth: u32) -> OptionsArg {
     let src = context.src;
     // A null pointer is replaced with its cast (`(const char *)NULL`); a literal keeps it.
     let outer = range(node);
@@ -221,10 +221,10 @@ fn untraced(node: Node, src: &[u8]) -> OptionsArg {
 
 /// A variable: traced when initialised from a literal, list or null and
 /// never written again in the using function.
-fn variable(context: &Context, node: Node, depth: u32) -> OptionsArg {
+fn variable<'t>(context: &Context<'t, '_>, node: Node<'t>, depth: u32) -> OptionsArg {
     let src = context.src;
     let name = text(node, src).to_string();
-    let Some(traced) = lookup(&name, node, src) else {
+    let Some(traced) = lookup(context, &name, node) else {
         return OptionsArg::Untraced { why: format!("`{name}` is not declared in this file") };
     };
     if let Some(write) = traced.writes.first() {
@@ -255,7 +255,7 @@ fn fixed_size_array(value: tree_sitter::Node) -> bool {
 }
 
 /// A Python list of options: its literal items, and where a new one goes.
-fn python_list(context: &Context, list: Node) -> OptionsArg {
+fn python_list<'t>(context: &Context<'t, '_>, list: Node<'t>) -> OptionsArg {
     let items = args(list);
     let values = (items.iter())
         .filter_map(|&item| {

@@ -115,7 +115,7 @@ fn program_variable(call: Node, src: &[u8]) -> Option<String> {
 }
 
 /// The names pyopencl is imported as (`cl` and `pyopencl` always count).
-fn pyopencl_aliases(context: &Context) -> Vec<String> {
+fn pyopencl_aliases<'t>(context: &Context<'t, '_>) -> Vec<String> {
     let mut aliases = vec!["cl".to_string(), "pyopencl".to_string()];
     if context.language != HostLanguage::Python {
         return aliases;
@@ -132,7 +132,13 @@ fn pyopencl_aliases(context: &Context) -> Vec<String> {
     aliases
 }
 
-fn describe(context: &Context, node: Node, api: &str, sources: &[Node], variable: Option<String>) -> ProgramCreation {
+fn describe<'t>(
+    context: &Context<'t, '_>,
+    node: Node<'t>,
+    api: &str,
+    sources: &[Node<'t>],
+    variable: Option<String>,
+) -> ProgramCreation {
     let mut tracer = Sources { context, literals: Vec::new(), visited: Vec::new(), untraced: None, external: Vec::new() };
     for &source in sources {
         tracer.follow(source);
@@ -150,7 +156,7 @@ fn describe(context: &Context, node: Node, api: &str, sources: &[Node], variable
 }
 
 /// The other literals of the creation's function that name a kernel file.
-fn file_names(context: &Context, node: Node, sources: &[usize]) -> Vec<String> {
+fn file_names<'t>(context: &Context<'t, '_>, node: Node<'t>, sources: &[usize]) -> Vec<String> {
     let function = super::syntax::enclosing_function(node).map(|f| f.id());
     let same_function = |n: Node| super::syntax::enclosing_function(n).map(|f| f.id()) == function;
     // The name test first: it is cheap, and most literals are no file name
@@ -217,7 +223,7 @@ impl<'t> Sources<'_, 't, '_> {
             return;
         }
         self.visited.push(name.clone());
-        let Some(traced) = lookup(&name, n, src) else {
+        let Some(traced) = lookup(self.context, &name, n) else {
             self.why(format!("`{name}` is not declared in this file"));
             self.external.push(name);
             return;

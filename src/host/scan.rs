@@ -28,6 +28,9 @@ pub(crate) struct Context<'t, 's> {
     pub literals: Vec<Found<'t>>,
     /// Literal node id -> index into `literals`.
     pub by_node: HashMap<usize, usize>,
+    /// File-scope bindings already traced, by name (a file creating thousands
+    /// of programs from one file-scope source traces it once, not once each).
+    pub file_scope: std::cell::RefCell<HashMap<String, Option<super::trace::Traced<'t>>>>,
 }
 
 impl Context<'_, '_> {
@@ -51,7 +54,7 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
     let root = tree.root_node();
     let literals = collect_literals(root, text, language);
     let by_node = literals.iter().enumerate().map(|(i, f)| (f.node.id(), i)).collect();
-    let mut context = Context { src: text, language, root, literals, by_node };
+    let mut context = Context { src: text, language, root, literals, by_node, file_scope: Default::default() };
     let creations = programs::find(&context);
     for (creation, _) in &creations {
         for &i in &creation.literals {

@@ -5,6 +5,7 @@
 
 use tree_sitter::Node;
 
+use super::scan::Context;
 use super::syntax::{args, declarator_name, enclosing_function, function_name, text, unwrap, walk};
 
 /// How a variable is introduced.
@@ -48,24 +49,42 @@ const MUTATORS: &[&str] =
     &["append", "push_back", "insert", "assign", "replace", "extend", "clear", "resize", "remove", "emplace_back"];
 
 /// The binding of `name` as seen from `at`: the enclosing function's own
-/// declaration or parameter first, else the file-scope one; `None` when
-/// the file declares no such variable.
-pub(crate) fn lookup<'t>(name: &str, at: Node<'t>, src: &[u8]) -> Option<Traced<'t>> {
-    let function = enclosing_function(at);
+/// declaration or parameter first, else the file-scope one (traced once per
+/// file, in `context`); `None` when the file declares no such variable.
+pub(crate) fn lookup<'t>(context: &Context<'t, '_>, name: &str, at: Node<'t>) -> Option<Traced<'t>> {
+    let src = context.src;
     let mut local = Finder::new(name, src);
-    if let Some(f) = function {
+    if let Some(f) = enclosing_function(at) {
         walk(f, &mut |n| local.visit(n, true));
         if local.first.is_some() {
             return Some(local.binding());
         }
     }
-    // One walk: file-scope declarations bind; a file-scope variable may be
-    // written in any function, so every write of the name in a function body
-    // counts too (a function's own variable of that name as well, which only
-    // makes clasp more careful).
+    let cached = context.file_scope.borrow().get(name).cloned();
+    let global = match cached {
+        Some(global) => global,
+        None => {
+            let traced = file_scope(name, at.tree_root(), src);
+            context.file_scope.borrow_mut().insert(name.to_string(), traced.clone());
+            traced
+        }
+    }?;
+    let mut writes = global.writes;
+    writes.extend(local.writes);
+    writes.sort_by_key(|w| w.start_byte());
+    writes.dedup();
+    Some(Traced { first: global.first, writes })
+}
+
+/// The file-scope binding of `name` with every write of it, in one walk:
+/// file-scope declarations bind; a file-scope variable may be written in
+/// any function, so every write of the name in a function body counts (a
+/// function's own variable of that name as well, which only makes clasp
+/// more careful).
+fn file_scope<'t>(name: &str, root: Node<'t>, src: &[u8]) -> Option<Traced<'t>> {
     let mut global = Finder::new(name, src);
     let mut in_functions = Finder::new(name, src);
-    walk(at.tree_root(), &mut |n| {
+    walk(root, &mut |n| {
         if n.kind() == "function_definition" {
             walk(n, &mut |m| in_functions.visit(m, true));
             return false;
@@ -73,10 +92,7 @@ pub(crate) fn lookup<'t>(name: &str, at: Node<'t>, src: &[u8]) -> Option<Traced<
         global.visit(n, false)
     });
     global.first?;
-    global.writes.extend(in_functions.writes.into_iter().filter(|w| !local.writes.contains(w)));
-    global.writes.extend(local.writes);
-    global.writes.sort_by_key(|w| w.start_byte());
-    global.writes.dedup();
+    global.writes.extend(in_functions.writes);
     Some(global.binding())
 }
 
