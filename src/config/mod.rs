@@ -252,21 +252,9 @@ impl Config {
                 .collect();
             let applies =
                 |name: &str| entries.iter().all(|e| e.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n == name)));
-            let configurations: Vec<Option<&ConfigurationEntry>> = if self.configurations.is_empty() {
-                vec![None]
-            } else {
-                self.configurations.iter().filter(|c| applies(&c.name)).map(Some).collect()
-            };
-            for configuration in configurations {
-                let mut compile = CompileOptions { std: self.std.unwrap_or(command_line.std), ..CompileOptions::default() };
-                compile.include_dirs.extend(self.include.iter().cloned());
-                let mut options: Vec<&String> = self.options.iter().collect();
-                options.extend(configuration.iter().flat_map(|c| c.options.iter()));
-                options.extend(entries.iter().flat_map(|e| e.options.iter()));
-                for option in options {
-                    apply_option(&mut compile, option, &self.dir)?;
-                }
-                append_command_line(&mut compile, command_line);
+            for configuration in self.configurations_building(applies) {
+                let own = entries.iter().flat_map(|e| e.options.iter());
+                let compile = self.compile_options(configuration, own, command_line)?;
                 out.push(Job {
                     path: file.clone(),
                     configuration: configuration.map(|c| c.name.clone()),
@@ -277,6 +265,33 @@ impl Config {
             }
         }
         Ok(out)
+    }
+}
+
+impl Config {
+    /// The configurations `builds` accepts, in the file's order (one `None` when there are none).
+    fn configurations_building(&self, builds: impl Fn(&str) -> bool) -> Vec<Option<&ConfigurationEntry>> {
+        if self.configurations.is_empty() {
+            return vec![None];
+        }
+        self.configurations.iter().filter(|c| builds(&c.name)).map(Some).collect()
+    }
+
+    /// A job's options: the config's include directories and options, the
+    /// configuration's, the job's `own` (a file's entries, a program's), then the command line.
+    fn compile_options<'o>(
+        &'o self,
+        configuration: Option<&'o ConfigurationEntry>,
+        own: impl Iterator<Item = &'o String>,
+        command_line: &CompileOptions,
+    ) -> Result<CompileOptions, OptionError> {
+        let mut compile = CompileOptions { std: self.std.unwrap_or(command_line.std), ..CompileOptions::default() };
+        compile.include_dirs.extend(self.include.iter().cloned());
+        for option in self.options.iter().chain(configuration.iter().flat_map(|c| c.options.iter())).chain(own) {
+            apply_option(&mut compile, option, &self.dir)?;
+        }
+        append_command_line(&mut compile, command_line);
+        Ok(compile)
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{append_command_line, apply_option, Config, ConfigError, Job, OptionError};
+use super::{Config, ConfigError, Job, OptionError};
 use crate::options::CompileOptions;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -77,20 +77,8 @@ impl Config {
         let mut out = Vec::new();
         for program in &self.programs {
             let builds = |name: &str| program.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n == name));
-            let configurations: Vec<Option<&super::ConfigurationEntry>> = if self.configurations.is_empty() {
-                vec![None]
-            } else {
-                self.configurations.iter().filter(|c| builds(&c.name)).map(Some).collect()
-            };
-            for configuration in configurations {
-                let mut compile = CompileOptions { std: self.std.unwrap_or(command_line.std), ..CompileOptions::default() };
-                compile.include_dirs.extend(self.include.iter().cloned());
-                let options =
-                    self.options.iter().chain(configuration.iter().flat_map(|c| c.options.iter())).chain(&program.options);
-                for option in options {
-                    apply_option(&mut compile, option, &self.dir)?;
-                }
-                append_command_line(&mut compile, command_line);
+            for configuration in self.configurations_building(builds) {
+                let compile = self.compile_options(configuration, program.options.iter(), command_line)?;
                 let files: Vec<PathBuf> = program.sources.iter().map(|s| relative_to_cwd(&self.dir.join(s))).collect();
                 out.push(Job {
                     path: relative_to_cwd(&self.dir.join(format!("{}.program", program.name))),
