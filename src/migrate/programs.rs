@@ -117,9 +117,13 @@ fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, Strin
             // The replacement goes in the first source; the rest of the range is deleted, but
             // for blanks only (a deletion tidying blank lines): they stay, so no source's first
             // line joins the last one of the source before it.
+            let mut unit_start = edit.start as usize;
             for (i, at) in pieces.into_iter().enumerate() {
                 let file = at.file.to_path_buf();
-                if i > 0 && blank(at.file, &at.range) {
+                // The program's text holds each source's bytes as they are (verbatim).
+                let own = &program.text[unit_start..unit_start + at.range.len()];
+                unit_start += at.range.len();
+                if i > 0 && own.iter().all(|b| b.is_ascii_whitespace()) {
                     continue;
                 }
                 let replacement = if i == 0 { edit.replacement.clone() } else { String::new() };
@@ -133,7 +137,6 @@ fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, Strin
         }
         for (file, edits) in by_file {
             let mut mapped = fix.clone();
-            mapped.line = line_of(&file, edits[0].start);
             mapped.file = file.clone();
             mapped.edits = edits;
             mapped.message = format!("in {}: {}", program.label(), fix.message);
@@ -143,15 +146,15 @@ fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, Strin
     per_file.into_iter().map(|(file, fixes)| source_change(&file, fixes)).collect()
 }
 
-/// Whether a range of a source file (verbatim in the program) is blanks only.
-fn blank(file: &Path, range: &std::ops::Range<u32>) -> bool {
-    let text = std::fs::read(file).unwrap_or_default();
-    text.get(range.start as usize..range.end as usize).is_some_and(|b| b.iter().all(|c| c.is_ascii_whitespace()))
-}
-
 /// A source file with its fixes' edits applied.
 fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, String> {
     let original = std::fs::read(file).map_err(|e| format!("{}: error: cannot read: {e}", file.display()))?;
+    let mut fixes = fixes;
+    for fix in fixes.iter_mut() {
+        // The line of the fix's first edit in this source.
+        let offset = fix.edits.first().map_or(0, |e| e.start as usize).min(original.len());
+        fix.line = 1 + original[..offset].iter().filter(|b| **b == b'\n').count() as u32;
+    }
     let edits: std::collections::BTreeSet<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
     let migrated = super::plan::apply_edits(file, &original, edits)?;
     Ok(FileChange {
@@ -162,10 +165,4 @@ fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, String> {
         fixes,
         configurations: Vec::new(),
     })
-}
-
-/// The 1-based line of a byte offset of a file (1 if it cannot be read).
-fn line_of(file: &Path, offset: u32) -> u32 {
-    let text = std::fs::read(file).unwrap_or_default();
-    1 + text[..(offset as usize).min(text.len())].iter().filter(|b| **b == b'\n').count() as u32
 }

@@ -6,11 +6,12 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use super::embedded::literal_edit;
 use super::{Expected, HostFixes};
 use crate::config::Job;
 use crate::report::{EmbeddedReport, EmbeddedStatus, Migration};
 use crate::rules::host_build_options::HostInput;
-use crate::rules::{Edit, Warning};
+use crate::rules::Warning;
 
 /// A literal that copies a kernel file.
 pub(super) struct Copy {
@@ -57,15 +58,28 @@ fn same_program(a: &[u8], b: &[u8]) -> bool {
     !a.is_empty() && a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x.1 == y.1)
 }
 
-/// An offset of the kernel file as an offset of the copy: the same
-/// non-whitespace byte; an offset in whitespace keeps its distance from the
-/// visible byte before it, within the copy's own whitespace there.
-fn aligned(file: &[u8], copy: &[u8], offset: usize) -> usize {
-    let (f, c) = (visible(file), visible(copy));
-    let k = f.iter().position(|(i, _)| *i >= offset).unwrap_or(f.len());
-    let (gap_file, gap_copy) = if k == 0 { (0, 0) } else { (f[k - 1].0 + 1, c[k - 1].0 + 1) };
-    let end = if k < c.len() { c[k].0 } else { copy.len() };
-    (gap_copy + offset.saturating_sub(gap_file)).min(end)
+/// A kernel file and its copy, byte for visible byte (found once per copy).
+struct Alignment {
+    file: Vec<(usize, u8)>,
+    copy: Vec<(usize, u8)>,
+    copy_len: usize,
+}
+
+impl Alignment {
+    fn new(file: &[u8], copy: &[u8]) -> Alignment {
+        Alignment { file: visible(file), copy: visible(copy), copy_len: copy.len() }
+    }
+
+    /// An offset of the kernel file as an offset of the copy: the same
+    /// non-whitespace byte; an offset in whitespace keeps its distance from the
+    /// visible byte before it, within the copy's own whitespace there.
+    fn aligned(&self, offset: usize) -> usize {
+        let (f, c) = (&self.file, &self.copy);
+        let k = f.partition_point(|(i, _)| *i < offset);
+        let (gap_file, gap_copy) = if k == 0 { (0, 0) } else { (f[k - 1].0 + 1, c[k - 1].0 + 1) };
+        let end = if k < c.len() { c[k].0 } else { self.copy_len };
+        (gap_copy + offset.saturating_sub(gap_file)).min(end)
+    }
 }
 
 /// The copies of changed kernel files get those files' edits, mapped into the copy's text and through its literal.
@@ -85,21 +99,16 @@ pub(super) fn lockstep(
         let mut status = EmbeddedStatus::Unchanged;
         if let Some(change) = change {
             let (mut mapped, mut complete) = (Vec::new(), true);
+            let alignment = Alignment::new(&copy.text, literal.text.as_bytes());
             for fix in &change.fixes {
                 let mut copied = fix.clone();
                 copied.edits.clear();
                 for edit in fix.edits.iter().filter(|e| same_file(&e.file, &copy.canonical)) {
-                    let text = literal.text.as_bytes();
-                    let (start, end) =
-                        (aligned(&copy.text, text, edit.start as usize), aligned(&copy.text, text, edit.end as usize));
-                    let Some(range) = literal.to_file(start as u32..end as u32) else {
-                        complete = false;
-                        continue;
-                    };
-                    let replacement = literal.encode(start as u32, &edit.replacement);
-                    let range =
-                        if replacement.is_empty() { super::embedded::whole_literal_lines(&host.text, range) } else { range };
-                    copied.edits.push(Edit { file: host.path.clone(), start: range.start, end: range.end, replacement });
+                    let (start, end) = (alignment.aligned(edit.start as usize), alignment.aligned(edit.end as usize));
+                    match literal_edit(host, literal, start as u32..end as u32, &edit.replacement) {
+                        Some(written) => copied.edits.push(written),
+                        None => complete = false,
+                    }
                 }
                 copied.file = host.path.clone();
                 copied.line = literal.start.line;

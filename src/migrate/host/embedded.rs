@@ -234,12 +234,10 @@ fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Resu
                 if !first && own.iter().all(|b| b.is_ascii_whitespace()) {
                     continue;
                 }
-                let at = literal
-                    .to_file(range.clone())
+                let replacement = if first { edit.replacement.as_str() } else { "" };
+                let written = literal_edit(host, literal, range, replacement)
                     .ok_or_else(|| format!("bytes {}..{} of the kernel do not map into its literal", edit.start, edit.end))?;
-                let replacement = if first { literal.encode(range.start, &edit.replacement) } else { String::new() };
-                let at = if replacement.is_empty() { whole_literal_lines(&host.text, at) } else { at };
-                mapped.edits.push(Edit { file: kernel.host.clone(), start: at.start, end: at.end, replacement });
+                mapped.edits.push(written);
             }
         }
         mapped.file = kernel.host.clone();
@@ -272,6 +270,22 @@ fn pieces<'h>(
         }
     }
     out
+}
+
+/// The edit of the host file that replaces bytes `decoded` of a literal's
+/// text with `replacement`, written in the literal's form (a deletion of
+/// whole literal lines takes the lines); `None` when the bytes do not map
+/// into the literal.
+pub(super) fn literal_edit(
+    host: &HostInput,
+    literal: &Literal,
+    decoded: std::ops::Range<u32>,
+    replacement: &str,
+) -> Option<Edit> {
+    let at = literal.to_file(decoded.clone())?;
+    let replacement = literal.encode(decoded.start, replacement);
+    let at = if replacement.is_empty() { whole_literal_lines(&host.text, at) } else { at };
+    Some(Edit { file: host.path.clone(), start: at.start, end: at.end, replacement })
 }
 
 /// A deletion that empties the literals of whole lines (from just after
