@@ -10,7 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-fn canonical(path: &Path) -> PathBuf {
+/// A path as files are compared across the batch: canonical, or as it is
+/// when it cannot be resolved (a file that does not exist, a virtual one).
+pub fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 

@@ -136,7 +136,7 @@ fn host_files(found: &mut crate::discover::Discovered, config: Option<&Config>, 
         }
         Some(config) => {
             let parts = config.program_sources();
-            let part = |f: &PathBuf| parts.contains(&std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()));
+            let part = |f: &PathBuf| parts.contains(&crate::root::canonical(f));
             host.into_iter().filter(|f| !part(f) && (paths.contains(f) || !config.excludes(f))).collect()
         }
         None => host,
@@ -171,7 +171,7 @@ fn jobs(
         Some(config) => {
             // A file that is only part of a `[[program]]` is not a unit of its own.
             let parts = config.program_sources();
-            let part = |f: &PathBuf| parts.contains(&std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()));
+            let part = |f: &PathBuf| parts.contains(&crate::root::canonical(f));
             let kept: Vec<PathBuf> =
                 files.iter().filter(|f| !part(f) && (paths.contains(f) || !config.excludes(f))).cloned().collect();
             let mut jobs = config.jobs(&kept, &compile).map_err(|e| e.to_string())?;

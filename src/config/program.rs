@@ -67,8 +67,7 @@ pub(super) fn check(
 impl Config {
     /// The source files of every program (canonical): they are not units of their own.
     pub fn program_sources(&self) -> BTreeSet<PathBuf> {
-        let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
-        self.programs.iter().flat_map(|p| p.sources.iter().map(|s| canonical(self.dir.join(s)))).collect()
+        self.programs.iter().flat_map(|p| p.sources.iter().map(|s| crate::root::canonical(&self.dir.join(s)))).collect()
     }
 
     /// A unit per program and configuration that builds it, with the

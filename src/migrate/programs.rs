@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::config::Job;
 use crate::report::{FileChange, FileError, Migration};
+use crate::root::canonical;
 use crate::rules::{Edit, Fix};
 use crate::source::Program;
 use crate::unit::Unit;
@@ -74,7 +75,6 @@ fn conflicts(
     split_changes: &BTreeMap<String, Vec<FileChange>>,
     result: &mut Migration,
 ) -> std::collections::BTreeSet<String> {
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut out = std::collections::BTreeSet::new();
     let changed_files: std::collections::BTreeSet<&PathBuf> = split_changes.values().flatten().map(|c| &c.canonical).collect();
     for file in changed_files {
@@ -159,7 +159,7 @@ fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, String> {
     let migrated = super::plan::apply_edits(file, &original, edits)?;
     Ok(FileChange {
         path: file.to_path_buf(),
-        canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
+        canonical: crate::root::canonical(file),
         original,
         migrated,
         fixes,

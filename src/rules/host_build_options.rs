@@ -225,7 +225,7 @@ fn creations_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Vec<&'f ProgramCr
 /// not change. Names of changed and of unchanged kernel files in one
 /// function make the link ambiguous.
 fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Link {
-    let host = std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf());
+    let host = crate::root::canonical(host);
     let (mut out, mut unchanged) = (Vec::new(), false);
     for name in &creation.file_names {
         for file in changed.kernel_files.iter().filter(|f| names_file(&host, name, f)) {

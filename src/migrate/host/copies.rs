@@ -41,7 +41,7 @@ pub(super) fn find(hosts: &[HostInput], jobs: &[Job]) -> Vec<Copy> {
                 continue;
             }
             let Some((file, text)) = files.iter().find(|(_, text)| same_program(text, literal.text.as_bytes())) else { continue };
-            let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+            let canonical = crate::root::canonical(file);
             out.push(Copy { host: h, literal: index, file: file.clone(), canonical, text: text.clone() });
         }
     }
@@ -139,5 +139,5 @@ pub(super) fn lockstep(
 }
 
 fn same_file(edit_file: &std::path::Path, canonical: &std::path::Path) -> bool {
-    std::fs::canonicalize(edit_file).map(|p| p == canonical).unwrap_or(edit_file == canonical)
+    crate::root::canonical(edit_file) == canonical
 }

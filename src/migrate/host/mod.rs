@@ -22,6 +22,7 @@ use crate::config::Job;
 use crate::host::{scan, HostLanguage};
 use crate::options::MigrateOptions;
 use crate::report::{FileError, Migration};
+use crate::root::canonical;
 use crate::rules::host_build_options::HostInput;
 use crate::rules::Fix;
 use crate::source::Embedded;
@@ -161,10 +162,6 @@ fn changed_programs(units: &[Unit], result: &Migration) -> Vec<(PathBuf, PathBuf
     out.sort();
     out.dedup();
     out
-}
-
-fn canonical(path: &std::path::Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The host file as read and scanned (none for an extension no grammar
