@@ -7,8 +7,9 @@
 
 use tree_sitter::Node;
 
+use super::index::Indexed;
 use super::scan::{is_wrapper, Context};
-use super::syntax::{args, closing, function_of, position, range, text, unwrap, walk};
+use super::syntax::{args, closing, declarator_name, function_name, position, range, text, unwrap};
 use super::trace::{describe_write, function_label, lookup, Binding};
 use super::{BuildCall, HostLanguage, OptionString, OptionsArg, ProgramCreation, ProgramRef};
 
@@ -19,21 +20,25 @@ const MAX_DEPTH: u32 = 8;
 pub(crate) fn find<'t>(context: &Context<'t, '_>, creations: &[(ProgramCreation, Node<'t>)]) -> Vec<BuildCall> {
     let creation_of = |n: Node| creations.iter().position(|(_, c)| c.id() == n.id());
     let mut found = Vec::new();
-    walk(context.root, &mut |node| {
-        let call = match (context.language, node.kind()) {
-            (HostLanguage::Python, "call") => python_build(context, node, &creation_of, creations),
-            (HostLanguage::C | HostLanguage::Cpp, "call_expression") => c_build(context, node, &creation_of),
+    for indexed in &context.index.nodes {
+        let call = match (context.language, indexed.kind) {
+            (HostLanguage::Python, "call") => python_build(context, indexed, &creation_of, creations),
+            (HostLanguage::C | HostLanguage::Cpp, "call_expression") => c_build(context, indexed, &creation_of, creations),
             _ => None,
         };
         found.extend(call);
-        true
-    });
+    }
     found
 }
 
 /// A `clBuildProgram`/`clCompileProgram` call, or a C++ `.build`/`.compile`.
-fn c_build<'t>(context: &Context<'t, '_>, node: Node<'t>, creation_of: &dyn Fn(Node<'t>) -> Option<usize>) -> Option<BuildCall> {
-    let src = context.src;
+fn c_build<'t>(
+    context: &Context<'t, '_>,
+    call: &Indexed<'t>,
+    creation_of: &dyn Fn(Node<'t>) -> Option<usize>,
+    creations: &[(ProgramCreation, Node<'t>)],
+) -> Option<BuildCall> {
+    let (src, node) = (context.src, call.node);
     let callee = node.child_by_field_name("function")?;
     let list = node.child_by_field_name("arguments")?;
     let arguments = args(list);
@@ -52,13 +57,53 @@ fn c_build<'t>(context: &Context<'t, '_>, node: Node<'t>, creation_of: &dyn Fn(N
                 return None;
             }
             let object = callee.child_by_field_name("argument")?;
-            let program =
-                creation_of(object).map_or_else(|| ProgramRef::Expr(text(object, src).to_string()), ProgramRef::Creation);
+            let program = match creation_of(object) {
+                Some(creation) => ProgramRef::Creation(creation),
+                None if may_be_program(context, object, creations) => ProgramRef::Expr(text(object, src).to_string()),
+                None => return None,
+            };
             (format!("cl::Program::{method}"), program, cpp_options(context, list, &arguments))
         }
         _ => return None,
     };
-    Some(BuildCall { at: position(node), api, function: function_of(node, src), program, options })
+    Some(BuildCall { at: position(node), api, function: call.function.and_then(|f| function_name(f, src)), program, options })
+}
+
+/// Whether the object of a C++ `.build(...)`/`->build(...)` may be a
+/// `cl::Program`: one a creation of this file is stored in, one declared in
+/// this file with a type naming `Program`, or one declared elsewhere (a
+/// member declared in a header) when this file names a `Program` type at
+/// all. A tree's `bvh->build(mesh, ...)` is no program build.
+fn may_be_program<'t>(context: &Context<'t, '_>, object: Node<'t>, creations: &[(ProgramCreation, Node<'t>)]) -> bool {
+    let object = unwrap(object);
+    let named = match object.kind() {
+        "field_expression" => object.child_by_field_name("field"),
+        "identifier" => Some(object),
+        _ => None,
+    };
+    let Some(name) = named.map(|n| text(n, context.src)) else { return context.names_program_type };
+    if creations.iter().any(|(c, _)| c.variable.as_deref() == Some(name)) {
+        return true;
+    }
+    match declared_type(context, name, object) {
+        Some(ty) if !ty.contains("auto") => ty.contains("Program"),
+        _ => context.names_program_type,
+    }
+}
+
+/// The type `name` is declared with as seen from `at`: in the function
+/// around it, else at file scope or as a class member of this file.
+fn declared_type<'t>(context: &Context<'t, '_>, name: &str, at: Node<'t>) -> Option<String> {
+    let declares = |n: &&Indexed<'t>| {
+        matches!(n.kind, "declaration" | "parameter_declaration" | "optional_parameter_declaration" | "field_declaration") && {
+            let mut cursor = n.node.walk();
+            let mut declarators = n.node.children_by_field_name("declarator", &mut cursor);
+            declarators.any(|d| declarator_name(d, context.src).as_deref() == Some(name))
+        }
+    };
+    let local = context.index.function_around(at).and_then(|f| context.index.within(f).find(declares));
+    let found = local.or_else(|| context.index.nodes.iter().filter(|n| n.function.is_none()).find(declares))?;
+    Some(text(found.node.child_by_field_name("type")?, context.src).to_string())
 }
 
 /// The options of a C++ `build`/`compile`: the first argument when it is a
@@ -112,11 +157,11 @@ fn is_options<'t>(context: &Context<'t, '_>, arg: Node<'t>) -> bool {
 /// imports pyopencl.
 fn python_build<'t>(
     context: &Context<'t, '_>,
-    node: Node<'t>,
+    call: &Indexed<'t>,
     creation_of: &dyn Fn(Node<'t>) -> Option<usize>,
     creations: &[(ProgramCreation, Node<'t>)],
 ) -> Option<BuildCall> {
-    let src = context.src;
+    let (src, node) = (context.src, call.node);
     let callee = node.child_by_field_name("function").filter(|c| c.kind() == "attribute")?;
     let method = text(callee.child_by_field_name("attribute")?, src);
     let object = callee.child_by_field_name("object")?;
@@ -135,21 +180,16 @@ fn python_build<'t>(
     Some(BuildCall {
         at: position(node),
         api: format!("pyopencl.Program.{method}"),
-        function: function_of(node, src),
+        function: call.function.and_then(|f| function_name(f, src)),
         program,
         options,
     })
 }
 
 fn imports_pyopencl<'t>(context: &Context<'t, '_>) -> bool {
-    let mut found = false;
-    walk(context.root, &mut |n| {
-        if matches!(n.kind(), "dotted_name") && text(n, context.src).split('.').next() == Some("pyopencl") {
-            found = true;
-        }
-        !found && n.kind() != "function_definition"
-    });
-    found
+    (context.index.nodes.iter())
+        .filter(|n| n.kind == "dotted_name" && n.function.is_none())
+        .any(|n| text(n.node, context.src).split('.').next() == Some("pyopencl"))
 }
 
 /// `options=` keyword, else the first positional argument, else absent.
@@ -237,7 +277,7 @@ fn variable<'t>(context: &Context<'t, '_>, node: Node<'t>, depth: u32) -> Option
         Binding::Value(value) if depth < MAX_DEPTH => value,
         Binding::Value(_) => return OptionsArg::Untraced { why: format!("`{name}` is initialised through too many variables") },
         Binding::Parameter => {
-            return OptionsArg::Untraced { why: format!("`{name}` is a parameter of `{}`", function_label(node, src)) }
+            return OptionsArg::Untraced { why: format!("`{name}` is a parameter of `{}`", function_label(context, node)) }
         }
         Binding::Uninitialised => return OptionsArg::Untraced { why: format!("`{name}` is declared without a value") },
     };

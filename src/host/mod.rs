@@ -25,6 +25,7 @@
 
 mod builds;
 mod decode;
+mod index;
 mod literal;
 mod options;
 mod programs;
@@ -47,7 +48,7 @@ pub use options::options_edit;
 pub use scan::scan;
 
 /// The grammar a host file is read with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HostLanguage {
     C,
     Cpp,

@@ -11,8 +11,9 @@
 
 use tree_sitter::Node;
 
+use super::index::Indexed;
 use super::scan::{is_wrapper, Context};
-use super::syntax::{args, declarator_name, function_of, position, text, walk};
+use super::syntax::{args, declarator_name, function_name, position, text, walk};
 use super::trace::{function_label, lookup, Binding};
 use super::{HostLanguage, ProgramCreation};
 
@@ -23,23 +24,22 @@ const KERNEL_FILES: &[&str] = &[".cl", ".ocl", ".opencl", ".clh"];
 pub(crate) fn find<'t>(context: &Context<'t, '_>) -> Vec<(ProgramCreation, Node<'t>)> {
     let aliases = pyopencl_aliases(context);
     let mut found = Vec::new();
-    walk(context.root, &mut |node| {
-        if let Some((api, sources, variable)) = creation(context, node, &aliases) {
-            found.push((describe(context, node, api, &sources, variable), node));
+    for indexed in &context.index.nodes {
+        if let Some((api, sources, variable)) = creation(context, indexed, &aliases) {
+            found.push((describe(context, indexed, api, &sources, variable), indexed.node));
         }
-        true
-    });
+    }
     found
 }
 
 /// A creation's API, source arguments and declared variable, if `node` is one.
 fn creation<'t>(
     context: &Context<'t, '_>,
-    node: Node<'t>,
+    indexed: &Indexed<'t>,
     aliases: &[String],
 ) -> Option<(&'static str, Vec<Node<'t>>, Option<String>)> {
-    let src = context.src;
-    match (context.language, node.kind()) {
+    let (src, node) = (context.src, indexed.node);
+    match (context.language, indexed.kind) {
         (HostLanguage::Python, "call") => {
             let callee = node.child_by_field_name("function")?;
             let module = callee.child_by_field_name("object").filter(|o| o.kind() == "identifier")?;
@@ -120,21 +120,18 @@ fn pyopencl_aliases<'t>(context: &Context<'t, '_>) -> Vec<String> {
     if context.language != HostLanguage::Python {
         return aliases;
     }
-    walk(context.root, &mut |n| {
-        if n.kind() == "aliased_import" {
-            let module = n.child_by_field_name("name").map(|m| text(m, context.src));
-            if let (Some("pyopencl"), Some(alias)) = (module, n.child_by_field_name("alias")) {
-                aliases.push(text(alias, context.src).to_string());
-            }
+    for import in context.index.nodes.iter().filter(|n| n.kind == "aliased_import") {
+        let module = import.node.child_by_field_name("name").map(|m| text(m, context.src));
+        if let (Some("pyopencl"), Some(alias)) = (module, import.node.child_by_field_name("alias")) {
+            aliases.push(text(alias, context.src).to_string());
         }
-        true
-    });
+    }
     aliases
 }
 
 fn describe<'t>(
     context: &Context<'t, '_>,
-    node: Node<'t>,
+    creation: &Indexed<'t>,
     api: &str,
     sources: &[Node<'t>],
     variable: Option<String>,
@@ -144,11 +141,11 @@ fn describe<'t>(
         tracer.follow(source);
     }
     ProgramCreation {
-        at: position(node),
+        at: position(creation.node),
         api: api.to_string(),
-        function: function_of(node, context.src),
+        function: creation.function.and_then(|f| function_name(f, context.src)),
         variable,
-        file_names: file_names(context, node, &tracer.literals),
+        file_names: file_names(context, creation.function, &tracer.literals),
         literals: tracer.literals,
         untraced: tracer.untraced,
         external: tracer.external,
@@ -156,14 +153,11 @@ fn describe<'t>(
 }
 
 /// The other literals of the creation's function that name a kernel file.
-fn file_names<'t>(context: &Context<'t, '_>, node: Node<'t>, sources: &[usize]) -> Vec<String> {
-    let function = super::syntax::enclosing_function(node).map(|f| f.id());
-    let same_function = |n: Node| super::syntax::enclosing_function(n).map(|f| f.id()) == function;
-    // The name test first: it is cheap, and most literals are no file name
-    // (finding a literal's function walks up the tree).
+fn file_names(context: &Context, function: Option<Node>, sources: &[usize]) -> Vec<String> {
+    let function = function.map(|f| f.id());
     (context.literals.iter().enumerate())
+        .filter(|(i, f)| f.function.map(|f| f.id()) == function && !sources.contains(i))
         .filter(|(_, f)| KERNEL_FILES.iter().any(|ext| f.literal.text.ends_with(ext)))
-        .filter(|(i, f)| !sources.contains(i) && same_function(f.node))
         .map(|(_, f)| f.literal.text.clone())
         .collect()
 }
@@ -230,7 +224,7 @@ impl<'t> Sources<'_, 't, '_> {
         };
         match traced.first {
             Binding::Value(value) => self.follow(value),
-            Binding::Parameter => self.why(format!("`{name}` is a parameter of `{}`", function_label(n, src))),
+            Binding::Parameter => self.why(format!("`{name}` is a parameter of `{}`", function_label(self.context, n))),
             Binding::Uninitialised if traced.writes.is_empty() => {
                 self.why(format!("`{name}` is not initialised from a literal in this file"))
             }

@@ -9,13 +9,15 @@ use std::path::Path;
 use tree_sitter::{Node, Parser};
 
 use super::decode::{decode_c, decode_python, Decoded};
+use super::index::{Index, Role};
 use super::literal::declares_kernel;
-use super::syntax::{assigned_name, position, range, text, walk};
+use super::syntax::{assigned_name, position, range, text};
 use super::{builds, programs, stringify, HostFacts, HostLanguage, Literal};
 
-/// A decoded literal and its node.
+/// A decoded literal, its node and the function around it.
 pub(crate) struct Found<'t> {
     pub node: Node<'t>,
+    pub function: Option<Node<'t>>,
     pub literal: Literal,
 }
 
@@ -23,7 +25,10 @@ pub(crate) struct Found<'t> {
 pub(crate) struct Context<'t, 's> {
     pub src: &'s [u8],
     pub language: HostLanguage,
-    pub root: Node<'t>,
+    /// The nodes the finders ask about, from one walk.
+    pub index: Index<'t>,
+    /// The file names a type `Program` (`cl::Program`) somewhere.
+    pub names_program_type: bool,
     /// Every literal of the file, in order.
     pub literals: Vec<Found<'t>>,
     /// Literal node id -> index into `literals`.
@@ -51,10 +56,11 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
         // Only a grammar/library version mismatch gets here.
         return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
     };
-    let root = tree.root_node();
-    let literals = collect_literals(root, text, language);
+    let (index, names_program_type) = index(tree.root_node(), text, language);
+    let literals = decode_literals(&index, text, language);
     let by_node = literals.iter().enumerate().map(|(i, f)| (f.node.id(), i)).collect();
-    let mut context = Context { src: text, language, root, literals, by_node, file_scope: Default::default() };
+    let file_scope = Default::default();
+    let mut context = Context { src: text, language, index, names_program_type, literals, by_node, file_scope };
     let creations = programs::find(&context);
     for (creation, _) in &creations {
         for &i in &creation.literals {
@@ -68,21 +74,19 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
 /// Whether the bytes can hold a fact at all: every fact needs one of these
 /// words (a kernel declaration `__kernel`/`kernel void` in a literal or a
 /// stringify macro's argument, `Program` in every creation and in
-/// `clBuildProgram`/`clCompileProgram`, `.build`/`.compile` in the C++ and
-/// Python build calls). Most host files have none and are not parsed:
+/// `clBuildProgram`/`clCompileProgram`, `.build`/`->build`/`.compile`/
+/// `->compile` in the C++ and Python build calls). Most host files have none and are not parsed:
 /// parsing is most of the cost of reading host code.
 pub(super) fn may_have_facts(text: &[u8]) -> bool {
-    let has = |word: &[u8]| text.windows(word.len()).any(|w| w == word);
-    if has(b"Program") || has(b"__kernel") || has(b".build") || has(b".compile") {
+    const WORDS: &[&[u8]] = &[b"Program", b"__kernel", b".build", b"->build", b".compile", b"->compile"];
+    if WORDS.iter().any(|word| memchr::memmem::find(text, word).is_some()) {
         return true;
     }
     // `kernel` followed by blanks and `void` (OpenCL C 1.x spells kernels either way).
-    text.windows(6).enumerate().any(|(i, w)| {
-        w == b"kernel" && {
-            let rest = &text[i + 6..];
-            let blanks = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
-            blanks > 0 && rest[blanks..].starts_with(b"void")
-        }
+    memchr::memmem::find_iter(text, b"kernel").any(|i| {
+        let rest = &text[i + 6..];
+        let blanks = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        blanks > 0 && rest[blanks..].starts_with(b"void")
     })
 }
 
@@ -108,29 +112,46 @@ fn report(
     HostFacts { path: path.to_path_buf(), language: context.language, literals, build_calls, programs }
 }
 
-/// Every literal of the file: whole concatenations, not their parts; a
-/// stringify macro's use as one literal (the literals inside its argument
-/// are kernel code, not host literals); `#include "x.h"` left out.
-fn collect_literals<'t>(root: Node<'t>, src: &[u8], language: HostLanguage) -> Vec<Found<'t>> {
-    let macros = match language {
-        HostLanguage::Python => HashSet::new(),
-        _ => stringify::macros(root, src),
-    };
-    let mut found = Vec::new();
-    walk(root, &mut |node| {
-        let decoded = match (language, node.kind()) {
-            (_, "preproc_include") => return false,
-            (HostLanguage::Python, "string" | "concatenated_string") => decode_python(node, src),
-            (HostLanguage::C | HostLanguage::Cpp, "string_literal" | "raw_string_literal" | "concatenated_string") => {
-                decode_c(node, src)
-            }
-            _ if stringify::is_use(node, src, &macros) => stringify::decode(node, src),
-            _ => return true,
-        };
-        found.push(Found { node, literal: literal(node, src, decoded) });
-        false
+/// Indexes the file. Literals are whole concatenations, not their parts; a
+/// stringify macro's use is one literal (the code inside its argument is
+/// kernel code, not host code: neither literals nor calls); an `#include
+/// "x.h"` is no literal. The preprocessor knows a macro from its definition
+/// on, and so does the walk, in file order. Also says whether the file
+/// names a type `Program`.
+fn index<'t>(root: Node<'t>, src: &[u8], language: HostLanguage) -> (Index<'t>, bool) {
+    let mut macros = HashSet::new();
+    let mut names_program_type = false;
+    let index = Index::build(root, |node, kind| match (language, kind) {
+        (_, "preproc_include") => Role::Skip,
+        (HostLanguage::Python, "string" | "concatenated_string") => Role::Literal,
+        (HostLanguage::Python, _) => Role::Walk,
+        (_, "string_literal" | "raw_string_literal" | "concatenated_string") => Role::Literal,
+        (_, "preproc_function_def") => {
+            macros.extend(stringify::macro_name(node, src));
+            Role::Skip
+        }
+        (_, "call_expression") if stringify::is_use(node, src, &macros) => Role::Literal,
+        (_, "type_identifier") => {
+            names_program_type |= text(node, src) == "Program";
+            Role::Walk
+        }
+        _ => Role::Walk,
     });
-    found
+    (index, names_program_type)
+}
+
+/// Every literal of the file, decoded, in file order.
+fn decode_literals<'t>(index: &Index<'t>, src: &[u8], language: HostLanguage) -> Vec<Found<'t>> {
+    (index.literals.iter())
+        .map(|found| {
+            let decoded = match (language, found.kind) {
+                (HostLanguage::Python, _) => decode_python(found.node, src),
+                (_, "call_expression") => stringify::decode(found.node, src),
+                _ => decode_c(found.node, src),
+            };
+            Found { node: found.node, function: found.function, literal: literal(found.node, src, decoded) }
+        })
+        .collect()
 }
 
 fn literal(node: Node, src: &[u8], mut decoded: Decoded) -> Literal {

@@ -19,23 +19,9 @@ use super::decode::{Builder, Decoded};
 use super::syntax::{range, text, walk};
 use super::PieceForm;
 
-/// Names of the function-like macros defined in the file whose body is just
-/// `#P` for their only parameter `P` (or `#__VA_ARGS__` for `...`).
-pub(crate) fn macros(root: Node, src: &[u8]) -> HashSet<String> {
-    let mut found = HashSet::new();
-    walk(root, &mut |n| {
-        if n.kind() != "preproc_function_def" {
-            return n.kind() != "function_definition";
-        }
-        if let Some(name) = stringify_name(n, src) {
-            found.insert(name);
-        }
-        false
-    });
-    found
-}
-
-fn stringify_name(def: Node, src: &[u8]) -> Option<String> {
+/// The name of a function-like macro definition whose body is just `#P`
+/// for its only parameter `P` (or `#__VA_ARGS__` for `...`).
+pub(crate) fn macro_name(def: Node, src: &[u8]) -> Option<String> {
     // `...` is an anonymous token, so every child but the punctuation counts.
     let list = def.child_by_field_name("parameters")?;
     let mut cursor = list.walk();

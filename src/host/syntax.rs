@@ -45,18 +45,6 @@ pub(crate) fn unwrap(mut node: Node) -> Node {
     }
 }
 
-/// The function definition around a node (C, C++ and Python spell it alike).
-pub(crate) fn enclosing_function(node: Node) -> Option<Node> {
-    let mut at = node.parent();
-    while let Some(n) = at {
-        if n.kind() == "function_definition" {
-            return Some(n);
-        }
-        at = n.parent();
-    }
-    None
-}
-
 /// A function definition's name: Python's `name`, or the C/C++ declarator
 /// under pointers and references (`Foo::bar` stays qualified).
 pub(crate) fn function_name(def: Node, src: &[u8]) -> Option<String> {
@@ -68,11 +56,6 @@ pub(crate) fn function_name(def: Node, src: &[u8]) -> Option<String> {
         declarator = declarator.child_by_field_name("declarator")?;
     }
     Some(text(declarator.child_by_field_name("declarator")?, src).to_string())
-}
-
-/// The name of the function around a node, if any.
-pub(crate) fn function_of(node: Node, src: &[u8]) -> Option<String> {
-    enclosing_function(node).and_then(|f| function_name(f, src))
 }
 
 /// The identifier a (possibly pointer, array, reference, init) declarator declares.

@@ -198,3 +198,22 @@ fn a_newer_standard_already_asked_for_stays() {
     let (edited, _) = apply("h.c", &c_build("\"-cl-std=CL1.2 -DZ\""));
     assert!(edited.contains("\"-cl-std=CL2.0 -DZ\""), "{edited}");
 }
+
+#[test]
+fn a_cpp_build_method_counts_only_on_what_may_be_a_program() {
+    // A member of a type declared in a header, in a file that names cl::Program: counted.
+    let member = "class Runner { void go(); };\nvoid Runner::go() { cl::Program *unused; m_program.build(\"-DX=1\"); }\n";
+    assert_eq!(only_build("r.cpp", member).program, ProgramRef::Expr("m_program".into()));
+    // Through a pointer declared as a program.
+    let pointer = "void f(cl::Program *prog) { prog->build(\"-DX=1\"); }\n";
+    assert_eq!(only_build("p.cpp", pointer).program, ProgramRef::Expr("prog".into()));
+    // A tree's build, declared with its own type; a member in a file naming no Program type.
+    for src in [
+        "void f(Mesh *m) { Tree *bvh = new Tree(); bvh->build(m, true); }\n",
+        "void Broadphase::update() { m_bvh.build(m_boxes, m_small, m_large); clBuildProgramStats(); }\n",
+        "void Raycast::cast() { m_data->m_bvh->build(boxes, count); }\n",
+    ] {
+        let facts = scan_str("t.cpp", src);
+        assert!(facts.build_calls.is_empty(), "{src}: {:?}", facts.build_calls);
+    }
+}

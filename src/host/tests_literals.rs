@@ -204,5 +204,6 @@ fn files_with_no_word_a_fact_needs_are_not_parsed_and_give_nothing() {
     assert!(may_have_facts(b"const char *s = \"kernel  void f(global int *p) {}\";"));
     assert!(may_have_facts(b"err = clBuildProgram(p, 0, NULL, NULL, NULL, NULL);"));
     assert!(may_have_facts(b"prg.build(options=['-DN=4'])"));
+    assert!(may_have_facts(b"auto p = make(ctx, src); p->build(\"-DN=4\");"));
     assert!(!may_have_facts(b"int kernelvoid; int kernel_void;"));
 }

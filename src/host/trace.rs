@@ -5,8 +5,9 @@
 
 use tree_sitter::Node;
 
+use super::index::Index;
 use super::scan::Context;
-use super::syntax::{args, declarator_name, enclosing_function, function_name, text, unwrap, walk};
+use super::syntax::{args, declarator_name, function_name, text, unwrap};
 
 /// How a variable is introduced.
 #[derive(Debug, Clone, Copy)]
@@ -54,8 +55,10 @@ const MUTATORS: &[&str] =
 pub(crate) fn lookup<'t>(context: &Context<'t, '_>, name: &str, at: Node<'t>) -> Option<Traced<'t>> {
     let src = context.src;
     let mut local = Finder::new(name, src);
-    if let Some(f) = enclosing_function(at) {
-        walk(f, &mut |n| local.visit(n, true));
+    if let Some(f) = context.index.function_around(at) {
+        for n in context.index.within(f) {
+            local.visit(n.node, n.kind);
+        }
         if local.first.is_some() {
             return Some(local.binding());
         }
@@ -64,7 +67,7 @@ pub(crate) fn lookup<'t>(context: &Context<'t, '_>, name: &str, at: Node<'t>) ->
     let global = match cached {
         Some(global) => global,
         None => {
-            let traced = file_scope(name, at.tree_root(), src);
+            let traced = file_scope(name, &context.index, src);
             context.file_scope.borrow_mut().insert(name.to_string(), traced.clone());
             traced
         }
@@ -81,16 +84,15 @@ pub(crate) fn lookup<'t>(context: &Context<'t, '_>, name: &str, at: Node<'t>) ->
 /// any function, so every write of the name in a function body counts (a
 /// function's own variable of that name as well, which only makes clasp
 /// more careful).
-fn file_scope<'t>(name: &str, root: Node<'t>, src: &[u8]) -> Option<Traced<'t>> {
+fn file_scope<'t>(name: &str, index: &Index<'t>, src: &[u8]) -> Option<Traced<'t>> {
     let mut global = Finder::new(name, src);
     let mut in_functions = Finder::new(name, src);
-    walk(root, &mut |n| {
-        if n.kind() == "function_definition" {
-            walk(n, &mut |m| in_functions.visit(m, true));
-            return false;
+    for n in &index.nodes {
+        match n.function {
+            None => global.visit(n.node, n.kind),
+            Some(_) => in_functions.visit(n.node, n.kind),
         }
-        global.visit(n, false)
-    });
+    }
     global.first?;
     global.writes.extend(in_functions.writes);
     Some(global.binding())
@@ -109,25 +111,11 @@ pub(crate) fn describe_write(name: &str, write: Node, src: &[u8]) -> String {
 }
 
 /// The name of the function around `at`, for messages.
-pub(crate) fn function_label(at: Node, src: &[u8]) -> String {
-    enclosing_function(at).and_then(|f| function_name(f, src)).unwrap_or_else(|| "file scope".into())
+pub(crate) fn function_label(context: &Context, at: Node) -> String {
+    context.index.function_around(at).and_then(|f| function_name(f, context.src)).unwrap_or_else(|| "file scope".into())
 }
 
-trait RootOf<'t> {
-    fn tree_root(&self) -> Node<'t>;
-}
-
-impl<'t> RootOf<'t> for Node<'t> {
-    fn tree_root(&self) -> Node<'t> {
-        let mut node = *self;
-        while let Some(parent) = node.parent() {
-            node = parent;
-        }
-        node
-    }
-}
-
-/// One walk over a scope: the first binding of the name, then its writes.
+/// What a scope's nodes say about one name: its first binding, then its writes.
 struct Finder<'n, 's, 't> {
     name: &'n str,
     src: &'s [u8],
@@ -144,12 +132,9 @@ impl<'n, 's, 't> Finder<'n, 's, 't> {
         Traced { first: self.first.unwrap_or(Binding::Uninitialised), writes: self.writes }
     }
 
-    /// Records what `n` says about the name; whether to walk into it.
-    fn visit(&mut self, n: Node<'t>, in_function: bool) -> bool {
-        if n.kind() == "function_definition" && !in_function {
-            return false;
-        }
-        match n.kind() {
+    /// Records what `n` (of `kind`) says about the name.
+    fn visit(&mut self, n: Node<'t>, kind: &str) {
+        match kind {
             "parameter_declaration" | "optional_parameter_declaration" => self.parameter(n),
             "parameters" => self.python_parameters(n),
             "init_declarator" => self.declared(n),
@@ -159,7 +144,6 @@ impl<'n, 's, 't> Finder<'n, 's, 't> {
             "call_expression" | "call" => self.call(n),
             _ => {}
         }
-        true
     }
 
     fn is_name(&self, node: Option<Node>) -> bool {

@@ -14,12 +14,12 @@ mod build_calls;
 mod copies;
 mod embedded;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::config::Job;
-use crate::host::{scan, HostLanguage};
+use crate::host::{scan, HostFacts, HostLanguage};
 use crate::options::MigrateOptions;
 use crate::report::{FileError, Migration};
 use crate::root::canonical;
@@ -48,18 +48,8 @@ pub fn prepare(
     result: &mut Migration,
 ) -> (HostBatch, Vec<Job>) {
     let units: BTreeSet<PathBuf> = jobs.iter().map(|j| canonical(&j.path)).collect();
-    // Scanning is pure: the files are read and scanned on the workers, results taken in order.
-    let read: Vec<Result<Option<HostInput>, FileError>> = pool.install(|| {
-        use rayon::prelude::*;
-        host_files.par_iter().filter(|path| !units.contains(&canonical(path))).map(read).collect()
-    });
-    let mut hosts = Vec::new();
-    for host in read {
-        match host {
-            Ok(host) => hosts.extend(host),
-            Err(error) => result.errors.push(error),
-        }
-    }
+    let files: Vec<&PathBuf> = host_files.iter().filter(|path| !units.contains(&canonical(path))).collect();
+    let hosts = scan_all(pool, &files, result);
     let copies = copies::find(&hosts, jobs);
     let (embedded, embedded_jobs) = match scratch {
         Some(dir) => embedded::jobs(&hosts, &copies, dir, options, result),
@@ -164,15 +154,49 @@ fn changed_programs(units: &[Unit], result: &Migration) -> Vec<(PathBuf, PathBuf
     out
 }
 
-/// The host file as read and scanned (none for an extension no grammar
-/// reads); an unreadable one is an error for it.
-fn read(path: &PathBuf) -> Result<Option<HostInput>, FileError> {
-    let Some(language) = HostLanguage::of(path) else { return Ok(None) };
-    match std::fs::read(path) {
-        Ok(text) => {
-            let facts = crate::timings::time("host: scan", || scan(path, &text, language));
-            Ok(Some(HostInput { path: path.clone(), text, facts }))
+/// Reads and scans the host files (on the workers, results in order); an
+/// unreadable one is an error for it. A text several files share (a vendored
+/// header copied into each sample's directory) is scanned once: facts depend
+/// on the text and the grammar only.
+fn scan_all(pool: &rayon::ThreadPool, files: &[&PathBuf], result: &mut Migration) -> Vec<HostInput> {
+    use rayon::prelude::*;
+    let read: Vec<(&PathBuf, HostLanguage, std::io::Result<Vec<u8>>)> = pool.install(|| {
+        (files.par_iter())
+            .filter_map(|path| HostLanguage::of(path).map(|language| (*path, language, std::fs::read(path))))
+            .collect()
+    });
+    let mut distinct: HashMap<(HostLanguage, &[u8]), usize> = HashMap::new();
+    let mut first_of = Vec::new();
+    for (i, (_, language, text)) in read.iter().enumerate() {
+        if let Ok(text) = text {
+            first_of.push(*distinct.entry((*language, text.as_slice())).or_insert(i));
+        } else {
+            first_of.push(i);
         }
-        Err(e) => Err(FileError { path: path.clone(), message: format!("{}: error: cannot read: {e}", path.display()) }),
     }
+    // Largest first, so that a big file does not start last on a worker.
+    let mut order: Vec<usize> = distinct.into_values().collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(read[i].2.as_ref().map_or(0, Vec::len)));
+    let scanned: HashMap<usize, HostFacts> = pool.install(|| {
+        (order.par_iter().with_max_len(1))
+            .map(|&i| {
+                let (path, language, text) = &read[i];
+                let text = text.as_deref().unwrap_or_default();
+                (i, crate::timings::time("host: scan", || scan(path, text, *language)))
+            })
+            .collect()
+    });
+    let mut hosts = Vec::new();
+    for (i, (path, _, text)) in read.into_iter().enumerate() {
+        match text {
+            Ok(text) => {
+                let facts = HostFacts { path: path.clone(), ..scanned[&first_of[i]].clone() };
+                hosts.push(HostInput { path: path.clone(), text, facts });
+            }
+            Err(e) => result
+                .errors
+                .push(FileError { path: path.clone(), message: format!("{}: error: cannot read: {e}", path.display()) }),
+        }
+    }
+    hosts
 }
