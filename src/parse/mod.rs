@@ -71,13 +71,18 @@ impl Parser {
         };
         let line_of = |line: u32| names.get((line as usize).wrapping_sub(2));
         let mut free = BTreeSet::new();
-        let tu = self.index.parse(Path::new("clasp-name-probe.cl"), &calls(names), args)?;
+        // Every name is an error when free: clang's default limit (19 errors)
+        // would make every later name look taken, so names would depend on
+        // how many a batch asks about.
+        let mut args = args.to_vec();
+        args.push("-ferror-limit=0".into());
+        let tu = self.index.parse(Path::new("clasp-name-probe.cl"), &calls(names), &args)?;
         for d in tu.diagnostics() {
             if let Some(name) = line_of(d.loc.line).filter(|n| d.message == format!("use of undeclared identifier '{n}'")) {
                 free.insert(name.clone());
             }
         }
-        let c_args: Vec<String> = ["-x", "c", "-std=c99"].iter().map(|a| a.to_string()).collect();
+        let c_args: Vec<String> = ["-x", "c", "-std=c99", "-ferror-limit=0"].iter().map(|a| a.to_string()).collect();
         let tu = self.index.parse(Path::new("clasp-name-probe.c"), &calls(names), &c_args)?;
         for d in tu.diagnostics().into_iter().filter(|d| d.message.contains("library function")) {
             if let Some(name) = line_of(d.loc.line) {
@@ -85,5 +90,21 @@ impl Parser {
             }
         }
         Ok(names.iter().filter(|n| !free.contains(*n)).cloned().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taken_names_sees_past_clangs_error_limit() {
+        // More free names than clang's default limit of 19 errors, then a builtin and a C library function.
+        let mut names: Vec<String> = (0..40).map(|i| format!("clasp_fresh_name_{i}")).collect();
+        names.extend(["dot".to_string(), "memset".to_string()]);
+        let parser = Parser::new().expect("libclang 19 (scripts/setup)");
+        let args: Vec<String> = ["-x", "cl", "-cl-std=CL2.0"].iter().map(|a| a.to_string()).collect();
+        let taken = parser.taken_names(&names, &args).unwrap();
+        assert_eq!(taken, BTreeSet::from(["dot".to_string(), "memset".to_string()]));
     }
 }
