@@ -19,6 +19,7 @@
 
 mod canonical;
 mod compare;
+mod opaque;
 mod pipeline;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,28 +94,71 @@ pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathB
     Ok(())
 }
 
-/// The canonical kernels of one compilation of `main` for the equivalence
-/// triple (`language_args` from `CompileOptions::clang_args_for`), with
-/// `replaced` laid over the files on disk (empty for the original), after
-/// `EQUIVALENCE_PIPELINE`; with `only`, the other kernels (which
-/// nothing changed can reach) are dropped first. Compute the original's once per unit and
-/// `compare` it with each candidate result.
-pub fn optimised_kernels(
-    context: &Context,
+/// One compilation of `main` for the equivalence triple (`language_args`
+/// from `CompileOptions::clang_args_for`), with `replaced` laid over the
+/// files on disk (empty for the original): unoptimised bitcode, for
+/// `compare_compiled`. Compile the original once per unit and compare it
+/// with each candidate result.
+pub fn compile_for_equivalence(
     main: &Path,
     language_args: &[String],
     replaced: &BTreeMap<PathBuf, Vec<u8>>,
-    only: Option<&BTreeSet<String>>,
-) -> Result<Vec<KernelBody>, VerifyError> {
+) -> Result<Vec<u8>, VerifyError> {
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
-    let bitcode = crate::timings::time("verify: clang amdgcn", || run_clang(main, &equivalence_args(&args)))?;
-    crate::timings::time("verify: pipeline", || optimised_kernels_from_bitcode(context, &bitcode, &main.to_string_lossy(), only))
+    Ok(crate::timings::time("verify: clang amdgcn", || run_clang(main, &equivalence_args(&args)))?)
+}
+
+/// Compares the kernels of two compilations (`compile_for_equivalence`):
+/// with `only`, the other kernels (which nothing changed can reach) are
+/// dropped first. Functions both define alike are kept out of the pipeline
+/// first (`opaque`): cheaper, and equal kernels then prove equivalence. A
+/// difference found that way is checked again with every helper inlined
+/// (a call kept opaque can hide from SROA and InferAddressSpaces what the
+/// changed code does with a pointer it shares), and that verdict stands.
+pub fn compare_compiled(
+    context: &Context,
+    original: &[u8],
+    migrated: &[u8],
+    name: &str,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Equivalence, VerifyError> {
+    crate::timings::time("verify: pipeline", || {
+        let (found, shared) = compare_modules(context, original, migrated, name, only, true)?;
+        if found.different.is_empty() || shared == 0 {
+            return Ok(found);
+        }
+        crate::timings::time("verify: pipeline, all inlined", || {
+            compare_modules(context, original, migrated, name, only, false).map(|(found, _)| found)
+        })
+    })
+}
+
+/// One comparison: both modules loaded, pruned to `only`, functions
+/// defined alike kept out when `share` (how many), optimised, compared.
+fn compare_modules(
+    context: &Context,
+    original: &[u8],
+    migrated: &[u8],
+    name: &str,
+    only: Option<&BTreeSet<String>>,
+    share: bool,
+) -> Result<(Equivalence, usize), VerifyError> {
+    let mut before = load(context, original, name)?;
+    let mut after = load(context, migrated, name)?;
+    if let Some(kernels) = only {
+        pipeline::keep_only_kernels(&mut before, kernels);
+        pipeline::keep_only_kernels(&mut after, kernels);
+    }
+    let shared = if share { opaque::share_identical(&mut before, &mut after) } else { 0 };
+    pipeline::optimise_for_equivalence(&mut before)?;
+    pipeline::optimise_for_equivalence(&mut after)?;
+    Ok((compare(&canonical::canonical_kernels(&mut before), &canonical::canonical_kernels(&mut after)), shared))
 }
 
 /// The kernels of unoptimised bitcode (from `equivalence_args`) after
-/// `EQUIVALENCE_PIPELINE`, canonicalised for comparison.
+/// `EQUIVALENCE_PIPELINE` with every helper inlined, canonicalised.
 pub fn optimised_kernels_from_bitcode(
     context: &Context,
     bytes: &[u8],
@@ -130,8 +174,7 @@ pub fn optimised_kernels_from_bitcode(
 }
 
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid
-/// over (`target_args`) and compares every kernel (`optimised_kernels`
-/// twice, then `compare`).
+/// over (`target_args`) and compares every kernel.
 pub fn equivalence(
     context: &Context,
     main: &Path,
@@ -139,9 +182,9 @@ pub fn equivalence(
     target_args: &[String],
     replaced: &BTreeMap<PathBuf, Vec<u8>>,
 ) -> Result<Equivalence, VerifyError> {
-    let before = optimised_kernels(context, main, original_args, &BTreeMap::new(), None)?;
-    let after = optimised_kernels(context, main, target_args, replaced, None)?;
-    Ok(compare(&before, &after))
+    let before = compile_for_equivalence(main, original_args, &BTreeMap::new())?;
+    let after = compile_for_equivalence(main, target_args, replaced)?;
+    compare_compiled(context, &before, &after, &main.to_string_lossy(), None)
 }
 
 #[cfg(test)]
@@ -325,6 +368,49 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_the_same_on_both_sides_stays_a_call_unless_its_callees_differ() {
+        // `rounds` is unchanged and calls nothing that changed: kept out of the pipeline on
+        // both sides. `outer` is unchanged too but calls `scaled`, which changed (its text,
+        // not its signature): it must be inlined, or the change would be hidden behind it.
+        let original = "float rounds(float x) { for (int r = 0; r < 8; ++r) x = x * 1.5f + (float)r; return x; }\n\
+            float scaled(int i) { return (float)i * 3.0f; }\n\
+            float outer(int i) { return scaled(i) + 1.0f; }\n\
+            float get(__global const float *v, int i) { return v[i]; }\n\
+            __kernel void k(__global const float *in, __global float *out) {\n\
+              int i = get_global_id(0);\n\
+              out[i] = rounds(get(in, i)) + outer(i);\n\
+            }\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("unit.cl");
+        std::fs::write(&path, original).unwrap();
+        let options = CompileOptions::default();
+        let before_args = options.clang_args_for(None, EQUIVALENCE_TRIPLE);
+        let after_args = options.clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE);
+        let generic = edited(original, &[("get(__global const float *v", "get(const float *v")]);
+        let changed = edited(&generic, &[("(float)i * 3.0f", "(float)i * 4.0f")]);
+        let compile = |text: &str, args: &[String]| {
+            compile_for_equivalence(&path, args, &BTreeMap::from([(path.clone(), text.as_bytes().to_vec())]))
+                .expect("clang-19 must be installed (scripts/setup)")
+        };
+        let before = compile(original, &before_args);
+        let context = Context::create();
+        let shared = |migrated: &[u8]| {
+            let mut a = load(&context, &before, "a").unwrap();
+            let mut b = load(&context, migrated, "b").unwrap();
+            opaque::share_identical(&mut a, &mut b)
+        };
+        // `rounds`, `scaled` and `outer` are the same; `get` differs.
+        assert_eq!(shared(&compile(&generic, &after_args)), 3);
+        // `scaled` differs, and so does `outer` through it: only `rounds` stays a call.
+        assert_eq!(shared(&compile(&changed, &after_args)), 1);
+        let name = path.to_string_lossy().to_string();
+        assert_equal(&compare_compiled(&context, &before, &compile(&generic, &after_args), &name, None).unwrap(), 1);
+        let difference =
+            assert_different(&compare_compiled(&context, &before, &compile(&changed, &after_args), &name, None).unwrap());
+        assert!(difference.original.contains("3.0") || difference.migrated.contains("4.0"), "{difference:?}");
+    }
+
+    #[test]
     fn a_changed_constant_inside_a_helper_is_caught() {
         let original = "float scaled(__global const float *v, int i) { return v[i] * 3.0f; }\n\
             __kernel void k(__global const float *in, __global float *out) {\n\
@@ -403,12 +489,11 @@ mod tests {
         // Both sides are 2.0 here (1.2 has no atomic_int): compare through the split API.
         std::fs::write(&path, original).unwrap();
         let args = CompileOptions::default().clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE);
-        let before = optimised_kernels(&context, &path, &args, &BTreeMap::new(), None).expect("clang-19 must be installed");
-        let same = optimised_kernels(&context, &path, &args, &BTreeMap::new(), None).unwrap();
-        assert_equal(&compare(&before, &same), 1);
-        let after =
-            optimised_kernels(&context, &path, &args, &BTreeMap::from([(path.clone(), migrated.into_bytes())]), None).unwrap();
-        let difference = assert_different(&compare(&before, &after));
+        let name = path.to_string_lossy().to_string();
+        let before = compile_for_equivalence(&path, &args, &BTreeMap::new()).expect("clang-19 must be installed");
+        assert_equal(&compare_compiled(&context, &before, &before, &name, None).unwrap(), 1);
+        let after = compile_for_equivalence(&path, &args, &BTreeMap::from([(path.clone(), migrated.into_bytes())])).unwrap();
+        let difference = assert_different(&compare_compiled(&context, &before, &after, &name, None).unwrap());
         assert!(difference.original.contains("addrspace(1)") && difference.migrated.contains("addrspace(3)"), "{difference:?}");
     }
 }

@@ -13,7 +13,7 @@ use crate::lower::Context;
 use crate::migrate::plan::{apply, Plan, SetId};
 use crate::options::MigrateOptions;
 use crate::unit::Unit;
-use crate::verify::{FlatRegression, KernelBody, EQUIVALENCE_TRIPLE};
+use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
 
 /// A failed check: why, and which kernels compared different (none for a compile failure).
 #[derive(Debug, Clone)]
@@ -66,8 +66,9 @@ pub(super) type Original = Option<Result<Baseline, String>>;
 /// The kernels results are compared with.
 #[derive(Debug, Clone)]
 pub(super) struct Baseline {
-    /// Shared: the memo and the settler hold the same baseline, and every check clones it.
-    pub(super) kernels: std::sync::Arc<Vec<KernelBody>>,
+    /// Unoptimised, for `verify::compare_compiled`. Shared: the memo and the
+    /// settler hold the same baseline, and every check clones it.
+    pub(super) bitcode: std::sync::Arc<Vec<u8>>,
     /// The unit does not compile unchanged as the target: these are the kernels of the
     /// unit with its required repairs applied (compiled as the target), so the other
     /// changes are proven against them, and the repairs on their own (`prove_repairs`).
@@ -107,30 +108,28 @@ impl<'a> Checker<'a> {
     /// __OPENCL_C_VERSION__` is the same on both sides, so only the edits can differ);
     /// else, for a unit that needs repairs, the unit with its required repairs applied,
     /// compiled as the target; else the original as it was read.
-    pub(super) fn baseline(&self, context: &Context, u: UnitId) -> Result<Baseline, String> {
+    pub(super) fn baseline(&self, u: UnitId) -> Result<Baseline, String> {
         let unit = &self.units[u];
-        let only = Some(&self.kernels[u]);
         let none = BTreeMap::new();
         let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
-            crate::verify::optimised_kernels(context, &unit.input, &self.result_args[u], replaced, only)
-                .map_err(|e| e.to_string())
+            crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(|e| e.to_string())
         };
         let mut target_error = match as_target(&none) {
-            Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: None }),
+            Ok(bitcode) => return Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: None }),
             Err(message) => message,
         };
         let required = &self.plan.required[u];
         if !required.is_empty() {
             match apply(self.plan, required, &self.files[u]).and_then(|repaired| as_target(&repaired)) {
-                Ok(kernels) => return Ok(Baseline { kernels: kernels.into(), repaired: true, uncompilable: None }),
+                Ok(bitcode) => return Ok(Baseline { bitcode: bitcode.into(), repaired: true, uncompilable: None }),
                 Err(message) => target_error = message,
             }
         }
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-        let kernels = crate::verify::optimised_kernels(context, &unit.input, &as_read, &none, only).map_err(|e| e.to_string())?;
+        let bitcode = crate::verify::compile_for_equivalence(&unit.input, &as_read, &none).map_err(|e| e.to_string())?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
-        Ok(Baseline { kernels: kernels.into(), repaired: false, uncompilable: Some(target_error) })
+        Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: Some(target_error) })
     }
 
     /// For a unit whose baseline is repaired: are the repairs alone equivalent to the
@@ -141,8 +140,9 @@ impl<'a> Checker<'a> {
         let unit = &self.units[u];
         let only = Some(&self.kernels[u]);
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-        let found = crate::verify::optimised_kernels(context, &unit.input, &as_read, &BTreeMap::new(), only)
-            .map(|original| crate::verify::compare(&original, &baseline.kernels));
+        let name = unit.input.to_string_lossy();
+        let found = crate::verify::compile_for_equivalence(&unit.input, &as_read, &BTreeMap::new())
+            .and_then(|original| crate::verify::compare_compiled(context, &original, &baseline.bitcode, &name, only));
         match found {
             Ok(found) => found.different.first().map(|d| {
                 format!(
@@ -218,7 +218,7 @@ impl<'a> Checker<'a> {
             })
         };
         let only = Some(&self.kernels[u]);
-        let original = original.get_or_insert_with(|| self.baseline(context, u)).clone();
+        let original = original.get_or_insert_with(|| self.baseline(u)).clone();
         if let Ok(Baseline { uncompilable: Some(message), .. }) = &original {
             let detail = format!("it does not compile as {target}, and clasp found no repair that makes it: {message}");
             return Err(Failure { why: Withdrawal { reason: Code::UnrepairableUnit, detail }, differing: BTreeSet::new() });
@@ -227,9 +227,10 @@ impl<'a> Checker<'a> {
             // Compiling the result as the target for the equivalence triple is the recompile too:
             // clang rejects it there as it would for spir64 (the same language rules).
             Ok(before) => {
-                let after = crate::verify::optimised_kernels(context, &unit.input, &self.result_args[u], replaced, only)
-                    .map_err(verify_failed)?;
-                Ok(crate::verify::compare(&before.kernels, &after))
+                let after =
+                    crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(verify_failed)?;
+                let name = unit.input.to_string_lossy();
+                crate::verify::compare_compiled(context, &before.bitcode, &after, &name, only).map_err(|e| e.to_string())
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
