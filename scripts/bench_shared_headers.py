@@ -5,20 +5,20 @@ every unit is a small program (40-150 lines: one or two kernels, a few
 helpers of its own written per address space) including the same four large
 headers (about 4,600 lines in all), all generated here from scratch:
 
-  inc_types.h   address-space macros (GLOBAL_AS ..., PRIVATE_AS empty),
+  lib_types.h   address-space macros (GLOBAL_AS ..., PRIVATE_AS empty),
                 defaults of the build options (-DPLAINTEXT_LENGTH,
                 -DVECT_SIZE, -DSALT_LENGTH), vector types, structs,
                 rotations and byte order, round functions as macros and as
                 scalar, vector and 64-bit functions;
-  inc_mem.h     memcpy/memset/memcmp-style helpers written once per space
+  lib_mem.h     memcpy/memset/memcmp-style helpers written once per space
                 (_gg, _gp, _pg, _lg, ..., _pc reading __constant), __constant
                 tables and helpers reading them, 1.x atomics, an async copy,
                 a cast to a named space, #if blocks on the options (one on
                 an option no build sets);
-  inc_hash.h    four invented hash families: __constant round keys, STEP
+  lib_hash.h    four invented hash families: __constant round keys, STEP
                 macros, unrolled transforms (scalar and vector), update per
                 space, final, HMAC, digest matching per space;
-  inc_cipher.h  an invented table-driven block cipher whose tables are
+  lib_cipher.h  an invented table-driven block cipher whose tables are
                 passed as __local or __constant pointers (-DBC_ROUNDS), a
                 Feistel cipher over a __constant [8][64] table, a stream
                 cipher whose state is private or __local.
@@ -43,7 +43,7 @@ MODES = {
     "vec": ["-DPLAINTEXT_LENGTH=55", "-DVECT_SIZE=4"],
     "salted": ["-DPLAINTEXT_LENGTH=55", "-DVECT_SIZE=2", "-DSALT_LENGTH=64", "-DBC_ROUNDS=14"],
 }
-HEADERS = ["inc_types.h", "inc_mem.h", "inc_hash.h", "inc_cipher.h"]
+HEADERS = ["lib_types.h", "lib_mem.h", "lib_hash.h", "lib_cipher.h"]
 SPACE = {"g": "GLOBAL_AS", "l": "LOCAL_AS", "p": "PRIVATE_AS", "c": "CONSTANT_AS"}
 
 
@@ -76,14 +76,14 @@ def guarded(name, parts):
     return "\n".join([f"#ifndef {guard}", f"#define {guard}", "", *parts, f"#endif // {guard}", ""])
 
 
-# --- inc_types.h: spellings, option defaults, types, rotations, round functions
+# --- lib_types.h: spellings, option defaults, types, rotations, round functions
 
 TYPES_PRELUDE = """// Address spaces are spelled through these macros everywhere.
 #define GLOBAL_AS   __global
 #define LOCAL_AS    __local
 #define CONSTANT_AS __constant
 #define PRIVATE_AS
-#define DECLSPEC    inline static
+#define HELPER_FN    inline static
 #define KERNEL_FQ   __kernel
 
 // Build options the host passes (-D...), and their defaults.
@@ -106,32 +106,32 @@ typedef ulong  u64;
 
 #if VECT_SIZE == 1
 typedef uchar u8x;
-typedef uint  u32x;
-typedef ulong u64x;
+typedef uint  vu32;
+typedef ulong vu64;
 #define VANY(c)    (c)
 #define VLANE0(v)  (v)
 #elif VECT_SIZE == 2
 typedef uchar2 u8x;
-typedef uint2  u32x;
-typedef ulong2 u64x;
+typedef uint2  vu32;
+typedef ulong2 vu64;
 #define VANY(c)    any(c)
 #define VLANE0(v)  ((v).s0)
 #elif VECT_SIZE == 4
 typedef uchar4 u8x;
-typedef uint4  u32x;
-typedef ulong4 u64x;
+typedef uint4  vu32;
+typedef ulong4 vu64;
 #define VANY(c)    any(c)
 #define VLANE0(v)  ((v).s0)
 #elif VECT_SIZE == 8
 typedef uchar8 u8x;
-typedef uint8  u32x;
-typedef ulong8 u64x;
+typedef uint8  vu32;
+typedef ulong8 vu64;
 #define VANY(c)    any(c)
 #define VLANE0(v)  ((v).s0)
 #else
 #error "VECT_SIZE must be 1, 2, 4 or 8"
 #endif
-#define VSPLAT(x) ((u32x) (x))
+#define VSPLAT(x) ((vu32) (x))
 
 typedef struct pw
 {
@@ -175,79 +175,79 @@ ROTATE_AND_SWAP = """#define ROTL32(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
 #define ROTL64(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
 #define ROTR64(x, n) (((x) >> (n)) | ((x) << (64 - (n))))
 
-DECLSPEC u32 rotl32_S(const u32 a, const int n)
+HELPER_FN u32 rotl32_one(const u32 a, const int n)
 {
   return rotate(a, (u32) n);
 }
 
-DECLSPEC u32 rotr32_S(const u32 a, const int n)
+HELPER_FN u32 rotr32_one(const u32 a, const int n)
 {
   return rotate(a, (u32) (32 - n));
 }
 
-DECLSPEC u64 rotl64_S(const u64 a, const int n)
+HELPER_FN u64 rotl64_one(const u64 a, const int n)
 {
   return rotate(a, (u64) n);
 }
 
-DECLSPEC u64 rotr64_S(const u64 a, const int n)
+HELPER_FN u64 rotr64_one(const u64 a, const int n)
 {
   return rotate(a, (u64) (64 - n));
 }
 
-DECLSPEC u32x rotl32(const u32x a, const int n)
+HELPER_FN vu32 rotl32(const vu32 a, const int n)
 {
-  return rotate(a, (u32x) n);
+  return rotate(a, (vu32) n);
 }
 
-DECLSPEC u32x rotr32(const u32x a, const int n)
+HELPER_FN vu32 rotr32(const vu32 a, const int n)
 {
-  return rotate(a, (u32x) (32 - n));
+  return rotate(a, (vu32) (32 - n));
 }
 
-DECLSPEC u64x rotl64(const u64x a, const int n)
+HELPER_FN vu64 rotl64(const vu64 a, const int n)
 {
-  return rotate(a, (u64x) n);
+  return rotate(a, (vu64) n);
 }
 
-DECLSPEC u64x rotr64(const u64x a, const int n)
+HELPER_FN vu64 rotr64(const vu64 a, const int n)
 {
-  return rotate(a, (u64x) (64 - n));
+  return rotate(a, (vu64) (64 - n));
 }
 
-DECLSPEC u32 swap32_S(const u32 v)
+HELPER_FN u32 swap32_one(const u32 v)
 {
   return (v >> 24) | ((v >> 8) & 0x0000ff00u) | ((v << 8) & 0x00ff0000u) | (v << 24);
 }
 
-DECLSPEC u32x swap32(const u32x v)
+HELPER_FN vu32 swap32(const vu32 v)
 {
   return (v >> 24) | ((v >> 8) & 0x0000ff00u) | ((v << 8) & 0x00ff0000u) | (v << 24);
 }
 
-DECLSPEC u64 swap64_S(const u64 v)
+HELPER_FN u64 swap64_one(const u64 v)
 {
-  return ((u64) swap32_S((u32) v) << 32) | (u64) swap32_S((u32) (v >> 32));
+  return ((u64) swap32_one((u32) v) << 32) | (u64) swap32_one((u32) (v >> 32));
 }
 
-DECLSPEC u64x swap64(const u64x v)
+HELPER_FN vu64 swap64(const vu64 v)
 {
-  u64x t = (v << 32) | (v >> 32);
+  vu64 t = (v << 32) | (v >> 32);
   t = ((t & 0x0000ffff0000ffffUL) << 16) | ((t >> 16) & 0x0000ffff0000ffffUL);
   return ((t & 0x00ff00ff00ff00ffUL) << 8) | ((t >> 8) & 0x00ff00ff00ff00ffUL);
 }
 
-DECLSPEC u64 hl32_to_64_S(const u32 hi, const u32 lo)
+HELPER_FN u64 hl32_to_64_one(const u32 hi, const u32 lo)
 {
   return ((u64) hi << 32) | (u64) lo;
 }
 
-DECLSPEC u32 h32_from_64_S(const u64 v)
+HELPER_FN u32 h32_from_64_one(const u64 v)
 {
   return (u32) (v >> 32);
 }
 
-DECLSPEC u32 l32_from_64_S(const u64 v)
+HELPER_FN u32 l32_from_64_one(const u64 v)
 {
   return (u32) v;
 }
@@ -256,23 +256,23 @@ DECLSPEC u32 l32_from_64_S(const u64 v)
 PACKING = """#define BYTE_AT(x, n)     (((x) >> ((n) * 8)) & 0xffu)
 #define PACK4(a, b, c, d) ((u32) (a) | ((u32) (b) << 8) | ((u32) (c) << 16) | ((u32) (d) << 24))
 
-DECLSPEC u32 add3_S(const u32 a, const u32 b, const u32 c)
+HELPER_FN u32 add3_one(const u32 a, const u32 b, const u32 c)
 {
   return a + b + c;
 }
 
-DECLSPEC u32x add3(const u32x a, const u32x b, const u32x c)
+HELPER_FN vu32 add3(const vu32 a, const vu32 b, const vu32 c)
 {
   return a + b + c;
 }
 
-DECLSPEC u32 bfe_S(const u32 a, const u32 offset, const u32 width)
+HELPER_FN u32 bfe_one(const u32 a, const u32 offset, const u32 width)
 {
   return (a >> offset) & ((1u << width) - 1u);
 }
 
 // The 32 bits of hi:lo starting `shift` bytes into lo.
-DECLSPEC u32 funnel_bytes_S(const u32 hi, const u32 lo, const u32 shift)
+HELPER_FN u32 funnel_bytes_one(const u32 hi, const u32 lo, const u32 shift)
 {
   switch (shift & 3)
   {
@@ -283,7 +283,7 @@ DECLSPEC u32 funnel_bytes_S(const u32 hi, const u32 lo, const u32 shift)
   }
 }
 
-DECLSPEC u32 lowest_zero_byte_S(const u32 v)
+HELPER_FN u32 lowest_zero_byte_one(const u32 v)
 {
   if ((v & 0x000000ffu) == 0) return 0;
   if ((v & 0x0000ff00u) == 0) return 1;
@@ -292,12 +292,12 @@ DECLSPEC u32 lowest_zero_byte_S(const u32 v)
   return 4;
 }
 
-DECLSPEC int vany_eq(const u32x a, const u32 b)
+HELPER_FN int vany_eq(const vu32 a, const u32 b)
 {
 #if VECT_SIZE == 1
   return a == b;
 #else
-  return any(a == (u32x) b);
+  return any(a == (vu32) b);
 #endif
 }
 """
@@ -317,18 +317,18 @@ def round_function(index, rng):
     expr = bool_expr(rng, 2)
     macro = re.sub(r"\b([xyz])\b", r"(\1)", expr)
     out = [f"#define BF{index}(x, y, z) {macro}", ""]
-    for ret, name in (("u32", f"bf{index}_S"), ("u32x", f"bf{index}"), ("u64", f"bf{index}_64")):
-        out += [f"DECLSPEC {ret} {name}(const {ret} x, const {ret} y, const {ret} z)", "{", f"  return {expr};", "}", ""]
+    for ret, name in (("u32", f"bf{index}_one"), ("vu32", f"bf{index}"), ("u64", f"bf{index}_64")):
+        out += [f"HELPER_FN {ret} {name}(const {ret} x, const {ret} y, const {ret} z)", "{", f"  return {expr};", "}", ""]
     return "\n".join(out)
 
 
 def sigma_function(index, bits, rng):
     """A rotate/shift mixing function: macro, scalar and vector function."""
     a, b, c = sorted(rng.sample(range(1, bits), 3))
-    last = (f"ROTR{bits}((x), {c})", f"rotr{bits}_S(x, {c})", f"rotr{bits}(x, {c})") if index % 2 else (f"((x) >> {c})", f"(x >> {c})", f"(x >> {c})")
+    last = (f"ROTR{bits}((x), {c})", f"rotr{bits}_one(x, {c})", f"rotr{bits}(x, {c})") if index % 2 else (f"((x) >> {c})", f"(x >> {c})", f"(x >> {c})")
     out = [f"#define SIG{bits}_{index}(x) (ROTR{bits}((x), {a}) ^ ROTR{bits}((x), {b}) ^ {last[0]})", ""]
-    out += [f"DECLSPEC u{bits} sig{bits}_{index}_S(const u{bits} x)", "{", f"  return rotr{bits}_S(x, {a}) ^ rotr{bits}_S(x, {b}) ^ {last[1]};", "}", ""]
-    out += [f"DECLSPEC u{bits}x sig{bits}_{index}(const u{bits}x x)", "{", f"  return rotr{bits}(x, {a}) ^ rotr{bits}(x, {b}) ^ {last[2]};", "}", ""]
+    out += [f"HELPER_FN u{bits} sig{bits}_{index}_one(const u{bits} x)", "{", f"  return rotr{bits}_one(x, {a}) ^ rotr{bits}_one(x, {b}) ^ {last[1]};", "}", ""]
+    out += [f"HELPER_FN vu{bits} sig{bits}_{index}(const vu{bits} x)", "{", f"  return rotr{bits}(x, {a}) ^ rotr{bits}(x, {b}) ^ {last[2]};", "}", ""]
     return "\n".join(out)
 
 
@@ -336,37 +336,37 @@ def types_header(rng):
     parts = [TYPES_PRELUDE, ROTATE_AND_SWAP, PACKING]
     parts += [round_function(i, rng) for i in range(12)]
     parts += [sigma_function(i, bits, rng) for bits in (32, 64) for i in range(8)]
-    return guarded("inc_types.h", parts)
+    return guarded("lib_types.h", parts)
 
 
-# --- inc_mem.h: memory helpers once per address space, tables, atomics
+# --- lib_mem.h: memory helpers once per address space, tables, atomics
 
 MEM_FAMILIES = [
-    ("gg gp pg lg gl pl lp pp pc", """DECLSPEC void memcpy32_$sfx($S0 u32 *dst, $S1 const u32 *src, const u32 n)
+    ("gg gp pg lg gl pl lp pp pc", """HELPER_FN void memcpy32_$sfx($S0 u32 *dst, $S1 const u32 *src, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
     dst[i] = src[i];
 }
 """),
-    ("pg gp lg pp pl", """DECLSPEC void memcpy8_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
+    ("pg gp lg pp pl", """HELPER_FN void memcpy8_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
     dst[i] = src[i];
 }
 """),
-    ("g l p", """DECLSPEC void memset32_$sfx($S0 u32 *dst, const u32 v, const u32 n)
+    ("g l p", """HELPER_FN void memset32_$sfx($S0 u32 *dst, const u32 v, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
     dst[i] = v;
 }
 """),
-    ("g l p", """DECLSPEC void memset8_$sfx($S0 u8 *dst, const u8 v, const u32 n)
+    ("g l p", """HELPER_FN void memset8_$sfx($S0 u8 *dst, const u8 v, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
     dst[i] = v;
 }
 """),
-    ("gp lp pp gg pc", """DECLSPEC int memcmp32_$sfx($S0 const u32 *a, $S1 const u32 *b, const u32 n)
+    ("gp lp pp gg pc", """HELPER_FN int memcmp32_$sfx($S0 const u32 *a, $S1 const u32 *b, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
   {
@@ -376,19 +376,19 @@ MEM_FAMILIES = [
   return 0;
 }
 """),
-    ("pg pl pp gp", """DECLSPEC void memxor32_$sfx($S0 u32 *dst, $S1 const u32 *src, const u32 n)
+    ("pg pl pp gp", """HELPER_FN void memxor32_$sfx($S0 u32 *dst, $S1 const u32 *src, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
     dst[i] ^= src[i];
 }
 """),
-    ("pg pl pp", """DECLSPEC void memswap32_$sfx($S0 u32 *dst, $S1 const u32 *src, const u32 n)
+    ("pg pl pp", """HELPER_FN void memswap32_$sfx($S0 u32 *dst, $S1 const u32 *src, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
-    dst[i] = swap32_S(src[i]);
+    dst[i] = swap32_one(src[i]);
 }
 """),
-    ("g p", """DECLSPEC int memfind8_$sfx($S0 const u8 *buf, const u32 n, const u8 v)
+    ("g p", """HELPER_FN int memfind8_$sfx($S0 const u8 *buf, const u32 n, const u8 v)
 {
   for (u32 i = 0; i < n; i++)
   {
@@ -398,12 +398,12 @@ MEM_FAMILIES = [
   return -1;
 }
 """),
-    ("g l p c", """DECLSPEC u32 load_be32_$sfx($S0 const u8 *buf, const u32 off)
+    ("g l p c", """HELPER_FN u32 load_be32_$sfx($S0 const u8 *buf, const u32 off)
 {
   return ((u32) buf[off] << 24) | ((u32) buf[off + 1] << 16) | ((u32) buf[off + 2] << 8) | (u32) buf[off + 3];
 }
 """),
-    ("g l p", """DECLSPEC void store_be32_$sfx($S0 u8 *buf, const u32 off, const u32 v)
+    ("g l p", """HELPER_FN void store_be32_$sfx($S0 u8 *buf, const u32 off, const u32 v)
 {
   buf[off + 0] = (u8) (v >> 24);
   buf[off + 1] = (u8) (v >> 16);
@@ -411,7 +411,7 @@ MEM_FAMILIES = [
   buf[off + 3] = (u8) v;
 }
 """),
-    ("p g l", """DECLSPEC void append_byte_$sfx($S0 u32 *buf, const u32 pos, const u8 v)
+    ("p g l", """HELPER_FN void append_byte_$sfx($S0 u32 *buf, const u32 pos, const u8 v)
 {
   const u32 idx = pos / 4;
   const u32 sh = (pos & 3) * 8;
@@ -419,7 +419,7 @@ MEM_FAMILIES = [
 }
 """),
     ("pp pg pl", """// Appends src_len bytes of src at byte dst_len of dst (both little-endian words).
-DECLSPEC u32 append_words_$sfx($S0 u32 *dst, const u32 dst_len, $S1 const u32 *src, const u32 src_len)
+HELPER_FN u32 append_words_$sfx($S0 u32 *dst, const u32 dst_len, $S1 const u32 *src, const u32 src_len)
 {
   const u32 shift = dst_len & 3;
   const u32 base = dst_len / 4;
@@ -439,14 +439,14 @@ DECLSPEC u32 append_words_$sfx($S0 u32 *dst, const u32 dst_len, $S1 const u32 *s
   return dst_len + src_len;
 }
 """),
-    ("g l p", """DECLSPEC u32 table_mix_$sfx(u32 h, $S0 const u8 *buf, const u32 n)
+    ("g l p", """HELPER_FN u32 table_mix_$sfx(u32 h, $S0 const u8 *buf, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
     h = (h >> 8) ^ mix_table[(h ^ buf[i]) & 0xff];
   return h;
 }
 """),
-    ("pg gp lp", """DECLSPEC void hex_encode_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
+    ("pg gp lp", """HELPER_FN void hex_encode_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
 {
   for (u32 i = 0; i < n; i++)
   {
@@ -455,7 +455,7 @@ DECLSPEC u32 append_words_$sfx($S0 u32 *dst, const u32 dst_len, $S1 const u32 *s
   }
 }
 """),
-    ("pg pp", """DECLSPEC u32 hex_decode_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
+    ("pg pp", """HELPER_FN u32 hex_decode_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
 {
   u32 bad = 0;
   for (u32 i = 0; i < n / 2; i++)
@@ -470,7 +470,7 @@ DECLSPEC u32 append_words_$sfx($S0 u32 *dst, const u32 dst_len, $S1 const u32 *s
   return bad;
 }
 """),
-    ("pg pl", """DECLSPEC u32 radix64_encode_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
+    ("pg pl", """HELPER_FN u32 radix64_encode_$sfx($S0 u8 *dst, $S1 const u8 *src, const u32 n)
 {
   u32 out = 0;
   for (u32 i = 0; i + 2 < n; i += 3)
@@ -484,13 +484,13 @@ DECLSPEC u32 append_words_$sfx($S0 u32 *dst, const u32 dst_len, $S1 const u32 *s
   return out;
 }
 """),
-    ("c l", """DECLSPEC u32 lut_get_$sfx($S0 const u32 *t, const u32 i)
+    ("c l", """HELPER_FN u32 lut_get_$sfx($S0 const u32 *t, const u32 i)
 {
   return t[i & 0xff];
 }
 """),
     ("g l", """// 1.x atomics have no generic overload: these stay in their space.
-DECLSPEC void tally_$sfx($S0 u32 *bins, const u32 v)
+HELPER_FN void tally_$sfx($S0 u32 *bins, const u32 v)
 {
   atomic_inc(&bins[v & 0xff]);
 }
@@ -498,7 +498,7 @@ DECLSPEC void tally_$sfx($S0 u32 *bins, const u32 v)
 ]
 
 PAD_BLOCK = """// Puts the 0x80 terminator at byte len of a 16-word block, clearing what follows in its word.
-DECLSPEC void pad_block_$sfx($S0 u32 *w, const u32 len)
+HELPER_FN void pad_block_$sfx($S0 u32 *w, const u32 len)
 {
   switch (len / 4)
   {
@@ -507,20 +507,20 @@ $cases  }
 """
 
 MEM_SPECIALS = """// Reads 32-bit words out of a byte buffer through a cast pointer.
-DECLSPEC u32 read_word_g(GLOBAL_AS const u8 *buf, const u32 idx)
+HELPER_FN u32 read_word_g(GLOBAL_AS const u8 *buf, const u32 idx)
 {
   GLOBAL_AS const u32 *w = (GLOBAL_AS const u32 *) buf;
   return w[idx];
 }
 
-DECLSPEC u32 read_word_p(PRIVATE_AS const u8 *buf, const u32 idx)
+HELPER_FN u32 read_word_p(PRIVATE_AS const u8 *buf, const u32 idx)
 {
   PRIVATE_AS const u32 *w = (PRIVATE_AS const u32 *) buf;
   return w[idx];
 }
 
 // Found-hash bookkeeping: the counter is bumped atomically.
-DECLSPEC void mark_hash_g(GLOBAL_AS plain_t *plains, GLOBAL_AS u32 *found, const u32 salt_pos, const u32 digest_pos, const u32 gid, const u32 il_pos)
+HELPER_FN void mark_hash_g(GLOBAL_AS plain_t *plains, GLOBAL_AS u32 *found, const u32 salt_pos, const u32 digest_pos, const u32 gid, const u32 il_pos)
 {
   const u32 idx = atomic_inc(found);
   plains[idx].salt_pos = salt_pos;
@@ -529,24 +529,24 @@ DECLSPEC void mark_hash_g(GLOBAL_AS plain_t *plains, GLOBAL_AS u32 *found, const
   plains[idx].il_pos = il_pos;
 }
 
-DECLSPEC int claim_slot_g(GLOBAL_AS u32 *flags, const u32 pos)
+HELPER_FN int claim_slot_g(GLOBAL_AS u32 *flags, const u32 pos)
 {
   return atomic_cmpxchg(&flags[pos], 0u, 1u) == 0u;
 }
 
-DECLSPEC u32 bump_max_l(LOCAL_AS u32 *slot, const u32 v)
+HELPER_FN u32 bump_max_l(LOCAL_AS u32 *slot, const u32 v)
 {
   return atomic_max(slot, v);
 }
 
-DECLSPEC void stage_words_l(LOCAL_AS u32 *dst, GLOBAL_AS const u32 *src, const u32 n)
+HELPER_FN void stage_words_l(LOCAL_AS u32 *dst, GLOBAL_AS const u32 *src, const u32 n)
 {
   event_t ev = async_work_group_copy(dst, src, (size_t) n, 0);
   wait_group_events(1, &ev);
 }
 
 // Password words into a private block; short builds copy a fixed prefix.
-DECLSPEC void pw_load_pg(PRIVATE_AS u32 *w, GLOBAL_AS const pw_t *pw)
+HELPER_FN void pw_load_pg(PRIVATE_AS u32 *w, GLOBAL_AS const pw_t *pw)
 {
 #if PLAINTEXT_LENGTH > 55
   for (u32 i = 0; i < 64; i++)
@@ -558,7 +558,7 @@ $short_copy
 #endif
 }
 
-DECLSPEC void pw_load_pl(PRIVATE_AS u32 *w, LOCAL_AS const pw_t *pw)
+HELPER_FN void pw_load_pl(PRIVATE_AS u32 *w, LOCAL_AS const pw_t *pw)
 {
 #if PLAINTEXT_LENGTH > 55
   for (u32 i = 0; i < 64; i++)
@@ -570,7 +570,7 @@ $short_copy
 #endif
 }
 
-DECLSPEC void words_fetch_pg(PRIVATE_AS u32 *dst, GLOBAL_AS const u32 *src, const u32 n)
+HELPER_FN void words_fetch_pg(PRIVATE_AS u32 *dst, GLOBAL_AS const u32 *src, const u32 n)
 {
 #if defined(LEGACY_DRIVER_WORKAROUND)
   words_fetch_slow(dst, src, n);
@@ -581,7 +581,7 @@ DECLSPEC void words_fetch_pg(PRIVATE_AS u32 *dst, GLOBAL_AS const u32 *src, cons
 }
 
 // Constant-time comparisons (the local one answers 1/0 explicitly).
-DECLSPEC int memeq32_gp(GLOBAL_AS const u32 *a, PRIVATE_AS const u32 *b, const u32 n)
+HELPER_FN int memeq32_gp(GLOBAL_AS const u32 *a, PRIVATE_AS const u32 *b, const u32 n)
 {
   u32 diff = 0;
   for (u32 i = 0; i < n; i++)
@@ -589,7 +589,7 @@ DECLSPEC int memeq32_gp(GLOBAL_AS const u32 *a, PRIVATE_AS const u32 *b, const u
   return diff == 0;
 }
 
-DECLSPEC int memeq32_lp(LOCAL_AS const u32 *a, PRIVATE_AS const u32 *b, const u32 n)
+HELPER_FN int memeq32_lp(LOCAL_AS const u32 *a, PRIVATE_AS const u32 *b, const u32 n)
 {
   u32 diff = 0;
   for (u32 i = 0; i < n; i++)
@@ -612,7 +612,7 @@ def mem_header(rng):
     mix = [rng.getrandbits(32) for _ in range(256)]
     alphabet = list(b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
     rng.shuffle(alphabet)
-    parts = ['#include "inc_types.h"', ""]
+    parts = ['#include "lib_types.h"', ""]
     parts.append(c_table("CONSTANT_AS u32 mix_table[256]", mix))
     parts.append(c_table("CONSTANT_AS u8 hex_lut[16]", list(b"0123456789abcdef"), fmt="0x{:02x}", per_line=16))
     parts.append(c_table("CONSTANT_AS u8 radix64_alphabet[64]", alphabet, fmt="0x{:02x}", per_line=16))
@@ -620,10 +620,10 @@ def mem_header(rng):
     parts.append(per_space("p g l", PAD_BLOCK, cases=pad_block_cases()))
     short_copy = "\n".join(f"  w[{i}] = pw->i[{i}];" for i in range(14))
     parts.append(fill(MEM_SPECIALS, short_copy=short_copy))
-    return guarded("inc_mem.h", parts)
+    return guarded("lib_mem.h", parts)
 
 
-# --- inc_hash.h: four invented hash families (ARX steps, __constant round keys)
+# --- lib_hash.h: four invented hash families (ARX steps, __constant round keys)
 
 # name, word bits, state words, steps, block bytes
 HASH_FAMILIES = [("hxa", 32, 4, 64, 64), ("hxb", 32, 8, 64, 64), ("hxc", 64, 8, 80, 128), ("hxd", 32, 8, 48, 64)]
@@ -636,7 +636,7 @@ HASH_CTX = """typedef struct ${F}_ctx
 } ${F}_ctx_t;
 """
 
-HASH_COMMON = """DECLSPEC void ${F}_init(PRIVATE_AS ${F}_ctx_t *ctx)
+HASH_COMMON = """HELPER_FN void ${F}_init(PRIVATE_AS ${F}_ctx_t *ctx)
 {
 ${iv}
   for (u32 i = 0; i < ${BW}; i++)
@@ -644,12 +644,12 @@ ${iv}
   ctx->len = 0;
 }
 
-DECLSPEC void ${F}_digest(PRIVATE_AS const ${F}_ctx_t *ctx, PRIVATE_AS u32 *out)
+HELPER_FN void ${F}_digest(PRIVATE_AS const ${F}_ctx_t *ctx, PRIVATE_AS u32 *out)
 {
 ${out}
 }
 
-DECLSPEC void ${F}_final(PRIVATE_AS ${F}_ctx_t *ctx)
+HELPER_FN void ${F}_final(PRIVATE_AS ${F}_ctx_t *ctx)
 {
   const u32 pos = ctx->len & ${BM};
   append_byte_p(ctx->w, pos, 0x80);
@@ -663,7 +663,7 @@ DECLSPEC void ${F}_final(PRIVATE_AS ${F}_ctx_t *ctx)
   ${F}_transform(ctx->w, ctx->h);
 }
 
-DECLSPEC void ${F}_hmac_final(PRIVATE_AS ${F}_ctx_t *ipad, PRIVATE_AS ${F}_ctx_t *opad, PRIVATE_AS u32 *out)
+HELPER_FN void ${F}_hmac_final(PRIVATE_AS ${F}_ctx_t *ipad, PRIVATE_AS ${F}_ctx_t *opad, PRIVATE_AS u32 *out)
 {
   u32 inner[${DOUT}];
   ${F}_final(ipad);
@@ -674,7 +674,7 @@ DECLSPEC void ${F}_hmac_final(PRIVATE_AS ${F}_ctx_t *ipad, PRIVATE_AS ${F}_ctx_t
 }
 """
 
-HASH_UPDATE = """DECLSPEC void ${F}_update_$sfx(PRIVATE_AS ${F}_ctx_t *ctx, $S0 const u32 *data, const u32 len)
+HASH_UPDATE = """HELPER_FN void ${F}_update_$sfx(PRIVATE_AS ${F}_ctx_t *ctx, $S0 const u32 *data, const u32 len)
 {
   u32 pos = ctx->len & ${BM};
   ctx->len += len;
@@ -694,13 +694,13 @@ HASH_UPDATE = """DECLSPEC void ${F}_update_$sfx(PRIVATE_AS ${F}_ctx_t *ctx, $S0 
 }
 """
 
-HASH_UPDATE_SWAP = """DECLSPEC void ${F}_update_swap_$sfx(PRIVATE_AS ${F}_ctx_t *ctx, $S0 const u32 *data, const u32 len)
+HASH_UPDATE_SWAP = """HELPER_FN void ${F}_update_swap_$sfx(PRIVATE_AS ${F}_ctx_t *ctx, $S0 const u32 *data, const u32 len)
 {
   u32 pos = ctx->len & ${BM};
   ctx->len += len;
   for (u32 i = 0; i < (len + 3) / 4; i++)
   {
-    ctx->w[pos / 4] = swap32_S(data[i]);
+    ctx->w[pos / 4] = swap32_one(data[i]);
     pos += 4;
     if (pos == ${BB})
     {
@@ -712,7 +712,7 @@ HASH_UPDATE_SWAP = """DECLSPEC void ${F}_update_swap_$sfx(PRIVATE_AS ${F}_ctx_t 
 }
 """
 
-HASH_PW = """DECLSPEC void ${F}_hash_pw_$sfx(PRIVATE_AS u32 *digest, $S0 const u32 *pw, const u32 pw_len)
+HASH_PW = """HELPER_FN void ${F}_hash_pw_$sfx(PRIVATE_AS u32 *digest, $S0 const u32 *pw, const u32 pw_len)
 {
   ${F}_ctx_t ctx;
   ${F}_init(&ctx);
@@ -728,7 +728,7 @@ HASH_PW = """DECLSPEC void ${F}_hash_pw_$sfx(PRIVATE_AS u32 *digest, $S0 const u
 }
 """
 
-HASH_HMAC_INIT = """DECLSPEC void ${F}_hmac_init_$sfx(PRIVATE_AS ${F}_ctx_t *ipad, PRIVATE_AS ${F}_ctx_t *opad, $S0 const u32 *key, const u32 key_len)
+HASH_HMAC_INIT = """HELPER_FN void ${F}_hmac_init_$sfx(PRIVATE_AS ${F}_ctx_t *ipad, PRIVATE_AS ${F}_ctx_t *opad, $S0 const u32 *key, const u32 key_len)
 {
   u32 k[${BW}];
   memset32_p(k, 0, ${BW});
@@ -759,7 +759,7 @@ HASH_HMAC_INIT = """DECLSPEC void ${F}_hmac_init_$sfx(PRIVATE_AS ${F}_ctx_t *ipa
 }
 """
 
-HASH_MATCH = """DECLSPEC int ${F}_match_$sfx($S0 const digest_t *digests, const u32 cnt, PRIVATE_AS const u32 *h)
+HASH_MATCH = """HELPER_FN int ${F}_match_$sfx($S0 const digest_t *digests, const u32 cnt, PRIVATE_AS const u32 *h)
 {
   for (u32 i = 0; i < cnt; i++)
   {
@@ -772,7 +772,7 @@ HASH_MATCH = """DECLSPEC int ${F}_match_$sfx($S0 const digest_t *digests, const 
 }
 """
 
-HASH_STORE = """DECLSPEC void ${F}_store_$sfx($S0 u32 *out, PRIVATE_AS const ${F}_ctx_t *ctx)
+HASH_STORE = """HELPER_FN void ${F}_store_$sfx($S0 u32 *out, PRIVATE_AS const ${F}_ctx_t *ctx)
 {
   u32 d[${DOUT}];
   ${F}_digest(ctx, d);
@@ -787,9 +787,9 @@ def md_transform(name, word, rng, vector):
     f, up = name, name.upper()
     funcs = rng.sample(range(12), 4)
     call = (lambda i: f"bf{i}") if vector else (lambda i: f"BF{i}")
-    t = f"{word}x" if vector else word
+    t = f"v{word}" if vector else word
     suffix = "_vector" if vector else ""
-    out = [f"DECLSPEC void {f}_transform{suffix}(PRIVATE_AS const {t} *w, PRIVATE_AS {t} *state)", "{"]
+    out = [f"HELPER_FN void {f}_transform{suffix}(PRIVATE_AS const {t} *w, PRIVATE_AS {t} *state)", "{"]
     out += [f"  {t} {r} = state[{i}];" for i, r in enumerate("abcd")]
     out.append("")
     for quarter in range(4):
@@ -809,13 +809,13 @@ def sha_transform(name, bits, steps, rng, vector):
     """An eight-word transform with a message schedule (EXPAND) and STEP macro."""
     f, up = name, name.upper()
     word = f"u{bits}"
-    t = f"{word}x" if vector else word
+    t = f"v{word}" if vector else word
     suffix = "_vector" if vector else ""
     if bits == 64:
-        out = [f"DECLSPEC void {f}_transform(PRIVATE_AS const u32 *block, PRIVATE_AS u64 *state)", "{", "  u64 w[16];",
-               "  for (u32 i = 0; i < 16; i++)", "    w[i] = hl32_to_64_S(block[2 * i], block[2 * i + 1]);"]
+        out = [f"HELPER_FN void {f}_transform(PRIVATE_AS const u32 *block, PRIVATE_AS u64 *state)", "{", "  u64 w[16];",
+               "  for (u32 i = 0; i < 16; i++)", "    w[i] = hl32_to_64_one(block[2 * i], block[2 * i + 1]);"]
     else:
-        out = [f"DECLSPEC void {f}_transform{suffix}(PRIVATE_AS const {t} *block, PRIVATE_AS {t} *state)", "{", f"  {t} w[16];",
+        out = [f"HELPER_FN void {f}_transform{suffix}(PRIVATE_AS const {t} *block, PRIVATE_AS {t} *state)", "{", f"  {t} w[16];",
                "  for (u32 i = 0; i < 16; i++)", "    w[i] = block[i];"]
     regs = "abcdefgh"
     out += [f"  {t} {r} = state[{i}];" for i, r in enumerate(regs)]
@@ -849,7 +849,7 @@ def hash_family(name, bits, state, steps, block, rng):
     iv = [rng.getrandbits(bits) for _ in range(state)]
     names["iv"] = "\n".join(f"  ctx->h[{i}] = {hexw.format(v)};" for i, v in enumerate(iv))
     if bits == 64:
-        names["out"] = "\n".join(f"  out[{2 * i}] = h32_from_64_S(ctx->h[{i}]);\n  out[{2 * i + 1}] = l32_from_64_S(ctx->h[{i}]);" for i in range(state))
+        names["out"] = "\n".join(f"  out[{2 * i}] = h32_from_64_one(ctx->h[{i}]);\n  out[{2 * i + 1}] = l32_from_64_one(ctx->h[{i}]);" for i in range(state))
     else:
         names["out"] = "\n".join(f"  out[{i}] = ctx->h[{i}];" for i in range(state))
     parts = [f"// {name}: {state * bits}-bit state, {steps} steps over {block}-byte blocks.",
@@ -869,12 +869,12 @@ def hash_family(name, bits, state, steps, block, rng):
 
 
 def hash_header(rng):
-    parts = ['#include "inc_mem.h"', ""]
+    parts = ['#include "lib_mem.h"', ""]
     parts += [hash_family(*family, rng) for family in HASH_FAMILIES]
-    return guarded("inc_hash.h", parts)
+    return guarded("lib_hash.h", parts)
 
 
-# --- inc_cipher.h: an invented table-driven block cipher, a Feistel cipher and
+# --- lib_cipher.h: an invented table-driven block cipher, a Feistel cipher and
 # a byte-permutation stream cipher, with tables passed as __local or __constant
 
 CIPHER_PRELUDE = """#ifndef BC_ROUNDS
@@ -883,9 +883,9 @@ CIPHER_PRELUDE = """#ifndef BC_ROUNDS
 #define BC_KS_WORDS (4 * (BC_ROUNDS + 1))
 """
 
-BC_SIGNATURE = "DECLSPEC void bc_$what_$sfx(PRIVATE_AS const u32 *ks, PRIVATE_AS const u32 *in, PRIVATE_AS u32 *out, $S0 const u32 *t0, $S0 const u32 *t1, $S0 const u32 *t2, $S0 const u32 *t3, $S0 const u8 *sb)"
+BC_SIGNATURE = "HELPER_FN void bc_$what_$sfx(PRIVATE_AS const u32 *ks, PRIVATE_AS const u32 *in, PRIVATE_AS u32 *out, $S0 const u32 *t0, $S0 const u32 *t1, $S0 const u32 *t2, $S0 const u32 *t3, $S0 const u8 *sb)"
 
-BC_SPACED = """DECLSPEC void bc_expand_key_$sfx(PRIVATE_AS u32 *ks, $S0 const u32 *key)
+BC_SPACED = """HELPER_FN void bc_expand_key_$sfx(PRIVATE_AS u32 *ks, $S0 const u32 *key)
 {
   for (u32 i = 0; i < 4; i++)
     ks[i] = key[i];
@@ -897,7 +897,7 @@ BC_SPACED = """DECLSPEC void bc_expand_key_$sfx(PRIVATE_AS u32 *ks, $S0 const u3
     ks[i] = ks[i - 4] ^ t;
   }
 }
-""", """DECLSPEC void bc_cbc_decrypt_$sfx(PRIVATE_AS u32 *out, $S0 const u32 *in, const u32 blocks, PRIVATE_AS u32 *iv, PRIVATE_AS const u32 *ks,
+""", """HELPER_FN void bc_cbc_decrypt_$sfx(PRIVATE_AS u32 *out, $S0 const u32 *in, const u32 blocks, PRIVATE_AS u32 *iv, PRIVATE_AS const u32 *ks,
                                LOCAL_AS const u32 *t0, LOCAL_AS const u32 *t1, LOCAL_AS const u32 *t2, LOCAL_AS const u32 *t3, LOCAL_AS const u8 *sb)
 {
   for (u32 b = 0; b < blocks; b++)
@@ -914,7 +914,7 @@ BC_SPACED = """DECLSPEC void bc_expand_key_$sfx(PRIVATE_AS u32 *ks, $S0 const u3
     }
   }
 }
-""", """DECLSPEC void bc_ctr_xor_$sfx($S0 u32 *data, const u32 blocks, PRIVATE_AS const u32 *nonce, PRIVATE_AS const u32 *ks)
+""", """HELPER_FN void bc_ctr_xor_$sfx($S0 u32 *data, const u32 blocks, PRIVATE_AS const u32 *nonce, PRIVATE_AS const u32 *ks)
 {
   for (u32 b = 0; b < blocks; b++)
   {
@@ -931,7 +931,7 @@ BC_SPACED = """DECLSPEC void bc_expand_key_$sfx(PRIVATE_AS u32 *ks, $S0 const u3
 }
 """
 
-BC_SINGLE = """DECLSPEC void bc_invert_key(PRIVATE_AS u32 *ks)
+BC_SINGLE = """HELPER_FN void bc_invert_key(PRIVATE_AS u32 *ks)
 {
   for (u32 i = 0, j = 4 * BC_ROUNDS; i < j; i += 4, j -= 4)
   {
@@ -992,8 +992,8 @@ $rounds
   u32 b = key[1];
   for (u32 i = 0; i < 16; i++)
   {
-    a = rotl32_S(a, 3) ^ fc_sbox[i & 7][b & 63];
-    b = rotl32_S(b, 5) + a;
+    a = rotl32_one(a, 3) ^ fc_sbox[i & 7][b & 63];
+    b = rotl32_one(b, 5) + a;
     ks[i] = a ^ b;
   }
 }
@@ -1074,7 +1074,7 @@ def cipher_header(rng):
     sbox = list(range(256))
     rng.shuffle(sbox)
     inverse = [sbox.index(i) for i in range(256)]
-    parts = ['#include "inc_mem.h"', "", CIPHER_PRELUDE]
+    parts = ['#include "lib_mem.h"', "", CIPHER_PRELUDE]
     parts += [c_table(f"CONSTANT_AS u32 bc_te{n}[256]", rot(te0, n)) for n in range(4)]
     parts += [c_table(f"CONSTANT_AS u32 bc_td{n}[256]", rot(td0, n)) for n in range(4)]
     parts.append(c_table("CONSTANT_AS u8 bc_sbox[256]", sbox, fmt="0x{:02x}", per_line=16))
@@ -1090,19 +1090,19 @@ def cipher_header(rng):
     rounds = "\n".join(f"  l ^= FC_F(sb, r, ks[{2 * i}]);\n  r ^= FC_F(sb, l, ks[{2 * i + 1}]);" for i in range(8))
     parts += [per_space(combos, text, rounds=rounds) for combos, text in zip(("c l", "p g"), FC_SPACED)]
     parts += [per_space("p l", text) for text in SC_SPACED]
-    return guarded("inc_cipher.h", parts)
+    return guarded("lib_cipher.h", parts)
 
 
 # --- units: one or two kernels each, a few helpers of their own
 
 UNIT_HELPERS = {
     # Exact per-space copies (clasp merges them).
-    "mix": ("g l p", """DECLSPEC void ${P}_mix_$sfx($S0 u32 *buf, const u32 n, const u32 seed)
+    "mix": ("g l p", """HELPER_FN void ${P}_mix_$sfx($S0 u32 *buf, const u32 n, const u32 seed)
 {
   u32 acc = seed;
   for (u32 i = 0; i < n; i++)
   {
-    acc = rotl32_S(acc ^ buf[i], $r) + 0x${c}u;
+    acc = rotl32_one(acc ^ buf[i], $r) + 0x${c}u;
     buf[i] = acc;
   }
 }
@@ -1115,31 +1115,31 @@ UNIT_HELPERS = {
 }
 """),
     # A 1.x atomic pins both copies.
-    "note": ("l g", """DECLSPEC void ${P}_note_$sfx($S0 u32 *hist, const u32 v)
+    "note": ("l g", """HELPER_FN void ${P}_note_$sfx($S0 u32 *hist, const u32 v)
 {
   atomic_inc(&hist[v & 63]);
 }
 """),
 }
 
-UNIT_FOLD = """DECLSPEC u32 ${P}_fold_g(GLOBAL_AS const u32 *v, const u32 n)
+UNIT_FOLD = """HELPER_FN u32 ${P}_fold_g(GLOBAL_AS const u32 *v, const u32 n)
 {
   u32 acc = 0;
   for (u32 i = 0; i < n; i++)
-    acc = rotl32_S(acc, 5) ^ v[i];
+    acc = rotl32_one(acc, 5) ^ v[i];
   return acc;
 }
 
-DECLSPEC u32 ${P}_fold_p(PRIVATE_AS const u32 *v, const u32 n)
+HELPER_FN u32 ${P}_fold_p(PRIVATE_AS const u32 *v, const u32 n)
 {
   u32 acc = 0;
   for (u32 i = 0; i < n; i++)
-    acc = rotl32_S(acc, 7) ^ v[i];
+    acc = rotl32_one(acc, 7) ^ v[i];
   return acc;
 }
 """
 
-UNIT_CHECK = """DECLSPEC int ${P}_check(PRIVATE_AS const u32 *v, const u32 mask)
+UNIT_CHECK = """HELPER_FN int ${P}_check(PRIVATE_AS const u32 *v, const u32 mask)
 {
   return ((v[0] ^ v[3]) & mask) == 0 && (v[1] & 0xff) == $pad;
 }
@@ -1175,8 +1175,8 @@ PRELUDE = """  const u64 gid = get_global_id(0);
 """
 
 VECTOR_PATH = """#if VECT_SIZE > 1
-  u32x wv[16];
-  u32x hv[${DW}];
+  vu32 wv[16];
+  vu32 hv[${DW}];
   for (u32 i = 0; i < 16; i++)
     wv[i] = VSPLAT(h[i & 7]) ^ VSPLAT(i);
   for (u32 i = 0; i < ${DW}; i++)
@@ -1339,7 +1339,7 @@ def unit_body(helpers, rng, names):
 
 def unit(index, mode, rng):
     """Unit `index`: a kernel kind (raw, salted, hmac, cipher, loop) on one hash family, its own helpers first."""
-    prefix = f"m{index:05d}"
+    prefix = f"prog{index:05d}"
     kind = rng.choices(list(KERNELS), weights=[3, 3, 2, 2, 2])[0]
     name, bits, state, _, _ = rng.choice(HASH_FAMILIES)
     names = dict(P=prefix, F=name, DW=state, DOUT=state * bits // 32, c=f"{rng.getrandbits(32):08x}",
@@ -1373,7 +1373,7 @@ def generate(root, units, seed=SEED):
     for i in range(units):
         mode = modes[i % len(modes)]
         os.makedirs(os.path.join(root, "kernels", mode), exist_ok=True)
-        path = os.path.join("kernels", mode, f"m{i:05d}.cl")
+        path = os.path.join("kernels", mode, f"prog{i:05d}.cl")
         with open(os.path.join(root, path), "w") as f:
             f.write(unit(i, mode, random.Random(f"{seed}-unit-{i}")))
         paths.append(path)
