@@ -168,13 +168,15 @@ pub struct Function {
     pub pointers: Vec<PointerDecl>,
     /// A helper definition's tokens as written (comments left out), to find
     /// definitions that differ only in address spaces; empty for kernels,
-    /// prototypes and helpers using a macro the unit defines twice.
+    /// prototypes and helpers using a macro the unit defines twice. Shared:
+    /// every unit including a header holds one copy of each of its helpers'
+    /// tokens (see `parse::function`).
     #[serde(skip)]
-    pub tokens: Vec<SourceToken>,
+    pub tokens: std::sync::Arc<[SourceToken]>,
 }
 
 /// A token as written: its text and byte range in its function's file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SourceToken {
     pub text: String,
     pub start: u32,

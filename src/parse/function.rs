@@ -7,6 +7,8 @@ use super::libclang::{Cursor, CursorKind, RawToken, TokenKind, TypeKind};
 use super::macros::MacroMeaning;
 use super::walker::Walker;
 use crate::syntax::*;
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The keywords that make a function a kernel.
 pub(super) const KERNEL_WORDS: [&str; 2] = ["__kernel", "kernel"];
@@ -36,7 +38,7 @@ impl Walker<'_, '_> {
         // A helper that uses a macro defined twice (directly or through other macros) may mean
         // something else than a copy spelled the same: it is not compared (left empty).
         let comparable = is_definition && !is_kernel && !self.uses_redefined_macro(&tokens);
-        let tokens = if comparable { source_tokens(tokens) } else { Vec::new() };
+        let tokens = shared(if comparable { source_tokens(tokens) } else { Vec::new() });
         Function {
             tokens,
             name,
@@ -122,6 +124,23 @@ impl Walker<'_, '_> {
         locals.sort_by_key(|d| d.pos);
         locals
     }
+}
+
+/// Every helper's tokens the batch has kept, once each: a big codebase's
+/// units include the same headers, and each unit would otherwise hold its own
+/// copy of every header helper's tokens (most of a unit's memory).
+static KEPT_TOKENS: std::sync::LazyLock<std::sync::Mutex<HashSet<Arc<[SourceToken]>>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// `tokens`, shared with every function kept with the same ones.
+fn shared(tokens: Vec<SourceToken>) -> Arc<[SourceToken]> {
+    let Ok(mut kept) = KEPT_TOKENS.lock() else { return tokens.into() };
+    if let Some(same) = kept.get(tokens.as_slice()) {
+        return same.clone();
+    }
+    let tokens: Arc<[SourceToken]> = tokens.into();
+    kept.insert(tokens.clone());
+    tokens
 }
 
 /// A helper's tokens as kept for comparison: comments left out, offsets only.

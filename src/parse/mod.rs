@@ -107,4 +107,22 @@ mod tests {
         let taken = parser.taken_names(&names, &args).unwrap();
         assert_eq!(taken, BTreeSet::from(["dot".to_string(), "memset".to_string()]));
     }
+
+    #[test]
+    fn a_header_helper_seen_by_two_units_keeps_one_copy_of_its_tokens() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("common.h"), "float twice(__global const float *v) { return v[0] * 2.0f; }\n").unwrap();
+        let parser = Parser::new().expect("libclang 19 (scripts/setup)");
+        let args: Vec<String> = vec!["-x".into(), "cl".into(), "-cl-std=CL1.2".into(), format!("-I{}", dir.path().display())];
+        let tokens_of = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let syntax = parser.parse(&path, text.as_bytes(), &args).unwrap();
+            syntax.function("twice").expect("the header's helper").tokens.clone()
+        };
+        let a = tokens_of("a.cl", "#include \"common.h\"\n__kernel void a(__global float *o) { o[0] = twice(o); }\n");
+        let b = tokens_of("b.cl", "#include \"common.h\"\n__kernel void b(__global float *o) { o[1] = twice(o) + 1.0f; }\n");
+        assert!(!a.is_empty());
+        assert!(std::sync::Arc::ptr_eq(&a, &b), "each unit holds its own copy");
+    }
 }

@@ -60,24 +60,37 @@ pub(super) fn share_identical(original: &mut LoadedModule<'_>, migrated: &mut Lo
     }
 }
 
-/// Every defined non-kernel function by name: its IR as printed (metadata
-/// attachments, attribute-group numbers and struct-name suffixes left out:
-/// they are numbered per module), and the defined functions it calls.
+/// Every defined non-kernel function the kernels reach, by name: its IR as
+/// printed (metadata attachments, attribute-group numbers and struct-name
+/// suffixes left out: they are numbered per module), and the defined
+/// functions it calls.
 ///
 /// SAFETY: the module is alive.
 unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, (String, Vec<String>)> {
     let mut out = HashMap::new();
+    // Only what the kernels reach: the rest is never inlined into anything compared.
+    let mut pending: Vec<LLVMValueRef> = Vec::new();
     let mut function = LLVMGetFirstFunction(module.module().as_mut_ptr());
     while !function.is_null() {
         let cc = LLVMGetFunctionCallConv(function);
-        if LLVMCountBasicBlocks(function) > 0 && cc != AMDGPU_KERNEL_CC && cc != SPIR_KERNEL_CC {
-            let text = LLVMPrintValueToString(function);
-            let printed =
-                std::ffi::CStr::from_ptr(text).to_string_lossy().lines().map(without_numbering).collect::<Vec<_>>().join("\n");
-            LLVMDisposeMessage(text);
-            out.insert(name_of(function), (printed, defined_callees(function)));
+        if LLVMCountBasicBlocks(function) > 0 && (cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC) {
+            pending.extend(defined_callees(function));
         }
         function = LLVMGetNextFunction(function);
+    }
+    while let Some(function) = pending.pop() {
+        let cc = LLVMGetFunctionCallConv(function);
+        let name = name_of(function);
+        if cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC || out.contains_key(&name) {
+            continue;
+        }
+        let callees = defined_callees(function);
+        let text = LLVMPrintValueToString(function);
+        let printed =
+            std::ffi::CStr::from_ptr(text).to_string_lossy().lines().map(without_numbering).collect::<Vec<_>>().join("\n");
+        LLVMDisposeMessage(text);
+        out.insert(name, (printed, callees.iter().map(|c| name_of(*c)).collect()));
+        pending.extend(callees);
     }
     out
 }
@@ -91,7 +104,7 @@ unsafe fn name_of(value: LLVMValueRef) -> String {
 /// The functions with a body that `function` calls (kernels included).
 ///
 /// SAFETY: `function` is a defined function of a live module.
-unsafe fn defined_callees(function: LLVMValueRef) -> Vec<String> {
+unsafe fn defined_callees(function: LLVMValueRef) -> Vec<LLVMValueRef> {
     let mut callees = Vec::new();
     let mut block = LLVMGetFirstBasicBlock(function);
     while !block.is_null() {
@@ -100,7 +113,7 @@ unsafe fn defined_callees(function: LLVMValueRef) -> Vec<String> {
             if !LLVMIsACallInst(inst).is_null() {
                 let callee = LLVMGetCalledValue(inst);
                 if !LLVMIsAFunction(callee).is_null() && LLVMCountBasicBlocks(callee) > 0 {
-                    callees.push(name_of(callee));
+                    callees.push(callee);
                 }
             }
             inst = LLVMGetNextInstruction(inst);
