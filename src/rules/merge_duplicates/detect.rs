@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use super::Member;
 use crate::ids::{DeclKey, UnionFind, UnitId};
@@ -25,7 +26,8 @@ pub struct Detected<'u> {
 impl<'u> Detected<'u> {
     /// Finds the groups of `units`, among definitions under `root`.
     pub fn new(units: &'u [Unit], root: &Path) -> Detected<'u> {
-        let views: Vec<UnitView> = units.iter().map(|u| view(u, root)).collect();
+        let mut kept = HashSet::new();
+        let views: Vec<UnitView> = units.iter().map(|u| view(u, root, &mut kept)).collect();
         let per_unit: Vec<BTreeMap<DeclKey, usize>> = views.iter().map(classes).collect();
         let index = Index::new(units, &views);
         let groups = join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views)).collect();
@@ -91,26 +93,37 @@ impl<'u> Index<'u> {
 pub(super) struct UnitView<'u> {
     /// Definition -> the function.
     pub(super) defs: BTreeMap<DeclKey, &'u Function>,
-    /// Definition -> its words, with calls to helper definitions left as keys.
-    pub(super) words: BTreeMap<DeclKey, Vec<RawWord<'u>>>,
+    /// Definition -> its words, with calls to helper definitions left as
+    /// keys. Shared: every unit including a header reads its helpers alike,
+    /// and holds one copy of their words for the batch.
+    pub(super) words: BTreeMap<DeclKey, Arc<[RawWord<'u>]>>,
     /// Definition -> per pointer declaration, the space of the qualifier the comparison ignores.
     pub(super) signature: BTreeMap<DeclKey, Vec<Option<Space>>>,
     /// Definition -> per pointer declaration, whether it points to read-only data (`const`, `__constant`).
     pub(super) read_only: BTreeMap<DeclKey, Vec<bool>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) enum RawWord<'a> {
     Text(&'a str),
     Own,
     Callee(DeclKey),
 }
 
-/// A unit's helper definitions under the edit root, with their words.
-fn view<'u>(unit: &'u Unit, root: &Path) -> UnitView<'u> {
+/// A unit's helper definitions under the edit root, with their words
+/// (`kept`: the words already read in the batch, each once).
+fn view<'u>(unit: &'u Unit, root: &Path, kept: &mut HashSet<Arc<[RawWord<'u>]>>) -> UnitView<'u> {
     let (defs, link_to_key) = helper_defs(unit, root);
     let reader = WordReader::new(unit, link_to_key);
-    let words = defs.iter().map(|(key, f)| (*key, reader.words(f))).collect();
+    let mut share = |words: Vec<RawWord<'u>>| match kept.get(words.as_slice()) {
+        Some(same) => same.clone(),
+        None => {
+            let words: Arc<[RawWord<'u>]> = words.into();
+            kept.insert(words.clone());
+            words
+        }
+    };
+    let words = defs.iter().map(|(key, f)| (*key, share(reader.words(f)))).collect();
     let signature = defs.iter().map(|(key, f)| (*key, signature_of(f))).collect();
     let read_only = defs.iter().map(|(key, f)| (*key, read_only_of(f))).collect();
     UnitView { defs, words, signature, read_only }
@@ -375,7 +388,7 @@ impl Detected<'_> {
         let mut out = BTreeSet::new();
         for m in members {
             for &u in index.defining.get(&m.key).into_iter().flatten() {
-                for word in views[u].words.get(&m.key).into_iter().flatten() {
+                for word in views[u].words.get(&m.key).into_iter().flat_map(|w| w.iter()) {
                     if let RawWord::Callee(k) = word {
                         out.insert(*k);
                     }
