@@ -307,7 +307,7 @@ unsafe fn library_call_line(
 /// recursion ends. A `%token` that names no struct type (a value) is kept.
 ///
 /// SAFETY: `context` must be the live context of the module `text` was printed from.
-unsafe fn canonical_type_names(
+pub(super) unsafe fn canonical_type_names(
     text: &str,
     context: LLVMContextRef,
     cache: &mut std::collections::HashMap<String, String>,

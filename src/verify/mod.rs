@@ -411,6 +411,19 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_the_same_in_text_over_a_struct_whose_layout_changed_is_caught() {
+        // `count` reads the same field in the same words on both sides, but the field before
+        // it became a generic pointer (8 bytes on amdgcn, a __local one is 4): the struct's
+        // layout is part of what "defined alike" compares, or the change would hide behind it.
+        let original = "typedef struct { __local float *p; int n; } View;\n\
+            int count(__global const View *v) { return v->n; }\n\
+            __kernel void k(__global const View *views, __global int *out) { out[0] = count(views); }\n";
+        let migrated = edited(original, &[("{ __local float *p; int n; }", "{ float *p; int n; }")]);
+        let difference = assert_different(&check_equivalent(original, &migrated));
+        assert_eq!(difference.kernel, "k", "{difference:?}");
+    }
+
+    #[test]
     fn a_changed_constant_inside_a_helper_is_caught() {
         let original = "float scaled(__global const float *v, int i) { return v[i] * 3.0f; }\n\
             __kernel void k(__global const float *in, __global float *out) {\n\
