@@ -424,6 +424,32 @@ mod tests {
     }
 
     #[test]
+    fn pointers_subtracted_and_compared_in_a_merged_helper() {
+        // Per-space copies merged into one generic helper: the same difference and order
+        // within each space, but the subtraction goes through `ptrtoint` of flat pointers,
+        // which InferAddressSpaces does not look through: not proven, so such a merge is
+        // withdrawn (conservative). A caller passing pointers of another space: caught.
+        let original = "int gap_g(__global const float *a, __global const float *b) { return (int)(b - a) + (a < b); }\n\
+            int gap_l(__local const float *a, __local const float *b) { return (int)(b - a) + (a < b); }\n\
+            __kernel void k(__global const float *in, __global int *out, __local float *tile) {\n\
+              int i = get_global_id(0);\n\
+              out[i] = gap_g(in, in + i) + gap_l(tile, tile + (i & 7));\n\
+            }\n";
+        let merged = edited(
+            original,
+            &[
+                ("int gap_g(__global const float *a, __global const float *b) { return (int)(b - a) + (a < b); }\n", ""),
+                ("gap_l(__local const float *a, __local const float *b)", "gap(const float *a, const float *b)"),
+                ("gap_g(in, in + i) + gap_l(tile", "gap(in, in + i) + gap(tile"),
+            ],
+        );
+        let not_proven = assert_different(&check_equivalent(original, &merged));
+        assert!(not_proven.migrated.contains("addrspacecast"), "{not_proven:?}");
+        let crossed = edited(&merged, &[("gap(tile, tile + (i & 7))", "gap(in, in + (i & 7))")]);
+        assert_different(&check_equivalent(original, &crossed));
+    }
+
+    #[test]
     fn a_changed_constant_inside_a_helper_is_caught() {
         let original = "float scaled(__global const float *v, int i) { return v[i] * 3.0f; }\n\
             __kernel void k(__global const float *in, __global float *out) {\n\
