@@ -29,6 +29,7 @@ pub mod rules;
 pub mod sarif;
 pub mod source;
 pub mod syntax;
+pub mod targets;
 pub mod text;
 pub mod timings;
 pub mod unit;

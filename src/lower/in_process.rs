@@ -56,6 +56,7 @@ pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, 
 
     let (mut output, mut output_len) = (std::ptr::null_mut(), 0usize);
     let (mut messages, mut messages_len) = (std::ptr::null_mut(), 0usize);
+    crate::targets::ensure_registered();
     // SAFETY: `argv` points to `argc` NUL-terminated strings that outlive the
     // call; the shim writes two malloc'd buffers (or null with length 0) and
     // their lengths, which are copied and freed below, once each.

@@ -58,6 +58,11 @@ pub struct Index {
 impl Index {
     pub fn new() -> Result<Index, ParseError> {
         ensure_loaded()?;
+        // libclang may register targets too: never while another thread
+        // registers or creates an index (see `crate::targets`).
+        crate::targets::ensure_registered();
+        static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one_at_a_time = CREATING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         // SAFETY: plain constructor; the index is disposed in Drop.
         let raw = unsafe { clang_createIndex(0, 0) };
         if raw.is_null() {

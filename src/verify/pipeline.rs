@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Linkage;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::targets::{CodeModel, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::values::AsValueRef;
 use inkwell::OptimizationLevel;
 use llvm_sys::core::LLVMGetFirstUse;
@@ -77,8 +77,7 @@ pub enum PipelineError {
 /// A target machine for `triple`; the target's optimiser hooks (the flat
 /// address space InferAddressSpaces needs, pointer widths) come from it.
 fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, PipelineError> {
-    static INIT: std::sync::Once = std::sync::Once::new();
-    INIT.call_once(|| Target::initialize_amd_gpu(&InitializationConfig::default()));
+    crate::targets::ensure_registered();
     let target = Target::from_triple(triple).map_err(|e| PipelineError::UnknownTarget { message: e.to_string() })?;
     target
         .create_target_machine(triple, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
