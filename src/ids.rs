@@ -1,9 +1,12 @@
-//! Typed keys and ids shared by the stages that work across a batch, and
-//! the one union-find they group them with.
+//! Typed keys and ids shared by the stages that work across a batch, the
+//! one union-find they group them with, and the one interner that keeps
+//! facts repeated across units once.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::Hash;
 use std::ops::{Index, IndexMut};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A unit of a batch: its index in the batch's units, so ids order as the units do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -139,6 +142,18 @@ impl<K: Ord + Clone> UnionFind<K> {
         }
         out
     }
+}
+
+/// `items` as a shared slice: the equal one already in `kept`, else a new
+/// one, kept there. Facts every unit including a header repeats are held
+/// once per batch this way.
+pub fn intern<T: Hash + Eq>(kept: &mut HashSet<Arc<[T]>>, items: Vec<T>) -> Arc<[T]> {
+    if let Some(same) = kept.get(items.as_slice()) {
+        return same.clone();
+    }
+    let items: Arc<[T]> = items.into();
+    kept.insert(items.clone());
+    items
 }
 
 #[cfg(test)]

@@ -134,13 +134,10 @@ static KEPT_TOKENS: std::sync::LazyLock<std::sync::Mutex<HashSet<Arc<[SourceToke
 
 /// `tokens`, shared with every function kept with the same ones.
 fn shared(tokens: Vec<SourceToken>) -> Arc<[SourceToken]> {
-    let Ok(mut kept) = KEPT_TOKENS.lock() else { return tokens.into() };
-    if let Some(same) = kept.get(tokens.as_slice()) {
-        return same.clone();
+    match KEPT_TOKENS.lock() {
+        Ok(mut kept) => crate::ids::intern(&mut kept, tokens),
+        Err(_) => tokens.into(),
     }
-    let tokens: Arc<[SourceToken]> = tokens.into();
-    kept.insert(tokens.clone());
-    tokens
 }
 
 /// A helper's tokens as kept for comparison: comments left out, offsets only.

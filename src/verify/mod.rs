@@ -145,16 +145,30 @@ fn compare_modules(
     only: Option<&BTreeSet<String>>,
     share: bool,
 ) -> Result<(Equivalence, usize), VerifyError> {
-    let mut before = load(context, original, name)?;
-    let mut after = load(context, migrated, name)?;
-    if let Some(kernels) = only {
-        pipeline::keep_only_kernels(&mut before, kernels);
-        pipeline::keep_only_kernels(&mut after, kernels);
-    }
+    let mut before = loaded(context, original, name, only)?;
+    let mut after = loaded(context, migrated, name, only)?;
     let shared = if share { opaque::share_identical(&mut before, &mut after) } else { 0 };
-    pipeline::optimise_for_equivalence(&mut before)?;
-    pipeline::optimise_for_equivalence(&mut after)?;
-    Ok((compare(&canonical::canonical_kernels(&mut before), &canonical::canonical_kernels(&mut after)), shared))
+    Ok((compare(&optimised(&mut before)?, &optimised(&mut after)?), shared))
+}
+
+/// Unoptimised bitcode loaded, with only the kernels in `only` (all without it).
+fn loaded<'c>(
+    context: &'c Context,
+    bytes: &[u8],
+    name: &str,
+    only: Option<&BTreeSet<String>>,
+) -> Result<crate::lower::LoadedModule<'c>, VerifyError> {
+    let mut module = load(context, bytes, name)?;
+    if let Some(kernels) = only {
+        pipeline::keep_only_kernels(&mut module, kernels);
+    }
+    Ok(module)
+}
+
+/// The module's kernels after `EQUIVALENCE_PIPELINE`, canonicalised.
+fn optimised(module: &mut crate::lower::LoadedModule<'_>) -> Result<Vec<KernelBody>, VerifyError> {
+    pipeline::optimise_for_equivalence(module)?;
+    Ok(canonical::canonical_kernels(module))
 }
 
 /// The kernels of unoptimised bitcode (from `equivalence_args`) after
@@ -165,12 +179,7 @@ pub fn optimised_kernels_from_bitcode(
     name: &str,
     only: Option<&BTreeSet<String>>,
 ) -> Result<Vec<KernelBody>, VerifyError> {
-    let mut module = load(context, bytes, name)?;
-    if let Some(kernels) = only {
-        pipeline::keep_only_kernels(&mut module, kernels);
-    }
-    pipeline::optimise_for_equivalence(&mut module)?;
-    Ok(canonical::canonical_kernels(&mut module))
+    optimised(&mut loaded(context, bytes, name, only)?)
 }
 
 /// Compiles `main` as it was (`original_args`) and with `replaced` laid

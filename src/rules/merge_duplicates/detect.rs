@@ -115,15 +115,7 @@ pub(super) enum RawWord<'a> {
 fn view<'u>(unit: &'u Unit, root: &Path, kept: &mut HashSet<Arc<[RawWord<'u>]>>) -> UnitView<'u> {
     let (defs, link_to_key) = helper_defs(unit, root);
     let reader = WordReader::new(unit, link_to_key);
-    let mut share = |words: Vec<RawWord<'u>>| match kept.get(words.as_slice()) {
-        Some(same) => same.clone(),
-        None => {
-            let words: Arc<[RawWord<'u>]> = words.into();
-            kept.insert(words.clone());
-            words
-        }
-    };
-    let words = defs.iter().map(|(key, f)| (*key, share(reader.words(f)))).collect();
+    let words = defs.iter().map(|(key, f)| (*key, crate::ids::intern(kept, reader.words(f)))).collect();
     let signature = defs.iter().map(|(key, f)| (*key, signature_of(f))).collect();
     let read_only = defs.iter().map(|(key, f)| (*key, read_only_of(f))).collect();
     UnitView { defs, words, signature, read_only }
