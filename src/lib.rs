@@ -17,6 +17,7 @@ pub mod host;
 pub mod ids;
 pub mod infer;
 pub mod ir;
+pub mod isolation;
 pub mod lower;
 pub mod migrate;
 pub mod options;

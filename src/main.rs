@@ -1,6 +1,7 @@
-//! The `clasp` binary: everything happens in `clasp::run`.
+//! The `clasp` binary: a supervisor running the batch in a worker process
+//! (`clasp::isolation`), which does everything in `clasp::run`.
 
 fn main() {
-    let code = clasp::run(std::env::args().collect(), &mut std::io::stdout(), &mut std::io::stderr());
+    let code = clasp::isolation::main(std::env::args().collect());
     std::process::exit(code);
 }

@@ -125,7 +125,7 @@ impl Program {
 
     /// How reports name the unit.
     pub fn label(&self) -> String {
-        format!("program `{}`", self.name)
+        crate::unit::label(&self.virtual_path, None, Some(&self.name), None)
     }
 }
 

@@ -50,6 +50,11 @@ pub struct ProjectArgs {
     /// (from a host's build log); instead of PATHs and clasp.toml.
     #[arg(long, value_name = "FILE", conflicts_with = "config")]
     pub compile_commands: Option<PathBuf>,
+    /// The time limit, in seconds, on parsing a unit and on each compile of it: a unit
+    /// that takes longer is an error and the batch goes on without it (default: 300,
+    /// or clasp.toml's `timeout`).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
 }
 
 #[derive(Args, Debug)]

@@ -61,6 +61,8 @@ pub struct Project {
     pub compile: CompileOptions,
     /// `--target`, else clasp.toml's, else cl2.0.
     pub target: Target,
+    /// `--timeout`, else clasp.toml's, else the supervisor's default (seconds).
+    pub timeout: u64,
     /// clasp.toml's `root`, the edit root when `--root` is not given.
     config_root: Option<PathBuf>,
 }
@@ -87,6 +89,8 @@ impl Project {
         let jobs = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files)
             .map_err(|message| fail(config_error(config.as_ref(), &message)))?;
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
+        let timeout = (inputs.project.timeout.or(config.as_ref().and_then(|c| c.timeout)))
+            .unwrap_or(crate::isolation::supervisor::DEFAULT_TIMEOUT_SECONDS);
         Ok(Project {
             paths: inputs.paths.to_vec(),
             unreadable: found.errors,
@@ -95,6 +99,7 @@ impl Project {
             host,
             compile,
             target,
+            timeout,
             config_root: config.and_then(|c| c.root),
         })
     }

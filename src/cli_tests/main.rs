@@ -8,6 +8,7 @@ mod build_options;
 mod configurations;
 mod discovery;
 mod errors;
+mod isolation;
 mod merges;
 mod programs;
 mod reports;

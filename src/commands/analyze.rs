@@ -41,6 +41,7 @@ pub fn run(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     let project = Project::resolve(Inputs::from(args)).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
+    crate::isolation::announce_timeout(project.timeout);
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let files: Vec<AnalyzeFile> =
         project.jobs.iter().map(|job| analyze_job(&bench, job, project.target, args.json, stdout, stderr)).collect();
@@ -63,6 +64,31 @@ fn report_unreadable(unreadable: &[(PathBuf, String)], stderr: &mut dyn Write) {
 /// Loads one unit and reports it: its text report on stdout (unless
 /// `json`), or its error on stderr; the entry for the JSON report either way.
 fn analyze_job(
+    bench: &Workbench,
+    job: &Job,
+    target: Target,
+    json: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> AnalyzeFile {
+    let path = &job.path;
+    let label = job.label();
+    if let Some(why) = crate::isolation::excluded(&label) {
+        let message = format!("{}: error: {why}", path.display());
+        let _ = writeln!(stderr, "{message}");
+        return AnalyzeFile {
+            path: path.display().to_string(),
+            status: "error",
+            error: Some(message),
+            compiles: None,
+            report: None,
+        };
+    }
+    crate::isolation::for_unit(&label, || report_job(bench, job, target, json, stdout, stderr))
+}
+
+/// `analyze_job` for a unit the supervisor let through.
+fn report_job(
     bench: &Workbench,
     job: &Job,
     target: Target,

@@ -23,6 +23,7 @@ pub fn run(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let project = Project::resolve(Inputs::from(args))?;
+    crate::isolation::announce_timeout(project.timeout);
     let options = options(args, &project, project.edit_root(args.root.as_deref())?);
     let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
     options.progress.finish();
@@ -51,7 +52,8 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         constant_budget: args.constant_budget,
         globals: args.globals,
         ignored_pins: args.test_ignore_pin.clone(),
-        jobs: args.jobs.map(|n| n as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+        jobs: (crate::isolation::jobs_override().or(args.jobs.map(|n| n as usize)))
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         progress: if args.quiet { crate::progress::Progress::hidden() } else { crate::progress::Progress::on_stderr() },
     }
 }

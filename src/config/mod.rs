@@ -60,6 +60,8 @@ struct ConfigFile {
     exclude: Vec<String>,
     /// Read host files (C, C++, Python) for build calls and embedded kernels (default: true).
     host: Option<bool>,
+    /// The time limit in seconds on parsing a unit and on each compile of it.
+    timeout: Option<u64>,
     #[serde(default, rename = "configuration")]
     configurations: Vec<ConfigurationEntry>,
     #[serde(default, rename = "file")]
@@ -100,6 +102,8 @@ pub struct Config {
     pub exclude: Vec<String>,
     /// Whether host files are read (`host = false` turns it off).
     pub host: bool,
+    /// The time limit in seconds on parsing a unit and on each compile of it.
+    pub timeout: Option<u64>,
     include: Vec<PathBuf>,
     options: Vec<String>,
     configurations: Vec<ConfigurationEntry>,
@@ -117,6 +121,14 @@ pub struct Job {
     pub embedded: Option<std::sync::Arc<crate::source::Embedded>>,
     /// For a `[[program]]`: its name and its sources, concatenated in order.
     pub program: Option<program::ProgramSources>,
+}
+
+impl Job {
+    /// How reports name the unit (as `Unit::label` does once it is loaded).
+    pub fn label(&self) -> String {
+        let program = self.program.as_ref().map(|p| p.name.as_str());
+        crate::unit::label(&self.path, self.embedded.as_deref(), program, self.configuration.as_deref())
+    }
 }
 
 /// Why a `clasp.toml` or a `--compile-commands` list cannot be used.
@@ -175,6 +187,9 @@ impl Config {
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         let std = file.std.as_deref().map(|s| InputStd::parse(s).map_err(|e| at("std", e))).transpose()?;
         let target = file.target.as_deref().map(|t| Target::parse(t).map_err(|e| at("target", e))).transpose()?;
+        if file.timeout == Some(0) {
+            return Err(at("timeout", "the time limit must be at least 1 second".into()));
+        }
         let mut names = std::collections::BTreeSet::new();
         for c in &file.configurations {
             if !names.insert(c.name.as_str()) {
@@ -212,6 +227,7 @@ impl Config {
             target,
             exclude: file.exclude,
             host: file.host.unwrap_or(true),
+            timeout: file.timeout,
             options: file.options,
             configurations: file.configurations,
             files,

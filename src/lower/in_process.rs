@@ -67,7 +67,11 @@ pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, 
     let messages = String::from_utf8_lossy(&message_bytes).into_owned();
     match status {
         0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages }),
-        _ => Err(ClangError::Crashed { input: input.to_path_buf(), messages }),
+        _ => {
+            // Caught by clang's crash recovery; under a supervisor the worker ends here.
+            crate::isolation::crashed("clang crashed while compiling it");
+            Err(ClangError::Crashed { input: input.to_path_buf(), messages })
+        }
     }
 }
 

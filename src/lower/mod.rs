@@ -100,6 +100,10 @@ pub fn clang_path() -> Result<PathBuf, ClangError> {
 /// compiles in this process (`in_process`); with `$CLASP_CLANG` set, that
 /// executable runs instead.
 pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
+    crate::isolation::phase(crate::isolation::Phase::Compiling, || compile(path, args))
+}
+
+fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
     let clang = clang_path()?;
     if std::env::var_os("CLASP_CLANG").is_some() {
         let output = Command::new(&clang)

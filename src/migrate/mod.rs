@@ -140,17 +140,14 @@ fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeRepor
 fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
     use rayon::prelude::*;
     options.progress.stage("loading", jobs.len());
-    let loaded: Vec<Result<Unit, String>> = pool.install(|| {
+    let loaded: Vec<Result<Unit, Failed>> = pool.install(|| {
         jobs.par_iter()
             .map_init(Workbench::new, |bench, job| {
-                let unit = match bench {
-                    Ok(bench) => match (&job.embedded, job.program.as_ref().and_then(|p| p.prepared.as_ref())) {
-                        (Some(embedded), _) => bench.load_embedded(embedded, &job.compile, options.target),
-                        (None, Some(program)) => bench.load_program(program, &job.compile, options.target),
-                        (None, None) => bench.load(&job.path, &job.compile, options.target),
-                    }
-                    .map_err(|e| e.to_string()),
-                    Err(message) => Err(format!("clasp: error: {message}")),
+                let label = job.label();
+                let unit = match (bench, crate::isolation::excluded(&label)) {
+                    (_, Some(why)) => Err(Failed::Isolated(format!("{}: error: {why}", job.path.display()))),
+                    (Ok(bench), None) => crate::isolation::for_unit(&label, || load_job(bench, job, options)),
+                    (Err(message), None) => Err(Failed::Load(format!("clasp: error: {message}"))),
                 };
                 options.progress.done(&job.path, "");
                 unit
@@ -164,7 +161,12 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
                 unit.configuration = job.configuration.clone();
                 units.push(unit);
             }
-            Err(message) => {
+            Err(Failed::Isolated(message)) => {
+                // A unit that crashed or hung clang is an error, embedded or not.
+                result.unanalysable.push(job.path.clone());
+                result.errors.push(FileError { path: job.path.clone(), message });
+            }
+            Err(Failed::Load(message)) => {
                 if !result.unanalysable.contains(&job.path) {
                     result.unanalysable.push(job.path.clone());
                 }
@@ -185,6 +187,24 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
         }
     }
     units
+}
+
+/// Why a job has no unit.
+enum Failed {
+    /// It could not be read, parsed or lowered: the message.
+    Load(String),
+    /// The supervisor took it out of the batch (it crashed or hung clang): the message.
+    Isolated(String),
+}
+
+/// Reads, parses and lowers one job.
+fn load_job(bench: &Workbench, job: &Job, options: &MigrateOptions) -> Result<Unit, Failed> {
+    match (&job.embedded, job.program.as_ref().and_then(|p| p.prepared.as_ref())) {
+        (Some(embedded), _) => bench.load_embedded(embedded, &job.compile, options.target),
+        (None, Some(program)) => bench.load_program(program, &job.compile, options.target),
+        (None, None) => bench.load(&job.path, &job.compile, options.target),
+    }
+    .map_err(|e| Failed::Load(e.to_string()))
 }
 
 /// Every unit file's canonical path, interned once for the batch (ids in path

@@ -87,7 +87,7 @@ impl Index {
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
         let options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
         // SAFETY: all pointers live for the duration of the call.
-        let code = unsafe {
+        let code = crate::isolation::phase(crate::isolation::Phase::Parsing, || unsafe {
             clang_parseTranslationUnit2(
                 self.raw,
                 c_path.as_ptr(),
@@ -98,7 +98,11 @@ impl Index {
                 options,
                 &mut raw,
             )
-        };
+        });
+        if code == CXError_Crashed {
+            // libclang caught the crash; under a supervisor the worker ends here.
+            crate::isolation::crashed("libclang crashed while parsing");
+        }
         if code != CXError_Success || raw.is_null() {
             return Err(ParseError::Refused(code));
         }

@@ -133,7 +133,8 @@ pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), Pip
     unsafe {
         llvm_sys::transforms::pass_builder::LLVMPassBuilderOptionsSetInlinerThreshold(options.as_mut_ptr(), INLINE_THRESHOLD)
     };
-    module.run_passes(EQUIVALENCE_PIPELINE, &machine, options).map_err(|e| PipelineError::Passes { message: e.to_string() })
+    crate::isolation::phase(crate::isolation::Phase::Optimising, || module.run_passes(EQUIVALENCE_PIPELINE, &machine, options))
+        .map_err(|e| PipelineError::Passes { message: e.to_string() })
 }
 
 #[cfg(test)]

@@ -131,7 +131,8 @@ impl Settler<'_> {
                     // it ever made, so one per worker would grow with the batch.
                     let context = Context::create();
                     let mut original = None;
-                    let result = checker.check(&context, u, &mut original, &sets);
+                    let label = checker.units[u].label();
+                    let result = crate::isolation::for_unit(&label, || checker.check(&context, u, &mut original, &sets));
                     let note = format!("{} planned changes, ", checker.plan.sets.len());
                     progress.done(&checker.units[u].path, &note);
                     (u, original, (sets, result))
@@ -155,6 +156,11 @@ impl Settler<'_> {
     }
 
     fn settle_unit(&mut self, u: UnitId) {
+        let label = self.checker.units[u].label();
+        crate::isolation::for_unit(&label, || self.settle_unit_alone(u));
+    }
+
+    fn settle_unit_alone(&mut self, u: UnitId) {
         let candidates = self.candidates(u);
         if candidates.is_empty() || self.settled[u].as_ref().map(|(s, _)| s) == Some(&candidates) {
             return;

@@ -1,0 +1,40 @@
+//! Isolation: one unit that crashes or hangs clang costs that unit, not the batch.
+//!
+//! libclang and the in-process clang run in clasp's own process, where a
+//! crash would end the batch and a hang (a macro expanding to billions of
+//! tokens) would stall it. So the `clasp` the user starts is a supervisor
+//! (`supervisor`) that runs the batch in a worker process, `clasp` itself
+//! again, which reports what each thread is doing (`worker`). A worker that
+//! dies, or a phase that outlives `--timeout`, names its unit; the batch runs
+//! again without it, and that unit is an error (exit 2).
+//!
+//! A batch with no fault costs one more process start (tens of
+//! milliseconds) and a line of log per phase; a fault costs one more run of
+//! the batch up to the fault. `CLASP_NO_ISOLATION=1` runs in one process.
+
+use std::io::Write;
+
+pub mod supervisor;
+pub mod worker;
+
+pub use worker::{announce_timeout, crashed, excluded, for_unit, jobs_override, phase, Phase};
+
+/// Runs clasp as the binary does: supervised for the commands that load
+/// units, in this process for the others (help, version) or when
+/// `CLASP_NO_ISOLATION` is set or this process is a worker already.
+pub fn main(args: Vec<String>) -> i32 {
+    let loads_units = matches!(args.get(1).map(String::as_str), Some("migrate" | "analyze"));
+    let isolate = loads_units && !worker::supervised() && std::env::var_os("CLASP_NO_ISOLATION").is_none();
+    if isolate {
+        supervisor::run(&args, &mut std::io::stderr())
+    } else if worker::supervised() {
+        // A worker that dies prints nothing: the next run prints it all, once.
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = crate::run(args, &mut out, &mut err);
+        let _ = std::io::stdout().write_all(&out);
+        let _ = std::io::stderr().write_all(&err);
+        code
+    } else {
+        crate::run(args, &mut std::io::stdout(), &mut std::io::stderr())
+    }
+}
