@@ -88,6 +88,10 @@ impl Project {
         let compile = inputs.compile.options();
         let jobs = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files)
             .map_err(|message| fail(config_error(config.as_ref(), &message)))?;
+        // Refused once, up front, rather than once per unit.
+        if let Some(e) = jobs.iter().find_map(|j| crate::lower::check_in_process(&j.compile.clang_extra).err()) {
+            return Err(fail(format!("clasp: error: {e}")));
+        }
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
         let timeout = (inputs.project.timeout.or(config.as_ref().and_then(|c| c.timeout)))
             .unwrap_or(crate::isolation::supervisor::DEFAULT_TIMEOUT_SECONDS);

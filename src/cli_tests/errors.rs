@@ -111,3 +111,26 @@ fn a_file_that_crashes_clang_while_parsing_is_an_error_and_the_batch_goes_on() {
     assert!(stdout.contains("+float first(const float *v)"), "{stdout}");
     assert!(stderr.contains("1 unanalysable, 1 error"), "{stderr}");
 }
+
+#[test]
+fn mllvm_is_refused_once_up_front_in_process_and_honoured_by_a_clang_process() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.cl", "b.cl"] {
+        std::fs::write(dir.path().join(name), crate::support::HELPER_UNIT).unwrap();
+    }
+    let args = ["migrate", "--check", "a.cl", "b.cl", "--", "-mllvm", "-inline-threshold=0"];
+    let (code, stdout, stderr) = crate::support::clasp_in(dir.path(), &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty());
+    let expected = "clasp: error: -mllvm sets LLVM's process-wide options, which the in-process clang cannot do for one unit: set CLASP_CLANG=clang-19 to run clang as a process, which honours it";
+    assert_eq!(stderr.matches(expected).count(), 1, "{stderr}");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_clasp"))
+        .args(args)
+        .current_dir(dir.path())
+        .env("CLASP_CLANG", "clang-19")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("2 functions"), "{stderr}");
+}

@@ -8,10 +8,12 @@
 //! executes it here, returning what `-o -` would have written. Each call has
 //! its own compiler instance and LLVM context, so workers compile in
 //! parallel. A crash inside clang is caught (LLVM's CrashRecoveryContext,
-//! as libclang does for parsing) and reported as an error for that unit,
-//! best effort: clang's state after a crash is not guaranteed (a deliberate
-//! crash left a test process's heap corrupted), so a worker process per
-//! batch slice is the sturdier design for faults.
+//! as libclang does for parsing), but clang's state after a crash is not
+//! guaranteed (a deliberate crash left a test process's heap corrupted): so
+//! under clasp's supervisor (`crate::isolation`) the worker process ends at
+//! once and the batch runs again without the unit. The shim's entries are
+//! `noexcept` and catch every C++ exception; `-mllvm` is refused
+//! (`check_in_process`), since LLVM's options are the whole process's.
 
 use std::ffi::{c_char, c_int, CString};
 use std::os::unix::ffi::OsStrExt;
@@ -29,6 +31,13 @@ extern "C" {
         messages_len: *mut usize,
     ) -> c_int;
     fn clasp_clang_free(buffer: *mut c_char);
+    fn clasp_initialize_targets();
+}
+
+/// Registers every LLVM target, as the clang executable does (see `crate::targets`).
+pub fn initialize_targets() {
+    // SAFETY: no arguments; the shim registers the targets once (std::call_once) and catches everything.
+    unsafe { clasp_initialize_targets() }
 }
 
 /// What one compilation produced.
@@ -67,6 +76,7 @@ pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, 
     let messages = String::from_utf8_lossy(&message_bytes).into_owned();
     match status {
         0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages }),
+        3 => Err(ClangError::Failed { input: input.to_path_buf(), messages }),
         _ => {
             // Caught by clang's crash recovery; under a supervisor the worker ends here.
             crate::isolation::crashed("clang crashed while compiling it");
@@ -122,6 +132,29 @@ mod tests {
         // Bitcode, byte for byte what `clang-19 ... -o -` writes.
         assert_eq!(&here.output[..4], b"BC\xc0\xde");
         assert!(here.output == process.stdout, "in-process bitcode differs from clang-19's");
+    }
+
+    #[test]
+    fn compiles_for_amdgcn_what_the_clang_executable_compiles() {
+        // The equivalence triple: code generation runs AMDGPU's own passes, so the targets must be registered as clang does.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.cl");
+        std::fs::write(
+            &path,
+            "float twice(float *p) { return 2.0f * p[0]; }\nkernel void k(global float *p, local float *l) { l[0] = p[0]; p[1] = twice(p) + twice(l); }\n",
+        )
+        .unwrap();
+        let language: Vec<String> =
+            ["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa"].iter().map(|s| s.to_string()).collect();
+        // What verification compiles, and clang's whole -O2 pipeline (AMDGPU's passes run only with the target registered).
+        let optimised: Vec<String> = ["-nogpulib", "-O2", "-emit-llvm", "-c", "-o", "-"].iter().map(|s| s.to_string()).collect();
+        for args in [crate::verify::equivalence_args(&language), [language.clone(), optimised].concat()] {
+            let here = compile(&clang(), &args, &path).unwrap();
+            assert!(here.success, "{}", here.messages);
+            let process = std::process::Command::new(clang()).args(&args).arg(&path).output().unwrap();
+            assert!(process.status.success(), "{}", String::from_utf8_lossy(&process.stderr));
+            assert!(here.output == process.stdout, "in-process amdgcn bitcode differs from clang-19's with {args:?}");
+        }
     }
 
     #[test]

@@ -44,6 +44,12 @@ pub enum ClangError {
     /// clang crashed while compiling `input` in this process.
     #[error("{}: clang crashed compiling it (in process): {}", input.display(), messages.trim())]
     Crashed { input: PathBuf, messages: String },
+    /// clang failed in this process without crashing (an exception the shim caught).
+    #[error("{}: clang failed compiling it (in process): {}", input.display(), messages.trim())]
+    Failed { input: PathBuf, messages: String },
+    /// An option the in-process clang cannot honour.
+    #[error("{option} sets LLVM's process-wide options, which the in-process clang cannot do for one unit: set CLASP_CLANG=clang-19 to run clang as a process, which honours it")]
+    InProcessOption { option: String },
     /// The clang process was killed by a signal; its first error, as `Rejected` shows it.
     #[error("{}", first_error(diagnostics))]
     Killed { diagnostics: String },
@@ -103,7 +109,26 @@ pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || compile(path, args))
 }
 
+/// Refuses what the in-process clang cannot do (the clang executable, with
+/// `$CLASP_CLANG`, can): `-mllvm` sets LLVM's global options, shared by
+/// every compile of the process.
+pub fn check_in_process(args: &[String]) -> Result<(), ClangError> {
+    if std::env::var_os("CLASP_CLANG").is_some() {
+        return Ok(());
+    }
+    match args.iter().find(|a| *a == "-mllvm" || a.starts_with("-mllvm=")) {
+        Some(option) => Err(ClangError::InProcessOption { option: option.clone() }),
+        None => Ok(()),
+    }
+}
+
+/// Registers LLVM's targets (the shim does what the clang executable does).
+pub(crate) fn initialize_targets() {
+    in_process::initialize_targets();
+}
+
 fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
+    check_in_process(args)?;
     let clang = clang_path()?;
     if std::env::var_os("CLASP_CLANG").is_some() {
         let output = Command::new(&clang)

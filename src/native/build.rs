@@ -40,10 +40,13 @@ fn main() {
 
     let mut build = cc::Build::new();
     build.cpp(true).file(source).include(&include_dir).warnings(false);
-    // LLVM's own flags (C++ standard, exceptions off, the macros its headers need).
-    for flag in query(&config, "--cxxflags").split_whitespace().filter(|f| !f.starts_with("-I")) {
+    // LLVM's own flags (C++ standard, the macros its headers need), but with
+    // exceptions on: the shim's entries catch any exception (the standard
+    // library's, such as std::bad_alloc) so that none unwinds into Rust.
+    for flag in query(&config, "--cxxflags").split_whitespace().filter(|f| !f.starts_with("-I") && *f != "-fno-exceptions") {
         build.flag(flag);
     }
+    build.flag("-fexceptions");
     build.compile("clasp_clang_compile");
 
     println!("cargo:rustc-link-search=native={lib_dir}");

@@ -11,8 +11,14 @@
 //
 // Thread safety: every call builds its own invocation, diagnostics, file
 // manager and LLVM context, as clangd does for its parallel workers; nothing
-// here touches global option state (`-mllvm` is refused by clasp's option
-// filter before it gets here).
+// here touches global option state (`-mllvm`, which would set LLVM's
+// process-wide options, is refused by the Rust side before it gets here).
+// LLVM's targets are registered once, by `clasp_initialize_targets`, before
+// any compile (registration is not thread-safe).
+//
+// No C++ exception crosses into Rust: every entry is `noexcept` and catches
+// everything (clang and LLVM are built without exceptions, but the standard
+// library can still throw, e.g. std::bad_alloc).
 //
 // The C interface is the whole surface; src/lower/in_process.rs is its only
 // caller.
@@ -30,12 +36,15 @@
 #include <clang/FrontendTool/Utils.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -122,24 +131,65 @@ extern "C" {
 // diagnostics, both malloc'd (free with `clasp_clang_free`). Returns 0 on
 // success, 1 when clang reported an error, 2 when clang crashed (caught by
 // CrashRecoveryContext, as libclang catches parse crashes: best effort, what
-// clang leaves behind after a crash is not guaranteed).
+// clang leaves behind after a crash is not guaranteed, so under clasp's
+// supervisor the worker ends at once), 3 when an exception was caught.
 int clasp_clang_compile(const char *const *argv, size_t argc, char **output, size_t *output_len, char **messages,
-                        size_t *messages_len) {
-  llvm::SmallString<0> produced;
-  std::string text;
-  int status = 2;
-  llvm::CrashRecoveryContext::Enable();
-  llvm::CrashRecoveryContext recovery;
-  bool finished = recovery.RunSafely([&] { status = compile(llvm::ArrayRef<const char *>(argv, argc), produced, text); });
-  if (!finished) {
-    status = 2;
-    text += "error: clang crashed on this file";
+                        size_t *messages_len) noexcept {
+  *output = nullptr;
+  *output_len = 0;
+  *messages = nullptr;
+  *messages_len = 0;
+  try {
+    llvm::SmallString<0> produced;
+    std::string text;
+    int status = 2;
+    llvm::CrashRecoveryContext::Enable();
+    llvm::CrashRecoveryContext recovery;
+    bool finished = recovery.RunSafely([&] {
+      try {
+        status = compile(llvm::ArrayRef<const char *>(argv, argc), produced, text);
+      } catch (const std::exception &e) {
+        status = 3;
+        text += std::string("error: clang threw an exception: ") + e.what();
+      } catch (...) {
+        status = 3;
+        text += "error: clang threw an exception";
+      }
+    });
+    if (!finished) {
+      status = 2;
+      text += "error: clang crashed on this file";
+    }
+    *output = copy_out(produced.data(), produced.size(), output_len);
+    *messages = copy_out(text.data(), text.size(), messages_len);
+    return status;
+  } catch (...) {
+    // Out of memory while copying out, or anything else: no buffer is handed over.
+    static const char failure[] = "error: clang failed outside the compilation (out of memory?)";
+    *messages = copy_out(failure, sizeof failure - 1, messages_len);
+    return 3;
   }
-  *output = copy_out(produced.data(), produced.size(), output_len);
-  *messages = copy_out(text.data(), text.size(), messages_len);
-  return status;
 }
 
-void clasp_clang_free(char *buffer) { std::free(buffer); }
+// Registers every LLVM target, as the clang executable does before it
+// compiles, so that code generation for any triple (amdgcn's passes
+// included) is what `clang-19` does. Idempotent and safe from any thread.
+void clasp_initialize_targets() noexcept {
+  static std::once_flag once;
+  try {
+    std::call_once(once, [] {
+      llvm::InitializeAllTargetInfos();
+      llvm::InitializeAllTargets();
+      llvm::InitializeAllTargetMCs();
+      llvm::InitializeAllAsmPrinters();
+      llvm::InitializeAllAsmParsers();
+    });
+  } catch (...) {
+    // std::call_once only throws if the system cannot run it; the targets stay unregistered
+    // and a compile for a target then fails with clang's own "unable to create target".
+  }
+}
+
+void clasp_clang_free(char *buffer) noexcept { std::free(buffer); }
 
 }  // extern "C"
