@@ -35,5 +35,6 @@ pub mod text;
 pub mod timings;
 pub mod unit;
 pub mod verify;
+pub mod write;
 
 pub use commands::run;

@@ -2,7 +2,6 @@
 //! the atomic writer behind `--write` and `--out-dir`.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
@@ -220,56 +219,4 @@ pub fn statistics(migration: &Migration) -> String {
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let width = rows.iter().map(|((code, _), _)| code.len()).max().unwrap_or(0);
     rows.iter().map(|((code, kind), n)| format!("{n:>5}  {code:<width$}  {kind}\n")).collect()
-}
-
-/// A file not written: the file (or the directory that could not be made) and why.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: error: {cause}", path.display())]
-pub struct WriteError {
-    pub path: PathBuf,
-    #[source]
-    pub cause: WriteCause,
-}
-
-/// Why a file was not written.
-#[derive(Debug, thiserror::Error)]
-pub enum WriteCause {
-    /// Reading, creating, writing: the I/O error.
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-    /// The temporary file could not replace the file.
-    #[error(transparent)]
-    Persist(#[from] tempfile::PersistError),
-    /// The file's bytes are no longer those that were read.
-    #[error("changed since it was read; not written")]
-    Changed,
-}
-
-/// Writes `bytes` to `path` atomically (temp file + rename), keeping the
-/// permissions of the file it replaces. With `expected`, refuses when the
-/// file's bytes are no longer what was read.
-pub fn write_atomically(path: &Path, bytes: &[u8], expected: Option<&[u8]>) -> Result<(), WriteError> {
-    let failed = |at: &Path, cause: WriteCause| WriteError { path: at.to_path_buf(), cause };
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| failed(dir, e.into()))?;
-    if let Some(expected) = expected {
-        let now = std::fs::read(path).map_err(|e| failed(path, e.into()))?;
-        if now != expected {
-            return Err(failed(path, WriteCause::Changed));
-        }
-    }
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(path, e.into()))?;
-    temp.write_all(bytes).map_err(|e| failed(path, e.into()))?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(temp.path(), meta.permissions());
-    }
-    temp.persist(path).map_err(|e| failed(path, e.into()))?;
-    Ok(())
-}
-
-/// Where `--out-dir` puts a file: its path relative to the current
-/// directory (or, for absolute paths, below the root), mirrored under `out`.
-pub fn mirrored(out: &Path, path: &Path) -> PathBuf {
-    let relative: PathBuf = path.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
-    out.join(relative)
 }

@@ -123,3 +123,21 @@ fn latin1_bytes_are_kept_by_write_and_by_the_diff() {
     assert!(status.success(), "git apply rejected:\n{}", String::from_utf8_lossy(&diff));
     assert_eq!(std::fs::read(patched.path().join("latin1.cl")).unwrap(), after_write, "git apply of the diff == --write");
 }
+
+#[test]
+fn a_file_that_cannot_be_written_is_an_error_and_the_others_are_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.cl", "b.cl", "c.cl"] {
+        std::fs::write(dir.path().join(name), crate::support::HELPER_UNIT).unwrap();
+    }
+    std::fs::set_permissions(dir.path().join("b.cl"), std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "-q", "--write", "a.cl", "b.cl", "c.cl"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("b.cl: error: is read-only; not written"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("b.cl")).unwrap(), crate::support::HELPER_UNIT);
+    for name in ["a.cl", "c.cl"] {
+        let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert!(text.starts_with("float first(const float *v)"), "{name}: {text}");
+    }
+}

@@ -90,10 +90,11 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
     let mut failed = Vec::new();
     for change in &migration.changes {
         let (destination, expected) = match out_dir {
-            Some(out) => (render::mirrored(out, &change.path), None),
+            Some(out) => (crate::write::mirrored(out, &change.path), None),
             None => (change.path.clone(), Some(change.original.as_slice())),
         };
-        if let Err(message) = render::write_atomically(&destination, &change.migrated, expected).map_err(|e| e.to_string()) {
+        if let Err(message) = crate::write::write_atomically(&destination, &change.migrated, expected).map_err(|e| e.to_string())
+        {
             failed.push(FileError { path: change.path.clone(), message });
         }
     }
