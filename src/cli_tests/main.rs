@@ -4,6 +4,7 @@
 //! One test crate (`[[test]] name = "cli"`), its tests grouped by theme;
 //! `support` holds what they share.
 
+mod bad_input;
 mod build_options;
 mod configurations;
 mod discovery;

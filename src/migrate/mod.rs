@@ -49,11 +49,11 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
-    let mut units = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
+    let (mut units, failed) = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
     crate::timings::note_memory("after load");
     let files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
-    let (plan, settled) = plan_and_settle(bench, &pool, &units, &files, options);
+    let (plan, settled) = plan_and_settle(bench, &pool, &units, &files, &failed, options);
     crate::timings::note_memory("after settle");
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
@@ -78,6 +78,7 @@ fn plan_and_settle(
     pool: &rayon::ThreadPool,
     units: &[Unit],
     files: &Files,
+    failed: &BTreeMap<PathBuf, String>,
     options: &MigrateOptions,
 ) -> (Plan, Settled) {
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
@@ -94,7 +95,8 @@ fn plan_and_settle(
     let detected = crate::timings::time("plan: duplicates", || Detected::new(units, &options.root));
     let memo = settle::Memo::default();
     loop {
-        let plan = crate::timings::time("plan", || plan::plan(units, files, &detected, options, &probe, &withdrawn));
+        let mut plan = crate::timings::time("plan", || plan::plan(units, files, &detected, options, &probe, &withdrawn));
+        plan.refuse_failed_files(failed);
         let settled = crate::timings::time("settle", || settle::settle(pool, units, &plan, options, &memo));
         let mut again = false;
         for (i, (merge, id)) in plan.merges.iter().enumerate() {
@@ -136,8 +138,15 @@ fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeRepor
 
 /// Reads, parses and lowers every file (once per configuration), in parallel
 /// (a libclang index and an LLVM context per worker); one that fails is an
-/// error and the batch goes on.
-fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, result: &mut Migration) -> Vec<Unit> {
+/// error and the batch goes on. Also returns the files whose own unit failed
+/// in some configuration (canonical path -> the failed unit): nothing in
+/// them changes, even where another configuration of the file loaded.
+fn load_units(
+    pool: &rayon::ThreadPool,
+    jobs: &[Job],
+    options: &MigrateOptions,
+    result: &mut Migration,
+) -> (Vec<Unit>, BTreeMap<PathBuf, String>) {
     use rayon::prelude::*;
     options.progress.stage("loading", jobs.len());
     let loaded: Vec<Result<Unit, Failed>> = pool.install(|| {
@@ -155,7 +164,11 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
             .collect()
     });
     let mut units = Vec::new();
+    let mut failed = BTreeMap::new();
     for (job, unit) in jobs.iter().zip(loaded) {
+        if let (Err(_), None, None) = (&unit, &job.embedded, &job.program) {
+            failed.extend(std::fs::canonicalize(&job.path).ok().map(|path| (path, job.label())));
+        }
         match unit {
             Ok(mut unit) => {
                 unit.configuration = job.configuration.clone();
@@ -186,7 +199,7 @@ fn load_units(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions, 
             }
         }
     }
-    units
+    (units, failed)
 }
 
 /// Why a job has no unit.

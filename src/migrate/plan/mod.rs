@@ -86,6 +86,8 @@ pub struct Plan {
     pub originals: BTreeMap<PathBuf, (PathBuf, Vec<u8>)>,
     /// Sets that would edit a file outside the edit root (a prototype there), with the file.
     pub outside_root: BTreeMap<SetId, PathBuf>,
+    /// Sets editing a file whose own unit failed in a configuration: the file and that unit.
+    pub in_failed_files: BTreeMap<SetId, (PathBuf, String)>,
     /// Duplicate groups to merge, each with its set.
     pub merges: Vec<(Merge, SetId)>,
     /// Duplicate groups that are not merged, with why.
@@ -183,6 +185,17 @@ pub fn plan(
     }
     collect_refusals(units, &decisions, stays, &mut plan);
     plan
+}
+
+impl Plan {
+    /// Marks the sets that edit a file in `failed` (canonical path -> the unit that failed).
+    pub fn refuse_failed_files(&mut self, failed: &BTreeMap<PathBuf, String>) {
+        for (id, set) in self.sets.iter().enumerate() {
+            if let Some((file, unit)) = set.edits.keys().find_map(|f| failed.get_key_value(f)) {
+                self.in_failed_files.insert(SetId(id), (file.clone(), unit.clone()));
+            }
+        }
+    }
 }
 
 /// Per unit, its fixes, each with the key of the declaration it changes;

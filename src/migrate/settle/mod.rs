@@ -78,6 +78,11 @@ pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &M
         let detail = format!("it would edit {}, outside the edit root", file.display());
         settler.out.withdrawn.insert(*id, Withdrawal { reason: Code::OutsideRoot, detail });
     }
+    // A file that does not load in one of its configurations changes in none.
+    for (id, (file, unit)) in &plan.in_failed_files {
+        let detail = format!("it would edit {}, which has errors as {unit}", file.display());
+        settler.out.withdrawn.insert(*id, Withdrawal { reason: Code::Configuration, detail });
+    }
     settler.refuse_blocked_units();
     settler.first_pass(pool);
     while let Some(u) = settler.pending.pop_first() {

@@ -1,0 +1,122 @@
+//! Bad input: each is a clear error with file, line and column (or a
+//! migration as good as any), nothing changed in that file, and the batch
+//! going on: a 10 MB unit, a NUL byte, a directory named like a kernel, an
+//! unreadable file, a missing include, a unit including itself, and an
+//! `#error` in one configuration only.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{clasp_in, HELPER_UNIT};
+
+/// A batch of `good.cl` (a helper clasp migrates) and `bad` (name, text).
+fn batch(bad: &str, text: &[u8]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("good.cl"), HELPER_UNIT).unwrap();
+    std::fs::write(dir.path().join(bad), text).unwrap();
+    dir
+}
+
+/// The good unit was migrated: its diff is on stdout.
+fn good_migrated(stdout: &[u8]) {
+    let text = String::from_utf8_lossy(stdout);
+    assert!(text.contains("+++ b/good.cl\n"), "{text}");
+    assert!(text.contains("+float first(const float *v)"), "{text}");
+}
+
+#[test]
+fn a_ten_megabyte_unit_is_migrated() {
+    // A generated table of a million floats, as lookup-table kernels have.
+    let mut text = String::from("__constant float table[1000000] = {");
+    for i in 0..1_000_000u32 {
+        text.push_str(&format!("{}.{:06}f,", i % 97, (i as u64 * 7919) % 1_000_000));
+    }
+    text.push_str("};\nfloat first(__global const float *v) { return v[0] + table[3]; }\n");
+    text.push_str("__kernel void k(__global const float *in, __global float *out) { out[0] = first(in); }\n");
+    assert!(text.len() > 10_000_000);
+    let dir = batch("big.cl", text.as_bytes());
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "-q", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    good_migrated(&stdout);
+    let diff = String::from_utf8_lossy(&stdout);
+    assert!(diff.contains("+float first(const float *v) { return v[0] + table[3]; }"), "{}", &diff[..diff.len().min(2000)]);
+}
+
+#[test]
+fn a_nul_byte_is_kept_as_it_is() {
+    let text = b"float first(__global const float *v) { return v[0]; }\n/* \0 */\n__kernel void k(__global const float *in, __global float *out) { out[0] = first(in); }\n";
+    let dir = batch("nul.cl", text);
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "-q", "--write", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty());
+    let written = std::fs::read(dir.path().join("nul.cl")).unwrap();
+    let expected = b"float first(const float *v) { return v[0]; }\n/* \0 */\n__kernel void k(__global const float *in, __global float *out) { out[0] = first(in); }\n";
+    assert_eq!(written, expected);
+}
+
+#[test]
+fn a_directory_named_like_a_kernel_is_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("x.cl")).unwrap();
+    std::fs::write(dir.path().join("x.cl/good.cl"), HELPER_UNIT).unwrap();
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "-q", "x.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(String::from_utf8_lossy(&stdout).contains("+++ b/x.cl/good.cl\n"));
+}
+
+#[test]
+fn an_unreadable_file_is_an_error_and_the_batch_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = batch("locked.cl", HELPER_UNIT.as_bytes());
+    std::fs::set_permissions(dir.path().join("locked.cl"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Root reads any file: run as `nobody` then (setpriv, util-linux), so the permission holds.
+    let mut command = if running_as_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_clasp")]);
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_clasp"))
+    };
+    let output = command.args(["migrate", "-q", "."]).current_dir(dir.path()).output().expect("run clasp");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("./locked.cl: error: cannot read: Permission denied"), "{stderr}");
+    good_migrated(&output.stdout);
+}
+
+/// Whether this process runs as root (`/proc/self` belongs to the process's user).
+fn running_as_root() -> bool {
+    std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0
+}
+
+#[test]
+fn a_missing_include_and_a_unit_including_itself_are_located_errors() {
+    for (name, text, error) in [
+        ("missing.cl", format!("#include \"absent.h\"\n{HELPER_UNIT}"), "missing.cl:1:10: error: 'absent.h' file not found"),
+        ("self.cl", format!("#include \"self.cl\"\n{HELPER_UNIT}"), "self.cl:1:10: error: #include nested too deeply"),
+    ] {
+        let dir = batch(name, text.as_bytes());
+        let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "-q", "."]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(error), "{stderr}");
+        good_migrated(&stdout);
+        assert!(!String::from_utf8_lossy(&stdout).contains(name));
+    }
+}
+
+#[test]
+fn an_error_in_one_configuration_leaves_the_file_unchanged() {
+    let dir = batch("k.cl", format!("#ifdef FAST\n#error no fast path here\n#endif\n{HELPER_UNIT}").as_bytes());
+    let config = "[[configuration]]\nname = \"fast\"\noptions = [\"-DFAST\"]\n\n[[configuration]]\nname = \"plain\"\n";
+    std::fs::write(dir.path().join("clasp.toml"), config).unwrap();
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "-q", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("./k.cl:2:2: error: no fast path here\n./k.cl: note: in configuration `fast`"), "{stderr}");
+    good_migrated(&stdout);
+    assert!(!String::from_utf8_lossy(&stdout).contains("k.cl"), "{}", String::from_utf8_lossy(&stdout));
+    let (_, json, _) = clasp_in(dir.path(), &["migrate", "-q", "--json", "."]);
+    let json = String::from_utf8_lossy(&json);
+    assert!(json.contains("which has errors as ./k.cl [fast]"), "{json}");
+    assert!(Path::new(&dir.path().join("k.cl")).exists());
+}
