@@ -153,9 +153,12 @@ impl Walker<'_, '_> {
             if let Some(s) = self.token_qualifier(t) {
                 let slot = groups.last_mut().unwrap();
                 // A complex macro hides what the group means; keep the first hidden reason.
-                if !matches!(slot, Some(Spelling::Hidden { .. })) {
-                    *slot = Some(s);
-                }
+                // A qualifier written twice (`__local __local`, legal C) is not one range to edit.
+                *slot = match slot.take() {
+                    None => Some(s),
+                    Some(hidden @ Spelling::Hidden { .. }) => Some(hidden),
+                    Some(_) => Some(Spelling::Hidden { why: "declaration that writes it twice".into() }),
+                };
             }
         }
         groups

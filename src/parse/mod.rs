@@ -48,6 +48,17 @@ impl Parser {
         let tu = self.index.parse(path, contents, args)?;
         Ok(Walker::new(&tu, path).run())
     }
+
+    /// The byte ranges of `path`'s own tokens as written (macros unexpanded,
+    /// directives included), in order: what a tool mutating or counting
+    /// tokens works on (the fuzzer does).
+    pub fn token_ranges(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<Vec<std::ops::Range<u32>>, ParseError> {
+        let tu = self.index.parse(path, contents, args)?;
+        let tokens = tu.tokens(&tu.cursor().extent());
+        let main = path.to_string_lossy();
+        let own = tokens.into_iter().filter(|t| t.start.file.as_deref() == Some(&*main));
+        Ok(own.map(|t| t.start.offset..t.end.offset).collect())
+    }
 }
 
 impl Parser {
