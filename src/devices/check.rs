@@ -1,0 +1,240 @@
+//! `--device-check`: every changed program built by each selected device's
+//! own compiler (`clCreateProgramWithSource` + `clBuildProgram`, in the
+//! device worker): the original with the options the host gave it, the
+//! result with the options clasp proposes for the host (the target's
+//! `-cl-std`). A result a device rejects while it builds the original is an
+//! error for that unit, or a warning with `--device-check=report`.
+//!
+//! A device compiler is given a string, not a file, so the files a program
+//! includes are laid out for it: each side's files are written under a
+//! scratch tree at their own absolute paths (the result's with clasp's
+//! edits), and the include path names that tree first, then the real
+//! directories (a header only the device's macros select is still found).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::worker::{self, Build, Built};
+use super::{Device, Platform};
+use crate::options::{CompileOptions, InputStd, Target};
+use crate::report::{ChangedProgram, FileError, Migration, Warning};
+
+/// How many lines of a build log reports keep.
+const LOG_LINES: usize = 8;
+
+/// `--device-check` (`error`, the default) or `--device-check=report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// A result a device rejects while it builds the original is an error (exit 2).
+    Error,
+    /// Only report what the devices say.
+    Report,
+}
+
+/// What the devices said about every changed program.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceCheck {
+    /// The devices built for, as `NAME (PLATFORM)`.
+    pub devices: Vec<String>,
+    pub programs: Vec<ProgramCheck>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProgramCheck {
+    pub unit: String,
+    pub path: PathBuf,
+    pub original_options: String,
+    pub result_options: String,
+    pub devices: Vec<DeviceVerdict>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceVerdict {
+    pub device: String,
+    pub original: Verdict,
+    pub result: Verdict,
+}
+
+/// Accepted or rejected, with the first lines of the build log.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    pub accepted: bool,
+    pub log: Vec<String>,
+}
+
+impl DeviceVerdict {
+    /// The device builds the original and rejects clasp's result.
+    pub fn regressed(&self) -> bool {
+        self.original.accepted && !self.result.accepted
+    }
+}
+
+/// Builds every program of `programs` on every device of `devices`, both sides.
+pub fn check(programs: &[ChangedProgram], devices: &[(&Platform, &Device)], target: Target) -> Result<DeviceCheck, String> {
+    let scratch = tempfile::tempdir().map_err(|e| format!("no scratch directory for the device check: {e}"))?;
+    let mut sides = Vec::new();
+    for (i, program) in programs.iter().enumerate() {
+        let dir = scratch.path().join(format!("p{i}"));
+        let original = Side::lay_out(program, &dir.join("original"), false, None)?;
+        let result = Side::lay_out(program, &dir.join("result"), true, Some(target))?;
+        sides.push((original, result));
+    }
+    let mut builds = Vec::new();
+    for (original, result) in &sides {
+        for (_, device) in devices {
+            for side in [original, result] {
+                builds.push(Build {
+                    platform_index: device.platform_index,
+                    device_index: device.device_index,
+                    source: side.source.clone(),
+                    options: side.options.clone(),
+                });
+            }
+        }
+    }
+    let mut built = worker::builds(builds)?.into_iter();
+    let mut next = || built.next().map(verdict).ok_or("the device worker answered fewer builds than asked");
+    let mut checks = Vec::new();
+    for (program, (original, result)) in programs.iter().zip(&sides) {
+        let mut verdicts = Vec::new();
+        for (_, device) in devices {
+            verdicts.push(DeviceVerdict { device: device.name.clone(), original: next()?, result: next()? });
+        }
+        checks.push(ProgramCheck {
+            unit: program.label.clone(),
+            path: program.path.clone(),
+            original_options: original.shown.clone(),
+            result_options: result.shown.clone(),
+            devices: verdicts,
+        });
+    }
+    Ok(DeviceCheck { devices: devices.iter().map(|(p, d)| format!("{} ({})", d.name, p.name)).collect(), programs: checks })
+}
+
+fn verdict(built: Built) -> Verdict {
+    let log = built.log.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()).take(LOG_LINES).map(String::from).collect();
+    Verdict { accepted: built.accepted, log }
+}
+
+/// One side of a program, as a device is given it.
+struct Side {
+    source: String,
+    /// What the device is given: the scratch tree's directories first.
+    options: String,
+    /// As reports show them: the host's options, without the scratch tree.
+    shown: String,
+}
+
+impl Side {
+    /// Writes the program's files under `tree` (migrated ones as migrated
+    /// on the result side) and words its options: `target`'s standard on
+    /// the result side, the host's (`--std`, when it named one) on the original.
+    fn lay_out(program: &ChangedProgram, tree: &Path, migrated: bool, target: Option<Target>) -> Result<Side, String> {
+        let text = |i: usize| {
+            let file = &program.files[i];
+            match (&file.migrated, migrated) {
+                (Some(after), true) => after.clone(),
+                _ => file.original.clone(),
+            }
+        };
+        for i in 1..program.files.len() {
+            let at = mirrored(tree, &program.files[i].canonical);
+            let written = at.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&at, text(i)));
+            written.map_err(|e| format!("cannot lay out {} for the device check: {e}", at.display()))?;
+        }
+        let main = program.files.first().ok_or("a program without files")?;
+        let source = String::from_utf8_lossy(&text(0)).into_owned();
+        let std = match target {
+            Some(target) => Some(crate::rules::host_build_options::std_flag(target)),
+            None => match program.compile.std {
+                InputStd::Fixed(std) => Some(std.flag()),
+                InputStd::Auto => None,
+            },
+        };
+        let options_for = |tree: Option<&Path>| options(&program.compile, tree, &main.canonical, std.clone(), program);
+        Ok(Side { source, options: options_for(Some(tree)), shown: options_for(None) })
+    }
+}
+
+/// Where `file` (absolute) is laid out under `tree`.
+fn mirrored(tree: &Path, file: &Path) -> PathBuf {
+    tree.join(file.strip_prefix("/").unwrap_or(file))
+}
+
+/// The build options a device is given: the scratch tree's directories
+/// before the real ones, the host's `-D`s and `-include`s, the standard,
+/// and the host's `-cl-*`, `-w` and `-Werror` (what OpenCL's
+/// `clBuildProgram` defines; clang-only arguments are left out).
+fn options(compile: &CompileOptions, tree: Option<&Path>, main: &Path, std: Option<String>, program: &ChangedProgram) -> String {
+    let mut words = Vec::new();
+    let dirs =
+        main.parent().map(Path::to_path_buf).into_iter().chain(compile.include_dirs.iter().map(|d| crate::root::canonical(d)));
+    for dir in dirs {
+        words.extend(tree.map(|tree| format!("-I{}", quoted(&mirrored(tree, &dir)))));
+        words.push(format!("-I{}", quoted(&dir)));
+    }
+    words.extend(compile.defines.iter().map(|d| format!("-D{d}")));
+    for file in &compile.includes {
+        let canonical = crate::root::canonical(file);
+        let laid_out = tree.filter(|_| program.files.iter().any(|f| f.canonical == canonical));
+        words.push("-include".into());
+        words.push(quoted(&laid_out.map(|tree| mirrored(tree, &canonical)).unwrap_or(canonical)));
+    }
+    words.extend(std);
+    let device_option = |a: &&String| {
+        (a.starts_with("-cl-") && !a.starts_with("-cl-std") && !a.starts_with("-cl-ext")) || *a == "-w" || *a == "-Werror"
+    };
+    words.extend(compile.clang_extra.iter().filter(device_option).cloned());
+    words.join(" ")
+}
+
+/// A path as one option word (drivers split options at blanks).
+fn quoted(path: &Path) -> String {
+    let text = path.display().to_string();
+    if text.contains(' ') {
+        format!("\"{text}\"")
+    } else {
+        text
+    }
+}
+
+/// The check's verdicts as errors (or, reported only, warnings) of the
+/// migration: one per unit a device rejects after building its original.
+pub fn judge(check: &DeviceCheck, mode: Mode, migration: &mut Migration) {
+    for program in &check.programs {
+        for verdict in program.devices.iter().filter(|v| v.regressed()) {
+            let log = verdict.result.log.iter().map(|l| format!("\n    {l}")).collect::<String>();
+            let message = format!(
+                "device `{}` rejects the migrated program (it builds the original) with `{}`:{log}",
+                verdict.device, program.result_options
+            );
+            match mode {
+                Mode::Error => migration
+                    .errors
+                    .push(FileError { path: program.path.clone(), message: format!("{}: error: {message}", program.unit) }),
+                Mode::Report => migration.warnings.push(Warning::new(PathBuf::from(&program.unit), message)),
+            }
+        }
+    }
+}
+
+/// One line per device for the summary: originals and results accepted.
+pub fn summary(check: &DeviceCheck) -> Vec<String> {
+    if check.programs.is_empty() {
+        return vec!["clasp: device check: no program changed, nothing to build".into()];
+    }
+    let total = check.programs.len();
+    (0..check.devices.len())
+        .map(|d| {
+            let count = |f: &dyn Fn(&DeviceVerdict) -> bool| check.programs.iter().filter(|p| f(&p.devices[d])).count();
+            format!(
+                "clasp: device check: {}: originals built {}/{total}, results built {}/{total}, rejected after the migration {}",
+                check.devices[d],
+                count(&|v| v.original.accepted),
+                count(&|v| v.result.accepted),
+                count(&|v| v.regressed()),
+            )
+        })
+        .collect()
+}
