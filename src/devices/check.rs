@@ -93,7 +93,9 @@ pub fn check(programs: &[ChangedProgram], devices: &[(&Platform, &Device)], targ
             }
         }
     }
-    let mut built = worker::builds(builds)?.into_iter();
+    // In the scratch directory: some drivers (PoCL) compile the source as a
+    // file of the current directory, whose headers would win over the tree's.
+    let mut built = worker::builds(builds, scratch.path())?.into_iter();
     let mut next = || built.next().map(verdict).ok_or("the device worker answered fewer builds than asked");
     let mut checks = Vec::new();
     for (program, (original, result)) in programs.iter().zip(&sides) {
@@ -138,13 +140,17 @@ impl Side {
                 _ => file.original.clone(),
             }
         };
-        for i in 1..program.files.len() {
+        for i in (1..program.files.len()).filter(|i| !implicit(&program.files[*i].canonical)) {
             let at = mirrored(tree, &program.files[i].canonical);
             let written = at.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&at, text(i)));
             written.map_err(|e| format!("cannot lay out {} for the device check: {e}", at.display()))?;
         }
         let main = program.files.first().ok_or("a program without files")?;
-        let source = String::from_utf8_lossy(&text(0)).into_owned();
+        // Drivers cache builds by source and options (PoCL, NVIDIA), not by
+        // the headers a source includes: the last line names every file's
+        // bytes, so a side whose headers changed is never taken from a cache.
+        let digest = (0..program.files.len()).fold(FNV_OFFSET, |hash, i| fnv1a(hash, &text(i)));
+        let source = format!("{}\n// clasp --device-check {digest:016x}\n", String::from_utf8_lossy(&text(0)));
         let std = match target {
             Some(target) => Some(crate::rules::host_build_options::std_flag(target)),
             None => match program.compile.std {
@@ -155,6 +161,20 @@ impl Side {
         let options_for = |tree: Option<&Path>| options(&program.compile, tree, &main.canonical, std.clone(), program);
         Ok(Side { source, options: options_for(Some(tree)), shown: options_for(None) })
     }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a over `bytes`, continuing from `hash`.
+fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// clang's own default header (`opencl-c-base.h`), which clang includes by
+/// itself: no source names it, and a device has its own.
+fn implicit(file: &Path) -> bool {
+    let text = file.to_string_lossy();
+    text.contains("/clang/") && (text.ends_with("/include/opencl-c-base.h") || text.ends_with("/include/opencl-c.h"))
 }
 
 /// Where `file` (absolute) is laid out under `tree`.

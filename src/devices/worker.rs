@@ -13,7 +13,7 @@
 //! for the run, not the end of the migration.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
@@ -140,11 +140,12 @@ fn build(builds: &[Build]) -> Result<Vec<Built>, String> {
     Ok(out)
 }
 
-/// The parent's side: runs a worker with `request` and reads its answer;
+/// The parent's side: runs a worker in `dir` with `request` and reads its answer;
 /// an error says how the worker failed (a driver crash is one).
-pub fn ask(request: &Request) -> Result<Response, String> {
+pub fn ask(request: &Request, dir: &Path) -> Result<Response, String> {
     let exe = worker_executable()?;
     let mut child = Command::new(&exe)
+        .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -188,19 +189,19 @@ const WORKER: &str = "clasp-device-worker";
 
 /// Every platform and device (through a worker).
 pub fn inventory() -> Result<Inventory, String> {
-    match ask(&Request::List)? {
+    match ask(&Request::List, Path::new("."))? {
         Response::List(inventory) => Ok(inventory),
         Response::Failed(e) => Err(e),
         Response::Build(_) => Err("the device worker answered another question".into()),
     }
 }
 
-/// Each build's verdict (through a worker).
-pub fn builds(builds: Vec<Build>) -> Result<Vec<Built>, String> {
+/// Each build's verdict (through a worker running in `dir`).
+pub fn builds(builds: Vec<Build>, dir: &Path) -> Result<Vec<Built>, String> {
     if builds.is_empty() {
         return Ok(Vec::new());
     }
-    match ask(&Request::Build(builds))? {
+    match ask(&Request::Build(builds), dir)? {
         Response::Build(built) => Ok(built),
         Response::Failed(e) => Err(e),
         Response::List(_) => Err("the device worker answered another question".into()),

@@ -18,7 +18,8 @@ pub fn collect(units: &[Unit], changes: &[FileChange]) -> Vec<ChangedProgram> {
         .iter()
         .filter(|u| u.canonical_paths().any(|p| changed.contains_key(p)))
         .map(|unit| {
-            let files = (0..unit.syntax.files.len())
+            let files = reading_order(unit)
+                .into_iter()
                 .map(|i| {
                     let canonical = unit.canonical(i).to_path_buf();
                     let (original, migrated) = match changed.get(canonical.as_path()) {
@@ -31,6 +32,21 @@ pub fn collect(units: &[Unit], changes: &[FileChange]) -> Vec<ChangedProgram> {
             ChangedProgram { label: unit.label(), path: unit.path.clone(), compile: unit.compile.clone(), files }
         })
         .collect()
+}
+
+/// The unit's files, its main text first: an embedded kernel's or a
+/// program's virtual file, not the wrapper clang is given (which includes
+/// it by its absolute virtual name, which no device could open).
+fn reading_order(unit: &Unit) -> Vec<usize> {
+    let virtual_path = match (&unit.embedded, &unit.program) {
+        (Some(e), _) => Some(&e.virtual_path),
+        (_, Some(p)) => Some(&p.virtual_path),
+        _ => None,
+    };
+    let Some(main) = virtual_path.and_then(|v| unit.syntax.files.iter().position(|f| f == v)) else {
+        return (0..unit.syntax.files.len()).collect();
+    };
+    std::iter::once(main).chain((1..unit.syntax.files.len()).filter(|i| *i != main)).collect()
 }
 
 /// A file's bytes as the unit reads them: an embedded kernel's or a
