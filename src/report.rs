@@ -156,10 +156,11 @@ pub struct ChangedProgram {
     pub files: Vec<ProgramFile>,
 }
 
-/// A file of a changed program: its bytes, and its migrated bytes when it changed.
+/// A file of a changed program. A real file's bytes are the migration's
+/// change of it, or on disk; a virtual one (an embedded kernel's or a
+/// program's text) keeps its bytes, and its migrated bytes when it changed.
 #[derive(Debug, Clone)]
 pub struct ProgramFile {
     pub canonical: PathBuf,
-    pub original: Vec<u8>,
-    pub migrated: Option<Vec<u8>>,
+    pub virtual_text: Option<(Vec<u8>, Option<Vec<u8>>)>,
 }

@@ -80,6 +80,12 @@ fn no_loader_or_no_driver_is_a_note_not_a_failure() {
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["platforms"], serde_json::json!([]));
 
+    // A library that is no OpenCL loader: said, with the entry point it lacks.
+    let not_opencl = Path::new("/lib/x86_64-linux-gnu/libz.so.1");
+    let (code, _, err) = clasp_env(dir.path(), &["devices"], &[("CLASP_OPENCL_LIBRARY", not_opencl)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no OpenCL ICD loader: clGetPlatformIDs: "), "{err}");
+
     // The loader, but no driver: an empty vendors directory.
     let (code, out, err) = clasp_env(dir.path(), &["devices"], &[("OCL_ICD_VENDORS", dir.path())]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");

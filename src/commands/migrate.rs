@@ -57,8 +57,7 @@ fn device_check(
     migration: &mut Migration,
 ) -> Vec<String> {
     let (Some(mode), Some(selected)) = (args.device_check, selected) else { return Vec::new() };
-    let programs = std::mem::take(&mut migration.programs);
-    match crate::devices::check::check(&programs, &selected.devices(), target) {
+    match crate::devices::check::check(migration, &selected.devices(), target) {
         Ok(check) => {
             crate::devices::check::judge(&check, mode, migration);
             let lines = crate::devices::check::summary(&check);

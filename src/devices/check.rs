@@ -11,6 +11,7 @@
 //! edits), and the include path names that tree first, then the real
 //! directories (a header only the device's macros select is still found).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -18,7 +19,7 @@ use serde::Serialize;
 use super::worker::{self, Build, Built};
 use super::{Device, Platform};
 use crate::options::{CompileOptions, InputStd, Target};
-use crate::report::{ChangedProgram, FileError, Migration, Warning};
+use crate::report::{ChangedProgram, FileChange, FileError, Migration, Warning};
 
 /// How many lines of a build log reports keep.
 const LOG_LINES: usize = 8;
@@ -71,13 +72,16 @@ impl DeviceVerdict {
 }
 
 /// Builds every program of `programs` on every device of `devices`, both sides.
-pub fn check(programs: &[ChangedProgram], devices: &[(&Platform, &Device)], target: Target) -> Result<DeviceCheck, String> {
+pub fn check(migration: &Migration, devices: &[(&Platform, &Device)], target: Target) -> Result<DeviceCheck, String> {
+    let programs = &migration.programs;
+    let changes: BTreeMap<&Path, &FileChange> = migration.changes.iter().map(|c| (c.canonical.as_path(), c)).collect();
     let scratch = tempfile::tempdir().map_err(|e| format!("no scratch directory for the device check: {e}"))?;
     let mut sides = Vec::new();
     for (i, program) in programs.iter().enumerate() {
         let dir = scratch.path().join(format!("p{i}"));
-        let original = Side::lay_out(program, &dir.join("original"), false, None)?;
-        let result = Side::lay_out(program, &dir.join("result"), true, Some(target))?;
+        let texts = Texts { program, changes: &changes };
+        let original = Side::lay_out(&texts, &dir.join("original"), false, None)?;
+        let result = Side::lay_out(&texts, &dir.join("result"), true, Some(target))?;
         sides.push((original, result));
     }
     let mut builds = Vec::new();
@@ -128,29 +132,48 @@ struct Side {
     shown: String,
 }
 
+/// A program's files' bytes: a virtual file's own, a changed file's change, else the file on disk.
+struct Texts<'a> {
+    program: &'a ChangedProgram,
+    changes: &'a BTreeMap<&'a Path, &'a FileChange>,
+}
+
+impl Texts<'_> {
+    fn text(&self, file: usize, migrated: bool) -> Result<Vec<u8>, String> {
+        let file = &self.program.files[file];
+        let pick = |original: &Vec<u8>, after: Option<&Vec<u8>>| match (after, migrated) {
+            (Some(after), true) => after.clone(),
+            _ => original.clone(),
+        };
+        match (&file.virtual_text, self.changes.get(file.canonical.as_path())) {
+            (Some((original, after)), _) => Ok(pick(original, after.as_ref())),
+            (None, Some(change)) => Ok(pick(&change.original, Some(&change.migrated))),
+            (None, None) => std::fs::read(&file.canonical).map_err(|e| format!("cannot read {}: {e}", file.canonical.display())),
+        }
+    }
+}
+
 impl Side {
     /// Writes the program's files under `tree` (migrated ones as migrated
     /// on the result side) and words its options: `target`'s standard on
     /// the result side, the host's (`--std`, when it named one) on the original.
-    fn lay_out(program: &ChangedProgram, tree: &Path, migrated: bool, target: Option<Target>) -> Result<Side, String> {
-        let text = |i: usize| {
-            let file = &program.files[i];
-            match (&file.migrated, migrated) {
-                (Some(after), true) => after.clone(),
-                _ => file.original.clone(),
-            }
-        };
+    fn lay_out(texts: &Texts, tree: &Path, migrated: bool, target: Option<Target>) -> Result<Side, String> {
+        let program = texts.program;
+        let mut all = Vec::new();
+        for i in 0..program.files.len() {
+            all.push(texts.text(i, migrated)?);
+        }
         for i in (1..program.files.len()).filter(|i| !implicit(&program.files[*i].canonical)) {
             let at = mirrored(tree, &program.files[i].canonical);
-            let written = at.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&at, text(i)));
+            let written = at.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&at, &all[i]));
             written.map_err(|e| format!("cannot lay out {} for the device check: {e}", at.display()))?;
         }
         let main = program.files.first().ok_or("a program without files")?;
         // Drivers cache builds by source and options (PoCL, NVIDIA), not by
         // the headers a source includes: the last line names every file's
         // bytes, so a side whose headers changed is never taken from a cache.
-        let digest = (0..program.files.len()).fold(FNV_OFFSET, |hash, i| fnv1a(hash, &text(i)));
-        let source = format!("{}\n// clasp --device-check {digest:016x}\n", String::from_utf8_lossy(&text(0)));
+        let digest = all.iter().fold(FNV_OFFSET, |hash, text| fnv1a(hash, text));
+        let source = format!("{}\n// clasp --device-check {digest:016x}\n", String::from_utf8_lossy(&all[0]));
         let std = match target {
             Some(target) => Some(crate::rules::host_build_options::std_flag(target)),
             None => match program.compile.std {

@@ -220,7 +220,8 @@ impl Drop for Program<'_> {
 unsafe fn symbol<T: Copy>(library: &libloading::Library, name: &[u8]) -> Result<T, String> {
     // SAFETY: the caller gives the symbol's real type; the pointer is copied
     // out and used only while `library` stays loaded (`OpenCl` owns both).
-    unsafe { library.get::<T>(name) }.map(|s| *s).map_err(|e| format!("{}: {e}", String::from_utf8_lossy(name)))
+    let shown = String::from_utf8_lossy(name.strip_suffix(b"\0").unwrap_or(name)).into_owned();
+    unsafe { library.get::<T>(name) }.map(|s| *s).map_err(|e| format!("{shown}: {e}"))
 }
 
 /// The two-call size-then-value pattern of every `clGet*Info`.

@@ -1,9 +1,9 @@
 //! The changed programs as a device compiler would be given them, kept for
-//! `--device-check`: each unit that a kept change touches, with its main
-//! text and every file it reads, before and after (taken when the changes
-//! are known, while embedded kernels and `[[program]]`s still have their
-//! own virtual files: later they are written back into host literals and
-//! source files).
+//! `--device-check`: each unit that a kept change touches, with every file
+//! it reads, its main text first. Real files are named only (their bytes
+//! are the migration's changes, or on disk); an embedded kernel's or a
+//! `[[program]]`'s virtual text is kept, before and after, because its
+//! change is written back into host literals and source files later.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -22,11 +22,12 @@ pub fn collect(units: &[Unit], changes: &[FileChange]) -> Vec<ChangedProgram> {
                 .into_iter()
                 .map(|i| {
                     let canonical = unit.canonical(i).to_path_buf();
-                    let (original, migrated) = match changed.get(canonical.as_path()) {
+                    let change = changed.get(canonical.as_path());
+                    let virtual_text = virtual_text(unit, i).map(|text| match change {
                         Some(c) => (c.original.clone(), Some(c.migrated.clone())),
-                        None => (text(unit, i), None),
-                    };
-                    ProgramFile { canonical, original, migrated }
+                        None => (text, None),
+                    });
+                    ProgramFile { canonical, virtual_text }
                 })
                 .collect();
             ChangedProgram { label: unit.label(), path: unit.path.clone(), compile: unit.compile.clone(), files }
@@ -49,13 +50,14 @@ fn reading_order(unit: &Unit) -> Vec<usize> {
     std::iter::once(main).chain((1..unit.syntax.files.len()).filter(|i| *i != main)).collect()
 }
 
-/// A file's bytes as the unit reads them: an embedded kernel's or a
-/// program's virtual file is not on disk.
-fn text(unit: &Unit, file: usize) -> Vec<u8> {
+/// The text of an embedded kernel's or a program's virtual file, which is
+/// not on disk (and whose change becomes a host file's or source files'
+/// changes later); `None` for a real file, read when the check runs.
+fn virtual_text(unit: &Unit, file: usize) -> Option<Vec<u8>> {
     let name = &unit.syntax.files[file];
     match (&unit.embedded, &unit.program) {
-        (Some(e), _) if *name == e.virtual_path => e.text.as_bytes().to_vec(),
-        (_, Some(p)) if *name == p.virtual_path => p.text.clone(),
-        _ => unit.text(file).to_vec(),
+        (Some(e), _) if *name == e.virtual_path => Some(e.text.as_bytes().to_vec()),
+        (_, Some(p)) if *name == p.virtual_path => Some(p.text.clone()),
+        _ => None,
     }
 }
