@@ -52,6 +52,7 @@ fn devices_lists_pocl_with_no_generic_address_space_and_target_cl3_0_nogeneric()
     assert!(out.starts_with(POCL), "PoCL is not listed (run scripts/setup):\n{out}{err}");
     assert!(out.contains("generic address space: no, program-scope global variables: no"), "{out}");
     assert!(out.contains("OpenCL C           1.0, 1.1, 1.2, 3.0 (reports \"OpenCL C 1.2"), "{out}");
+    assert!(out.contains("generic support    no (CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT)"), "{out}");
     assert!(out.contains("-cl-std            CL1.0 CL1.1 CL1.2 CL3.0"), "{out}");
     assert!(out.contains("clasp target       cl3.0-nogeneric (it compiles OpenCL C 1.0, 1.1, 1.2, 3.0 (not 2.0)"), "{out}");
 
@@ -67,6 +68,7 @@ fn devices_lists_pocl_with_no_generic_address_space_and_target_cl3_0_nogeneric()
     assert!(features.contains(&"__opencl_c_fp64") && !features.contains(&"__opencl_c_generic_address_space"), "{out}");
     assert_eq!(device["fit"]["target"], "cl3.0-nogeneric");
     assert_eq!(device["fit"]["generic"], false);
+    assert_eq!(device["generic_address_space_support"], false);
     assert_eq!(json["note"], Value::Null);
 }
 

@@ -61,6 +61,7 @@ fn text(platform: &Platform) -> String {
             ("device version", device.version.clone()),
             ("OpenCL C", format!("{versions} (reports \"{}\")", device.opencl_c_version)),
             ("OpenCL C features", features),
+            ("generic support", generic_query(device.generic_address_space_support)),
             ("-cl-std", fit.cl_std.join(" ")),
             ("clasp target", target),
         ] {
@@ -68,6 +69,14 @@ fn text(platform: &Platform) -> String {
         }
     }
     out
+}
+
+/// `CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT`, as the device answers it.
+fn generic_query(answer: Option<bool>) -> String {
+    match answer {
+        Some(on) => format!("{} (CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT)", yes_no(on)),
+        None => "not reported (CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT is an OpenCL 3.0 query)".to_string(),
+    }
 }
 
 fn yes_no(on: bool) -> &'static str {
@@ -90,6 +99,7 @@ fn json(inventory: &Inventory) -> serde_json::Value {
             "opencl_c_all_versions": d.opencl_c_all_versions,
             "opencl_c_features": d.opencl_c_features,
             "compiler_available": d.compiler_available,
+            "generic_address_space_support": d.generic_address_space_support,
             "fit": d.fit(),
         })
     };

@@ -52,6 +52,9 @@ pub struct Device {
     /// `CL_DEVICE_OPENCL_C_FEATURES` (OpenCL 3.0) names; `None` when the device does not answer it.
     pub opencl_c_features: Option<Vec<String>>,
     pub compiler_available: bool,
+    /// `CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT` (OpenCL 3.0); `None` when the device does not answer it.
+    #[serde(default)]
+    pub generic_address_space_support: Option<bool>,
     /// Index among the loader's platforms and the platform's devices: how the worker finds it again.
     pub platform_index: usize,
     pub device_index: usize,

@@ -13,6 +13,7 @@ fn device(c_version: &str, all: &[&str], features: Option<&[&str]>) -> Device {
         opencl_c_all_versions: all.iter().map(|s| s.to_string()).collect(),
         opencl_c_features: features.map(|f| f.iter().map(|s| s.to_string()).collect()),
         compiler_available: true,
+        generic_address_space_support: None,
         platform_index: 0,
         device_index: 0,
     }

@@ -119,6 +119,10 @@ fn device(cl: &OpenCl, platform_index: usize, device_index: usize, id: ffi::Id) 
         opencl_c_all_versions: versions.iter().map(|(_, major, minor)| format!("{major}.{minor}")).collect(),
         opencl_c_features: features.map(|f| f.into_iter().map(|(name, _, _)| name).collect()),
         compiler_available: cl.device_info(id, ffi::CL_DEVICE_COMPILER_AVAILABLE).and_then(|b| ffi::uint(&b)) == Some(1),
+        generic_address_space_support: cl
+            .device_info(id, ffi::CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT)
+            .and_then(|b| ffi::uint(&b))
+            .map(|v| v == 1),
         platform_index,
         device_index,
     }
