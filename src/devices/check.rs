@@ -281,3 +281,45 @@ pub fn summary(check: &DeviceCheck) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(compile: CompileOptions) -> ChangedProgram {
+        let files = ["/p/k/a.cl", "/p/inc/h.h"]
+            .iter()
+            .map(|f| crate::report::ProgramFile { canonical: PathBuf::from(f), virtual_text: None })
+            .collect();
+        ChangedProgram { label: "k/a.cl".into(), path: "k/a.cl".into(), compile, files }
+    }
+
+    #[test]
+    fn devices_get_the_host_options_they_define_and_the_laid_out_tree_first() {
+        let compile = CompileOptions {
+            include_dirs: vec![PathBuf::from("/p/inc")],
+            defines: vec!["N=4".into()],
+            includes: vec![PathBuf::from("/p/inc/h.h"), PathBuf::from("/p/other.h")],
+            clang_extra: ["-cl-mad-enable", "-cl-ext=+cl_khr_fp64", "-fno-builtin", "-w", "-cl-std=CL1.2"]
+                .map(String::from)
+                .to_vec(),
+            ..CompileOptions::default()
+        };
+        let program = program(compile);
+        let shown = options(&program.compile, None, Path::new("/p/k/a.cl"), Some("-cl-std=CL2.0".into()), &program);
+        assert_eq!(shown, "-I/p/k -I/p/inc -DN=4 -include /p/inc/h.h -include /p/other.h -cl-std=CL2.0 -cl-mad-enable -w");
+        let tree = Path::new("/t/result");
+        let built = options(&program.compile, Some(tree), Path::new("/p/k/a.cl"), None, &program);
+        assert_eq!(
+            built,
+            "-I/t/result/p/k -I/p/k -I/t/result/p/inc -I/p/inc -DN=4 -include /t/result/p/inc/h.h -include /p/other.h -cl-mad-enable -w"
+        );
+    }
+
+    #[test]
+    fn clang_default_header_is_not_laid_out_and_blank_paths_are_quoted() {
+        assert!(implicit(Path::new("/usr/lib/llvm-19/lib/clang/19/include/opencl-c-base.h")));
+        assert!(!implicit(Path::new("/p/include/opencl-c-base.h")));
+        assert_eq!(quoted(Path::new("/my dir/inc")), "\"/my dir/inc\"");
+    }
+}

@@ -57,7 +57,7 @@ pub enum Response {
 /// Marks the response line: a driver may print on stdout too.
 const MARK: &str = "clasp-device-worker:";
 
-/// The child's side: one request from stdin, the answer on stdout; exit code 0 unless stdin was unreadable.
+/// The child's side: one request from stdin, the answer on stdout; exit code 0 unless the answer cannot be written.
 pub fn serve(stdin: &mut dyn Read, stdout: &mut dyn Write) -> i32 {
     let mut text = String::new();
     let request: Result<Request, String> = stdin
@@ -70,8 +70,10 @@ pub fn serve(stdin: &mut dyn Read, stdout: &mut dyn Write) -> i32 {
         Err(e) => Response::Failed(format!("unreadable request: {e}")),
     };
     let line = serde_json::to_string(&response).expect("a response serialises");
-    let written = writeln!(stdout, "{MARK}{line}").and_then(|_| stdout.flush());
-    i32::from(written.is_err()) * 2
+    match writeln!(stdout, "{MARK}{line}").and_then(|_| stdout.flush()) {
+        Ok(()) => 0,
+        Err(_) => 2,
+    }
 }
 
 /// Every platform and device the loader lists; no loader or no platform is a note.

@@ -30,7 +30,9 @@ pub fn collect(units: &[Unit], changes: &[FileChange]) -> Vec<ChangedProgram> {
                     ProgramFile { canonical, virtual_text }
                 })
                 .collect();
-            ChangedProgram { label: unit.label(), path: unit.path.clone(), compile: unit.compile.clone(), files }
+            // An embedded kernel's errors are its host file's (its own path is a virtual `host.c:LINE`).
+            let path = unit.embedded.as_ref().map_or_else(|| unit.path.clone(), |e| e.host.clone());
+            ChangedProgram { label: unit.label(), path, compile: unit.compile.clone(), files }
         })
         .collect()
 }
