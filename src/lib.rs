@@ -10,6 +10,7 @@ pub mod codes;
 pub mod commands;
 pub mod config;
 pub mod describe;
+pub mod devices;
 pub mod discover;
 pub mod flowgraph;
 pub mod git;

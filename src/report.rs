@@ -79,6 +79,12 @@ pub struct Migration {
     pub host: HostReport,
     /// Wall time per stage (summed over workers).
     pub timings: Vec<crate::timings::StageTime>,
+    /// `--device-check`: each changed program built by each selected device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_check: Option<crate::devices::check::DeviceCheck>,
+    /// The changed programs, as a device compiler would be given them (for `--device-check`).
+    #[serde(skip)]
+    pub programs: Vec<ChangedProgram>,
 }
 
 /// What clasp found in host files.
@@ -136,4 +142,25 @@ pub struct KeptMember {
     #[serde(flatten)]
     pub member: Member,
     pub why: String,
+}
+
+/// A unit a kept change touches, as a device compiler would build it.
+#[derive(Debug, Clone)]
+pub struct ChangedProgram {
+    /// How reports name the unit (`a.cl`, `host.cpp:42`, `a.cl [fp64]`).
+    pub label: String,
+    pub path: PathBuf,
+    /// The options it was loaded with (the host's, as far as clasp knows them).
+    pub compile: crate::options::CompileOptions,
+    /// Every file it reads, its main text first (an embedded kernel's or a program's virtual file).
+    pub files: Vec<ProgramFile>,
+}
+
+/// A file of a changed program. A real file's bytes are the migration's
+/// change of it, or on disk; a virtual one (an embedded kernel's or a
+/// program's text) keeps its bytes, and its migrated bytes when it changed.
+#[derive(Debug, Clone)]
+pub struct ProgramFile {
+    pub canonical: PathBuf,
+    pub virtual_text: Option<(Vec<u8>, Option<Vec<u8>>)>,
 }

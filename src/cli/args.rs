@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::options::{CompileOptions, InputStd, Target};
+use crate::devices::TargetSpec;
+use crate::options::{CompileOptions, InputStd};
 
 #[derive(Parser, Debug)]
 #[command(name = "clasp", version, about = "Migrate OpenCL C 1.x kernels to OpenCL C 2.0 generic address spaces")]
@@ -34,6 +35,19 @@ pub enum Command {
     /// Rewrite helpers to OpenCL C 2.0 generic pointers; prints a unified diff.
     #[command(after_help = HOST_OPTIONS_HELP)]
     Migrate(MigrateArgs),
+    /// List the installed OpenCL platforms and devices, and which clasp target fits each.
+    Devices(DevicesArgs),
+}
+
+/// `clasp devices`.
+#[derive(Args, Debug)]
+pub struct DevicesArgs {
+    /// Print JSON instead of text (as --format json).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// text (default) or json.
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "json"])]
+    pub format: Option<String>,
 }
 
 /// Where the units and their options come from, for `migrate` and `analyze`.
@@ -64,9 +78,15 @@ pub struct MigrateArgs {
     #[command(flatten)]
     pub discover: DiscoverArgs,
     /// What the result must compile as: cl2.0 (default), cl3.0 (with the generic
-    /// and program-scope-global features) or cl3.0-nogeneric.
-    #[arg(long, value_parser = Target::parse)]
-    pub target: Option<Target>,
+    /// and program-scope-global features), cl3.0-nogeneric, or device[:NAME,...]
+    /// (the strongest target every installed device, or the named ones, supports).
+    #[arg(long, value_parser = TargetSpec::parse)]
+    pub target: Option<TargetSpec>,
+    /// After verification, build every changed program with each device's compiler
+    /// (the selected devices with --target device:NAME, else all): a result a device
+    /// rejects while it builds the original is an error, unless =report.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "error", value_enum)]
+    pub device_check: Option<crate::devices::check::Mode>,
     #[command(flatten)]
     pub project: ProjectArgs,
     /// Apply the changes in place (atomically).
@@ -216,9 +236,9 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
     /// The target each unit is also compiled as, unchanged: cl2.0 (default, or
-    /// clasp.toml's), cl3.0, cl3.0-nogeneric.
-    #[arg(long, value_parser = Target::parse)]
-    pub target: Option<Target>,
+    /// clasp.toml's), cl3.0, cl3.0-nogeneric, or device[:NAME,...] (the devices').
+    #[arg(long, value_parser = TargetSpec::parse)]
+    pub target: Option<TargetSpec>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

@@ -27,7 +27,8 @@ impl<'a> From<&'a AnalyzeArgs> for Inputs<'a> {
             discover: &args.discover,
             project: &args.project,
             compile: &args.compile,
-            target: args.target,
+            // `--target device` is resolved by the command, which sets the target it chose.
+            target: args.target.as_ref().and_then(crate::devices::TargetSpec::fixed),
         }
     }
 }
@@ -39,7 +40,8 @@ impl<'a> From<&'a MigrateArgs> for Inputs<'a> {
             discover: &args.discover,
             project: &args.project,
             compile: &args.compile,
-            target: args.target,
+            // `--target device` is resolved by the command, which sets the target it chose.
+            target: args.target.as_ref().and_then(crate::devices::TargetSpec::fixed),
         }
     }
 }

@@ -7,6 +7,7 @@
 mod bad_input;
 mod build_options;
 mod configurations;
+mod devices;
 mod discovery;
 mod errors;
 mod isolation;

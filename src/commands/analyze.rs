@@ -39,7 +39,13 @@ pub fn run(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 }
 
 fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
-    let project = Project::resolve(Inputs::from(args)).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
+    let selected = super::devices::Selected::resolve(args.target.as_ref(), false)?;
+    if let Some(selected) = &selected {
+        selected.say(stderr);
+    }
+    let mut inputs = Inputs::from(args);
+    inputs.target = selected.as_ref().and_then(super::devices::Selected::target).or(inputs.target);
+    let project = Project::resolve(inputs).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
     crate::isolation::announce_timeout(project.timeout);
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;

@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::devices::Selected;
 use super::Stop;
 use crate::cli::args::{Format, MigrateArgs};
 use crate::cli::project::{Inputs, Project};
@@ -22,22 +23,65 @@ pub fn run(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 
 fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
-    let project = Project::resolve(Inputs::from(args))?;
+    let selected = Selected::resolve(args.target.as_ref(), args.device_check.is_some())?;
+    let mut inputs = Inputs::from(args);
+    inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
+    let project = Project::resolve(inputs)?;
     crate::isolation::announce_timeout(project.timeout);
     let options = options(args, &project, project.edit_root(args.root.as_deref())?);
     let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
     options.progress.finish();
     add_unreadable(&mut migration, project.unreadable);
+    let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
     if args.write && !args.allow_dirty {
         refuse_dirty_files(&mut migration);
     }
-    if args.write || args.out_dir.is_some() {
+    if (args.write || args.out_dir.is_some()) && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
     migration.timings = crate::timings::stages();
     print_report(args, &migration, stdout);
-    print_diagnostics(args, &migration, project.host, options.target, stderr);
+    if let Some(selected) = &selected {
+        selected.say(stderr);
+    }
+    print_diagnostics(args, &migration, project.host, options.target, &device_lines, stderr);
     Ok(exit_code(args, &migration))
+}
+
+/// `--device-check`: the changed programs built by the selected devices;
+/// their verdicts become errors (or warnings, `=report`) and summary lines.
+fn device_check(
+    args: &MigrateArgs,
+    selected: Option<&Selected>,
+    target: crate::options::Target,
+    migration: &mut Migration,
+) -> Vec<String> {
+    let (Some(mode), Some(selected)) = (args.device_check, selected) else { return Vec::new() };
+    match crate::devices::check::check(migration, &selected.devices(), target) {
+        Ok(check) => {
+            crate::devices::check::judge(&check, mode, migration);
+            let lines = crate::devices::check::summary(&check);
+            migration.device_check = Some(check);
+            lines
+        }
+        Err(message) => {
+            migration.errors.push(FileError { path: PathBuf::new(), message: format!("clasp: error: device check: {message}") });
+            Vec::new()
+        }
+    }
+}
+
+/// Whether a device rejected a result (`--device-check`, not `=report`):
+/// then nothing is written, said once.
+fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
+    let rejected = args.device_check == Some(crate::devices::check::Mode::Error)
+        && migration.device_check.as_ref().is_some_and(|c| c.programs.iter().any(|p| p.devices.iter().any(|v| v.regressed())));
+    if rejected {
+        let message =
+            "clasp: error: not writing: a device rejects a migrated program (see above; --device-check=report writes anyway)";
+        migration.errors.push(FileError { path: PathBuf::new(), message: message.to_string() });
+    }
+    rejected
 }
 
 /// The migration's options: the project's and the command line's.
@@ -132,6 +176,7 @@ fn print_diagnostics(
     migration: &Migration,
     host_note: bool,
     target: crate::options::Target,
+    device_lines: &[String],
     stderr: &mut dyn Write,
 ) {
     for e in &migration.errors {
@@ -149,6 +194,9 @@ fn print_diagnostics(
         host_note.then(|| render::host_note(migration, &crate::rules::host_build_options::std_flag(target))).flatten()
     {
         let _ = writeln!(stderr, "{note}");
+    }
+    for line in device_lines {
+        let _ = writeln!(stderr, "{line}");
     }
     let _ = writeln!(stderr, "{}", render::summary(migration));
     if let Some(times) = crate::timings::report() {

@@ -4,6 +4,7 @@
 //! drive it in-process.
 
 pub mod analyze;
+pub mod devices;
 pub mod migrate;
 
 use std::io::Write;
@@ -16,6 +17,7 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
     match crate::cli::parse(args, stdout, stderr) {
         Ok(Command::Analyze(args)) => analyze::run(&args, stdout, stderr),
         Ok(Command::Migrate(args)) => migrate::run(&args, stdout, stderr),
+        Ok(Command::Devices(args)) => devices::run(&args, stdout, stderr),
         Err(code) => code,
     }
 }

@@ -8,6 +8,7 @@
 //! every function.
 
 mod account;
+mod device_programs;
 mod host;
 mod plan;
 mod programs;
@@ -59,6 +60,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.unmerged = plan.unmerged.clone();
     result.warnings.extend(plan.warnings.iter().cloned());
     result.changes = crate::timings::time("changes", || changes(&units, &plan, &settled, &mut result.errors));
+    result.programs = device_programs::collect(&units, &result.changes);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
     result.functions =
