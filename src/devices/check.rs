@@ -99,7 +99,9 @@ pub fn check(migration: &Migration, devices: &[(&Platform, &Device)], target: Ta
     }
     // In the scratch directory: some drivers (PoCL) compile the source as a
     // file of the current directory, whose headers would win over the tree's.
-    let mut built = worker::builds(builds, scratch.path())?.into_iter();
+    // A driver that hangs is bounded by --timeout like any compile (the supervisor ends the batch).
+    let built = crate::isolation::phase(crate::isolation::Phase::Compiling, || worker::builds(builds, scratch.path()));
+    let mut built = built?.into_iter();
     let mut next = || built.next().map(verdict).ok_or("the device worker answered fewer builds than asked");
     let mut checks = Vec::new();
     for (program, (original, result)) in programs.iter().zip(&sides) {
