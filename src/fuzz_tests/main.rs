@@ -55,6 +55,9 @@ fn main() {
         let cases = if budget.is_some() { BATCH } else { CASES };
         executions += run_batch(&seeds, seed, cases);
         batches += 1;
+        if budget.is_some() && batches % 10 == 0 {
+            eprintln!("fuzz: {executions} executions, {:.0} s", started.elapsed().as_secs_f64());
+        }
         let over = budget.is_none_or(|b| started.elapsed() >= Duration::from_secs(b));
         if over {
             break;
@@ -117,11 +120,20 @@ fn check(seed: &Seed, mutations: &[Mutation]) -> Result<(), TestCaseError> {
         tokens.apply(m);
     }
     let text = tokens.text();
+    // Kept if the case crashes the process (a crash in clang or LLVM that no unwinding catches).
+    let in_flight = failures_dir().join(format!("in-flight-{}", seed.name));
+    std::fs::write(&in_flight, &text).unwrap();
+    let outcome = check_text(seed, &text);
+    let _ = std::fs::remove_file(&in_flight);
+    outcome
+}
+
+fn check_text(seed: &Seed, text: &[u8]) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
     let kernel = dir.path().join(&seed.name);
-    std::fs::write(&kernel, &text).unwrap();
+    std::fs::write(&kernel, text).unwrap();
     let failed = |what: String| {
-        let saved = save_failure(&seed.name, &text);
+        let saved = save_failure(&seed.name, text);
         TestCaseError::fail(format!("{}: {what}\n(the mutated kernel is saved as {})", seed.name, saved.display()))
     };
     let out = dir.path().join("out");
@@ -221,9 +233,14 @@ fn save_failure(name: &str, text: &[u8]) -> PathBuf {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut hasher);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-failures");
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join(format!("{:016x}-{name}", hasher.finish()));
+    let path = failures_dir().join(format!("{:016x}-{name}", hasher.finish()));
     let _ = std::fs::write(&path, text);
     path
+}
+
+/// target/fuzz-failures/, created.
+fn failures_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-failures");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
