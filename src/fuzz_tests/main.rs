@@ -42,6 +42,10 @@ struct Seed {
 }
 
 fn main() {
+    if let Some(path) = std::env::var_os("CLASP_FUZZ_REPLAY") {
+        return replay(Path::new(&path));
+    }
+    replay_found();
     let seeds = seeds();
     let budget = std::env::var("CLASP_FUZZ_SECONDS").ok().and_then(|s| s.parse::<u64>().ok());
     let started = Instant::now();
@@ -55,7 +59,7 @@ fn main() {
         let cases = if budget.is_some() { BATCH } else { CASES };
         executions += run_batch(&seeds, seed, cases);
         batches += 1;
-        if budget.is_some() && batches % 10 == 0 {
+        if budget.is_some() && batches.is_multiple_of(10) {
             eprintln!("fuzz: {executions} executions, {:.0} s", started.elapsed().as_secs_f64());
         }
         let over = budget.is_none_or(|b| started.elapsed() >= Duration::from_secs(b));
@@ -71,6 +75,31 @@ fn main() {
         CHANGED.load(Ordering::Relaxed),
         ERRORS.load(Ordering::Relaxed),
     );
+}
+
+/// Every case the fuzzer found, kept under `fixtures/fuzz/`, checked again first.
+fn replay_found() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    found.sort();
+    assert!(!found.is_empty(), "{} holds the cases the fuzzer found", dir.display());
+    for path in &found {
+        replay(path);
+    }
+}
+
+/// Checks one kernel again (`scripts/fuzz --replay FILE`); a saved failure's
+/// name (`HASH-fixture.cl`) loses its hash.
+fn replay(path: &Path) {
+    let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let file_name = path.file_name().unwrap().to_string_lossy();
+    let hashed = file_name.split_once('-').filter(|(hash, _)| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()));
+    let name = hashed.map_or(&*file_name, |(_, fixture)| fixture).to_string();
+    let seed = Seed { name, tokens: Tokens::new(&text, &[]) };
+    match check_text(&seed, &text) {
+        Ok(()) => println!("fuzz: {} passes every invariant", path.display()),
+        Err(e) => panic!("fuzz: {}: {e}", path.display()),
+    }
 }
 
 /// Runs `cases` cases from `seed`; panics (failing the test) on the first
@@ -222,7 +251,11 @@ fn compiles_as_target_and_equivalent(original: &Path, migrated: &[u8], equivalen
     );
     match found {
         Ok(e) if e.different.is_empty() => Ok(()),
-        Ok(e) => Err(format!("kernels differ after migration: {:?}", e.different.iter().map(|d| &d.kernel).collect::<Vec<_>>())),
+        Ok(e) => {
+            let first =
+                e.different.iter().map(|d| format!("{}: `{}` became `{}`", d.kernel, d.original.trim(), d.migrated.trim()));
+            Err(format!("kernels differ after migration: {}", first.collect::<Vec<_>>().join("; ")))
+        }
         // The original does not compile for the equivalence triple: clasp then relies on the recompile, as here.
         Err(_) => Ok(()),
     }

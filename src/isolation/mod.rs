@@ -14,6 +14,7 @@
 
 use std::io::Write;
 
+mod exit;
 pub mod supervisor;
 pub mod worker;
 

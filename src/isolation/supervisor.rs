@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use super::worker::{Phase, EXCLUDED_VARIABLE, EXIT_CAUGHT_CRASH, JOBS_VARIABLE, LOG_VARIABLE};
+use super::worker::{Phase, EXCLUDED_VARIABLE, JOBS_VARIABLE, LOG_VARIABLE};
 
 /// The time limit on a phase until the worker says the project's.
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
@@ -100,11 +100,11 @@ impl Batch {
     }
 
     fn ended(&mut self, status: ExitStatus, log: Log) -> Next {
-        if status.code() == Some(EXIT_CAUGHT_CRASH) {
-            if let Some((unit, what)) = log.caught {
-                let why = format!("clang crashed on this unit ({what}); nothing of this unit is written");
-                return self.exclude(Some(unit).filter(|u| !u.is_empty()), why);
-            }
+        // A caught crash names its unit, whatever the worker's end looked like (the other
+        // threads it left running may still have brought it down on the way out).
+        if let Some((unit, what)) = log.caught {
+            let why = format!("clang crashed on this unit ({what}); nothing of this unit is written");
+            return self.exclude(Some(unit).filter(|u| !u.is_empty()), why);
         }
         let died = match (status.code(), status.signal()) {
             (Some(EXIT_PANIC), _) => "clasp panicked".to_string(),
@@ -272,6 +272,7 @@ impl Log {
 
 #[cfg(test)]
 mod tests {
+    use super::super::worker::EXIT_CAUGHT_CRASH;
     use super::*;
 
     fn log_of(lines: &[&str]) -> Log {
@@ -334,6 +335,10 @@ mod tests {
             batch.excluded["a.cl"],
             "clang crashed on this unit (clang crashed while compiling it); nothing of this unit is written"
         );
+        // A caught crash names its unit even when the worker then died of another thread's fault.
+        let log = log_of(&["U 1 b.cl", "U 2 c.cl", "F b.cl\tlibclang crashed while parsing"]);
+        assert!(matches!(batch.learn(Outcome::Ended { status: killed_by(6), log }), Next::Again));
+        assert!(batch.excluded.contains_key("b.cl") && !batch.excluded.contains_key("c.cl") && !batch.one_thread);
         // The same unit failing again after it was taken out is not looped on.
         let log = log_of(&["F a.cl\tclang crashed while compiling it"]);
         assert!(matches!(batch.learn(Outcome::Ended { status: exited(EXIT_CAUGHT_CRASH), log }), Next::Fail(_)));

@@ -141,8 +141,10 @@ pub fn crashed(what: &str) {
     }
     let label = UNIT.with(|u| u.borrow().clone()).unwrap_or_default();
     write_line(&format!("F {label}\t{}", what.trim()));
-    // Not `abort`: that would print LLVM's crash banner a second time.
-    std::process::exit(EXIT_CAUGHT_CRASH);
+    // At once: no destructor or exit handler runs while other threads still use
+    // clang (an `exit` here once ended in "pure virtual method called"), and no
+    // `abort`, which would print LLVM's crash banner a second time.
+    super::exit::now(EXIT_CAUGHT_CRASH)
 }
 
 /// Why the supervisor took the unit `label` out of the batch, if it did.

@@ -205,11 +205,16 @@ mod tests {
     /// through the overlay, as `migrate` does) as 2.0, and compares their
     /// kernels. Needs clang-19: fails, never skips, without it.
     fn check_equivalent(original: &str, migrated: &str) -> Equivalence {
+        check_equivalent_read_as(None, original, migrated)
+    }
+
+    /// `check_equivalent` with the original read with `original_std` (the default standard without).
+    fn check_equivalent_read_as(original_std: Option<&[String]>, original: &str, migrated: &str) -> Equivalence {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("unit.cl");
         std::fs::write(&path, original).unwrap();
         let options = CompileOptions::default();
-        let original_args = options.clang_args_for(None, EQUIVALENCE_TRIPLE);
+        let original_args = options.clang_args_for(original_std, EQUIVALENCE_TRIPLE);
         let target_args = options.clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE);
         let replaced = BTreeMap::from([(path.clone(), migrated.as_bytes().to_vec())]);
         // The result must compile as 2.0 on its own, or the test proves nothing.
@@ -259,6 +264,21 @@ mod tests {
             }\n";
         let migrated = edited(original, &[("first(__local pair_t *p)", "first(pair_t *p)")]);
         assert_equal(&check_equivalent(original, &migrated), 1);
+    }
+
+    #[test]
+    fn a_variable_no_kernel_writes_given_constant_is_equivalent_where_its_loads_fold() {
+        // Read as 2.0, an unqualified program-scope variable is __global; given __constant (the
+        // space clasp infers for data only read), its loads at constant indices fold to the
+        // initialiser. No host API writes a program-scope variable, so both are read-only data.
+        let original = "int offsets[2] = {1, 2};\n__kernel void k(__global int *out) { out[0] = offsets[0] * 3 + offsets[1]; }\n";
+        let migrated = edited(original, &[("int offsets[2]", "__constant int offsets[2]")]);
+        let as_20 = Target::Cl20.std_flags();
+        assert_equal(&check_equivalent_read_as(Some(&as_20), original, &migrated), 1);
+        // The same move with another initialiser is caught, folded or not.
+        let changed = edited(original, &[("int offsets[2] = {1, 2}", "__constant int offsets[2] = {1, 3}")]);
+        let found = check_equivalent_read_as(Some(&as_20), original, &changed);
+        assert!(!found.different.is_empty(), "{found:?}");
     }
 
     #[test]

@@ -54,8 +54,8 @@ pub fn equivalence_args(language_args: &[String]) -> Vec<String> {
 /// prove less, and the corpus shows they do not), at about 60% of the
 /// pipeline time (no loop passes, no vectorisers).
 pub const EQUIVALENCE_PIPELINE: &str =
-    "cgscc(inline),function(sroa,infer-address-spaces,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>,\
-     simplifycfg,sroa,early-cse<memssa>,gvn,instcombine<no-verify-fixpoint>,simplifycfg,adce)";
+    "globalopt,cgscc(inline),function(sroa,infer-address-spaces,early-cse,infer-address-spaces,instcombine<no-verify-fixpoint>,\
+     simplifycfg,sroa,early-cse<memssa>,gvn,instcombine<no-verify-fixpoint>,simplifycfg,adce),globaldce";
 
 /// The inliner threshold for `EQUIVALENCE_PIPELINE`: no helper is too big.
 pub const INLINE_THRESHOLD: i32 = 1_000_000;
@@ -126,6 +126,16 @@ pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), Pip
         }
         f.add_attribute(AttributeLoc::Function, always);
         f.set_linkage(Linkage::Internal);
+    }
+    // Program-scope variables are internal too: no host API writes one, so a
+    // variable no kernel stores to is read-only data whatever its space, and
+    // `globalopt` (first in the pipeline) marks it constant on both sides
+    // alike. Else a table given `__constant` folds its loads on one side only.
+    // `globaldce` (last) removes on both sides a table whose every load folded.
+    for g in module.get_globals() {
+        if g.get_initializer().is_some() && !g.get_name().to_bytes().starts_with(b"llvm.") {
+            g.set_linkage(Linkage::Internal);
+        }
     }
     let machine = target_machine(&module.get_triple())?;
     let options = PassBuilderOptions::create();

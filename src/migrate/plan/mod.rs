@@ -61,6 +61,13 @@ impl ChangeSet {
         self.fixes.iter().map(|f| f.link_name.clone()).chain(self.links.iter().cloned()).collect()
     }
 
+    /// Whether it changes a program-scope variable (a fix that is not a
+    /// function's): kernels read such a variable directly, not only through
+    /// the functions the set changes.
+    pub fn changes_program_scope_data(&self) -> bool {
+        self.fixes.iter().any(|f| f.link_name.is_empty())
+    }
+
     /// The functions the set changes, for messages: `a`, `b`.
     pub fn functions(&self) -> String {
         let names: BTreeSet<&str> = self.fixes.iter().map(|f| f.function.as_str()).collect();

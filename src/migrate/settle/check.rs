@@ -81,6 +81,18 @@ pub(super) struct Baseline {
 /// A check of some of a unit's sets, and what it found.
 pub(super) type Checked = (BTreeSet<SetId>, Result<Passed, Failure>);
 
+/// The kernels of `unit` that `sets` can change: those running a function a
+/// set changes, or every kernel when a set changes a program-scope variable
+/// (a kernel may read it directly; a load of a variable made `__constant`
+/// can fold to its initialiser, which only a comparison of that kernel sees).
+fn kernels_changed<'s>(unit: &Unit, plan: &Plan, sets: impl Iterator<Item = &'s SetId> + Clone) -> BTreeSet<String> {
+    if sets.clone().any(|id| plan.sets[*id].changes_program_scope_data()) {
+        return unit.ir.functions.iter().filter(|f| f.is_kernel).map(|f| f.name.clone()).collect();
+    }
+    let changed = sets.flat_map(|id| plan.sets[*id].link_names()).collect();
+    unit.ir.kernels_reaching(&changed)
+}
+
 impl<'a> Checker<'a> {
     pub(super) fn new(units: &'a [Unit], plan: &'a Plan, options: &'a MigrateOptions, memo: &'a Memo) -> Checker<'a> {
         let target_flags = options.target.std_flags();
@@ -92,14 +104,7 @@ impl<'a> Checker<'a> {
             target_args: units.iter().map(|u| u.compile.clang_args(Some(&target_flags))).collect(),
             result_args: units.iter().map(|u| u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE)).collect(),
             files: units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect(),
-            kernels: units
-                .iter()
-                .zip(&plan.unit_sets)
-                .map(|(unit, sets)| {
-                    let changed = sets.iter().flat_map(|id| plan.sets[*id].link_names()).collect();
-                    unit.ir.kernels_reaching(&changed)
-                })
-                .collect(),
+            kernels: units.iter().zip(&plan.unit_sets).map(|(unit, sets)| kernels_changed(unit, plan, sets.iter())).collect(),
         }
     }
 
@@ -158,10 +163,9 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The kernels of unit `u` that run a function set `id` changes.
+    /// The kernels of unit `u` that set `id` can change.
     pub(super) fn kernels_of_set(&self, u: UnitId, id: SetId) -> BTreeSet<String> {
-        let changed = self.plan.sets[id].link_names();
-        self.units[u].ir.kernels_reaching(&changed)
+        kernels_changed(&self.units[u], self.plan, [id].iter())
     }
 
     /// Recompiles unit `u` with `sets` applied and compares its kernels with the original's.
