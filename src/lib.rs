@@ -30,6 +30,7 @@ pub mod root;
 pub mod rules;
 pub mod sarif;
 pub mod source;
+pub mod summary;
 pub mod syntax;
 pub mod targets;
 pub mod text;

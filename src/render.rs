@@ -29,7 +29,7 @@ pub fn diff(change: &FileChange) -> Vec<u8> {
 
 /// A path as clang names it (`kernels/../include/a.h`), tidied for people
 /// and for `git apply`, which refuses `..`: `include/a.h`.
-fn display_path(path: &Path) -> String {
+pub fn display_path(path: &Path) -> String {
     let mut parts: Vec<std::path::Component> = Vec::new();
     for part in path.components() {
         match part {
@@ -93,76 +93,6 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
     lines.sort();
     lines.dedup();
     lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()
-}
-
-/// `clasp: 3 files, 5 functions migrated (verified), 2 refused (1 builtin-pin,
-/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted once.
-pub fn summary(migration: &Migration) -> String {
-    let (mut verified, mut unverified, mut unchanged) = (0, 0, 0);
-    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-    for f in &migration.functions {
-        match &f.outcome {
-            Outcome::Migrated { verified: true } => verified += 1,
-            Outcome::Migrated { verified: false } => unverified += 1,
-            Outcome::Unchanged => unchanged += 1,
-            Outcome::Refused { reason, .. } => *reasons.entry(reason.as_str()).or_default() += 1,
-        }
-    }
-    let migrated = match (verified, unverified) {
-        (0, 0) => "0 functions migrated".to_string(),
-        (v, 0) => format!("{} migrated (verified)", crate::text::plural(v, "function", "")),
-        (0, u) => format!("{} migrated (not verified)", crate::text::plural(u, "function", "")),
-        (v, u) => format!("{} migrated ({v} verified, {u} unverified)", crate::text::plural(v + u, "function", "")),
-    };
-    let refused: usize = reasons.values().sum();
-    let refused = if refused == 0 {
-        "0 refused".to_string()
-    } else {
-        let parts: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        format!("{refused} refused ({})", parts.join(", "))
-    };
-    let merged = if migration.merges.is_empty() && migration.unmerged.is_empty() {
-        String::new()
-    } else {
-        let deleted: usize = migration.merges.iter().map(|m| m.members.len() - 1).sum();
-        format!(
-            ", {} merged ({} deleted), {} not merged",
-            crate::text::plural(migration.merges.len(), "duplicate group", ""),
-            crate::text::plural(deleted, "definition", ""),
-            migration.unmerged.len()
-        )
-    };
-    // Program-scope variables are not functions: counted apart (each once, however many files show it).
-    let variables: std::collections::BTreeSet<(&Path, u32)> = migration
-        .changes
-        .iter()
-        .flat_map(|c| c.fixes.iter())
-        .filter(|f| f.rule == Code::ConstantToGlobal || f.rule == Code::InferProgramScopeSpace)
-        .map(|f| (f.file.as_path(), f.line))
-        .collect();
-    let merged = if variables.is_empty() {
-        merged
-    } else {
-        format!("{merged}, {} given a new space", crate::text::plural(variables.len(), "program-scope variable", ""))
-    };
-    let merged = format!("{merged}{}", host_summary(migration));
-    format!(
-        "clasp: {}, {migrated}{merged}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
-        crate::text::plural(migration.files_seen, "file", ""),
-        migration.unanalysable.len(),
-        crate::text::plural(migration.errors.len(), "error", "")
-    )
-}
-
-/// `, 2 build calls edited (1 untraced, 0 unlinked)`: the host's build calls, when the batch has any.
-fn host_summary(migration: &Migration) -> String {
-    let calls = &migration.host.build_calls;
-    if calls.is_empty() {
-        return String::new();
-    }
-    let count = |status: BuildStatus| calls.iter().filter(|c| c.status == status).count();
-    let edited = crate::text::plural(count(BuildStatus::Edited), "build call", "edited");
-    format!(", {edited} ({} untraced, {} unlinked)", count(BuildStatus::Untraced), count(BuildStatus::Unlinked))
 }
 
 /// When kernels changed and no host build call was found for them: which

@@ -98,7 +98,8 @@ pub struct MigrateArgs {
     /// Print counts per rule and per refusal reason instead of the diff.
     #[arg(long, conflicts_with_all = ["json", "format"])]
     pub statistics: bool,
-    /// Only report; exit 1 when changes are pending.
+    /// Write nothing: print the diff that would be applied (with --quiet, only the
+    /// files that would change) and exit 1 when changes are pending.
     #[arg(long, conflicts_with = "out_dir")]
     pub check: bool,
     /// Write migrated copies under DIR, mirroring relative paths.
@@ -133,7 +134,8 @@ pub struct MigrateArgs {
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
     #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse)]
     pub globals: crate::options::GlobalsPolicy,
-    /// No progress bar (it is only drawn when stderr is a terminal anyway).
+    /// No progress bar (it is only drawn when stderr is a terminal anyway); with
+    /// --check, the names of the files that would change instead of their diff.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.

@@ -6,6 +6,7 @@
 
 mod bad_input;
 mod build_options;
+mod check;
 mod configurations;
 mod devices;
 mod discovery;

@@ -103,7 +103,7 @@ fn statistics_count_each_change_once_by_code() {
     1  unrepairable-unit   withdrawn
 "
     );
-    assert!(!stdout.contains("---") && stderr.contains("1 program-scope variable given a new space"), "{stderr}");
+    assert!(!stdout.contains("---") && stderr.contains("1 program-scope variable would get a new space"), "{stderr}");
     // Exit codes are those of the run: 1 with --check when changes are pending.
     let (code, stdout, stderr) = clasp(&["migrate", "-q", "--statistics", "--check", "fixtures/migrate/header_conflict"]);
     assert_eq!(code, 1, "{stderr}");

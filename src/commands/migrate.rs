@@ -14,6 +14,7 @@ use crate::cli::project::{Inputs, Project};
 use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
 use crate::migrate::{migrate, FileError, MigrateOptions, Migration};
 use crate::render;
+use crate::summary::Mode;
 use crate::unit::Workbench;
 
 /// Runs `clasp migrate` and returns its exit code.
@@ -145,8 +146,9 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
     migration.errors.extend(failed);
 }
 
-/// The report on stdout: JSON, SARIF, statistics, or the diff (unless the
-/// changes were only checked or were written).
+/// The report on stdout: JSON, SARIF, statistics, or the diff. Written
+/// changes are not shown again; `--check --quiet` lists the files that
+/// would change instead of their diff, as `black --check` names them.
 fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Write) {
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
@@ -159,13 +161,18 @@ fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Writ
         Format::Diff if args.statistics => {
             let _ = write!(stdout, "{}", render::statistics(migration));
         }
-        Format::Diff if !args.check && !args.write && args.out_dir.is_none() => {
+        Format::Diff if args.write || args.out_dir.is_some() => {}
+        Format::Diff if args.check && args.quiet => {
+            for change in &migration.changes {
+                let _ = writeln!(stdout, "{}", render::display_path(&change.path));
+            }
+        }
+        Format::Diff => {
             for change in &migration.changes {
                 // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
                 let _ = stdout.write_all(&render::diff(change));
             }
         }
-        Format::Diff => {}
     }
 }
 
@@ -198,7 +205,8 @@ fn print_diagnostics(
     for line in device_lines {
         let _ = writeln!(stderr, "{line}");
     }
-    let _ = writeln!(stderr, "{}", render::summary(migration));
+    let mode = if args.write || args.out_dir.is_some() { Mode::Written } else { Mode::DryRun };
+    let _ = writeln!(stderr, "{}", crate::summary::summary(migration, mode));
     if let Some(times) = crate::timings::report() {
         let _ = writeln!(stderr, "{times}");
     }
