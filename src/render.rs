@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
-use crate::report::{BuildStatus, FileChange, Migration, Outcome};
+use crate::report::{BuildStatus, FileChange, FileError, Migration, Outcome};
 
 /// A `git apply`-able unified diff of one file, over its bytes: lines in
 /// any encoding are shown as they are, so applying it reproduces the file.
@@ -43,14 +43,28 @@ pub fn display_path(path: &Path) -> String {
     parts.iter().collect::<PathBuf>().display().to_string()
 }
 
-/// One line per fix and refusal: `file:line: rule: message`.
+/// A place in a file and what is said about it, in the order explanations are listed.
+type Explained = (PathBuf, u32, u32, String);
+
+/// One line per fix and refusal: `file:line:col: rule: message`.
 pub fn explanations(migration: &Migration) -> Vec<String> {
     let mut lines = Vec::new();
     for change in &migration.changes {
         for fix in &change.fixes {
-            lines.push((fix.file.clone(), fix.line, format!("{}: {}", fix.rule, fix.message)));
+            lines.push((fix.file.clone(), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)));
         }
     }
+    lines.extend(refusals(migration));
+    lines.extend(host_calls(migration));
+    // A fix editing several files (a merge) is listed with each: explained once.
+    lines.sort();
+    lines.dedup();
+    lines.into_iter().map(|(file, line, col, text)| format!("{}:{line}:{col}: {text}", display_path(&file))).collect()
+}
+
+/// Declarations refused, functions withdrawn by verification and duplicate groups not merged.
+fn refusals(migration: &Migration) -> Vec<Explained> {
+    let mut lines = Vec::new();
     for r in &migration.refusals {
         let verdict = if r.blocking { "cannot repair" } else { "refused" };
         let subject = if r.function.is_empty() {
@@ -58,24 +72,27 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
         } else {
             format!("`{}` of `{}`", r.name, r.function)
         };
-        lines.push((r.file.clone(), r.line, format!("{verdict} {}: {subject}: {}", r.reason, r.detail)));
+        lines.push((r.file.clone(), r.line, r.col, format!("{verdict} {}: {subject}: {}", r.reason, r.detail)));
     }
     for f in &migration.functions {
         if let Outcome::Refused { reason, detail } = &f.outcome {
             if reason.withdraws() {
-                lines.push((f.file.clone(), f.line, format!("withdrawn {reason}: `{}`: {detail}", f.name)));
+                lines.push((f.file.clone(), f.line, f.col, format!("withdrawn {reason}: `{}`: {detail}", f.name)));
             }
         }
     }
     for group in &migration.unmerged {
         if let Some(first) = group.members.first() {
-            lines.push((
-                first.file.clone(),
-                first.line,
-                format!("not merged {}: {}: {}", group.reason, group.names(), group.detail),
-            ));
+            let text = format!("not merged {}: {}: {}", group.reason, group.names(), group.detail);
+            lines.push((first.file.clone(), first.line, first.col, text));
         }
     }
+    lines
+}
+
+/// Host build calls left as they are, with why.
+fn host_calls(migration: &Migration) -> Vec<Explained> {
+    let mut lines = Vec::new();
     for call in migration.host.build_calls.iter().filter(|c| c.status != BuildStatus::Edited) {
         let status = match call.status {
             BuildStatus::Untraced => "untraced",
@@ -83,16 +100,21 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
             _ => "unchanged",
         };
         let program = call.program.as_deref().map(|p| format!(" ({p})")).unwrap_or_default();
-        lines.push((
-            call.file.clone(),
-            call.line,
-            format!("{} {status}: {}{program}: {}", Code::HostBuildOptions, call.api, call.detail),
-        ));
+        let text = format!("{} {status}: {}{program}: {}", Code::HostBuildOptions, call.api, call.detail);
+        lines.push((call.file.clone(), call.line, call.col, text));
     }
-    // A fix editing several files (a merge) is listed with each: explained once.
-    lines.sort();
-    lines.dedup();
-    lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()
+    lines
+}
+
+/// An error as printed: one about a whole file (`a.cl: error: cannot read`)
+/// is placed at its first line and column, so that every error line starts
+/// `file:line:col: error:` for editors' and CI's problem matchers.
+pub fn error_message(error: &FileError) -> String {
+    let whole_file = format!("{}: error: ", error.path.display());
+    match error.message.strip_prefix(&whole_file) {
+        Some(rest) if !error.path.as_os_str().is_empty() => format!("{}:1:1: error: {rest}", error.path.display()),
+        _ => error.message.clone(),
+    }
 }
 
 /// When kernels changed and no host build call was found for them: which

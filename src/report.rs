@@ -29,6 +29,7 @@ pub enum Outcome {
 pub struct FunctionAccount {
     pub file: PathBuf,
     pub line: u32,
+    pub col: u32,
     pub name: String,
     pub kernel: bool,
     #[serde(flatten)]

@@ -106,7 +106,7 @@ pub struct MigrateArgs {
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// Worker threads (default: one per core); the output is the same for any number.
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(short = 'j', long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<u32>,
     /// Only files under DIR are edited (default: the enclosing git work tree
     /// of the paths, else their deepest common directory).
@@ -241,10 +241,42 @@ pub struct AnalyzeArgs {
     /// clasp.toml's), cl3.0, cl3.0-nogeneric, or device[:NAME,...] (the devices').
     #[arg(long, value_parser = TargetSpec::parse)]
     pub target: Option<TargetSpec>,
-    /// Print JSON instead of text.
-    #[arg(long)]
+    /// Print JSON instead of text (as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// What to print on stdout: text (default; `diff` is accepted for it, as
+    /// `migrate` takes it) or json.
+    #[arg(long, value_enum)]
+    pub format: Option<AnalyzeFormat>,
+    /// No count of the files analysed on stderr (errors are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Files, or directories searched for *.cl.
     #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+}
+
+impl AnalyzeArgs {
+    /// Whether the report is JSON (`--json` or `--format json`).
+    pub fn json(&self) -> bool {
+        self.json || self.format == Some(AnalyzeFormat::Json)
+    }
+}
+
+/// The report `analyze` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AnalyzeFormat {
+    /// Per unit, as it goes.
+    #[value(alias = "diff")]
+    Text,
+    Json,
+}
+
+/// `-j N`: at least one worker; `-j 0` is refused with what to do instead.
+fn parse_jobs(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(0) => Err("at least 1 worker thread is needed; leave -j out for one per core".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a number of worker threads")),
+    }
 }

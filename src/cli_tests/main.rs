@@ -9,6 +9,7 @@ mod build_options;
 mod check;
 mod configurations;
 mod devices;
+mod diagnostics;
 mod discovery;
 mod errors;
 mod isolation;

@@ -187,7 +187,7 @@ fn print_diagnostics(
     stderr: &mut dyn Write,
 ) {
     for e in &migration.errors {
-        let _ = writeln!(stderr, "{}", e.message);
+        let _ = writeln!(stderr, "{}", render::error_message(e));
     }
     for w in &migration.warnings {
         let _ = writeln!(stderr, "{}: warning: {}", w.location(), w.message);

@@ -311,6 +311,7 @@ fn fix(
         rule: Code::HostBuildOptions,
         file: host.path.clone(),
         line: call.at.line,
+        col: call.at.col,
         function: call.function.clone().unwrap_or_default(),
         decl: Pos { file: 0, line: call.at.line, col: call.at.col, offset: call.at.byte },
         link_name: String::new(),

@@ -58,6 +58,8 @@ impl Warning {
 pub struct Refusal {
     pub file: PathBuf,
     pub line: u32,
+    /// The column of the declaration's name (1-based, in bytes), for editors and SARIF.
+    pub col: u32,
     pub function: String,
     pub name: String,
     pub reason: Code,
@@ -83,6 +85,8 @@ pub struct Fix {
     pub rule: Code,
     pub file: PathBuf,
     pub line: u32,
+    /// The column on `line` (1-based, in bytes): the declaration's name, or the build call.
+    pub col: u32,
     pub function: String,
     /// The declaration the fix changes (its name's position): what links it to flows.
     #[serde(skip)]
@@ -225,6 +229,7 @@ pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: St
         rule,
         file: unit.syntax.files[decision.decl.pos.file].clone(),
         line: decision.decl.pos.line,
+        col: decision.decl.pos.col,
         function: decision.function.clone(),
         decl: decision.decl.pos,
         link_name: decision.link_name.clone(),

@@ -110,10 +110,11 @@ pub(super) fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
         Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
         _ => return None,
     };
-    let (file, line) = unit.location(d.decl.pos.file, d.decl.pos.line, d.decl.pos.offset);
+    let (file, line, col) = unit.position(d.decl.pos);
     Some(Refusal {
         file,
         line,
+        col,
         function: d.function.clone(),
         name: d.decl.name.clone(),
         reason,

@@ -43,6 +43,7 @@ pub fn fix(
         rule: Code::InferProgramScopeSpace,
         file: unit.syntax.files[var.pos.file].clone(),
         line: var.pos.line,
+        col: var.pos.col,
         function: var.function.clone().unwrap_or_default(),
         decl: var.pos,
         link_name: String::new(),
