@@ -37,6 +37,27 @@ pub enum Command {
     Migrate(MigrateArgs),
     /// List the installed OpenCL platforms and devices, and which clasp target fits each.
     Devices(DevicesArgs),
+    /// Explain a rule or reason code (`clasp rule builtin-pin`), or list every code.
+    Rule(RuleArgs),
+}
+
+/// `clasp rule [CODE]`.
+#[derive(Args, Debug)]
+pub struct RuleArgs {
+    /// The code to explain (a rule such as generic-param, or a reason such as
+    /// builtin-pin); without it, every code with its summary.
+    #[arg(value_name = "CODE")]
+    pub code: Option<String>,
+    /// text (default) or json.
+    #[arg(long, value_enum)]
+    pub format: Option<RuleFormat>,
+}
+
+/// How `clasp rule` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RuleFormat {
+    Text,
+    Json,
 }
 
 /// `clasp devices`.

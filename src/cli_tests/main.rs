@@ -16,6 +16,7 @@ mod isolation;
 mod merges;
 mod programs;
 mod reports;
+mod rules;
 mod support;
 mod uncommitted;
 mod writes;

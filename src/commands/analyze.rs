@@ -39,6 +39,7 @@ pub fn run(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 }
 
 fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
+    super::rule::code_given_as_path(&args.paths)?;
     let selected = super::devices::Selected::resolve(args.target.as_ref(), false)?;
     if let Some(selected) = &selected {
         selected.say(stderr);

@@ -23,6 +23,7 @@ pub fn run(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -
 }
 
 fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
+    super::rule::code_given_as_path(&args.paths)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let selected = Selected::resolve(args.target.as_ref(), args.device_check.is_some())?;
     let mut inputs = Inputs::from(args);

@@ -6,6 +6,7 @@
 pub mod analyze;
 pub mod devices;
 pub mod migrate;
+pub mod rule;
 
 use std::io::Write;
 
@@ -18,6 +19,7 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Ok(Command::Analyze(args)) => analyze::run(&args, stdout, stderr),
         Ok(Command::Migrate(args)) => migrate::run(&args, stdout, stderr),
         Ok(Command::Devices(args)) => devices::run(&args, stdout, stderr),
+        Ok(Command::Rule(args)) => rule::run(&args, stdout, stderr),
         Err(code) => code,
     }
 }
