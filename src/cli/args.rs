@@ -140,9 +140,13 @@ pub struct MigrateArgs {
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
     /// What to print on stdout: diff (default), json (every file, change, refusal,
-    /// evidence, configuration and the time per stage) or sarif (SARIF 2.1.0).
+    /// evidence and configuration) or sarif (SARIF 2.1.0).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// The wall time per stage: on stderr, and in the JSON report (left out
+    /// otherwise, so that two runs print the same JSON). As CLASP_TIMINGS=1.
+    #[arg(long)]
+    pub timings: bool,
     /// Skip verification (recompiling as the target, kernel equivalence).
     #[arg(long)]
     pub no_verify: bool,

@@ -53,7 +53,11 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     let files: Vec<AnalyzeFile> =
         project.jobs.iter().map(|job| analyze_job(&bench, job, project.target, args.json(), stdout, stderr)).collect();
     if args.json() {
-        let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({ "files": files })).unwrap());
+        let _ = writeln!(
+            stdout,
+            "{}",
+            serde_json::to_string_pretty(&crate::report::Versioned::new(serde_json::json!({ "files": files }))).unwrap()
+        );
     }
     let analysed = files.iter().filter(|f| f.error.is_none()).count();
     let errors = project.unreadable.len() + (files.len() - analysed);

@@ -41,7 +41,9 @@ fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     if (args.write || args.out_dir.is_some()) && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
-    migration.timings = crate::timings::stages();
+    if args.timings || crate::timings::requested() {
+        migration.timings = crate::timings::stages();
+    }
     print_report(args, &migration, stdout);
     if let Some(selected) = &selected {
         selected.say(stderr);
@@ -154,7 +156,8 @@ fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Writ
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
         Format::Json => {
-            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(migration).unwrap());
+            let report = crate::report::Versioned::new(migration);
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&report).unwrap());
         }
         Format::Sarif => {
             let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&crate::sarif::log(migration)).unwrap());
@@ -208,7 +211,7 @@ fn print_diagnostics(
     }
     let mode = if args.write || args.out_dir.is_some() { Mode::Written } else { Mode::DryRun };
     let _ = writeln!(stderr, "{}", crate::summary::summary(migration, mode));
-    if let Some(times) = crate::timings::report() {
+    if let Some(times) = (args.timings || crate::timings::requested()).then(crate::timings::lines).flatten() {
         let _ = writeln!(stderr, "{times}");
     }
 }
