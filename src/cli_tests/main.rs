@@ -17,6 +17,7 @@ mod merges;
 mod programs;
 mod reports;
 mod rules;
+mod sarif;
 mod support;
 mod uncommitted;
 mod writes;
