@@ -87,7 +87,7 @@ fn analyze_job(
     let path = &job.path;
     let label = job.label();
     if let Some(why) = crate::isolation::excluded(&label) {
-        let message = format!("{}: error: {why}", path.display());
+        let message = format!("{}:1:1: error: {why}", path.display());
         let _ = writeln!(stderr, "{message}");
         return AnalyzeFile {
             path: path.display().to_string(),
