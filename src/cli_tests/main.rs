@@ -11,6 +11,7 @@ mod configurations;
 mod devices;
 mod diagnostics;
 mod discovery;
+mod empty;
 mod errors;
 mod isolation;
 mod merges;

@@ -6,6 +6,7 @@
 pub mod analyze;
 pub mod devices;
 pub mod migrate;
+mod preflight;
 pub mod rule;
 
 use std::io::Write;
@@ -32,6 +33,11 @@ impl Stop {
     /// An error of clasp's own (not of a file): `clasp: error: ...`.
     fn clasp(message: String) -> Stop {
         Stop(format!("clasp: error: {message}"))
+    }
+
+    /// A run that can do nothing, though nothing is wrong as such: `clasp: warning: ...`, exit 2.
+    fn warning(message: String) -> Stop {
+        Stop(format!("clasp: warning: {message}"))
     }
 }
 
