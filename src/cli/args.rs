@@ -81,8 +81,8 @@ pub struct ProjectArgs {
     /// Ignore any clasp.toml.
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
-    /// The units, as a JSON list of {"file", "options", "configuration"?}
-    /// (from a host's build log); instead of PATHs and clasp.toml.
+    /// The units, from clang's compile_commands.json (its OpenCL C entries) or a
+    /// JSON list of {"file", "options", "configuration"?}; instead of PATHs and clasp.toml.
     #[arg(long, value_name = "FILE", conflicts_with = "config")]
     pub compile_commands: Option<PathBuf>,
     /// The time limit, in seconds, on parsing a unit and on each compile of it: a unit

@@ -81,6 +81,15 @@ pub struct Error {
 impl Project {
     /// Discovers the files, loads the clasp.toml that applies and builds the units and the target.
     pub fn resolve(inputs: Inputs<'_>) -> Result<Project, Error> {
+        if let (Some(list), Some(path)) = (&inputs.project.compile_commands, inputs.paths.first()) {
+            let message = format!(
+                "clasp: error: --compile-commands {} lists the units: give no PATH beside it (`{}` was given); \
+list every file in it, or name the files without it",
+                list.display(),
+                path.display()
+            );
+            return Err(Error { unreadable: Vec::new(), message });
+        }
         let mut found = discover(inputs.paths, &inputs.discover.filters());
         let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let config = project_config(inputs.project, inputs.paths).map_err(fail)?;

@@ -10,7 +10,7 @@ fn an_empty_directory_is_a_warning_and_exit_2() {
     for command in ["migrate", "analyze"] {
         let (code, stdout, stderr) = clasp_in(dir.path(), &[command, "."]);
         assert_eq!((code, stdout.as_slice()), (2, &b""[..]), "{command}: {stderr}");
-        assert!(stderr.starts_with("clasp: warning: no OpenCL C unit found under .: nothing to do"), "{command}: {stderr}");
+        assert!(stderr.starts_with("clasp: warning: no OpenCL C unit found in .: nothing to do"), "{command}: {stderr}");
     }
 }
 
@@ -18,7 +18,7 @@ fn an_empty_directory_is_a_warning_and_exit_2() {
 fn a_glob_matching_nothing_is_a_warning_and_exit_2() {
     let (code, _, stderr) = clasp(&["migrate", "--glob", "*.nothing", "fixtures/demo"]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("clasp: warning: no OpenCL C unit found under fixtures/demo"), "{stderr}");
+    assert!(stderr.contains("clasp: warning: no OpenCL C unit found in fixtures/demo"), "{stderr}");
     assert!(!stderr.contains("clasp: 0 files"), "{stderr}");
 }
 
@@ -28,7 +28,7 @@ fn host_files_without_kernels_are_no_unit() {
     std::fs::write(dir.path().join("main.c"), "int main(void) { return 0; }\n").unwrap();
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "."]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("clasp: warning: no OpenCL C unit found under ."), "{stderr}");
+    assert!(stderr.contains("clasp: warning: no OpenCL C unit found in ."), "{stderr}");
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     let project = Project::resolve(inputs).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
     crate::isolation::announce_timeout(project.timeout);
-    super::preflight::units_found(&project, &args.paths)?;
+    super::preflight::units_found(&project, &super::preflight::searched(&args.paths, &args.project))?;
     super::preflight::options_accepted(&project.jobs)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let files: Vec<AnalyzeFile> =

@@ -30,7 +30,7 @@ fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
     let project = Project::resolve(inputs)?;
     crate::isolation::announce_timeout(project.timeout);
-    super::preflight::units_found(&project, &args.paths)?;
+    super::preflight::units_found(&project, &super::preflight::searched(&args.paths, &args.project))?;
     super::preflight::options_accepted(&project.jobs)?;
     let options = options(args, &project, project.edit_root(args.root.as_deref())?);
     super::preflight::under_root(&project.jobs, &project.host_files, &options.root)?;
@@ -38,7 +38,7 @@ fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     options.progress.finish();
     if migration.files_seen == 0 && migration.errors.is_empty() && project.unreadable.is_empty() {
         // Host files were read, but none holds a kernel.
-        return Err(super::preflight::no_unit(&args.paths));
+        return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
     }
     add_unreadable(&mut migration, project.unreadable);
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);

@@ -22,10 +22,15 @@ pub fn units_found(project: &Project, paths: &[PathBuf]) -> Result<(), Stop> {
     Err(no_unit(paths))
 }
 
+/// Where the units were looked for: the paths, or the `--compile-commands` list.
+pub fn searched(paths: &[PathBuf], project: &crate::cli::args::ProjectArgs) -> Vec<PathBuf> {
+    project.compile_commands.clone().map_or_else(|| paths.to_vec(), |list| vec![list])
+}
+
 /// The warning for a batch with no unit: where clasp looked and what it takes.
 pub fn no_unit(paths: &[PathBuf]) -> Stop {
     let places: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    let under = if places.is_empty() { String::new() } else { format!(" under {}", places.join(", ")) };
+    let under = if places.is_empty() { String::new() } else { format!(" in {}", places.join(", ")) };
     Stop::warning(format!(
         "no OpenCL C unit found{under}: nothing to do (units are *.cl, *.ocl, *.opencl and the extensions --ext adds; \
 ignored, hidden and --exclude'd files are skipped, and --glob only narrows the walk)"

@@ -32,10 +32,12 @@
 //!
 //! Command-line options come last, so they win (`-D` given twice: the last).
 
+mod compile_commands;
 mod program;
 
 use std::path::{Path, PathBuf};
 
+pub use compile_commands::compile_commands;
 pub use program::ProgramSources;
 
 use serde::Deserialize;
@@ -141,8 +143,11 @@ pub enum ConfigError {
     #[error("{}:{line}:{col}: error: {message}", path.display())]
     At { path: PathBuf, line: usize, col: usize, message: String },
     /// An entry of a `--compile-commands` list (1-based) with options clasp cannot use.
-    #[error("{}: error: entry {entry}: {source}", path.display())]
+    #[error("{}:1:1: error: entry {entry}: {source}", path.display())]
     Entry { path: PathBuf, entry: usize, source: OptionError },
+    /// An entry of clang's form (1-based) with neither `arguments` nor `command`.
+    #[error("{}:1:1: error: entry {entry}: it has neither `arguments` nor `command`", path.display())]
+    NoCommand { path: PathBuf, entry: usize },
     /// A `--compile-commands` entry's option string does not split as a shell would.
     #[error(transparent)]
     BuildString(#[from] BuildOptionsError),
@@ -312,7 +317,7 @@ impl Config {
 }
 
 /// The command line's options after a job's own, so they win (a forced `--std` too).
-fn append_command_line(compile: &mut CompileOptions, command_line: &CompileOptions) {
+pub(crate) fn append_command_line(compile: &mut CompileOptions, command_line: &CompileOptions) {
     if command_line.std != InputStd::Auto {
         compile.std = command_line.std;
     }
@@ -321,67 +326,6 @@ fn append_command_line(compile: &mut CompileOptions, command_line: &CompileOptio
     compile.includes.extend(command_line.includes.iter().cloned());
     compile.clang_extra.extend(command_line.clang_extra.iter().cloned());
     compile.full_header |= command_line.full_header;
-}
-
-/// One entry of a `--compile-commands` file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CompileCommand {
-    file: PathBuf,
-    /// Host build options: a list of words, or one string split as a shell would.
-    #[serde(default)]
-    options: OptionWords,
-    configuration: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum OptionWords {
-    List(Vec<String>),
-    Line(String),
-}
-
-impl Default for OptionWords {
-    fn default() -> Self {
-        OptionWords::List(Vec::new())
-    }
-}
-
-/// Jobs from a `--compile-commands` file: a JSON list of `{"file", "options",
-/// "configuration"?}`, as users produce it from their host's build logs. A file
-/// listed twice is built in two configurations (named by `configuration`, else
-/// by its position in the list); relative files are relative to the list's directory.
-pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Vec<Job>, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-    let entries: Vec<CompileCommand> = serde_json::from_str(&text).map_err(|e| ConfigError::At {
-        path: path.to_path_buf(),
-        line: e.line(),
-        col: e.column(),
-        message: e.to_string(),
-    })?;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut count: std::collections::BTreeMap<PathBuf, usize> = std::collections::BTreeMap::new();
-    for entry in &entries {
-        *count.entry(dir.join(&entry.file)).or_default() += 1;
-    }
-    let mut jobs = Vec::new();
-    for (index, entry) in entries.into_iter().enumerate() {
-        let file = dir.join(&entry.file);
-        let mut compile = CompileOptions { std: command_line.std, ..CompileOptions::default() };
-        let words = match entry.options {
-            OptionWords::List(words) => words,
-            OptionWords::Line(line) => crate::build_options::split_build_string(&line)?,
-        };
-        apply_words(&mut compile, words, dir).map_err(|source| ConfigError::Entry {
-            path: path.to_path_buf(),
-            entry: index + 1,
-            source,
-        })?;
-        append_command_line(&mut compile, command_line);
-        let configuration = entry.configuration.or_else(|| (count[&file] > 1).then(|| format!("#{}", index + 1)));
-        jobs.push(Job { path: file, configuration, compile, embedded: None, program: None });
-    }
-    Ok(jobs)
 }
 
 /// 1-based line and column of a byte offset.
@@ -404,7 +348,7 @@ pub fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> R
 
 /// Adds host option words, read as `build_options` reads the command line;
 /// relative paths are relative to `dir`.
-fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), OptionError> {
+pub(crate) fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), OptionError> {
     let shown = words.join(" ");
     let argv: Vec<String> = std::iter::once("clasp".to_string()).chain(words).collect();
     for word in crate::build_options::canonicalize(&argv, &|_| false)?.args.into_iter().skip(1) {
