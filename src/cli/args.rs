@@ -166,6 +166,14 @@ pub struct MigrateArgs {
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     #[arg(long, conflicts_with = "no_verify")]
     pub allow_unverified: bool,
+    /// Only these rules change code (comma-separated or repeated; `clasp rule` lists them):
+    /// generic-param, generic-local, generic-return, array-param-to-pointer, merge-duplicates.
+    #[arg(long = "select", value_name = "CODES", value_delimiter = ',')]
+    pub select_rules: Vec<String>,
+    /// These rules change nothing (as --select takes them); a `// clasp: keep` comment
+    /// before a declaration or function keeps just that one.
+    #[arg(long = "ignore", value_name = "CODES", value_delimiter = ',')]
+    pub ignore_rules: Vec<String>,
     /// Testing only: ignore this pin (a reason code), to show verification catching the result.
     #[arg(long, hide = true, value_name = "CODE", value_parser = crate::codes::Code::parse)]
     pub test_ignore_pin: Vec<crate::codes::Code>,

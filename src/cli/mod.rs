@@ -52,3 +52,14 @@ pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        // clap checks argument names, conflicts and requirements here, not at compile time.
+        Cli::command().debug_assert();
+    }
+}

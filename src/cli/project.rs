@@ -67,6 +67,8 @@ pub struct Project {
     pub timeout: u64,
     /// clasp.toml's `root`, the edit root when `--root` is not given.
     config_root: Option<PathBuf>,
+    /// clasp.toml's `select` and `ignore` rule codes, and the file, for messages.
+    pub config_rules: Option<(PathBuf, Vec<String>, Vec<String>)>,
 }
 
 /// Why a project could not be resolved.
@@ -115,6 +117,7 @@ list every file in it, or name the files without it",
             compile,
             target,
             timeout,
+            config_rules: config.as_ref().map(|c| (c.path.clone(), c.select.clone(), c.ignore.clone())),
             config_root: config.and_then(|c| c.root),
         })
     }

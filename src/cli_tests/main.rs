@@ -20,5 +20,6 @@ mod reports;
 mod rules;
 mod sarif;
 mod support;
+mod suppression;
 mod uncommitted;
 mod writes;

@@ -32,7 +32,11 @@ fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     crate::isolation::announce_timeout(project.timeout);
     super::preflight::units_found(&project, &super::preflight::searched(&args.paths, &args.project))?;
     super::preflight::options_accepted(&project.jobs)?;
-    let options = options(args, &project, project.edit_root(args.root.as_deref())?);
+    let left_out = super::selection::left_out(&args.select_rules, &args.ignore_rules, project.config_rules.as_ref())?;
+    let mut options = options(args, &project, project.edit_root(args.root.as_deref())?);
+    // Merges are a rule of their own: left out, no duplicate is merged (as --no-merge).
+    options.merge &= !left_out.contains_key(&crate::codes::Code::MergeDuplicates);
+    options.left_out = left_out;
     super::preflight::under_root(&project.jobs, &project.host_files, &options.root)?;
     let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
     options.progress.finish();
@@ -107,6 +111,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         constant_budget: args.constant_budget,
         globals: args.globals,
         ignored_pins: args.test_ignore_pin.clone(),
+        left_out: Default::default(),
         jobs: (crate::isolation::jobs_override().or(args.jobs.map(|n| n as usize)))
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         progress: if args.quiet { crate::progress::Progress::hidden() } else { crate::progress::Progress::on_stderr() },

@@ -8,6 +8,7 @@ pub mod devices;
 pub mod migrate;
 mod preflight;
 pub mod rule;
+mod selection;
 
 use std::io::Write;
 

@@ -64,6 +64,11 @@ struct ConfigFile {
     host: Option<bool>,
     /// The time limit in seconds on parsing a unit and on each compile of it.
     timeout: Option<u64>,
+    /// Rules that may change code (`--select`), and rules that may not (`--ignore`).
+    #[serde(default)]
+    select: Vec<String>,
+    #[serde(default)]
+    ignore: Vec<String>,
     #[serde(default, rename = "configuration")]
     configurations: Vec<ConfigurationEntry>,
     #[serde(default, rename = "file")]
@@ -106,6 +111,9 @@ pub struct Config {
     pub host: bool,
     /// The time limit in seconds on parsing a unit and on each compile of it.
     pub timeout: Option<u64>,
+    /// Rule codes as `--select` and `--ignore` take them (checked by the command).
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
     include: Vec<PathBuf>,
     options: Vec<String>,
     configurations: Vec<ConfigurationEntry>,
@@ -233,6 +241,8 @@ impl Config {
             exclude: file.exclude,
             host: file.host.unwrap_or(true),
             timeout: file.timeout,
+            select: file.select,
+            ignore: file.ignore,
             options: file.options,
             configurations: file.configurations,
             files,
