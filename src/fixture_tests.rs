@@ -27,7 +27,7 @@ fn run_fixture(command: &str, fixture: &Path, extra: &[&str]) -> (i32, String, S
     args.push(relative.display().to_string());
     let (mut out, mut err) = (Vec::new(), Vec::new());
     std::env::set_current_dir(root).unwrap();
-    let code = clasp::run(args, &mut out, &mut err);
+    let code = clasp::run(plain(args), &mut out, &mut err);
     // Lossy for the snapshots only: a fixture may be Latin-1 (its diff lines
     // are its own bytes); byte-exact output is checked in src/cli_tests/.
     (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8(err).unwrap())
@@ -39,6 +39,13 @@ fn versioned(value: &mut serde_json::Value) {
     let version = value.as_object_mut().unwrap().remove("version").expect("version");
     assert_eq!(version["format"], 1);
     assert_eq!(version["clasp"], env!("CARGO_PKG_VERSION"));
+}
+
+/// `args` with `--color never`: the test process's own stdout may be a
+/// terminal, and snapshots are plain text whatever it is.
+fn plain(mut args: Vec<String>) -> Vec<String> {
+    args.splice(1..1, ["--color".to_string(), "never".to_string()]);
+    args
 }
 
 fn settings() -> insta::Settings {
@@ -91,7 +98,7 @@ fn migrate_statistics() {
         let mut args = vec!["clasp".to_string(), "migrate".to_string(), "--statistics".to_string()];
         args.extend(fixtures);
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = clasp::run(args, &mut out, &mut err);
+        let code = clasp::run(plain(args), &mut out, &mut err);
         assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
         insta::assert_snapshot!("migrate_statistics", String::from_utf8(out).unwrap());
     });
@@ -257,7 +264,7 @@ fn edit_root_covers_the_work_tree() {
         args.extend(extra.iter().map(|s| s.to_string()));
         args.push(kernels.clone());
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = clasp::run(args, &mut out, &mut err);
+        let code = clasp::run(plain(args), &mut out, &mut err);
         let tidy = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap().replace(&base.display().to_string(), "<tmp>");
         (code, tidy(out), tidy(err))
     };

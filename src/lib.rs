@@ -30,6 +30,7 @@ pub mod root;
 pub mod rules;
 pub mod sarif;
 pub mod source;
+pub mod style;
 pub mod summary;
 pub mod syntax;
 pub mod targets;

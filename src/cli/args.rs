@@ -14,6 +14,9 @@ use crate::options::{CompileOptions, InputStd};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    pub color: crate::style::ColorWhen,
 }
 
 /// The host build options that `build_options` turns into the options above.

@@ -7,6 +7,7 @@
 mod bad_input;
 mod build_options;
 mod check;
+mod colour;
 mod configurations;
 mod devices;
 mod diagnostics;

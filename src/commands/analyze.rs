@@ -34,8 +34,11 @@ struct AnalyzeFile {
 }
 
 /// Runs `clasp analyze` and returns its exit code.
-pub fn run(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    super::exit_code(analyze_project(args, stdout, stderr), stderr)
+pub fn run(args: &AnalyzeArgs, palettes: crate::style::Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    // Messages are written as each unit is analysed: coloured line by line on their way out.
+    let mut stderr = crate::style::Diagnostics::new(stderr, palettes.stderr);
+    let result = analyze_project(args, stdout, &mut stderr);
+    super::exit_code(result, Default::default(), &mut stderr)
 }
 
 fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {

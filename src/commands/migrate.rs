@@ -14,15 +14,16 @@ use crate::cli::project::{Inputs, Project};
 use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
 use crate::migrate::{migrate, FileError, MigrateOptions, Migration};
 use crate::render;
+use crate::style::{Palette, Palettes};
 use crate::summary::Mode;
 use crate::unit::Workbench;
 
 /// Runs `clasp migrate` and returns its exit code.
-pub fn run(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    super::exit_code(migrate_project(args, stdout, stderr), stderr)
+pub fn run(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    super::exit_code(migrate_project(args, palettes, stdout, stderr), palettes.stderr, stderr)
 }
 
-fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
+fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     super::rule::code_given_as_path(&args.paths)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let selected = Selected::resolve(args.target.as_ref(), args.device_check.is_some())?;
@@ -55,11 +56,11 @@ fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     if args.timings || crate::timings::requested() {
         migration.timings = crate::timings::stages();
     }
-    print_report(args, &migration, stdout);
+    print_report(args, &migration, palettes.stdout, stdout);
     if let Some(selected) = &selected {
         selected.say(stderr);
     }
-    print_diagnostics(args, &migration, project.host, options.target, &device_lines, stderr);
+    print_diagnostics(args, &migration, (project.host, options.target), palettes.stderr, &device_lines, stderr);
     Ok(exit_code(args, &migration))
 }
 
@@ -164,7 +165,7 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
 /// The report on stdout: JSON, SARIF, statistics, or the diff. Written
 /// changes are not shown again; `--check --quiet` lists the files that
 /// would change instead of their diff, as `black --check` names them.
-fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Write) {
+fn print_report(args: &MigrateArgs, migration: &Migration, palette: Palette, stdout: &mut dyn Write) {
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
         Format::Json => {
@@ -186,7 +187,7 @@ fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Writ
         Format::Diff => {
             for change in &migration.changes {
                 // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
-                let _ = stdout.write_all(&render::diff(change));
+                let _ = stdout.write_all(&palette.diff(render::diff(change)));
             }
         }
     }
@@ -197,26 +198,26 @@ fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Writ
 fn print_diagnostics(
     args: &MigrateArgs,
     migration: &Migration,
-    host_note: bool,
-    target: crate::options::Target,
+    (host_note, target): (bool, crate::options::Target),
+    palette: Palette,
     device_lines: &[String],
     stderr: &mut dyn Write,
 ) {
     for e in &migration.errors {
-        let _ = writeln!(stderr, "{}", render::error_message(e));
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&render::error_message(e)));
     }
     for w in &migration.warnings {
-        let _ = writeln!(stderr, "{}: warning: {}", w.location(), w.message);
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&format!("{}: warning: {}", w.location(), w.message)));
     }
     if args.explain {
         for line in render::explanations(migration) {
-            let _ = writeln!(stderr, "{line}");
+            let _ = writeln!(stderr, "{}", palette.explanation(&line));
         }
     }
     if let Some(note) =
         host_note.then(|| render::host_note(migration, &crate::rules::host_build_options::std_flag(target))).flatten()
     {
-        let _ = writeln!(stderr, "{note}");
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&note));
     }
     for line in device_lines {
         let _ = writeln!(stderr, "{line}");

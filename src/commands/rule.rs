@@ -44,7 +44,7 @@ impl RuleDoc {
 
 /// Runs `clasp rule` and returns its exit code.
 pub fn run(args: &RuleArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    super::exit_code(print_rules(args, stdout), stderr)
+    super::exit_code(print_rules(args, stdout), Default::default(), stderr)
 }
 
 fn print_rules(args: &RuleArgs, stdout: &mut dyn Write) -> Result<i32, Stop> {
