@@ -145,7 +145,7 @@ impl Job {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file cannot be read.
-    #[error("{}: error: cannot read: {source}", path.display())]
+    #[error("{}:1:1: error: cannot read: {source}", path.display())]
     Read { path: PathBuf, source: std::io::Error },
     /// Something at a line and column of the file (its syntax, a value, a name).
     #[error("{}:{line}:{col}: error: {message}", path.display())]
