@@ -96,6 +96,7 @@ pub struct ProjectArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(group = clap::ArgGroup::new("writing").args(["write", "interactive"]).multiple(true))]
 pub struct MigrateArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
@@ -116,8 +117,13 @@ pub struct MigrateArgs {
     /// Apply the changes in place (atomically).
     #[arg(long, conflicts_with_all = ["check", "out_dir"])]
     pub write: bool,
-    /// With --write, also overwrite files that have uncommitted changes in their git work tree.
-    #[arg(long, requires = "write")]
+    /// Show each change set (its diff and evidence) and ask whether to apply it; then
+    /// verify the accepted sets again and write them in place (answers from stdin).
+    #[arg(long, conflicts_with_all = ["check", "write", "statistics", "json", "format"])]
+    pub interactive: bool,
+    /// With --write (or --interactive), also overwrite files that have uncommitted changes
+    /// in their git work tree.
+    #[arg(long, requires = "writing")]
     pub allow_dirty: bool,
     /// Print counts per rule and per refusal reason instead of the diff.
     #[arg(long, conflicts_with_all = ["json", "format"])]

@@ -14,6 +14,7 @@ mod diagnostics;
 mod discovery;
 mod empty;
 mod errors;
+mod interactive;
 mod isolation;
 mod merges;
 mod programs;

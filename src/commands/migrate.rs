@@ -31,26 +31,26 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
     let project = Project::resolve(inputs)?;
     crate::isolation::announce_timeout(project.timeout);
-    super::preflight::units_found(&project, &super::preflight::searched(&args.paths, &args.project))?;
+    let searched = super::preflight::searched(&args.paths, &args.project);
+    super::preflight::units_found(&project, &searched)?;
     super::preflight::options_accepted(&project.jobs)?;
-    let left_out = super::selection::left_out(&args.select_rules, &args.ignore_rules, project.config_rules.as_ref())?;
-    let mut options = options(args, &project, project.edit_root(args.root.as_deref())?);
-    // Merges are a rule of their own: left out, no duplicate is merged (as --no-merge).
-    options.merge &= !left_out.contains_key(&crate::codes::Code::MergeDuplicates);
-    options.left_out = left_out;
-    super::preflight::under_root(&project.jobs, &project.host_files, &options.root)?;
+    let options = migrate_options(args, &project)?;
     let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
     options.progress.finish();
     if migration.files_seen == 0 && migration.errors.is_empty() && project.unreadable.is_empty() {
         // Host files were read, but none holds a kernel.
-        return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
+        return Err(super::preflight::no_unit(&searched));
+    }
+    if args.interactive {
+        migration = reviewed(palettes, &bench, &project, &options, migration, stdout, stderr)?;
     }
     add_unreadable(&mut migration, project.unreadable);
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
-    if args.write && !args.allow_dirty {
+    let in_place = args.write || args.interactive;
+    if in_place && !args.allow_dirty {
         refuse_dirty_files(&mut migration);
     }
-    if (args.write || args.out_dir.is_some()) && !device_rejected(args, &mut migration) {
+    if (in_place || args.out_dir.is_some()) && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
     if args.timings || crate::timings::requested() {
@@ -100,6 +100,46 @@ fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
     rejected
 }
 
+/// The migration's options, with the rules `--select`/`--ignore` leave out, once
+/// the edit root is known to hold some of the files.
+fn migrate_options(args: &MigrateArgs, project: &Project) -> Result<MigrateOptions, Stop> {
+    let left_out = super::selection::left_out(&args.select_rules, &args.ignore_rules, project.config_rules.as_ref())?;
+    let mut options = options(args, project, project.edit_root(args.root.as_deref())?);
+    // Merges are a rule of their own: left out, no duplicate is merged (as --no-merge).
+    options.merge &= !left_out.contains_key(&crate::codes::Code::MergeDuplicates);
+    options.left_out = left_out;
+    super::preflight::under_root(&project.jobs, &project.host_files, &options.root)?;
+    Ok(options)
+}
+
+/// `--interactive`: the review (answers on stdin), then, when a change set was
+/// skipped, the batch migrated and verified again with its declarations kept.
+fn reviewed(
+    palettes: Palettes,
+    bench: &Workbench,
+    project: &Project,
+    options: &MigrateOptions,
+    migration: Migration,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Migration, Stop> {
+    let mut review = super::interactive::review(&migration, &mut std::io::stdin().lock(), palettes, stdout, stderr);
+    let mut result = migration;
+    // Each round only keeps more declarations: it ends, in practice in one or two rounds.
+    while !review.kept_decls.is_empty() {
+        let again = MigrateOptions {
+            kept_decls: review.kept_decls.clone(),
+            progress: crate::progress::Progress::hidden(),
+            ..options.clone()
+        };
+        result = migrate(bench, &project.jobs, &project.host_files, &again);
+        if super::interactive::settle(&mut review, &result)? {
+            break;
+        }
+    }
+    Ok(result)
+}
+
 /// The migration's options: the project's and the command line's.
 fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptions {
     MigrateOptions {
@@ -113,6 +153,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         globals: args.globals,
         ignored_pins: args.test_ignore_pin.clone(),
         left_out: Default::default(),
+        kept_decls: Default::default(),
         jobs: (crate::isolation::jobs_override().or(args.jobs.map(|n| n as usize)))
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         progress: if args.quiet { crate::progress::Progress::hidden() } else { crate::progress::Progress::on_stderr() },
@@ -178,7 +219,7 @@ fn print_report(args: &MigrateArgs, migration: &Migration, palette: Palette, std
         Format::Diff if args.statistics => {
             let _ = write!(stdout, "{}", render::statistics(migration));
         }
-        Format::Diff if args.write || args.out_dir.is_some() => {}
+        Format::Diff if args.write || args.out_dir.is_some() || args.interactive => {}
         Format::Diff if args.check && args.quiet => {
             for change in &migration.changes {
                 let _ = writeln!(stdout, "{}", render::display_path(&change.path));
@@ -222,7 +263,7 @@ fn print_diagnostics(
     for line in device_lines {
         let _ = writeln!(stderr, "{line}");
     }
-    let mode = if args.write || args.out_dir.is_some() { Mode::Written } else { Mode::DryRun };
+    let mode = if args.write || args.out_dir.is_some() || args.interactive { Mode::Written } else { Mode::DryRun };
     let _ = writeln!(stderr, "{}", crate::summary::summary(migration, mode));
     if let Some(times) = (args.timings || crate::timings::requested()).then(crate::timings::lines).flatten() {
         let _ = writeln!(stderr, "{times}");

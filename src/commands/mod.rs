@@ -5,6 +5,7 @@
 
 pub mod analyze;
 pub mod devices;
+mod interactive;
 pub mod migrate;
 mod preflight;
 pub mod rule;

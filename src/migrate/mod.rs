@@ -23,6 +23,7 @@ use crate::ids::{FileId, Files};
 pub use crate::options::MigrateOptions;
 pub use crate::report::*;
 use crate::rules::merge_duplicates::{Detected, Withdrawn};
+use crate::rules::FixOrigin;
 use crate::unit::{Unit, Workbench};
 use plan::{Plan, SetId};
 use settle::Settled;
@@ -280,12 +281,14 @@ fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<File
         let (path, original) = &plan.originals[&file];
         let fixes = touching
             .iter()
-            .map(|id| &plan.sets[*id])
-            .flat_map(|set| {
-                let here = set.edits.get(&file);
-                set.fixes.iter().filter(move |fix| fix.edits.iter().any(|e| here.is_some_and(|es| es.contains(e))))
+            .flat_map(|id| {
+                let here = plan.sets[*id].edits.get(&file);
+                let fixes = plan.sets[*id].fixes.iter();
+                fixes.filter(move |fix| fix.edits.iter().any(|e| here.is_some_and(|es| es.contains(e)))).map(|fix| {
+                    let decl = (crate::root::canonical(&fix.file), fix.decl.offset);
+                    Fix { origin: Some(FixOrigin { set: id.0, decl }), ..fix.clone() }
+                })
             })
-            .cloned()
             .collect();
         let configurations: BTreeSet<String> = units
             .iter()

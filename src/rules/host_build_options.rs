@@ -320,6 +320,7 @@ fn fix(
         evidence: Vec::new(),
         edits: vec![Edit { file: host.path.clone(), start: range.start, end: range.end, replacement }],
         variable: None,
+        origin: None,
     }
 }
 

@@ -101,6 +101,18 @@ pub struct Fix {
     /// For a program-scope variable's fix: what it rests on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variable: Option<VariableEvidence>,
+    /// The change set it belongs to and its declaration, once the batch is settled
+    /// (for `--interactive`, which accepts or skips sets).
+    #[serde(skip)]
+    pub origin: Option<FixOrigin>,
+}
+
+/// Where a kept fix comes from: its change set (an index of this run) and its
+/// declaration (canonical file, name offset), which names it in another run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixOrigin {
+    pub set: usize,
+    pub decl: (PathBuf, u32),
 }
 
 /// What a program-scope variable's new space rests on, for reports.
@@ -238,6 +250,7 @@ pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: St
         evidence: decision.receives.clone(),
         edits,
         variable: None,
+        origin: None,
     })
 }
 

@@ -59,6 +59,8 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTr
                 o.refused_from_outside.insert(at, (Code::OutsideRoot, detail));
             } else if let Some(detail) = comments.kept(unit, function, decl, &options.left_out) {
                 o.refused_from_outside.insert(at, (Code::Suppressed, detail));
+            } else if let Some(why) = options.kept_decls.get(&(file.to_path_buf(), decl.pos.offset)) {
+                o.refused_from_outside.insert(at, (Code::Suppressed, why.clone()));
             }
         }
     }

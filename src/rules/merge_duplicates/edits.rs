@@ -51,6 +51,7 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<UnitId>, members: &[Member], kept: 
         evidence: evidence(members, &spaces),
         edits: coalesce_deletions(edits),
         variable: None,
+        origin: None,
     };
     MergeEdits { fix, files }
 }

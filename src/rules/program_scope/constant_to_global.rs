@@ -62,5 +62,6 @@ pub fn fix(unit: &Unit, name: &str, pos: Pos, edits: Vec<Edit>, why: String, evi
         evidence,
         edits,
         variable: None,
+        origin: None,
     }
 }

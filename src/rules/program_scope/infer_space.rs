@@ -52,6 +52,7 @@ pub fn fix(
         evidence,
         edits: vec![edit],
         variable: Some(data),
+        origin: None,
     })
 }
 
