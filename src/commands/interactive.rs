@@ -15,8 +15,10 @@ use crate::render;
 use crate::report::{FileChange, Fix, Migration};
 use crate::style::Palettes;
 
-/// A fix across runs: its rule and its declaration (canonical file, name offset).
-type Identity = (Code, PathBuf, u32);
+/// A fix across runs: its rule and where it is reported (canonical file, line,
+/// column), which, unlike a declaration inside an embedded kernel's scratch
+/// file, is the same in every run.
+type Identity = (Code, PathBuf, u32, u32);
 
 /// What the review decided: the declarations of the skipped sets, to keep in
 /// the next run, the fixes that must not come back and those accepted.
@@ -26,6 +28,9 @@ pub struct Review {
     skipped: BTreeSet<Identity>,
     accepted: BTreeSet<Identity>,
 }
+
+/// How many times the batch may run again after a review before giving up.
+pub const ROUNDS: usize = 8;
 
 /// One answer to the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +159,7 @@ fn ask(input: &mut dyn BufRead, stderr: &mut dyn Write, number: usize, total: us
 }
 
 fn identity(fix: &Fix) -> Option<Identity> {
-    fix.origin.as_ref().map(|o| (fix.rule, o.decl.0.clone(), o.decl.1))
+    fix.origin.as_ref().map(|_| (fix.rule, crate::root::canonical(&fix.file), fix.line, fix.col))
 }
 
 fn accept(set: &SetView, review: &mut Review) {

@@ -125,8 +125,11 @@ fn reviewed(
 ) -> Result<Migration, Stop> {
     let mut review = super::interactive::review(&migration, &mut std::io::stdin().lock(), palettes, stdout, stderr);
     let mut result = migration;
-    // Each round only keeps more declarations: it ends, in practice in one or two rounds.
-    while !review.kept_decls.is_empty() {
+    // Each round only keeps more declarations: in practice one or two rounds.
+    for _round in 0..super::interactive::ROUNDS {
+        if review.kept_decls.is_empty() {
+            return Ok(result);
+        }
         let again = MigrateOptions {
             kept_decls: review.kept_decls.clone(),
             progress: crate::progress::Progress::hidden(),
@@ -134,10 +137,10 @@ fn reviewed(
         };
         result = migrate(bench, &project.jobs, &project.host_files, &again);
         if super::interactive::settle(&mut review, &result)? {
-            break;
+            return Ok(result);
         }
     }
-    Ok(result)
+    Err(Stop::clasp("the reviewed changes did not settle: nothing written".to_string()))
 }
 
 /// The migration's options: the project's and the command line's.
