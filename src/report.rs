@@ -89,6 +89,10 @@ pub struct Migration {
     /// The changed programs, as a device compiler would be given them (for `--device-check`).
     #[serde(skip)]
     pub programs: Vec<ChangedProgram>,
+    /// Every file the batch read (units, the files they include, host files,
+    /// program sources), as named: what a cached result depends on.
+    #[serde(skip)]
+    pub inputs: std::collections::BTreeSet<PathBuf>,
 }
 
 /// The version of the JSON reports' layout: raised when a field changes

@@ -152,6 +152,12 @@ pub struct MigrateArgs {
     /// evidence and configuration) or sarif (SARIF 2.1.0).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Do not read or store the result cache (`.clasp_cache/` under the edit root).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Testing only: fail unless the result comes from the cache.
+    #[arg(long, hide = true)]
+    pub test_cache_only: bool,
     /// The wall time per stage: on stderr, and in the JSON report (left out
     /// otherwise, so that two runs print the same JSON). As CLASP_TIMINGS=1.
     #[arg(long)]

@@ -6,6 +6,7 @@
 
 mod bad_input;
 mod build_options;
+mod cache;
 mod check;
 mod colour;
 mod configurations;

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::devices::Selected;
+use super::cache::Cache;
 use super::Stop;
 use crate::cli::args::{Format, MigrateArgs};
 use crate::cli::project::{Inputs, Project};
@@ -25,7 +26,6 @@ pub fn run(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stder
 
 fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     super::rule::code_given_as_path(&args.paths)?;
-    let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let selected = Selected::resolve(args.target.as_ref(), args.device_check.is_some())?;
     let mut inputs = Inputs::from(args);
     inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
@@ -35,14 +35,44 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     super::preflight::units_found(&project, &searched)?;
     super::preflight::options_accepted(&project.jobs)?;
     let options = migrate_options(args, &project)?;
-    let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
+    let cache = Cache::for_run(args, palettes, &project, &options);
+    if let Some(code) = cache.as_ref().and_then(|c| c.replay(stdout, stderr)) {
+        return Ok(code);
+    }
+    if args.test_cache_only {
+        return Err(Stop::clasp("no stored result for this run (--test-cache-only)".to_string()));
+    }
+    let Some(cache) = cache else {
+        return migrate_batch(args, palettes, (project, selected), &options, stdout, stderr).map(|(code, _)| code);
+    };
+    // Printed into buffers, stored, then passed on: the replay is byte for byte this output.
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let jobs = project.jobs.clone();
+    let (code, migration) = migrate_batch(args, palettes, (project, selected), &options, &mut out, &mut err)?;
+    cache.store(&migration, &jobs, &out, &err, code);
+    let _ = stdout.write_all(&out);
+    let _ = stderr.write_all(&err);
+    Ok(code)
+}
+
+/// Migrates, writes (`--write`, `--out-dir`, `--interactive`) and reports: the exit code and the migration.
+fn migrate_batch(
+    args: &MigrateArgs,
+    palettes: Palettes,
+    (project, selected): (Project, Option<Selected>),
+    options: &MigrateOptions,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(i32, Migration), Stop> {
+    let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
+    let mut migration = migrate(&bench, &project.jobs, &project.host_files, options);
     options.progress.finish();
     if migration.files_seen == 0 && migration.errors.is_empty() && project.unreadable.is_empty() {
         // Host files were read, but none holds a kernel.
-        return Err(super::preflight::no_unit(&searched));
+        return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
     }
     if args.interactive {
-        migration = reviewed(palettes, &bench, &project, &options, migration, stdout, stderr)?;
+        migration = reviewed(palettes, &bench, &project, options, migration, stdout, stderr)?;
     }
     add_unreadable(&mut migration, project.unreadable);
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
@@ -61,7 +91,7 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
         selected.say(stderr);
     }
     print_diagnostics(args, &migration, (project.host, options.target), palettes.stderr, &device_lines, stderr);
-    Ok(exit_code(args, &migration))
+    Ok((exit_code(args, &migration), migration))
 }
 
 /// `--device-check`: the changed programs built by the selected devices;

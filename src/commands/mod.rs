@@ -5,6 +5,7 @@
 
 pub mod analyze;
 pub mod devices;
+mod cache;
 mod interactive;
 pub mod migrate;
 mod preflight;
