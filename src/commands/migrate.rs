@@ -7,8 +7,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::devices::Selected;
 use super::cache::Cache;
+use super::devices::Selected;
 use super::Stop;
 use crate::cli::args::{Format, MigrateArgs};
 use crate::cli::project::{Inputs, Project};

@@ -4,8 +4,8 @@
 //! drive it in-process.
 
 pub mod analyze;
-pub mod devices;
 mod cache;
+pub mod devices;
 mod interactive;
 pub mod migrate;
 mod preflight;
