@@ -55,7 +55,7 @@ fn main() {
         let cases = if budget.is_some() { BATCH } else { CASES };
         executions += run_batch(&seeds, seed, cases);
         batches += 1;
-        if budget.is_some() && batches % 10 == 0 {
+        if budget.is_some() && batches.is_multiple_of(10) {
             eprintln!("fuzz: {executions} executions, {:.0} s", started.elapsed().as_secs_f64());
         }
         let over = budget.is_none_or(|b| started.elapsed() >= Duration::from_secs(b));
