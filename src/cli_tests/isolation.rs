@@ -146,3 +146,15 @@ fn the_time_limit_comes_from_clasp_toml_too_and_analyze_is_isolated() {
     assert_eq!(code, 2);
     assert!(stderr.contains("clasp.toml:1:1: error: the time limit must be at least 1 second"), "{stderr}");
 }
+
+#[test]
+fn a_colour_option_before_the_subcommand_keeps_the_batch_isolated() {
+    let dir = demo_tree();
+    std::fs::write(dir.path().join("crash.cl"), CRASHING).unwrap();
+    for colour in [&["--color", "never"][..], &["--color=never"]] {
+        let (code, diff, stderr, _) = clasp_bounded(dir.path(), &[colour, &["migrate", "-q", "."]].concat());
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("./crash.cl:1:1: error: clang crashed on this unit"), "{stderr}");
+        assert!(!diff.is_empty(), "the good files are migrated: {stderr}");
+    }
+}
