@@ -91,3 +91,27 @@ fn an_answer_not_offered_is_asked_again_and_allow_dirty_needs_a_writing_mode() {
     assert_eq!(code, 2);
     assert!(stderr.contains("--allow-dirty"), "{stderr}");
 }
+
+#[test]
+fn on_a_terminal_the_review_is_coloured_and_answered_the_same() {
+    // A pseudo-terminal through util-linux's `script`: clasp's stdin, stdout and stderr are a terminal.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo/reduce.cl"), dir.path().join("reduce.cl")).unwrap();
+    let command = format!("{} migrate --interactive .", env!("CARGO_BIN_EXE_clasp"));
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs clasp on a pseudo-terminal");
+    child.stdin.take().unwrap().write_all(b"y\nn\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let transcript = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{transcript}");
+    assert_eq!(transcript.matches("apply this change?").count(), 2, "{transcript}");
+    assert!(transcript.contains("\x1b[32m+float sum_g(const float *v, int n, int stride)\x1b[0m"), "coloured: {transcript}");
+    let reduce = read(dir.path(), "reduce.cl");
+    assert!(reduce.contains("float sum_g(const float *v") && reduce.contains("float sum_l(__local const float *v"), "{reduce}");
+}
