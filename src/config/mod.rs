@@ -175,6 +175,28 @@ pub enum OptionError {
     Unknown { shown: String },
 }
 
+/// The `[[file]]` entries with their globs, each naming defined configurations only.
+fn file_entries(
+    entries: Vec<FileEntry>,
+    names: &std::collections::BTreeSet<&str>,
+    at: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<Vec<(globset::GlobMatcher, FileEntry)>, ConfigError> {
+    let mut files = Vec::new();
+    for entry in entries {
+        for name in entry.configurations.iter().flatten() {
+            if !names.contains(name.as_str()) {
+                return Err(at(&entry.path, format!("`{}` names configuration `{name}`, which is not defined", entry.path)));
+            }
+        }
+        let glob = globset::GlobBuilder::new(&entry.path)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| at(&entry.path, format!("bad glob `{}`: {e}", entry.path)))?;
+        files.push((glob.compile_matcher(), entry));
+    }
+    Ok(files)
+}
+
 /// The nearest `clasp.toml` in `start`'s directory or above.
 pub fn find(start: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(start).ok()?;
@@ -209,19 +231,7 @@ impl Config {
                 return Err(at(&c.name, format!("configuration `{}` is defined twice", c.name)));
             }
         }
-        let mut files = Vec::new();
-        for entry in file.files {
-            for name in entry.configurations.iter().flatten() {
-                if !names.contains(name.as_str()) {
-                    return Err(at(&entry.path, format!("`{}` names configuration `{name}`, which is not defined", entry.path)));
-                }
-            }
-            let glob = globset::GlobBuilder::new(&entry.path)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| at(&entry.path, format!("bad glob `{}`: {e}", entry.path)))?;
-            files.push((glob.compile_matcher(), entry));
-        }
+        let files = file_entries(file.files, &names, &at)?;
         for option in file.options.iter().chain(file.configurations.iter().flat_map(|c| c.options.iter())) {
             check_option(option).map_err(|e| at(option, e.to_string()))?;
         }
