@@ -115,3 +115,14 @@ fn on_a_terminal_the_review_is_coloured_and_answered_the_same() {
     let reduce = read(dir.path(), "reduce.cl");
     assert!(reduce.contains("float sum_g(const float *v") && reduce.contains("float sum_l(__local const float *v"), "{reduce}");
 }
+
+#[test]
+fn with_out_dir_the_accepted_changes_go_to_copies() {
+    let dir = demo();
+    let (code, _, stderr) = interactive(dir.path(), "y\nq\n", &["--out-dir", "out"]);
+    assert_eq!(code, 0, "{stderr}");
+    let original = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo/blur.cl")).unwrap();
+    assert_eq!(read(dir.path(), "blur.cl"), original, "the file itself is left as it is");
+    assert!(read(&dir.path().join("out"), "blur.cl").contains("float row3(const float *row"), "the accepted set, copied");
+    assert!(!dir.path().join("out/histogram.cl").exists(), "a skipped file is not copied");
+}

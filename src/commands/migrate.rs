@@ -76,7 +76,8 @@ fn migrate_batch(
     }
     add_unreadable(&mut migration, project.unreadable);
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
-    let in_place = args.write || args.interactive;
+    // --interactive writes in place, unless --out-dir takes the copies.
+    let in_place = args.write || (args.interactive && args.out_dir.is_none());
     if in_place && !args.allow_dirty {
         refuse_dirty_files(&mut migration);
     }
