@@ -30,6 +30,8 @@ pub mod root;
 pub mod rules;
 pub mod sarif;
 pub mod source;
+pub mod style;
+pub mod summary;
 pub mod syntax;
 pub mod targets;
 pub mod text;

@@ -231,6 +231,11 @@ pub struct MigrateOptions {
     pub constant_budget: u64,
     /// Which program-scope variables move when the budget does not require it.
     pub globals: GlobalsPolicy,
+    /// Rules `--select`/`--ignore` (or clasp.toml) leave out, each with why: they change nothing.
+    pub left_out: std::collections::BTreeMap<crate::codes::Code, String>,
+    /// Declarations (canonical file, name offset) kept as they are, with why: the
+    /// changes skipped in an `--interactive` review.
+    pub kept_decls: std::collections::BTreeMap<(PathBuf, u32), String>,
     /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
     pub ignored_pins: Vec<crate::codes::Code>,
     /// Worker threads for loading and first checks (at least 1); output is the same for any number.

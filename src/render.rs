@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
-use crate::report::{BuildStatus, FileChange, Migration, Outcome};
+use crate::report::{BuildStatus, FileChange, FileError, Migration, Outcome};
 
 /// A `git apply`-able unified diff of one file, over its bytes: lines in
 /// any encoding are shown as they are, so applying it reproduces the file.
@@ -29,7 +29,7 @@ pub fn diff(change: &FileChange) -> Vec<u8> {
 
 /// A path as clang names it (`kernels/../include/a.h`), tidied for people
 /// and for `git apply`, which refuses `..`: `include/a.h`.
-fn display_path(path: &Path) -> String {
+pub fn display_path(path: &Path) -> String {
     let mut parts: Vec<std::path::Component> = Vec::new();
     for part in path.components() {
         match part {
@@ -43,14 +43,28 @@ fn display_path(path: &Path) -> String {
     parts.iter().collect::<PathBuf>().display().to_string()
 }
 
-/// One line per fix and refusal: `file:line: rule: message`.
+/// A place in a file and what is said about it, in the order explanations are listed.
+type Explained = (PathBuf, u32, u32, String);
+
+/// One line per fix and refusal: `file:line:col: rule: message`.
 pub fn explanations(migration: &Migration) -> Vec<String> {
     let mut lines = Vec::new();
     for change in &migration.changes {
         for fix in &change.fixes {
-            lines.push((fix.file.clone(), fix.line, format!("{}: {}", fix.rule, fix.message)));
+            lines.push((fix.file.clone(), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)));
         }
     }
+    lines.extend(refusals(migration));
+    lines.extend(host_calls(migration));
+    // A fix editing several files (a merge) is listed with each: explained once.
+    lines.sort();
+    lines.dedup();
+    lines.into_iter().map(|(file, line, col, text)| format!("{}:{line}:{col}: {text}", display_path(&file))).collect()
+}
+
+/// Declarations refused, functions withdrawn by verification and duplicate groups not merged.
+fn refusals(migration: &Migration) -> Vec<Explained> {
+    let mut lines = Vec::new();
     for r in &migration.refusals {
         let verdict = if r.blocking { "cannot repair" } else { "refused" };
         let subject = if r.function.is_empty() {
@@ -58,24 +72,27 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
         } else {
             format!("`{}` of `{}`", r.name, r.function)
         };
-        lines.push((r.file.clone(), r.line, format!("{verdict} {}: {subject}: {}", r.reason, r.detail)));
+        lines.push((r.file.clone(), r.line, r.col, format!("{verdict} {}: {subject}: {}", r.reason, r.detail)));
     }
     for f in &migration.functions {
         if let Outcome::Refused { reason, detail } = &f.outcome {
             if reason.withdraws() {
-                lines.push((f.file.clone(), f.line, format!("withdrawn {reason}: `{}`: {detail}", f.name)));
+                lines.push((f.file.clone(), f.line, f.col, format!("withdrawn {reason}: `{}`: {detail}", f.name)));
             }
         }
     }
     for group in &migration.unmerged {
         if let Some(first) = group.members.first() {
-            lines.push((
-                first.file.clone(),
-                first.line,
-                format!("not merged {}: {}: {}", group.reason, group.names(), group.detail),
-            ));
+            let text = format!("not merged {}: {}: {}", group.reason, group.names(), group.detail);
+            lines.push((first.file.clone(), first.line, first.col, text));
         }
     }
+    lines
+}
+
+/// Host build calls left as they are, with why.
+fn host_calls(migration: &Migration) -> Vec<Explained> {
+    let mut lines = Vec::new();
     for call in migration.host.build_calls.iter().filter(|c| c.status != BuildStatus::Edited) {
         let status = match call.status {
             BuildStatus::Untraced => "untraced",
@@ -83,86 +100,21 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
             _ => "unchanged",
         };
         let program = call.program.as_deref().map(|p| format!(" ({p})")).unwrap_or_default();
-        lines.push((
-            call.file.clone(),
-            call.line,
-            format!("{} {status}: {}{program}: {}", Code::HostBuildOptions, call.api, call.detail),
-        ));
+        let text = format!("{} {status}: {}{program}: {}", Code::HostBuildOptions, call.api, call.detail);
+        lines.push((call.file.clone(), call.line, call.col, text));
     }
-    // A fix editing several files (a merge) is listed with each: explained once.
-    lines.sort();
-    lines.dedup();
-    lines.into_iter().map(|(file, line, text)| format!("{}:{line}: {text}", display_path(&file))).collect()
+    lines
 }
 
-/// `clasp: 3 files, 5 functions migrated (verified), 2 refused (1 builtin-pin,
-/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted once.
-pub fn summary(migration: &Migration) -> String {
-    let (mut verified, mut unverified, mut unchanged) = (0, 0, 0);
-    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-    for f in &migration.functions {
-        match &f.outcome {
-            Outcome::Migrated { verified: true } => verified += 1,
-            Outcome::Migrated { verified: false } => unverified += 1,
-            Outcome::Unchanged => unchanged += 1,
-            Outcome::Refused { reason, .. } => *reasons.entry(reason.as_str()).or_default() += 1,
-        }
+/// An error as printed: one about a whole file (`a.cl: error: cannot read`)
+/// is placed at its first line and column, so that every error line starts
+/// `file:line:col: error:` for editors' and CI's problem matchers.
+pub fn error_message(error: &FileError) -> String {
+    let whole_file = format!("{}: error: ", error.path.display());
+    match error.message.strip_prefix(&whole_file) {
+        Some(rest) if !error.path.as_os_str().is_empty() => format!("{}:1:1: error: {rest}", error.path.display()),
+        _ => error.message.clone(),
     }
-    let migrated = match (verified, unverified) {
-        (0, 0) => "0 functions migrated".to_string(),
-        (v, 0) => format!("{} migrated (verified)", crate::text::plural(v, "function", "")),
-        (0, u) => format!("{} migrated (not verified)", crate::text::plural(u, "function", "")),
-        (v, u) => format!("{} migrated ({v} verified, {u} unverified)", crate::text::plural(v + u, "function", "")),
-    };
-    let refused: usize = reasons.values().sum();
-    let refused = if refused == 0 {
-        "0 refused".to_string()
-    } else {
-        let parts: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        format!("{refused} refused ({})", parts.join(", "))
-    };
-    let merged = if migration.merges.is_empty() && migration.unmerged.is_empty() {
-        String::new()
-    } else {
-        let deleted: usize = migration.merges.iter().map(|m| m.members.len() - 1).sum();
-        format!(
-            ", {} merged ({} deleted), {} not merged",
-            crate::text::plural(migration.merges.len(), "duplicate group", ""),
-            crate::text::plural(deleted, "definition", ""),
-            migration.unmerged.len()
-        )
-    };
-    // Program-scope variables are not functions: counted apart (each once, however many files show it).
-    let variables: std::collections::BTreeSet<(&Path, u32)> = migration
-        .changes
-        .iter()
-        .flat_map(|c| c.fixes.iter())
-        .filter(|f| f.rule == Code::ConstantToGlobal || f.rule == Code::InferProgramScopeSpace)
-        .map(|f| (f.file.as_path(), f.line))
-        .collect();
-    let merged = if variables.is_empty() {
-        merged
-    } else {
-        format!("{merged}, {} given a new space", crate::text::plural(variables.len(), "program-scope variable", ""))
-    };
-    let merged = format!("{merged}{}", host_summary(migration));
-    format!(
-        "clasp: {}, {migrated}{merged}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
-        crate::text::plural(migration.files_seen, "file", ""),
-        migration.unanalysable.len(),
-        crate::text::plural(migration.errors.len(), "error", "")
-    )
-}
-
-/// `, 2 build calls edited (1 untraced, 0 unlinked)`: the host's build calls, when the batch has any.
-fn host_summary(migration: &Migration) -> String {
-    let calls = &migration.host.build_calls;
-    if calls.is_empty() {
-        return String::new();
-    }
-    let count = |status: BuildStatus| calls.iter().filter(|c| c.status == status).count();
-    let edited = crate::text::plural(count(BuildStatus::Edited), "build call", "edited");
-    format!(", {edited} ({} untraced, {} unlinked)", count(BuildStatus::Untraced), count(BuildStatus::Unlinked))
 }
 
 /// When kernels changed and no host build call was found for them: which

@@ -29,6 +29,7 @@ pub enum Outcome {
 pub struct FunctionAccount {
     pub file: PathBuf,
     pub line: u32,
+    pub col: u32,
     pub name: String,
     pub kernel: bool,
     #[serde(flatten)]
@@ -77,7 +78,10 @@ pub struct Migration {
     /// Host code: build calls and embedded kernels (absent when the batch read no host file).
     #[serde(skip_serializing_if = "HostReport::is_empty")]
     pub host: HostReport,
-    /// Wall time per stage (summed over workers).
+    /// Wall time per stage (summed over workers): only when asked for
+    /// (`--timings`, `CLASP_TIMINGS`), so that the report of a run is the
+    /// same byte for byte every time.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timings: Vec<crate::timings::StageTime>,
     /// `--device-check`: each changed program built by each selected device.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,6 +89,39 @@ pub struct Migration {
     /// The changed programs, as a device compiler would be given them (for `--device-check`).
     #[serde(skip)]
     pub programs: Vec<ChangedProgram>,
+    /// Every file the batch read (units, the files they include, host files,
+    /// program sources), as named: what a cached result depends on.
+    #[serde(skip)]
+    pub inputs: std::collections::BTreeSet<PathBuf>,
+}
+
+/// The version of the JSON reports' layout: raised when a field changes
+/// meaning or goes away (fields may be added without raising it).
+pub const JSON_FORMAT_VERSION: u32 = 1;
+
+/// The `"version"` every JSON report starts with: its layout's and clasp's.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Version {
+    pub format: u32,
+    pub clasp: &'static str,
+}
+
+impl Version {
+    pub const CURRENT: Version = Version { format: JSON_FORMAT_VERSION, clasp: env!("CARGO_PKG_VERSION") };
+}
+
+/// A JSON report: `"version"` first, then the report's own fields.
+#[derive(Serialize)]
+pub struct Versioned<T: Serialize> {
+    pub version: Version,
+    #[serde(flatten)]
+    pub report: T,
+}
+
+impl<T: Serialize> Versioned<T> {
+    pub fn new(report: T) -> Versioned<T> {
+        Versioned { version: Version::CURRENT, report }
+    }
 }
 
 /// What clasp found in host files.

@@ -36,9 +36,18 @@ pub fn time<T>(stage: &'static str, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Whether the environment asks for the times (`CLASP_TIMINGS` set).
+pub fn requested() -> bool {
+    std::env::var_os("CLASP_TIMINGS").is_some()
+}
+
 /// `stage: 1.234 s in 12 calls`, one line per stage, when `CLASP_TIMINGS` is set.
 pub fn report() -> Option<String> {
-    std::env::var_os("CLASP_TIMINGS")?;
+    requested().then(lines).flatten()
+}
+
+/// `stage: 1.234 s in 12 calls`, one line per stage, then the memory noted.
+pub fn lines() -> Option<String> {
     let totals = TOTALS.lock().ok()?;
     let lines: Vec<String> = totals
         .iter()

@@ -118,6 +118,20 @@ impl Unit {
         (name.clone(), line)
     }
 
+    /// Where `pos` is for people: `location`'s file and line, and the column
+    /// there (an embedded kernel's column is that of the kernel's own text).
+    pub fn position(&self, pos: crate::syntax::Pos) -> (PathBuf, u32, u32) {
+        let (file, line) = self.location(pos.file, pos.line, pos.offset);
+        let name = &self.syntax.files[pos.file];
+        if let Some(p) = self.program.as_ref().filter(|p| *name == p.virtual_path) {
+            if let Some(at) = p.map.to_file(pos.offset..pos.offset) {
+                let text = std::fs::read(at.file).unwrap_or_default();
+                return (file, line, crate::text::column(&text, at.range.start as usize));
+            }
+        }
+        (file, line, pos.col)
+    }
+
     /// The bytes of a file of the unit (empty if a header cannot be read).
     pub fn text(&self, file: FileIndex) -> &[u8] {
         self.sources[file].text.get_or_init(|| std::fs::read(&self.syntax.files[file]).unwrap_or_default())

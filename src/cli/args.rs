@@ -14,6 +14,9 @@ use crate::options::{CompileOptions, InputStd};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    pub color: crate::style::ColorWhen,
 }
 
 /// The host build options that `build_options` turns into the options above.
@@ -37,6 +40,27 @@ pub enum Command {
     Migrate(MigrateArgs),
     /// List the installed OpenCL platforms and devices, and which clasp target fits each.
     Devices(DevicesArgs),
+    /// Explain a rule or reason code (`clasp rule builtin-pin`), or list every code.
+    Rule(RuleArgs),
+}
+
+/// `clasp rule [CODE]`.
+#[derive(Args, Debug)]
+pub struct RuleArgs {
+    /// The code to explain (a rule such as generic-param, or a reason such as
+    /// builtin-pin); without it, every code with its summary.
+    #[arg(value_name = "CODE")]
+    pub code: Option<String>,
+    /// text (default) or json.
+    #[arg(long, value_enum)]
+    pub format: Option<RuleFormat>,
+}
+
+/// How `clasp rule` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RuleFormat {
+    Text,
+    Json,
 }
 
 /// `clasp devices`.
@@ -60,8 +84,8 @@ pub struct ProjectArgs {
     /// Ignore any clasp.toml.
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
-    /// The units, as a JSON list of {"file", "options", "configuration"?}
-    /// (from a host's build log); instead of PATHs and clasp.toml.
+    /// The units, from clang's compile_commands.json (its OpenCL C entries) or a
+    /// JSON list of {"file", "options", "configuration"?}; instead of PATHs and clasp.toml.
     #[arg(long, value_name = "FILE", conflicts_with = "config")]
     pub compile_commands: Option<PathBuf>,
     /// The time limit, in seconds, on parsing a unit and on each compile of it: a unit
@@ -72,6 +96,7 @@ pub struct ProjectArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(group = clap::ArgGroup::new("writing").args(["write", "interactive"]).multiple(true))]
 pub struct MigrateArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
@@ -92,20 +117,26 @@ pub struct MigrateArgs {
     /// Apply the changes in place (atomically).
     #[arg(long, conflicts_with_all = ["check", "out_dir"])]
     pub write: bool,
-    /// With --write, also overwrite files that have uncommitted changes in their git work tree.
-    #[arg(long, requires = "write")]
+    /// Show each change set (its diff and evidence) and ask whether to apply it; then
+    /// verify the accepted sets again and write them in place (answers from stdin).
+    #[arg(long, conflicts_with_all = ["check", "write", "statistics", "json", "format"])]
+    pub interactive: bool,
+    /// With --write (or --interactive), also overwrite files that have uncommitted changes
+    /// in their git work tree.
+    #[arg(long, requires = "writing")]
     pub allow_dirty: bool,
     /// Print counts per rule and per refusal reason instead of the diff.
     #[arg(long, conflicts_with_all = ["json", "format"])]
     pub statistics: bool,
-    /// Only report; exit 1 when changes are pending.
+    /// Write nothing: print the diff that would be applied (with --quiet, only the
+    /// files that would change) and exit 1 when changes are pending.
     #[arg(long, conflicts_with = "out_dir")]
     pub check: bool,
     /// Write migrated copies under DIR, mirroring relative paths.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
     /// Worker threads (default: one per core); the output is the same for any number.
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(short = 'j', long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<u32>,
     /// Only files under DIR are edited (default: the enclosing git work tree
     /// of the paths, else their deepest common directory).
@@ -118,9 +149,19 @@ pub struct MigrateArgs {
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
     /// What to print on stdout: diff (default), json (every file, change, refusal,
-    /// evidence, configuration and the time per stage) or sarif (SARIF 2.1.0).
+    /// evidence and configuration) or sarif (SARIF 2.1.0).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Do not read or store the result cache (`.clasp_cache/` under the edit root).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Testing only: fail unless the result comes from the cache.
+    #[arg(long, hide = true)]
+    pub test_cache_only: bool,
+    /// The wall time per stage: on stderr, and in the JSON report (left out
+    /// otherwise, so that two runs print the same JSON). As CLASP_TIMINGS=1.
+    #[arg(long)]
+    pub timings: bool,
     /// Skip verification (recompiling as the target, kernel equivalence).
     #[arg(long)]
     pub no_verify: bool,
@@ -133,12 +174,21 @@ pub struct MigrateArgs {
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
     #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse)]
     pub globals: crate::options::GlobalsPolicy,
-    /// No progress bar (it is only drawn when stderr is a terminal anyway).
+    /// No progress bar (it is only drawn when stderr is a terminal anyway); with
+    /// --check, the names of the files that would change instead of their diff.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     #[arg(long, conflicts_with = "no_verify")]
     pub allow_unverified: bool,
+    /// Only these rules change code (comma-separated or repeated; `clasp rule` lists them):
+    /// generic-param, generic-local, generic-return, array-param-to-pointer, merge-duplicates.
+    #[arg(long = "select", value_name = "CODES", value_delimiter = ',')]
+    pub select_rules: Vec<String>,
+    /// These rules change nothing (as --select takes them); a `// clasp: keep` comment
+    /// before a declaration or function keeps just that one.
+    #[arg(long = "ignore", value_name = "CODES", value_delimiter = ',')]
+    pub ignore_rules: Vec<String>,
     /// Testing only: ignore this pin (a reason code), to show verification catching the result.
     #[arg(long, hide = true, value_name = "CODE", value_parser = crate::codes::Code::parse)]
     pub test_ignore_pin: Vec<crate::codes::Code>,
@@ -239,10 +289,42 @@ pub struct AnalyzeArgs {
     /// clasp.toml's), cl3.0, cl3.0-nogeneric, or device[:NAME,...] (the devices').
     #[arg(long, value_parser = TargetSpec::parse)]
     pub target: Option<TargetSpec>,
-    /// Print JSON instead of text.
-    #[arg(long)]
+    /// Print JSON instead of text (as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// What to print on stdout: text (default; `diff` is accepted for it, as
+    /// `migrate` takes it) or json.
+    #[arg(long, value_enum)]
+    pub format: Option<AnalyzeFormat>,
+    /// No count of the files analysed on stderr (errors are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Files, or directories searched for *.cl.
     #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+}
+
+impl AnalyzeArgs {
+    /// Whether the report is JSON (`--json` or `--format json`).
+    pub fn json(&self) -> bool {
+        self.json || self.format == Some(AnalyzeFormat::Json)
+    }
+}
+
+/// The report `analyze` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AnalyzeFormat {
+    /// Per unit, as it goes.
+    #[value(alias = "diff")]
+    Text,
+    Json,
+}
+
+/// `-j N`: at least one worker; `-j 0` is refused with what to do instead.
+fn parse_jobs(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(0) => Err("at least 1 worker thread is needed; leave -j out for one per core".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a number of worker threads")),
+    }
 }

@@ -9,7 +9,7 @@ use std::io::Write;
 
 use clap::{CommandFactory, Parser};
 
-use args::{Cli, Command};
+use args::Cli;
 
 /// Exit codes, as for ruff and cargo fix.
 pub const EXIT_OK: i32 = 0;
@@ -26,10 +26,10 @@ fn takes_value(option: &str) -> bool {
         .any(|a| a.get_long() == Some(name) && !a.is_positional() && a.get_action().takes_values())
 }
 
-/// Parses `args` (including the program name): the command asked for, or
-/// the exit code when parsing ends the run (`--help`, `--version`, an error,
-/// already printed).
-pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Command, i32> {
+/// Parses `args` (including the program name): the command asked for and
+/// the options of every command, or the exit code when parsing ends the run
+/// (`--help`, `--version`, an error, already printed).
+pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Cli, i32> {
     // clap cannot read host spellings (`-include`, `-cl-mad-enable`): rewrite them first.
     let args = match crate::build_options::canonicalize(&args, &takes_value) {
         Ok(canonical) => {
@@ -44,11 +44,22 @@ pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) 
         }
     };
     match Cli::try_parse_from(args) {
-        Ok(cli) => Ok(cli.command),
+        Ok(cli) => Ok(cli),
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
             let _ = if e.use_stderr() { write!(stderr, "{e}") } else { write!(stdout, "{e}") };
             Err(code)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        // clap checks argument names, conflicts and requirements here, not at compile time.
+        Cli::command().debug_assert();
     }
 }

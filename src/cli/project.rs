@@ -67,6 +67,8 @@ pub struct Project {
     pub timeout: u64,
     /// clasp.toml's `root`, the edit root when `--root` is not given.
     config_root: Option<PathBuf>,
+    /// clasp.toml's `select` and `ignore` rule codes, and the file, for messages.
+    pub config_rules: Option<(PathBuf, Vec<String>, Vec<String>)>,
 }
 
 /// Why a project could not be resolved.
@@ -81,6 +83,15 @@ pub struct Error {
 impl Project {
     /// Discovers the files, loads the clasp.toml that applies and builds the units and the target.
     pub fn resolve(inputs: Inputs<'_>) -> Result<Project, Error> {
+        if let (Some(list), Some(path)) = (&inputs.project.compile_commands, inputs.paths.first()) {
+            let message = format!(
+                "clasp: error: --compile-commands {} lists the units: give no PATH beside it (`{}` was given); \
+list every file in it, or name the files without it",
+                list.display(),
+                path.display()
+            );
+            return Err(Error { unreadable: Vec::new(), message });
+        }
         let mut found = discover(inputs.paths, &inputs.discover.filters());
         let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let config = project_config(inputs.project, inputs.paths).map_err(fail)?;
@@ -106,6 +117,7 @@ impl Project {
             compile,
             target,
             timeout,
+            config_rules: config.as_ref().map(|c| (c.path.clone(), c.select.clone(), c.ignore.clone())),
             config_root: config.and_then(|c| c.root),
         })
     }

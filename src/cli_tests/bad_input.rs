@@ -81,7 +81,7 @@ fn an_unreadable_file_is_an_error_and_the_batch_goes_on() {
     let output = command.args(["migrate", "-q", "."]).current_dir(dir.path()).output().expect("run clasp");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("./locked.cl: error: cannot read: Permission denied"), "{stderr}");
+    assert!(stderr.contains("./locked.cl:1:1: error: cannot read: Permission denied"), "{stderr}");
     good_migrated(&output.stdout);
 }
 

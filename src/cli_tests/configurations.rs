@@ -59,7 +59,54 @@ fn compile_commands_build_each_entry_as_a_configuration() {
     std::fs::write(&commands, r#"[{"file": "scale.cl", "options": ["-fshiny"]}]"#).unwrap();
     let (code, _, stderr) = clasp(&["migrate", "--compile-commands", commands.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("commands.json: error: entry 1") && stderr.contains("-fshiny"), "{stderr}");
+    assert!(stderr.contains("commands.json:1:1: error: entry 1") && stderr.contains("-fshiny"), "{stderr}");
+}
+
+#[test]
+fn compile_commands_reads_clangs_compile_commands_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate/configurations");
+    std::fs::create_dir_all(dir.path().join("src/kernels")).unwrap();
+    for name in ["common.h", "histogram.cl", "scale.cl"] {
+        std::fs::copy(fixture.join(name), dir.path().join("src/kernels").join(name)).unwrap();
+    }
+    std::fs::write(dir.path().join("src/host.cpp"), "int main() { return 0; }\n").unwrap();
+    // As CMake writes it, in the build directory: `directory` absolute, `arguments` or `command`,
+    // a host file that is no unit, and compiler options that are not the kernel's (-O2, -c, -o, -target).
+    let source = dir.path().join("src");
+    let list = serde_json::json!([
+        { "directory": source, "file": "kernels/histogram.cl",
+          "arguments": ["clang-19", "-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-O2", "-DUSE_ATOMICS=0",
+                        "-c", "-o", "histogram.o", "kernels/histogram.cl"] },
+        { "directory": source, "file": "kernels/histogram.cl",
+          "command": "clang-19 -x cl -DUSE_ATOMICS=1 -Wall -c kernels/histogram.cl -o histogram1.o" },
+        { "directory": source, "file": "kernels/scale.cl", "command": "clang-19 -c kernels/scale.cl", "output": "scale.o" },
+        { "directory": source, "file": "host.cpp", "command": "c++ -O2 -c host.cpp -o host.o" }
+    ]);
+    std::fs::create_dir_all(dir.path().join("build")).unwrap();
+    let commands = dir.path().join("build/compile_commands.json");
+    std::fs::write(&commands, serde_json::to_string_pretty(&list).unwrap()).unwrap();
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "--compile-commands", commands.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    assert_eq!(report["files_seen"], 2, "the host file is no unit");
+    assert_eq!(report["changes"][0]["configurations"], serde_json::json!(["#1", "#2"]));
+    assert!(report["refusals"][0]["detail"].as_str().unwrap().contains("histogram.cl [#2]"), "{}", report["refusals"]);
+    // Without `arguments` or `command`, an entry of clang's form is an error.
+    std::fs::write(&commands, format!(r#"[{{"directory": "{}", "file": "kernels/scale.cl"}}]"#, source.display())).unwrap();
+    let (code, _, stderr) = clasp(&["migrate", "--compile-commands", commands.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("compile_commands.json:1:1: error: entry 1: it has neither `arguments` nor `command`"), "{stderr}");
+}
+
+#[test]
+fn compile_commands_with_paths_is_an_error() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--compile-commands", "commands.json", "fixtures/migrate/chain.cl"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.starts_with("clasp: error: --compile-commands commands.json lists the units: give no PATH beside it"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -121,7 +121,7 @@ fn device_check_on_the_demo_shows_pocl_building_the_originals_and_rejecting_the_
         assert!(!program["original_options"].as_str().unwrap().contains("-cl-std"), "the host passes none: {program}");
         assert!(program["result_options"].as_str().unwrap().ends_with("-cl-std=CL2.0"), "{program}");
     }
-    assert!(err.contains("fixtures/demo/reduce.cl: error: device `pthread"), "{err}");
+    assert!(err.contains("fixtures/demo/reduce.cl:1:1: error: device `pthread"), "{err}");
     assert!(err.contains("rejects the migrated program (it builds the original)"), "{err}");
     assert!(err.contains("passing '__local float *__private' to parameter of type 'const __private float *'"), "{err}");
     assert!(err.contains("originals built 4/4, results built 0/4, rejected after the migration 4"), "{err}");

@@ -75,9 +75,12 @@ fn a_crashing_and_a_hanging_unit_cost_only_themselves_whatever_the_workers() {
     for jobs in ["-j1", "-j2"] {
         let (code, diff, stderr, took) = clasp_bounded(bad.path(), &["migrate", "-q", jobs, "--timeout", "2", "."]);
         assert_eq!(code, 2, "{stderr}");
-        assert!(stderr.contains("./crash.cl: error: clang crashed on this unit (libclang crashed while parsing)"), "{stderr}");
+        assert!(
+            stderr.contains("./crash.cl:1:1: error: clang crashed on this unit (libclang crashed while parsing)"),
+            "{stderr}"
+        );
         let hung =
-            "./hang.cl: error: parsing took longer than the time limit of 2 s (--timeout); nothing of this unit is written";
+            "./hang.cl:1:1: error: parsing took longer than the time limit of 2 s (--timeout); nothing of this unit is written";
         assert!(stderr.contains(hung), "{stderr}");
         assert!(
             diff == expected,
@@ -116,8 +119,8 @@ fn a_crash_in_verification_only_costs_its_unit() {
     std::fs::write(dir.path().join("late.cl"), text).unwrap();
     let (code, _, stderr, _) = clasp_bounded(dir.path(), &["migrate", "-q", "."]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("./late.cl: error: clang crashed on this unit (clang crashed while compiling it)"), "{stderr}");
-    assert!(stderr.contains("7 functions migrated (verified)"), "{stderr}");
+    assert!(stderr.contains("./late.cl:1:1: error: clang crashed on this unit (clang crashed while compiling it)"), "{stderr}");
+    assert!(stderr.contains("7 functions would migrate (verified)"), "{stderr}");
 }
 
 #[test]
@@ -128,8 +131,8 @@ fn the_time_limit_comes_from_clasp_toml_too_and_analyze_is_isolated() {
     std::fs::write(dir.path().join("clasp.toml"), "timeout = 2\n").unwrap();
     let (code, stdout, stderr, _) = clasp_bounded(dir.path(), &["analyze", "."]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("./hang.cl: error: parsing took longer than the time limit of 2 s"), "{stderr}");
-    assert!(stderr.contains("./crash.cl: error: clang crashed on this unit"), "{stderr}");
+    assert!(stderr.contains("./hang.cl:1:1: error: parsing took longer than the time limit of 2 s"), "{stderr}");
+    assert!(stderr.contains("./crash.cl:1:1: error: clang crashed on this unit"), "{stderr}");
     assert!(stderr.contains("clasp: 4 files analysed, 2 errors"), "{stderr}");
     // Each good unit's report once, though the batch ran three times.
     let text = String::from_utf8_lossy(&stdout);
@@ -142,4 +145,16 @@ fn the_time_limit_comes_from_clasp_toml_too_and_analyze_is_isolated() {
     let (code, _, stderr, _) = clasp_bounded(dir.path(), &["analyze", "reduce.cl"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("clasp.toml:1:1: error: the time limit must be at least 1 second"), "{stderr}");
+}
+
+#[test]
+fn a_colour_option_before_the_subcommand_keeps_the_batch_isolated() {
+    let dir = demo_tree();
+    std::fs::write(dir.path().join("crash.cl"), CRASHING).unwrap();
+    for colour in [&["--color", "never"][..], &["--color=never"]] {
+        let (code, diff, stderr, _) = clasp_bounded(dir.path(), &[colour, &["migrate", "-q", "."]].concat());
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("./crash.cl:1:1: error: clang crashed on this unit"), "{stderr}");
+        assert!(!diff.is_empty(), "the good files are migrated: {stderr}");
+    }
 }

@@ -6,14 +6,23 @@
 
 mod bad_input;
 mod build_options;
+mod cache;
+mod check;
+mod colour;
 mod configurations;
 mod devices;
+mod diagnostics;
 mod discovery;
+mod empty;
 mod errors;
+mod interactive;
 mod isolation;
 mod merges;
 mod programs;
 mod reports;
+mod rules;
+mod sarif;
 mod support;
+mod suppression;
 mod uncommitted;
 mod writes;

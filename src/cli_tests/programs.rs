@@ -112,7 +112,7 @@ fn a_source_two_programs_would_edit_differently_is_an_error_and_stays() {
     let before = std::fs::read_to_string(dir.path().join("common.opencl")).unwrap();
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "-q", "."]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("common.opencl: error: a source of program `a` and program `b`"), "{stderr}");
+    assert!(stderr.contains("common.opencl:1:1: error: a source of program `a` and program `b`"), "{stderr}");
     for name in ["common.opencl", "a.opencl"] {
         let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
         assert!(text.contains("__global const float *p"), "{name} is left as it is:\n{text}");

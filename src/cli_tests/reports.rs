@@ -55,8 +55,8 @@ fn sarif_lists_every_fix_and_refusal_with_its_edits() {
 }
 
 #[test]
-fn json_report_has_time_per_stage() {
-    let (code, stdout, stderr) = clasp(&["migrate", "--format", "json", "fixtures/migrate/chain.cl"]);
+fn json_report_has_time_per_stage_with_timings() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--format", "json", "--timings", "fixtures/migrate/chain.cl"]);
     assert_eq!(code, 0, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
     let stages: Vec<&str> = report["timings"].as_array().unwrap().iter().map(|t| t["stage"].as_str().unwrap()).collect();
@@ -66,6 +66,25 @@ fn json_report_has_time_per_stage() {
         .unwrap()
         .iter()
         .all(|t| t["seconds"].as_f64().unwrap() >= 0.0 && t["calls"].as_u64().unwrap() > 0));
+}
+
+#[test]
+fn json_is_the_same_in_every_run_and_starts_with_its_version() {
+    let args = ["migrate", "--json", "fixtures/demo", "fixtures/migrate/configurations"];
+    let (code, first, stderr) = clasp(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, second, _) = clasp(&args);
+    assert_eq!(first, second, "two runs print the same JSON");
+    assert!(
+        first
+            .starts_with(&format!("{{\n  \"version\": {{\n    \"format\": 1,\n    \"clasp\": \"{}\"", env!("CARGO_PKG_VERSION"))),
+        "{first}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert!(report.get("timings").is_none() && report["changes"].as_array().is_some_and(|c| !c.is_empty()));
+    let (_, analyzed, _) = clasp(&["analyze", "--json", "fixtures/analyze/flows.cl"]);
+    let analyzed: serde_json::Value = serde_json::from_str(&analyzed).unwrap();
+    assert_eq!(analyzed["version"]["format"], 1);
 }
 
 #[test]
@@ -103,7 +122,7 @@ fn statistics_count_each_change_once_by_code() {
     1  unrepairable-unit   withdrawn
 "
     );
-    assert!(!stdout.contains("---") && stderr.contains("1 program-scope variable given a new space"), "{stderr}");
+    assert!(!stdout.contains("---") && stderr.contains("1 program-scope variable would get a new space"), "{stderr}");
     // Exit codes are those of the run: 1 with --check when changes are pending.
     let (code, stdout, stderr) = clasp(&["migrate", "-q", "--statistics", "--check", "fixtures/migrate/header_conflict"]);
     assert_eq!(code, 1, "{stderr}");

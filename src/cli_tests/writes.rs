@@ -134,7 +134,7 @@ fn a_file_that_cannot_be_written_is_an_error_and_the_others_are_written() {
     std::fs::set_permissions(dir.path().join("b.cl"), std::fs::Permissions::from_mode(0o444)).unwrap();
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "-q", "--write", "a.cl", "b.cl", "c.cl"]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("b.cl: error: is read-only; not written"), "{stderr}");
+    assert!(stderr.contains("b.cl:1:1: error: is read-only; not written"), "{stderr}");
     assert_eq!(std::fs::read_to_string(dir.path().join("b.cl")).unwrap(), crate::support::HELPER_UNIT);
     for name in ["a.cl", "c.cl"] {
         let text = std::fs::read_to_string(dir.path().join(name)).unwrap();

@@ -109,6 +109,8 @@ codes! {
     Configuration = "configuration", Reason;
     /// Points to `volatile` data.
     VolatilePointee = "volatile-pointee", Reason;
+    /// Kept as it is by the user: a `// clasp: keep` comment, or a rule not selected.
+    Suppressed = "suppressed", Reason;
     /// A member of a duplicate group has its address taken.
     AddressTaken = "address-taken", Reason;
     /// Every member but one stays named (a `__constant` or pinned pointer).

@@ -34,11 +34,15 @@ struct AnalyzeFile {
 }
 
 /// Runs `clasp analyze` and returns its exit code.
-pub fn run(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    super::exit_code(analyze_project(args, stdout, stderr), stderr)
+pub fn run(args: &AnalyzeArgs, palettes: crate::style::Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    // Messages are written as each unit is analysed: coloured line by line on their way out.
+    let mut stderr = crate::style::Diagnostics::new(stderr, palettes.stderr);
+    let result = analyze_project(args, stdout, &mut stderr);
+    super::exit_code(result, Default::default(), &mut stderr)
 }
 
 fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
+    super::rule::code_given_as_path(&args.paths)?;
     let selected = super::devices::Selected::resolve(args.target.as_ref(), false)?;
     if let Some(selected) = &selected {
         selected.say(stderr);
@@ -48,22 +52,30 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     let project = Project::resolve(inputs).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
     crate::isolation::announce_timeout(project.timeout);
+    super::preflight::units_found(&project, &super::preflight::searched(&args.paths, &args.project))?;
+    super::preflight::options_accepted(&project.jobs)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let files: Vec<AnalyzeFile> =
-        project.jobs.iter().map(|job| analyze_job(&bench, job, project.target, args.json, stdout, stderr)).collect();
-    if args.json {
-        let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({ "files": files })).unwrap());
+        project.jobs.iter().map(|job| analyze_job(&bench, job, project.target, args.json(), stdout, stderr)).collect();
+    if args.json() {
+        let _ = writeln!(
+            stdout,
+            "{}",
+            serde_json::to_string_pretty(&crate::report::Versioned::new(serde_json::json!({ "files": files }))).unwrap()
+        );
     }
     let analysed = files.iter().filter(|f| f.error.is_none()).count();
     let errors = project.unreadable.len() + (files.len() - analysed);
-    let _ = writeln!(stderr, "clasp: {}, {}", what_was_analysed(analysed, &project.jobs), plural(errors, "error", ""));
+    if !args.quiet {
+        let _ = writeln!(stderr, "clasp: {}, {}", what_was_analysed(analysed, &project.jobs), plural(errors, "error", ""));
+    }
     Ok(if errors > 0 { EXIT_ERROR } else { EXIT_OK })
 }
 
 /// Each path that discovery could not read, as an error on stderr.
 fn report_unreadable(unreadable: &[(PathBuf, String)], stderr: &mut dyn Write) {
     for (path, message) in unreadable {
-        let _ = writeln!(stderr, "{}: error: {message}", path.display());
+        let _ = writeln!(stderr, "{}:1:1: error: {message}", path.display());
     }
 }
 
@@ -80,7 +92,7 @@ fn analyze_job(
     let path = &job.path;
     let label = job.label();
     if let Some(why) = crate::isolation::excluded(&label) {
-        let message = format!("{}: error: {why}", path.display());
+        let message = format!("{}:1:1: error: {why}", path.display());
         let _ = writeln!(stderr, "{message}");
         return AnalyzeFile {
             path: path.display().to_string(),
@@ -123,8 +135,8 @@ fn report_job(
         }
         Err(e) => {
             match &job.configuration {
-                Some(name) => writeln!(stderr, "{e}\n{}: note: in configuration `{name}`", path.display()),
-                None => writeln!(stderr, "{e}"),
+                Some(name) => writeln!(stderr, "{}\n{}: note: in configuration `{name}`", error_line(path, &e), path.display()),
+                None => writeln!(stderr, "{}", error_line(path, &e)),
             }
             .ok();
             let compiles = e.is_compile_error().then(|| analyze::CompileStatus {
@@ -134,6 +146,11 @@ fn report_job(
             AnalyzeFile { path: path.display().to_string(), status: "error", error: Some(e.to_string()), compiles, report: None }
         }
     }
+}
+
+/// A unit's error as printed: placed at `file:line:col` like every error line.
+fn error_line(path: &Path, error: &crate::unit::UnitError) -> String {
+    crate::render::error_message(&crate::report::FileError { path: path.to_path_buf(), message: error.to_string() })
 }
 
 /// A loaded unit compiles as its input standard; whether it also compiles, unchanged, as the target.

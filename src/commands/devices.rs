@@ -14,7 +14,7 @@ use crate::options::Target;
 
 /// Runs `clasp devices` and returns its exit code.
 pub fn run(args: &DevicesArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    super::exit_code(list(args, stdout, stderr), stderr)
+    super::exit_code(list(args, stdout, stderr), Default::default(), stderr)
 }
 
 fn list(args: &DevicesArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {

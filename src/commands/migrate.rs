@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::cache::Cache;
 use super::devices::Selected;
 use super::Stop;
 use crate::cli::args::{Format, MigrateArgs};
@@ -14,38 +15,84 @@ use crate::cli::project::{Inputs, Project};
 use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
 use crate::migrate::{migrate, FileError, MigrateOptions, Migration};
 use crate::render;
+use crate::style::{Palette, Palettes};
+use crate::summary::Mode;
 use crate::unit::Workbench;
 
 /// Runs `clasp migrate` and returns its exit code.
-pub fn run(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    super::exit_code(migrate_project(args, stdout, stderr), stderr)
+pub fn run(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    super::exit_code(migrate_project(args, palettes, stdout, stderr), palettes.stderr, stderr)
 }
 
-fn migrate_project(args: &MigrateArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
-    let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
+fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
+    super::rule::code_given_as_path(&args.paths)?;
     let selected = Selected::resolve(args.target.as_ref(), args.device_check.is_some())?;
     let mut inputs = Inputs::from(args);
     inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
     let project = Project::resolve(inputs)?;
     crate::isolation::announce_timeout(project.timeout);
-    let options = options(args, &project, project.edit_root(args.root.as_deref())?);
-    let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
+    let searched = super::preflight::searched(&args.paths, &args.project);
+    super::preflight::units_found(&project, &searched)?;
+    super::preflight::options_accepted(&project.jobs)?;
+    let options = migrate_options(args, &project)?;
+    let cache = Cache::for_run(args, palettes, &project, &options);
+    if let Some(code) = cache.as_ref().and_then(|c| c.replay(stdout, stderr)) {
+        return Ok(code);
+    }
+    if args.test_cache_only {
+        return Err(Stop::clasp("no stored result for this run (--test-cache-only)".to_string()));
+    }
+    let Some(cache) = cache else {
+        return migrate_batch(args, palettes, (project, selected), &options, stdout, stderr).map(|(code, _)| code);
+    };
+    // Printed into buffers, stored, then passed on: the replay is byte for byte this output.
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let jobs = project.jobs.clone();
+    let (code, migration) = migrate_batch(args, palettes, (project, selected), &options, &mut out, &mut err)?;
+    cache.store(&migration, &jobs, &out, &err, code);
+    let _ = stdout.write_all(&out);
+    let _ = stderr.write_all(&err);
+    Ok(code)
+}
+
+/// Migrates, writes (`--write`, `--out-dir`, `--interactive`) and reports: the exit code and the migration.
+fn migrate_batch(
+    args: &MigrateArgs,
+    palettes: Palettes,
+    (project, selected): (Project, Option<Selected>),
+    options: &MigrateOptions,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(i32, Migration), Stop> {
+    let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
+    let mut migration = migrate(&bench, &project.jobs, &project.host_files, options);
     options.progress.finish();
+    if migration.files_seen == 0 && migration.errors.is_empty() && project.unreadable.is_empty() {
+        // Host files were read, but none holds a kernel.
+        return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
+    }
+    if args.interactive {
+        migration = reviewed(palettes, &bench, &project, options, migration, stdout, stderr)?;
+    }
     add_unreadable(&mut migration, project.unreadable);
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
-    if args.write && !args.allow_dirty {
+    // --interactive writes in place, unless --out-dir takes the copies.
+    let in_place = args.write || (args.interactive && args.out_dir.is_none());
+    if in_place && !args.allow_dirty {
         refuse_dirty_files(&mut migration);
     }
-    if (args.write || args.out_dir.is_some()) && !device_rejected(args, &mut migration) {
+    if (in_place || args.out_dir.is_some()) && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
-    migration.timings = crate::timings::stages();
-    print_report(args, &migration, stdout);
+    if args.timings || crate::timings::requested() {
+        migration.timings = crate::timings::stages();
+    }
+    print_report(args, &migration, palettes.stdout, stdout);
     if let Some(selected) = &selected {
         selected.say(stderr);
     }
-    print_diagnostics(args, &migration, project.host, options.target, &device_lines, stderr);
-    Ok(exit_code(args, &migration))
+    print_diagnostics(args, &migration, (project.host, options.target), palettes.stderr, &device_lines, stderr);
+    Ok((exit_code(args, &migration), migration))
 }
 
 /// `--device-check`: the changed programs built by the selected devices;
@@ -84,6 +131,49 @@ fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
     rejected
 }
 
+/// The migration's options, with the rules `--select`/`--ignore` leave out, once
+/// the edit root is known to hold some of the files.
+fn migrate_options(args: &MigrateArgs, project: &Project) -> Result<MigrateOptions, Stop> {
+    let left_out = super::selection::left_out(&args.select_rules, &args.ignore_rules, project.config_rules.as_ref())?;
+    let mut options = options(args, project, project.edit_root(args.root.as_deref())?);
+    // Merges are a rule of their own: left out, no duplicate is merged (as --no-merge).
+    options.merge &= !left_out.contains_key(&crate::codes::Code::MergeDuplicates);
+    options.left_out = left_out;
+    super::preflight::under_root(&project.jobs, &project.host_files, &options.root)?;
+    Ok(options)
+}
+
+/// `--interactive`: the review (answers on stdin), then, when a change set was
+/// skipped, the batch migrated and verified again with its declarations kept.
+fn reviewed(
+    palettes: Palettes,
+    bench: &Workbench,
+    project: &Project,
+    options: &MigrateOptions,
+    migration: Migration,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<Migration, Stop> {
+    let mut review = super::interactive::review(&migration, &mut std::io::stdin().lock(), palettes, stdout, stderr);
+    let mut result = migration;
+    // Each round only keeps more declarations: in practice one or two rounds.
+    for _round in 0..super::interactive::ROUNDS {
+        if review.kept_decls.is_empty() {
+            return Ok(result);
+        }
+        let again = MigrateOptions {
+            kept_decls: review.kept_decls.clone(),
+            progress: crate::progress::Progress::hidden(),
+            ..options.clone()
+        };
+        result = migrate(bench, &project.jobs, &project.host_files, &again);
+        if super::interactive::settle(&mut review, &result)? {
+            return Ok(result);
+        }
+    }
+    Err(Stop::clasp("the reviewed changes did not settle: nothing written".to_string()))
+}
+
 /// The migration's options: the project's and the command line's.
 fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptions {
     MigrateOptions {
@@ -96,6 +186,8 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         constant_budget: args.constant_budget,
         globals: args.globals,
         ignored_pins: args.test_ignore_pin.clone(),
+        left_out: Default::default(),
+        kept_decls: Default::default(),
         jobs: (crate::isolation::jobs_override().or(args.jobs.map(|n| n as usize)))
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         progress: if args.quiet { crate::progress::Progress::hidden() } else { crate::progress::Progress::on_stderr() },
@@ -145,13 +237,15 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
     migration.errors.extend(failed);
 }
 
-/// The report on stdout: JSON, SARIF, statistics, or the diff (unless the
-/// changes were only checked or were written).
-fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Write) {
+/// The report on stdout: JSON, SARIF, statistics, or the diff. Written
+/// changes are not shown again; `--check --quiet` lists the files that
+/// would change instead of their diff, as `black --check` names them.
+fn print_report(args: &MigrateArgs, migration: &Migration, palette: Palette, stdout: &mut dyn Write) {
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
         Format::Json => {
-            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(migration).unwrap());
+            let report = crate::report::Versioned::new(migration);
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&report).unwrap());
         }
         Format::Sarif => {
             let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&crate::sarif::log(migration)).unwrap());
@@ -159,13 +253,18 @@ fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Writ
         Format::Diff if args.statistics => {
             let _ = write!(stdout, "{}", render::statistics(migration));
         }
-        Format::Diff if !args.check && !args.write && args.out_dir.is_none() => {
+        Format::Diff if args.write || args.out_dir.is_some() || args.interactive => {}
+        Format::Diff if args.check && args.quiet => {
             for change in &migration.changes {
-                // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
-                let _ = stdout.write_all(&render::diff(change));
+                let _ = writeln!(stdout, "{}", render::display_path(&change.path));
             }
         }
-        Format::Diff => {}
+        Format::Diff => {
+            for change in &migration.changes {
+                // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
+                let _ = stdout.write_all(&palette.diff(render::diff(change)));
+            }
+        }
     }
 }
 
@@ -174,32 +273,33 @@ fn print_report(args: &MigrateArgs, migration: &Migration, stdout: &mut dyn Writ
 fn print_diagnostics(
     args: &MigrateArgs,
     migration: &Migration,
-    host_note: bool,
-    target: crate::options::Target,
+    (host_note, target): (bool, crate::options::Target),
+    palette: Palette,
     device_lines: &[String],
     stderr: &mut dyn Write,
 ) {
     for e in &migration.errors {
-        let _ = writeln!(stderr, "{}", e.message);
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&render::error_message(e)));
     }
     for w in &migration.warnings {
-        let _ = writeln!(stderr, "{}: warning: {}", w.location(), w.message);
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&format!("{}: warning: {}", w.location(), w.message)));
     }
     if args.explain {
         for line in render::explanations(migration) {
-            let _ = writeln!(stderr, "{line}");
+            let _ = writeln!(stderr, "{}", palette.explanation(&line));
         }
     }
     if let Some(note) =
         host_note.then(|| render::host_note(migration, &crate::rules::host_build_options::std_flag(target))).flatten()
     {
-        let _ = writeln!(stderr, "{note}");
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&note));
     }
     for line in device_lines {
         let _ = writeln!(stderr, "{line}");
     }
-    let _ = writeln!(stderr, "{}", render::summary(migration));
-    if let Some(times) = crate::timings::report() {
+    let mode = if args.write || args.out_dir.is_some() || args.interactive { Mode::Written } else { Mode::DryRun };
+    let _ = writeln!(stderr, "{}", crate::summary::summary(migration, mode));
+    if let Some(times) = (args.timings || crate::timings::requested()).then(crate::timings::lines).flatten() {
         let _ = writeln!(stderr, "{times}");
     }
 }

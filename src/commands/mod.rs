@@ -4,21 +4,32 @@
 //! drive it in-process.
 
 pub mod analyze;
+mod cache;
 pub mod devices;
+mod interactive;
 pub mod migrate;
+mod preflight;
+pub mod rule;
+mod selection;
 
 use std::io::Write;
 
 use crate::cli::args::Command;
 use crate::cli::{project, EXIT_ERROR};
+use crate::style::{Palette, Palettes};
 
 /// Runs clasp with `args` (including the program name) and returns the exit code.
 pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    match crate::cli::parse(args, stdout, stderr) {
-        Ok(Command::Analyze(args)) => analyze::run(&args, stdout, stderr),
-        Ok(Command::Migrate(args)) => migrate::run(&args, stdout, stderr),
-        Ok(Command::Devices(args)) => devices::run(&args, stdout, stderr),
-        Err(code) => code,
+    let cli = match crate::cli::parse(args, stdout, stderr) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    let palettes = Palettes::new(cli.color);
+    match cli.command {
+        Command::Analyze(args) => analyze::run(&args, palettes, stdout, stderr),
+        Command::Migrate(args) => migrate::run(&args, palettes, stdout, stderr),
+        Command::Devices(args) => devices::run(&args, stdout, stderr),
+        Command::Rule(args) => rule::run(&args, stdout, stderr),
     }
 }
 
@@ -31,6 +42,11 @@ impl Stop {
     fn clasp(message: String) -> Stop {
         Stop(format!("clasp: error: {message}"))
     }
+
+    /// A run that can do nothing, though nothing is wrong as such: `clasp: warning: ...`, exit 2.
+    fn warning(message: String) -> Stop {
+        Stop(format!("clasp: warning: {message}"))
+    }
 }
 
 impl From<project::Error> for Stop {
@@ -40,11 +56,11 @@ impl From<project::Error> for Stop {
 }
 
 /// The exit code of a command's result, printing why it stopped if it did.
-fn exit_code(result: Result<i32, Stop>, stderr: &mut dyn Write) -> i32 {
+fn exit_code(result: Result<i32, Stop>, palette: Palette, stderr: &mut dyn Write) -> i32 {
     match result {
         Ok(code) => code,
         Err(Stop(message)) => {
-            let _ = writeln!(stderr, "{message}");
+            let _ = writeln!(stderr, "{}", palette.diagnostic(&message));
             EXIT_ERROR
         }
     }

@@ -32,10 +32,12 @@
 //!
 //! Command-line options come last, so they win (`-D` given twice: the last).
 
+mod compile_commands;
 mod program;
 
 use std::path::{Path, PathBuf};
 
+pub use compile_commands::compile_commands;
 pub use program::ProgramSources;
 
 use serde::Deserialize;
@@ -62,6 +64,11 @@ struct ConfigFile {
     host: Option<bool>,
     /// The time limit in seconds on parsing a unit and on each compile of it.
     timeout: Option<u64>,
+    /// Rules that may change code (`--select`), and rules that may not (`--ignore`).
+    #[serde(default)]
+    select: Vec<String>,
+    #[serde(default)]
+    ignore: Vec<String>,
     #[serde(default, rename = "configuration")]
     configurations: Vec<ConfigurationEntry>,
     #[serde(default, rename = "file")]
@@ -104,6 +111,9 @@ pub struct Config {
     pub host: bool,
     /// The time limit in seconds on parsing a unit and on each compile of it.
     pub timeout: Option<u64>,
+    /// Rule codes as `--select` and `--ignore` take them (checked by the command).
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
     include: Vec<PathBuf>,
     options: Vec<String>,
     configurations: Vec<ConfigurationEntry>,
@@ -135,14 +145,17 @@ impl Job {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file cannot be read.
-    #[error("{}: error: cannot read: {source}", path.display())]
+    #[error("{}:1:1: error: cannot read: {source}", path.display())]
     Read { path: PathBuf, source: std::io::Error },
     /// Something at a line and column of the file (its syntax, a value, a name).
     #[error("{}:{line}:{col}: error: {message}", path.display())]
     At { path: PathBuf, line: usize, col: usize, message: String },
     /// An entry of a `--compile-commands` list (1-based) with options clasp cannot use.
-    #[error("{}: error: entry {entry}: {source}", path.display())]
+    #[error("{}:1:1: error: entry {entry}: {source}", path.display())]
     Entry { path: PathBuf, entry: usize, source: OptionError },
+    /// An entry of clang's form (1-based) with neither `arguments` nor `command`.
+    #[error("{}:1:1: error: entry {entry}: it has neither `arguments` nor `command`", path.display())]
+    NoCommand { path: PathBuf, entry: usize },
     /// A `--compile-commands` entry's option string does not split as a shell would.
     #[error(transparent)]
     BuildString(#[from] BuildOptionsError),
@@ -160,6 +173,28 @@ pub enum OptionError {
     /// An option clasp does not know (`shown`: the option's words).
     #[error("`{shown}` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g)")]
     Unknown { shown: String },
+}
+
+/// The `[[file]]` entries with their globs, each naming defined configurations only.
+fn file_entries(
+    entries: Vec<FileEntry>,
+    names: &std::collections::BTreeSet<&str>,
+    at: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<Vec<(globset::GlobMatcher, FileEntry)>, ConfigError> {
+    let mut files = Vec::new();
+    for entry in entries {
+        for name in entry.configurations.iter().flatten() {
+            if !names.contains(name.as_str()) {
+                return Err(at(&entry.path, format!("`{}` names configuration `{name}`, which is not defined", entry.path)));
+            }
+        }
+        let glob = globset::GlobBuilder::new(&entry.path)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| at(&entry.path, format!("bad glob `{}`: {e}", entry.path)))?;
+        files.push((glob.compile_matcher(), entry));
+    }
+    Ok(files)
 }
 
 /// The nearest `clasp.toml` in `start`'s directory or above.
@@ -196,19 +231,7 @@ impl Config {
                 return Err(at(&c.name, format!("configuration `{}` is defined twice", c.name)));
             }
         }
-        let mut files = Vec::new();
-        for entry in file.files {
-            for name in entry.configurations.iter().flatten() {
-                if !names.contains(name.as_str()) {
-                    return Err(at(&entry.path, format!("`{}` names configuration `{name}`, which is not defined", entry.path)));
-                }
-            }
-            let glob = globset::GlobBuilder::new(&entry.path)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| at(&entry.path, format!("bad glob `{}`: {e}", entry.path)))?;
-            files.push((glob.compile_matcher(), entry));
-        }
+        let files = file_entries(file.files, &names, &at)?;
         for option in file.options.iter().chain(file.configurations.iter().flat_map(|c| c.options.iter())) {
             check_option(option).map_err(|e| at(option, e.to_string()))?;
         }
@@ -228,6 +251,8 @@ impl Config {
             exclude: file.exclude,
             host: file.host.unwrap_or(true),
             timeout: file.timeout,
+            select: file.select,
+            ignore: file.ignore,
             options: file.options,
             configurations: file.configurations,
             files,
@@ -312,7 +337,7 @@ impl Config {
 }
 
 /// The command line's options after a job's own, so they win (a forced `--std` too).
-fn append_command_line(compile: &mut CompileOptions, command_line: &CompileOptions) {
+pub(crate) fn append_command_line(compile: &mut CompileOptions, command_line: &CompileOptions) {
     if command_line.std != InputStd::Auto {
         compile.std = command_line.std;
     }
@@ -321,67 +346,6 @@ fn append_command_line(compile: &mut CompileOptions, command_line: &CompileOptio
     compile.includes.extend(command_line.includes.iter().cloned());
     compile.clang_extra.extend(command_line.clang_extra.iter().cloned());
     compile.full_header |= command_line.full_header;
-}
-
-/// One entry of a `--compile-commands` file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CompileCommand {
-    file: PathBuf,
-    /// Host build options: a list of words, or one string split as a shell would.
-    #[serde(default)]
-    options: OptionWords,
-    configuration: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum OptionWords {
-    List(Vec<String>),
-    Line(String),
-}
-
-impl Default for OptionWords {
-    fn default() -> Self {
-        OptionWords::List(Vec::new())
-    }
-}
-
-/// Jobs from a `--compile-commands` file: a JSON list of `{"file", "options",
-/// "configuration"?}`, as users produce it from their host's build logs. A file
-/// listed twice is built in two configurations (named by `configuration`, else
-/// by its position in the list); relative files are relative to the list's directory.
-pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Vec<Job>, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-    let entries: Vec<CompileCommand> = serde_json::from_str(&text).map_err(|e| ConfigError::At {
-        path: path.to_path_buf(),
-        line: e.line(),
-        col: e.column(),
-        message: e.to_string(),
-    })?;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut count: std::collections::BTreeMap<PathBuf, usize> = std::collections::BTreeMap::new();
-    for entry in &entries {
-        *count.entry(dir.join(&entry.file)).or_default() += 1;
-    }
-    let mut jobs = Vec::new();
-    for (index, entry) in entries.into_iter().enumerate() {
-        let file = dir.join(&entry.file);
-        let mut compile = CompileOptions { std: command_line.std, ..CompileOptions::default() };
-        let words = match entry.options {
-            OptionWords::List(words) => words,
-            OptionWords::Line(line) => crate::build_options::split_build_string(&line)?,
-        };
-        apply_words(&mut compile, words, dir).map_err(|source| ConfigError::Entry {
-            path: path.to_path_buf(),
-            entry: index + 1,
-            source,
-        })?;
-        append_command_line(&mut compile, command_line);
-        let configuration = entry.configuration.or_else(|| (count[&file] > 1).then(|| format!("#{}", index + 1)));
-        jobs.push(Job { path: file, configuration, compile, embedded: None, program: None });
-    }
-    Ok(jobs)
 }
 
 /// 1-based line and column of a byte offset.
@@ -404,7 +368,7 @@ pub fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> R
 
 /// Adds host option words, read as `build_options` reads the command line;
 /// relative paths are relative to `dir`.
-fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), OptionError> {
+pub(crate) fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), OptionError> {
     let shown = words.join(" ");
     let argv: Vec<String> = std::iter::once("clasp".to_string()).chain(words).collect();
     for word in crate::build_options::canonicalize(&argv, &|_| false)?.args.into_iter().skip(1) {

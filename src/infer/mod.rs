@@ -72,7 +72,8 @@ pub struct DeclDecision {
 pub struct InferOptions {
     pub target_has_generic: bool,
     /// Declarations (file id within the unit, name offset) refused from outside:
-    /// outside the edit root, or refused by another unit sharing the header.
+    /// outside the edit root, refused by another unit sharing the header, or
+    /// kept by the user (`// clasp: keep`, a rule not selected).
     pub refused_from_outside: BTreeMap<(usize, u32), (Code, String)>,
     /// Testing only: pins to ignore, so tests can force a wrong change and see verification catch it.
     pub ignored_pins: Vec<Code>,

@@ -24,7 +24,7 @@ pub use worker::{announce_timeout, crashed, excluded, for_unit, jobs_override, p
 /// units, in this process for the others (help, version) or when
 /// `CLASP_NO_ISOLATION` is set or this process is a worker already.
 pub fn main(args: Vec<String>) -> i32 {
-    let loads_units = matches!(args.get(1).map(String::as_str), Some("migrate" | "analyze"));
+    let loads_units = matches!(subcommand(&args), Some("migrate" | "analyze"));
     let isolate = loads_units && !worker::supervised() && std::env::var_os("CLASP_NO_ISOLATION").is_none();
     if isolate {
         supervisor::run(&args, &mut std::io::stderr())
@@ -38,4 +38,20 @@ pub fn main(args: Vec<String>) -> i32 {
     } else {
         crate::run(args, &mut std::io::stdout(), &mut std::io::stderr())
     }
+}
+
+/// The subcommand asked for: the first argument after `--color WHEN`, the
+/// one option that may come before it (`clasp --color always migrate ...`).
+fn subcommand(args: &[String]) -> Option<&str> {
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--color" => {
+                rest.next();
+            }
+            colour if colour.starts_with("--color=") => {}
+            other => return Some(other),
+        }
+    }
+    None
 }

@@ -39,8 +39,8 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
             } else {
                 Outcome::Unchanged
             };
-            let (file, line) = unit.location(function.pos.file, function.pos.line, function.pos.offset);
-            out.push(FunctionAccount { file, line, name: function.name.clone(), kernel: function.is_kernel, outcome });
+            let (file, line, col) = unit.position(function.pos);
+            out.push(FunctionAccount { file, line, col, name: function.name.clone(), kernel: function.is_kernel, outcome });
         }
     }
     out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));

@@ -23,6 +23,7 @@ use crate::ids::{FileId, Files};
 pub use crate::options::MigrateOptions;
 pub use crate::report::*;
 use crate::rules::merge_duplicates::{Detected, Withdrawn};
+use crate::rules::FixOrigin;
 use crate::unit::{Unit, Workbench};
 use plan::{Plan, SetId};
 use settle::Settled;
@@ -51,6 +52,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
     let (mut units, failed) = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
+    result.inputs = inputs(&jobs, host_files, &units);
     crate::timings::note_memory("after load");
     let files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
@@ -70,6 +72,14 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     crate::timings::time("host", || host::finish(host, &units, options, &mut result));
     crate::timings::note_memory("at the end");
     result
+}
+
+/// Every file the batch reads: the jobs' files and program sources, the host
+/// files, and every file of every unit (the headers it includes).
+fn inputs(jobs: &[Job], host_files: &[PathBuf], units: &[Unit]) -> BTreeSet<PathBuf> {
+    let sources = jobs.iter().flat_map(|j| j.program.iter().flat_map(|p| p.files.iter()));
+    let files = units.iter().flat_map(|u| u.syntax.files.iter());
+    jobs.iter().map(|j| &j.path).chain(sources).chain(host_files).chain(files).cloned().collect()
 }
 
 /// Plans and settles; when verification withdraws a merge of duplicates, plans
@@ -280,12 +290,14 @@ fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<File
         let (path, original) = &plan.originals[&file];
         let fixes = touching
             .iter()
-            .map(|id| &plan.sets[*id])
-            .flat_map(|set| {
-                let here = set.edits.get(&file);
-                set.fixes.iter().filter(move |fix| fix.edits.iter().any(|e| here.is_some_and(|es| es.contains(e))))
+            .flat_map(|id| {
+                let here = plan.sets[*id].edits.get(&file);
+                let fixes = plan.sets[*id].fixes.iter();
+                fixes.filter(move |fix| fix.edits.iter().any(|e| here.is_some_and(|es| es.contains(e)))).map(|fix| {
+                    let decl = (crate::root::canonical(&fix.file), fix.decl.offset);
+                    Fix { origin: Some(FixOrigin { set: id.0, decl }), ..fix.clone() }
+                })
             })
-            .cloned()
             .collect();
         let configurations: BTreeSet<String> = units
             .iter()

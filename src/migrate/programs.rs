@@ -154,6 +154,7 @@ fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, String> {
         // The line of the fix's first edit in this source.
         let offset = fix.edits.first().map_or(0, |e| e.start as usize).min(original.len());
         fix.line = 1 + original[..offset].iter().filter(|b| **b == b'\n').count() as u32;
+        fix.col = crate::text::column(&original, offset);
     }
     let edits: std::collections::BTreeSet<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
     let migrated = super::plan::apply_edits(file, &original, edits)?;

@@ -311,6 +311,7 @@ fn fix(
         rule: Code::HostBuildOptions,
         file: host.path.clone(),
         line: call.at.line,
+        col: call.at.col,
         function: call.function.clone().unwrap_or_default(),
         decl: Pos { file: 0, line: call.at.line, col: call.at.col, offset: call.at.byte },
         link_name: String::new(),
@@ -319,6 +320,7 @@ fn fix(
         evidence: Vec::new(),
         edits: vec![Edit { file: host.path.clone(), start: range.start, end: range.end, replacement }],
         variable: None,
+        origin: None,
     }
 }
 

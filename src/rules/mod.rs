@@ -58,6 +58,8 @@ impl Warning {
 pub struct Refusal {
     pub file: PathBuf,
     pub line: u32,
+    /// The column of the declaration's name (1-based, in bytes), for editors and SARIF.
+    pub col: u32,
     pub function: String,
     pub name: String,
     pub reason: Code,
@@ -83,6 +85,8 @@ pub struct Fix {
     pub rule: Code,
     pub file: PathBuf,
     pub line: u32,
+    /// The column on `line` (1-based, in bytes): the declaration's name, or the build call.
+    pub col: u32,
     pub function: String,
     /// The declaration the fix changes (its name's position): what links it to flows.
     #[serde(skip)]
@@ -97,6 +101,18 @@ pub struct Fix {
     /// For a program-scope variable's fix: what it rests on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variable: Option<VariableEvidence>,
+    /// The change set it belongs to and its declaration, once the batch is settled
+    /// (for `--interactive`, which accepts or skips sets).
+    #[serde(skip)]
+    pub origin: Option<FixOrigin>,
+}
+
+/// Where a kept fix comes from: its change set (an index of this run) and its
+/// declaration (canonical file, name offset), which names it in another run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixOrigin {
+    pub set: usize,
+    pub decl: (PathBuf, u32),
 }
 
 /// What a program-scope variable's new space rests on, for reports.
@@ -225,6 +241,7 @@ pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: St
         rule,
         file: unit.syntax.files[decision.decl.pos.file].clone(),
         line: decision.decl.pos.line,
+        col: decision.decl.pos.col,
         function: decision.function.clone(),
         decl: decision.decl.pos,
         link_name: decision.link_name.clone(),
@@ -233,6 +250,7 @@ pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: St
         evidence: decision.receives.clone(),
         edits,
         variable: None,
+        origin: None,
     })
 }
 

@@ -341,3 +341,28 @@ flat accesses and the kernels would compile differently; verification would with
 atomic gives `builtin-pin`).",
     safety: "Drop `volatile` only where the code does not rely on it; otherwise the helper keeps its named space.",
 };
+
+pub(super) const SUPPRESSED: Doc = Doc {
+    summary: "A declaration the user keeps as it is: a `// clasp: keep` comment, or a rule not selected.",
+    what: "A `// clasp: keep` comment alone on the line just before a declaration keeps that declaration's named \
+space; on the line just before a function, every pointer declaration of the function (its parameters, locals and return \
+type), so it is not merged with its duplicates either. `// clasp: keep(generic-param)` (several codes separated by commas) keeps \
+it from those rules only. `--select` and `--ignore` (or `select` and `ignore` in clasp.toml) do the same for every declaration: \
+a rule that is ignored, or not selected, changes nothing. Declarations whose values flow into a kept one keep their space too \
+(`flows-to-pinned`).",
+    why: "Some helpers must keep their named space for reasons clasp cannot see: an ABI shared with code built \
+elsewhere, a vendor compiler's performance on named pointers, or a change planned for later.",
+    example: r#"// clasp: keep
+float sum_l(__local const float *v, int n)   // stays as it is
+{
+float s = 0.0f;
+for (int i = 0; i < n; ++i) s += v[i];
+return s;
+}"#,
+    refuses: "When the comment (`// clasp: keep`, or `// clasp: keep(CODES)` naming the rule that would change the \
+declaration) is the whole of the line just before the declaration's or its function's name, or when the rule is not selected. \
+A code clasp does not know inside the parentheses keeps the declaration from every rule, so a typing error never changes code \
+meant to be kept.",
+    safety: "Remove the comment, or select the rule, to let clasp change the declaration. A kept declaration that \
+must change for the unit to compile as the target is an error (`cannot repair suppressed`), as for any pin.",
+};

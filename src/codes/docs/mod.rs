@@ -69,6 +69,7 @@ pub(super) fn doc(code: Code) -> Doc {
         Code::HeaderConflict => declarations::HEADER_CONFLICT,
         Code::Configuration => declarations::CONFIGURATION,
         Code::VolatilePointee => declarations::VOLATILE_POINTEE,
+        Code::Suppressed => declarations::SUPPRESSED,
         Code::AddressTaken => batch::ADDRESS_TAKEN,
         Code::Pinned => batch::PINNED,
         Code::CallsUnmerged => batch::CALLS_UNMERGED,

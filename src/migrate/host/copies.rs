@@ -112,6 +112,7 @@ pub(super) fn lockstep(
                 }
                 copied.file = host.path.clone();
                 copied.line = literal.start.line;
+                copied.col = literal.start.col;
                 copied.message = format!("generated copy of {}: {}", copy.file.display(), fix.message);
                 mapped.push(copied);
             }

@@ -49,12 +49,18 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTr
     let mut o = InferOptions::for_target(options.target);
     o.ignored_pins = options.ignored_pins.clone();
     o.moved = moved.clone();
+    let mut comments = super::keep::Comments::default();
     for function in &unit.syntax.functions {
         for decl in &function.pointers {
             let file = unit.canonical(decl.pos.file);
+            let at = (decl.pos.file, decl.pos.offset);
             if !crate::root::is_under(root, file) {
                 let detail = format!("{} is outside the edit root {}", file.display(), root.display());
-                o.refused_from_outside.insert((decl.pos.file, decl.pos.offset), (Code::OutsideRoot, detail));
+                o.refused_from_outside.insert(at, (Code::OutsideRoot, detail));
+            } else if let Some(detail) = comments.kept(unit, function, decl, &options.left_out) {
+                o.refused_from_outside.insert(at, (Code::Suppressed, detail));
+            } else if let Some(why) = options.kept_decls.get(&(file.to_path_buf(), decl.pos.offset)) {
+                o.refused_from_outside.insert(at, (Code::Suppressed, why.clone()));
             }
         }
     }
@@ -110,10 +116,11 @@ pub(super) fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
         Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
         _ => return None,
     };
-    let (file, line) = unit.location(d.decl.pos.file, d.decl.pos.line, d.decl.pos.offset);
+    let (file, line, col) = unit.position(d.decl.pos);
     Some(Refusal {
         file,
         line,
+        col,
         function: d.function.clone(),
         name: d.decl.name.clone(),
         reason,

@@ -11,6 +11,7 @@
 
 mod agree;
 mod apply;
+mod keep;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

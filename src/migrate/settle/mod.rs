@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 mod check;
+mod unrepairable;
 
 use super::plan::{Plan, SetId};
 use super::{FileError, MigrateOptions, Warning};
@@ -23,6 +24,7 @@ use crate::lower::Context;
 use crate::unit::Unit;
 pub use check::Memo;
 use check::{Checked, Checker, Failure, Original, Passed};
+use unrepairable::Cause;
 
 /// Why a change set was withdrawn.
 #[derive(Debug, Clone)]
@@ -102,14 +104,8 @@ impl Settler<'_> {
             if blocking.is_empty() {
                 continue;
             }
-            let lines: Vec<String> = blocking
-                .iter()
-                .map(|r| {
-                    let at = format!("{}:{}", r.file.display(), r.line);
-                    format!("{at}: error: `{}` of `{}`: {} ({})", r.name, r.function, r.detail, r.reason)
-                })
-                .collect();
-            self.unrepairable(u, &lines.join("\n"));
+            let causes: Vec<Cause> = blocking.iter().map(Cause::blocking).collect();
+            self.unrepairable(u, causes);
         }
     }
 
@@ -174,7 +170,7 @@ impl Settler<'_> {
             let why = &self.out.withdrawn[gone];
             let detail =
                 format!("a change it requires ({}) was withdrawn: {}", self.checker.plan.sets[*gone].functions(), why.detail);
-            self.unrepairable(u, &detail);
+            self.unrepairable(u, vec![Cause::detail(&detail)]);
             return;
         }
         let first_failure = match self.check(u, &candidates) {
@@ -185,7 +181,7 @@ impl Settler<'_> {
             Err(failure) => failure,
         };
         if first_failure.why.reason == Code::UnrepairableUnit {
-            self.unrepairable(u, &first_failure.why.detail);
+            self.unrepairable(u, vec![Cause::detail(&first_failure.why.detail)]);
             return;
         }
         let Some((mut keep, mut last)) = self.repairs_alone(u, &candidates, &first_failure) else { return };
@@ -206,7 +202,7 @@ impl Settler<'_> {
     fn repairs_alone(&mut self, u: UnitId, candidates: &BTreeSet<SetId>, failure: &Failure) -> Option<(BTreeSet<SetId>, Passed)> {
         let required = self.checker.plan.required[u].clone();
         if &required == candidates {
-            self.unrepairable(u, &format!("its required changes fail verification: {}", failure.why.detail));
+            self.unrepairable(u, vec![Cause::detail(&format!("its required changes fail verification: {}", failure.why.detail))]);
             return None;
         }
         if required.is_empty() {
@@ -215,7 +211,10 @@ impl Settler<'_> {
         match self.check(u, &required) {
             Ok(passed) => Some((required, passed)),
             Err(failure) => {
-                self.unrepairable(u, &format!("its required changes fail verification: {}", failure.why.detail));
+                self.unrepairable(
+                    u,
+                    vec![Cause::detail(&format!("its required changes fail verification: {}", failure.why.detail))],
+                );
                 None
             }
         }
@@ -289,13 +288,13 @@ impl Settler<'_> {
     }
 
     /// Unit `u` cannot compile as the target: an error, and none of its sets stand.
-    fn unrepairable(&mut self, u: UnitId, detail: &str) {
+    fn unrepairable(&mut self, u: UnitId, causes: Vec<Cause>) {
         if !self.failed.insert(u) {
             return;
         }
         let unit = &self.checker.units[u];
         let target = self.checker.options.target.name();
-        let message = format!("{}: error: cannot make this file compile as {target}, left unchanged:\n{detail}", unit.label());
+        let message = unrepairable::message(unit, target, &causes);
         self.out.errors.push(FileError { path: unit.path.clone(), message });
         let why = Withdrawal { reason: Code::UnrepairableUnit, detail: format!("{} cannot compile as {target}", unit.label()) };
         self.settled[u] = None;

@@ -367,6 +367,7 @@ impl Detected<'_> {
                     name: f.name.clone(),
                     file: units[u].syntax.files[f.pos.file].clone(),
                     line: f.pos.line,
+                    col: f.pos.col,
                     key: *key,
                     link_name: f.link_name.clone(),
                 })

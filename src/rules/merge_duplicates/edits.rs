@@ -42,6 +42,7 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<UnitId>, members: &[Member], kept: 
         rule: Code::MergeDuplicates,
         file: survivor.file.clone(),
         line: survivor.line,
+        col: survivor.col,
         function: survivor.name.clone(),
         decl: crate::syntax::Pos { file: 0, line: survivor.line, col: 0, offset: survivor.key.offset },
         link_name: survivor.link_name.clone(),
@@ -50,6 +51,7 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<UnitId>, members: &[Member], kept: 
         evidence: evidence(members, &spaces),
         edits: coalesce_deletions(edits),
         variable: None,
+        origin: None,
     };
     MergeEdits { fix, files }
 }

@@ -45,6 +45,7 @@ pub struct Member {
     pub name: String,
     pub file: PathBuf,
     pub line: u32,
+    pub col: u32,
     #[serde(skip)]
     pub key: DeclKey,
     #[serde(skip)]

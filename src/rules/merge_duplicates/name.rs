@@ -122,6 +122,7 @@ mod tests {
                 name: n.to_string(),
                 file: PathBuf::new(),
                 line: 0,
+                col: 0,
                 key: DeclKey::new(FileId(0), 0),
                 link_name: n.to_string(),
             })

@@ -291,6 +291,7 @@ fn stay(unit: &Unit, var: usize, reason: Code, detail: &str) -> Refusal {
     Refusal {
         file: unit.syntax.files[v.pos.file].clone(),
         line: v.pos.line,
+        col: v.pos.col,
         function: String::new(),
         name: v.name.clone(),
         reason,

@@ -53,6 +53,7 @@ pub fn fix(unit: &Unit, name: &str, pos: Pos, edits: Vec<Edit>, why: String, evi
         rule: Code::ConstantToGlobal,
         file: unit.syntax.files[pos.file].clone(),
         line: pos.line,
+        col: pos.col,
         function: String::new(),
         decl: pos,
         link_name: String::new(),
@@ -61,5 +62,6 @@ pub fn fix(unit: &Unit, name: &str, pos: Pos, edits: Vec<Edit>, why: String, evi
         evidence,
         edits,
         variable: None,
+        origin: None,
     }
 }

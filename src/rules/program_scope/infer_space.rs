@@ -43,6 +43,7 @@ pub fn fix(
         rule: Code::InferProgramScopeSpace,
         file: unit.syntax.files[var.pos.file].clone(),
         line: var.pos.line,
+        col: var.pos.col,
         function: var.function.clone().unwrap_or_default(),
         decl: var.pos,
         link_name: String::new(),
@@ -51,6 +52,7 @@ pub fn fix(
         evidence,
         edits: vec![edit],
         variable: Some(data),
+        origin: None,
     })
 }
 

@@ -1,0 +1,161 @@
+//! The result cache of `clasp migrate` (as ruff's `.ruff_cache`): a run that
+//! writes nothing is stored under the edit root, in `.clasp_cache/`, keyed by
+//! everything that decides its output (clasp's version, the arguments, the
+//! working directory, the project's units and options, colour, clang's
+//! executable), with the contents of every file the batch read and the
+//! listing of every directory they, and the include paths, are in. A later
+//! run with the same key whose files and directories are all unchanged
+//! replays the stored stdout, stderr and exit code instead of parsing,
+//! compiling and verifying: byte for byte what the run printed. A batch with
+//! an error is not stored (its units' includes are not all known), nor a
+//! run that writes, asks questions or reports its times. `--no-cache` turns
+//! it off.
+
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::args::MigrateArgs;
+use crate::cli::project::Project;
+use crate::options::MigrateOptions;
+use crate::report::Migration;
+use crate::style::Palettes;
+
+const DIRECTORY: &str = ".clasp_cache";
+
+/// Where one run's result is, or would be, stored.
+pub struct Cache {
+    dir: PathBuf,
+    key: String,
+}
+
+/// A stored run: what it depends on and what it printed.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    /// Every file read, with the hash of its contents (`None`: it did not exist).
+    files: Vec<(PathBuf, Option<String>)>,
+    /// Every directory a file was looked for in, with the hash of its names.
+    dirs: Vec<(PathBuf, Option<String>)>,
+    code: i32,
+    stdout_len: usize,
+    stderr_len: usize,
+}
+
+impl Cache {
+    /// The cache of this run, or `None` when the run is not one to cache.
+    pub fn for_run(args: &MigrateArgs, palettes: Palettes, project: &Project, options: &MigrateOptions) -> Option<Cache> {
+        let writes = args.write || args.interactive || args.out_dir.is_some();
+        // The installed devices and their drivers decide a device target and check: not files clasp reads.
+        let devices = args.device_check.is_some() || matches!(args.target, Some(crate::devices::TargetSpec::Device(_)));
+        if args.no_cache || writes || devices || args.timings || crate::timings::requested() {
+            return None;
+        }
+        let mut key = Key::default();
+        key.add(&env!("CARGO_PKG_VERSION"));
+        // This very build of clasp: a rebuilt clasp (or test binary) never replays an older one's output.
+        let exe = std::env::current_exe().ok().and_then(|e| std::fs::metadata(e).ok());
+        key.add(&exe.map(|m| (m.len(), m.modified().ok())));
+        // The testing-only switch asks for a stored result: it is no part of what is stored.
+        key.add(&format!("{args:?}").replace("test_cache_only: true", "test_cache_only: false"));
+        key.add(&std::env::current_dir().ok());
+        key.add(&(palettes.stdout.on, palettes.stderr.on));
+        key.add(&format!("{:?}{:?}{:?}", project.jobs, project.host_files, project.target));
+        key.add(&format!("{options:?}"));
+        key.add(&std::env::var_os("CLASP_CLANG"));
+        // The clang that compiles: another build of it may compile differently.
+        let clang = crate::lower::clang_path().ok();
+        key.add(&clang.as_ref().and_then(|c| std::fs::metadata(c).ok()).and_then(|m| m.modified().ok()));
+        Some(Cache { dir: options.root.join(DIRECTORY), key: key.hex() })
+    }
+
+    /// The stored output of an identical run over unchanged files, replayed.
+    pub fn replay(&self, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Option<i32> {
+        let entry: Entry = serde_json::from_slice(&std::fs::read(self.path("json")).ok()?).ok()?;
+        let unchanged = entry.files.iter().all(|(file, hash)| file_hash(file) == *hash)
+            && entry.dirs.iter().all(|(dir, hash)| dir_hash(dir) == *hash);
+        let (out, err) = (std::fs::read(self.path("out")).ok()?, std::fs::read(self.path("err")).ok()?);
+        if !unchanged || out.len() != entry.stdout_len || err.len() != entry.stderr_len {
+            return None;
+        }
+        let _ = stdout.write_all(&out);
+        let _ = stderr.write_all(&err);
+        Some(entry.code)
+    }
+
+    /// Stores what a run printed, when its batch had no error; a cache that
+    /// cannot be written (a read-only tree) is no error.
+    pub fn store(&self, migration: &Migration, jobs: &[crate::config::Job], out: &[u8], err: &[u8], code: i32) {
+        if !migration.errors.is_empty() || !migration.unanalysable.is_empty() {
+            return;
+        }
+        let files: Vec<(PathBuf, Option<String>)> = migration.inputs.iter().map(|f| (f.clone(), file_hash(f))).collect();
+        let dirs: BTreeSet<PathBuf> = migration
+            .inputs
+            .iter()
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .chain(jobs.iter().flat_map(|j| j.compile.include_dirs.iter().cloned()))
+            .collect();
+        let dirs = dirs.into_iter().map(|d| (d.clone(), dir_hash(&d))).collect();
+        let entry = Entry { files, dirs, code, stdout_len: out.len(), stderr_len: err.len() };
+        let _ = self.write(&entry, out, err);
+    }
+
+    fn write(&self, entry: &Entry, out: &[u8], err: &[u8]) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        // The cache is never a change to review or commit.
+        std::fs::write(self.dir.join(".gitignore"), "*\n")?;
+        for (extension, bytes) in [("out", out), ("err", err), ("json", &serde_json::to_vec(entry)?[..])] {
+            let mut temp = tempfile::NamedTempFile::new_in(&self.dir)?;
+            temp.write_all(bytes)?;
+            temp.persist(self.path(extension)).map_err(|e| e.error)?;
+        }
+        Ok(())
+    }
+
+    fn path(&self, extension: &str) -> PathBuf {
+        self.dir.join(format!("{}.{extension}", self.key))
+    }
+}
+
+/// A 128-bit hash of what is added (two SipHash states with different seeds).
+#[derive(Default)]
+struct Key {
+    parts: Vec<u8>,
+}
+
+impl Key {
+    fn add<T: std::fmt::Debug>(&mut self, part: &T) {
+        self.parts.extend(format!("{part:?}\u{0}").bytes());
+    }
+
+    fn hex(&self) -> String {
+        hash_hex(&self.parts)
+    }
+}
+
+fn hash_hex(bytes: &[u8]) -> String {
+    let half = |seed: u64| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        seed.hash(&mut hasher);
+        bytes.hash(&mut hasher);
+        hasher.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
+}
+
+/// The hash of a file's bytes, `None` when it cannot be read.
+fn file_hash(path: &Path) -> Option<String> {
+    std::fs::read(path).ok().map(|bytes| hash_hex(&bytes))
+}
+
+/// The hash of a directory's entry names (a new file may shadow an included one).
+fn dir_hash(dir: &Path) -> Option<String> {
+    // The cache's own directory comes and goes with the first store: not a change of the tree.
+    let mut names: Vec<std::ffi::OsString> =
+        std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.file_name())).filter(|name| name != DIRECTORY).collect();
+    names.sort();
+    Some(hash_hex(format!("{names:?}").as_bytes()))
+}

@@ -1,0 +1,202 @@
+//! `clasp migrate --interactive`: each change set (the declarations linked
+//! by pointer flows, which stand or fall together and independently of the
+//! other sets) is shown with its diff and its evidence, and accepted or
+//! skipped. The skipped sets' declarations are then kept as they are
+//! (`suppressed`) and the batch is migrated and verified again, so what is
+//! written is a verified result of the accepted sets alone.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use super::Stop;
+use crate::codes::Code;
+use crate::render;
+use crate::report::{FileChange, Fix, Migration};
+use crate::style::Palettes;
+
+/// A fix across runs: its rule and where it is reported (canonical file, line,
+/// column), which, unlike a declaration inside an embedded kernel's scratch
+/// file, is the same in every run.
+type Identity = (Code, PathBuf, u32, u32);
+
+/// What the review decided: the declarations of the skipped sets, to keep in
+/// the next run, the fixes that must not come back and those accepted.
+#[derive(Debug, Default)]
+pub struct Review {
+    pub kept_decls: BTreeMap<(PathBuf, u32), String>,
+    skipped: BTreeSet<Identity>,
+    accepted: BTreeSet<Identity>,
+}
+
+/// How many times the batch may run again after a review before giving up.
+pub const ROUNDS: usize = 8;
+
+/// One answer to the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Accept,
+    Skip,
+    AcceptRest,
+    SkipRest,
+}
+
+/// One change set as shown: the fixes of it in each file it changes.
+struct SetView<'m> {
+    fixes: Vec<(&'m FileChange, &'m Fix)>,
+}
+
+/// Shows each change set and reads an answer for it from `input`.
+pub fn review(
+    migration: &Migration,
+    input: &mut dyn BufRead,
+    palettes: Palettes,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Review {
+    let sets = sets(migration);
+    let mut review = Review::default();
+    let mut rest: Option<Answer> = None;
+    for (index, set) in sets.iter().enumerate() {
+        let answer = match rest {
+            Some(answer) => answer,
+            None => {
+                let _ = stdout.write_all(&palettes.stdout.diff(set_diff(set)));
+                for line in evidence(set) {
+                    let _ = writeln!(stderr, "{}", palettes.stderr.explanation(&line));
+                }
+                ask(input, stderr, index + 1, sets.len())
+            }
+        };
+        match answer {
+            Answer::Accept | Answer::AcceptRest => accept(set, &mut review),
+            Answer::Skip | Answer::SkipRest => skip(set, &mut review),
+        }
+        if matches!(answer, Answer::AcceptRest | Answer::SkipRest) {
+            rest = Some(answer);
+        }
+    }
+    review
+}
+
+/// The change sets of a migration, in the order their first fix is reported.
+fn sets(migration: &Migration) -> Vec<SetView<'_>> {
+    let mut order: Vec<usize> = Vec::new();
+    let mut by_set: BTreeMap<usize, Vec<(&FileChange, &Fix)>> = BTreeMap::new();
+    for change in &migration.changes {
+        // Host build calls follow the kernels they build: not asked about.
+        for fix in &change.fixes {
+            let Some(origin) = &fix.origin else { continue };
+            if !by_set.contains_key(&origin.set) {
+                order.push(origin.set);
+            }
+            by_set.entry(origin.set).or_default().push((change, fix));
+        }
+    }
+    order.into_iter().map(|id| SetView { fixes: by_set.remove(&id).unwrap_or_default() }).collect()
+}
+
+/// The set's own diff: each file it changes with only its edits applied.
+fn set_diff(set: &SetView) -> Vec<u8> {
+    let mut files: Vec<&FileChange> = set.fixes.iter().map(|(change, _)| *change).collect();
+    files.dedup_by_key(|c| &c.canonical);
+    let mut out = Vec::new();
+    for change in files {
+        let edits: BTreeSet<&crate::rules::Edit> = set
+            .fixes
+            .iter()
+            .filter(|(c, _)| c.canonical == change.canonical)
+            .flat_map(|(_, fix)| fix.edits.iter())
+            .filter(|e| crate::root::canonical(&e.file) == change.canonical)
+            .collect();
+        let mut migrated = change.original.clone();
+        // From the end, so earlier offsets stay valid; the edits of one set never overlap.
+        for edit in edits.iter().rev() {
+            let (start, end) = (edit.start as usize, (edit.end as usize).min(migrated.len()));
+            migrated.splice(start.min(end)..end, edit.replacement.bytes());
+        }
+        let shown = FileChange { migrated, fixes: Vec::new(), configurations: Vec::new(), ..change.clone() };
+        out.extend(render::diff(&shown));
+    }
+    out
+}
+
+/// The set's fixes as `--explain` lines, in source order.
+fn evidence(set: &SetView) -> Vec<String> {
+    let lines: BTreeSet<(String, u32, u32, String)> = set
+        .fixes
+        .iter()
+        .map(|(_, fix)| (render::display_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
+        .collect();
+    lines.into_iter().map(|(file, line, col, text)| format!("{file}:{line}:{col}: {text}")).collect()
+}
+
+/// Asks until the answer is one of those offered; the end of the input skips the rest.
+fn ask(input: &mut dyn BufRead, stderr: &mut dyn Write, number: usize, total: usize) -> Answer {
+    loop {
+        let _ = write!(stderr, "[{number}/{total}] apply this change? [y]es, [n]o, [a]ll the rest, [q]uit (skip the rest): ");
+        let _ = stderr.flush();
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                let _ = writeln!(stderr);
+                return Answer::SkipRest;
+            }
+            // A terminal echoes the answer; from a pipe, it is shown so the transcript reads right.
+            Ok(_) if !std::io::IsTerminal::is_terminal(&std::io::stdin()) => {
+                let _ = writeln!(stderr, "{}", line.trim());
+            }
+            Ok(_) => {}
+        }
+        match line.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" => return Answer::Accept,
+            "n" | "no" => return Answer::Skip,
+            "a" | "all" => return Answer::AcceptRest,
+            "q" | "quit" => return Answer::SkipRest,
+            _ => {}
+        }
+    }
+}
+
+fn identity(fix: &Fix) -> Option<Identity> {
+    fix.origin.as_ref().map(|_| (fix.rule, crate::root::canonical(&fix.file), fix.line, fix.col))
+}
+
+fn accept(set: &SetView, review: &mut Review) {
+    review.accepted.extend(set.fixes.iter().filter_map(|(_, fix)| identity(fix)));
+}
+
+/// A skipped set: its declarations kept in the next run, its fixes not to come back.
+fn skip(set: &SetView, review: &mut Review) {
+    for (_, fix) in &set.fixes {
+        let Some(origin) = &fix.origin else { continue };
+        review.kept_decls.insert(origin.decl.clone(), "skipped in the --interactive review".to_string());
+        review.skipped.extend(identity(fix));
+    }
+}
+
+/// What a run without the skipped sets says: done (only accepted changes),
+/// or changes that appear only now, never reviewed (a helper a skipped merge
+/// would have deleted becomes generic on its own), which are kept too and
+/// the batch runs again. A skipped change that is back (one the kept
+/// declarations cannot hold: a table moved for the budget, a change inside
+/// an embedded kernel) stops the run before anything is written.
+pub fn settle(review: &mut Review, migration: &Migration) -> Result<bool, Stop> {
+    let fixes = || migration.changes.iter().flat_map(|c| c.fixes.iter()).filter(|f| f.origin.is_some());
+    let shown =
+        |fix: &Fix| format!("  {}:{}:{}: {}: {}", render::display_path(&fix.file), fix.line, fix.col, fix.rule, fix.message);
+    let back: Vec<String> = fixes().filter(|f| identity(f).is_some_and(|i| review.skipped.contains(&i))).map(shown).collect();
+    if !back.is_empty() {
+        let message = format!("these skipped changes cannot be left out on their own; nothing written:\n{}", back.join("\n"));
+        return Err(Stop::clasp(message));
+    }
+    let mut done = true;
+    for fix in fixes().filter(|f| identity(f).is_some_and(|i| !review.accepted.contains(&i))) {
+        let origin = fix.origin.as_ref().expect("filtered");
+        let why = "not reviewed: it appears only once the skipped changes are left out".to_string();
+        review.kept_decls.insert(origin.decl.clone(), why);
+        review.skipped.extend(identity(fix));
+        done = false;
+    }
+    Ok(done)
+}

@@ -1,0 +1,240 @@
+//! `--compile-commands FILE`: the units and their options from a JSON list,
+//! in either of two forms.
+//!
+//! - clasp's own: `[{"file", "options"?, "configuration"?}]`, `options` a
+//!   list of host build options or one string; relative paths are relative
+//!   to the list's directory.
+//! - clang's `compile_commands.json` (what CMake and Bear write): `[{"directory",
+//!   "file", "arguments" | "command", "output"?}]`. Only OpenCL C entries are
+//!   units (a `.cl`, `.ocl` or `.opencl` file, or one compiled with `-x cl`);
+//!   of their arguments clasp keeps what a host passes to `clBuildProgram`
+//!   (`-D`, `-I`, `-include`, `-cl-std=` or `-std=CL..`, `-cl-*`, `-w`,
+//!   `-Werror`, `-g`, `-Xclang -finclude-default-header`) and drops the rest
+//!   (the compiler, the input and output, `-c`, `-O`, `-target`, warnings),
+//!   which would change what clasp compiles, not what the kernel means.
+//!
+//! A file listed twice is built in two configurations (named by
+//! `configuration`, else by its position in the list).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{append_command_line, apply_words, ConfigError, Job};
+use crate::options::CompileOptions;
+
+/// One entry of clasp's own form.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaspCommand {
+    file: PathBuf,
+    /// Host build options: a list of words, or one string split as a shell would.
+    #[serde(default)]
+    options: OptionWords,
+    configuration: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OptionWords {
+    List(Vec<String>),
+    Line(String),
+}
+
+impl Default for OptionWords {
+    fn default() -> Self {
+        OptionWords::List(Vec::new())
+    }
+}
+
+/// One entry of clang's form (other fields, such as `output`, are allowed and unused).
+#[derive(Debug, Deserialize)]
+struct ClangCommand {
+    directory: PathBuf,
+    file: PathBuf,
+    arguments: Option<Vec<String>>,
+    command: Option<String>,
+}
+
+/// An entry as a unit to build: the file, the host options, the directory
+/// relative options are relative to, and its place in the list (1-based).
+struct Entry {
+    file: PathBuf,
+    words: Vec<String>,
+    dir: PathBuf,
+    full_header: bool,
+    configuration: Option<String>,
+    position: usize,
+}
+
+/// The jobs of a `--compile-commands` file, in either form.
+pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Vec<Job>, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    let at = |e: serde_json::Error| ConfigError::At {
+        path: path.to_path_buf(),
+        line: e.line(),
+        col: e.column(),
+        message: e.to_string(),
+    };
+    let values: Vec<serde_json::Value> = serde_json::from_str(&text).map_err(at)?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    // clang's form is told by `directory`, which every one of its entries has and clasp's never does.
+    let entries = if values.iter().any(|v| v.get("directory").is_some()) {
+        clang_entries(path, serde_json::from_str(&text).map_err(at)?, dir)?
+    } else {
+        clasp_entries(serde_json::from_str(&text).map_err(at)?, dir)?
+    };
+    jobs(path, entries, command_line)
+}
+
+fn clasp_entries(commands: Vec<ClaspCommand>, dir: &Path) -> Result<Vec<Entry>, ConfigError> {
+    let mut entries = Vec::new();
+    for (index, command) in commands.into_iter().enumerate() {
+        let words = match command.options {
+            OptionWords::List(words) => words,
+            OptionWords::Line(line) => crate::build_options::split_build_string(&line)?,
+        };
+        entries.push(Entry {
+            file: dir.join(&command.file),
+            words,
+            dir: dir.to_path_buf(),
+            full_header: false,
+            configuration: command.configuration,
+            position: index + 1,
+        });
+    }
+    Ok(entries)
+}
+
+fn clang_entries(path: &Path, commands: Vec<ClangCommand>, dir: &Path) -> Result<Vec<Entry>, ConfigError> {
+    let mut entries = Vec::new();
+    for (index, command) in commands.into_iter().enumerate() {
+        let argv = match (command.arguments, command.command) {
+            (Some(arguments), _) => arguments,
+            (None, Some(line)) => crate::build_options::split_build_string(&line)?,
+            (None, None) => return Err(ConfigError::NoCommand { path: path.to_path_buf(), entry: index + 1 }),
+        };
+        if !is_opencl(&command.file, &argv) {
+            continue;
+        }
+        // `directory` is absolute in files build systems write; a relative one is taken from the list's place.
+        let directory = dir.join(&command.directory);
+        let (words, full_header) = host_words(&argv);
+        entries.push(Entry {
+            file: directory.join(&command.file),
+            words,
+            dir: directory,
+            full_header,
+            configuration: None,
+            position: index + 1,
+        });
+    }
+    Ok(entries)
+}
+
+/// An OpenCL C entry: a kernel file by its extension, or any file compiled as OpenCL C (`-x cl`).
+fn is_opencl(file: &Path, argv: &[String]) -> bool {
+    let extension = file.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    matches!(extension.as_deref(), Some("cl" | "ocl" | "opencl"))
+        || argv.windows(2).any(|w| w[0] == "-x" && w[1] == "cl")
+        || argv.iter().any(|a| a == "-xcl")
+}
+
+/// The words of a compiler's command line that a host would pass to
+/// `clBuildProgram` (see the module's doc), and whether it asks for the full
+/// default header.
+fn host_words(argv: &[String]) -> (Vec<String>, bool) {
+    let (mut kept, mut full_header) = (Vec::new(), false);
+    let mut words = argv.iter().skip(1);
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "-D" | "-I" | "-include" => {
+                kept.push(word.clone());
+                kept.extend(words.next().cloned());
+            }
+            "-isystem" | "-iquote" => kept.extend(words.next().map(|dir| format!("-I{dir}"))),
+            // Options whose value is a separate word, dropped with it.
+            "-o" | "-x" | "-target" | "-MF" | "-MT" | "-MQ" | "-arch" => {
+                words.next();
+            }
+            "-Xclang" => full_header |= words.next().is_some_and(|w| w == "-finclude-default-header"),
+            "-w" | "-Werror" | "-g" => kept.push(word.clone()),
+            w if w.starts_with("-D") || w.starts_with("-I") || w.starts_with("-cl-") => kept.push(word.clone()),
+            w if w.starts_with("-std=") => kept.extend(opencl_std(&w["-std=".len()..])),
+            _ => {}
+        }
+    }
+    (kept, full_header)
+}
+
+/// clang's `-std=CL2.0` (any case) as a host's `-cl-std=CL2.0`; C or C++ standards are not OpenCL's.
+fn opencl_std(value: &str) -> Option<String> {
+    let upper = value.to_ascii_uppercase();
+    (upper.starts_with("CL") && !upper.starts_with("CLC")).then(|| format!("-cl-std={upper}"))
+}
+
+/// One job per entry, with the command line's options after its own.
+fn jobs(path: &Path, entries: Vec<Entry>, command_line: &CompileOptions) -> Result<Vec<Job>, ConfigError> {
+    let mut count: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    for entry in &entries {
+        *count.entry(entry.file.clone()).or_default() += 1;
+    }
+    let mut jobs = Vec::new();
+    for entry in entries {
+        let mut compile = CompileOptions { std: command_line.std, full_header: entry.full_header, ..CompileOptions::default() };
+        apply_words(&mut compile, entry.words, &entry.dir).map_err(|source| ConfigError::Entry {
+            path: path.to_path_buf(),
+            entry: entry.position,
+            source,
+        })?;
+        append_command_line(&mut compile, command_line);
+        let configuration = entry.configuration.or_else(|| (count[&entry.file] > 1).then(|| format!("#{}", entry.position)));
+        jobs.push(Job { path: entry.file, configuration, compile, embedded: None, program: None });
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(argv: &str) -> (Vec<String>, bool) {
+        host_words(&argv.split_whitespace().map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_compiler_command_keeps_only_host_build_options() {
+        let (kept, full) = words(
+            "clang-19 -x cl -cl-std=CL1.2 -target spir64 -O2 -Wall -c -o k.o -DTILE=16 -D N=4 -I inc -Iother \
+             -isystem sys -include defs.h -cl-mad-enable -w -Xclang -finclude-default-header -MD -MF k.d kernels/k.cl",
+        );
+        let expected = [
+            "-cl-std=CL1.2",
+            "-DTILE=16",
+            "-D",
+            "N=4",
+            "-I",
+            "inc",
+            "-Iother",
+            "-Isys",
+            "-include",
+            "defs.h",
+            "-cl-mad-enable",
+            "-w",
+        ];
+        assert_eq!(kept, expected);
+        assert!(full);
+        assert_eq!(words("clang -std=cl2.0 -c k.cl").0, ["-cl-std=CL2.0"]);
+        assert!(words("clang -std=c11 -c k.cl").0.is_empty());
+    }
+
+    #[test]
+    fn only_opencl_entries_are_units() {
+        let argv = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert!(is_opencl(Path::new("k.CL"), &argv("clang -c k.CL")));
+        assert!(is_opencl(Path::new("k.ocl"), &[]));
+        assert!(is_opencl(Path::new("gen/k.inc"), &argv("clang -x cl -c gen/k.inc")));
+        assert!(!is_opencl(Path::new("host.cpp"), &argv("c++ -c host.cpp")));
+    }
+}

@@ -1,0 +1,139 @@
+//! The one-line summary `clasp migrate` prints on stderr: every function
+//! counted once, then merges, program-scope variables, host build calls,
+//! refusals and errors. Worded for what happened: "migrated" when the
+//! changes were written (`--write`, `--out-dir`), "would migrate" when they
+//! were only shown or checked, so a dry run never reads as if files changed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::codes::Code;
+use crate::report::{BuildStatus, Migration, Outcome};
+use crate::text::plural;
+
+/// Whether the changes were written, which decides the summary's verbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Written in place or under `--out-dir`.
+    Written,
+    /// Shown as a diff, a report or only checked: nothing was written.
+    DryRun,
+}
+
+/// The verbs of one mode.
+struct Words {
+    migrated: &'static str,
+    merged: &'static str,
+    deleted: &'static str,
+    edited: &'static str,
+    new_space: &'static str,
+}
+
+impl Mode {
+    fn words(self) -> Words {
+        match self {
+            Mode::Written => Words {
+                migrated: "migrated",
+                merged: "merged",
+                deleted: "deleted",
+                edited: "edited",
+                new_space: "given a new space",
+            },
+            Mode::DryRun => Words {
+                migrated: "would migrate",
+                merged: "would merge",
+                deleted: "to delete",
+                edited: "would change",
+                new_space: "would get a new space",
+            },
+        }
+    }
+}
+
+/// `clasp: 3 files, 5 functions migrated (verified), 2 refused (1 builtin-pin,
+/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted once.
+pub fn summary(migration: &Migration, mode: Mode) -> String {
+    let words = mode.words();
+    let (migrated, refused, unchanged) = functions(migration, &words);
+    format!(
+        "clasp: {}, {migrated}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
+        plural(migration.files_seen, "file", ""),
+        merges(migration, &words),
+        variables(migration, &words),
+        host(migration, &words),
+        migration.unanalysable.len(),
+        plural(migration.errors.len(), "error", "")
+    )
+}
+
+/// The functions: migrated (verified or not), refused (by reason) and unchanged.
+fn functions(migration: &Migration, words: &Words) -> (String, String, usize) {
+    let (mut verified, mut unverified, mut unchanged) = (0, 0, 0);
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in &migration.functions {
+        match &f.outcome {
+            Outcome::Migrated { verified: true } => verified += 1,
+            Outcome::Migrated { verified: false } => unverified += 1,
+            Outcome::Unchanged => unchanged += 1,
+            Outcome::Refused { reason, .. } => *reasons.entry(reason.as_str()).or_default() += 1,
+        }
+    }
+    let verb = words.migrated;
+    let migrated = match (verified, unverified) {
+        (0, 0) => format!("0 functions {verb}"),
+        (v, 0) => format!("{} {verb} (verified)", plural(v, "function", "")),
+        (0, u) => format!("{} {verb} (not verified)", plural(u, "function", "")),
+        (v, u) => format!("{} {verb} ({v} verified, {u} unverified)", plural(v + u, "function", "")),
+    };
+    let count: usize = reasons.values().sum();
+    let refused = if count == 0 {
+        "0 refused".to_string()
+    } else {
+        let parts: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        format!("{count} refused ({})", parts.join(", "))
+    };
+    (migrated, refused, unchanged)
+}
+
+/// `, 1 duplicate group merged (2 definitions deleted), 0 not merged`, when the batch has duplicates.
+fn merges(migration: &Migration, words: &Words) -> String {
+    if migration.merges.is_empty() && migration.unmerged.is_empty() {
+        return String::new();
+    }
+    let deleted: usize = migration.merges.iter().map(|m| m.members.len() - 1).sum();
+    format!(
+        ", {} {} ({} {}), {} not merged",
+        plural(migration.merges.len(), "duplicate group", ""),
+        words.merged,
+        plural(deleted, "definition", ""),
+        words.deleted,
+        migration.unmerged.len()
+    )
+}
+
+/// `, 2 program-scope variables given a new space`: not functions, so
+/// counted apart, each once however many files show it.
+fn variables(migration: &Migration, words: &Words) -> String {
+    let variables: BTreeSet<(&Path, u32)> = migration
+        .changes
+        .iter()
+        .flat_map(|c| c.fixes.iter())
+        .filter(|f| f.rule == Code::ConstantToGlobal || f.rule == Code::InferProgramScopeSpace)
+        .map(|f| (f.file.as_path(), f.line))
+        .collect();
+    if variables.is_empty() {
+        return String::new();
+    }
+    format!(", {} {}", plural(variables.len(), "program-scope variable", ""), words.new_space)
+}
+
+/// `, 2 build calls edited (1 untraced, 0 unlinked)`: the host's build calls, when the batch has any.
+fn host(migration: &Migration, words: &Words) -> String {
+    let calls = &migration.host.build_calls;
+    if calls.is_empty() {
+        return String::new();
+    }
+    let count = |status: BuildStatus| calls.iter().filter(|c| c.status == status).count();
+    let edited = plural(count(BuildStatus::Edited), "build call", words.edited);
+    format!(", {edited} ({} untraced, {} unlinked)", count(BuildStatus::Untraced), count(BuildStatus::Unlinked))
+}
