@@ -126,3 +126,37 @@ fn with_out_dir_the_accepted_changes_go_to_copies() {
     assert!(read(&dir.path().join("out"), "blur.cl").contains("float row3(const float *row"), "the accepted set, copied");
     assert!(!dir.path().join("out/histogram.cl").exists(), "a skipped file is not copied");
 }
+
+#[test]
+fn each_prompt_shows_before_its_answer_is_given() {
+    // As a person at a terminal sees it: the first question arrives while stdin is still open and empty.
+    use std::io::Read;
+    let dir = demo();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clasp"))
+        .args(["migrate", "--interactive", "."])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut byte = [0u8; 1];
+        while stderr.read(&mut byte).unwrap_or(0) == 1 {
+            seen.push(byte[0]);
+            if seen.ends_with(b"[q]uit (skip the rest): ") {
+                let _ = sender.send(String::from_utf8_lossy(&seen).into_owned());
+                return;
+            }
+        }
+    });
+    let asked = receiver.recv_timeout(std::time::Duration::from_secs(60));
+    child.stdin.take().unwrap().write_all(b"q\n").unwrap();
+    let status = child.wait().unwrap();
+    let asked = asked.expect("no question on stderr while the answer was awaited");
+    assert!(asked.contains("[1/"), "{asked}");
+    assert_eq!(status.code(), Some(0));
+}

@@ -28,8 +28,9 @@ pub fn main(args: Vec<String>) -> i32 {
     let isolate = loads_units && !worker::supervised() && std::env::var_os("CLASP_NO_ISOLATION").is_none();
     if isolate {
         supervisor::run(&args, &mut std::io::stderr())
-    } else if worker::supervised() {
+    } else if worker::supervised() && !args.iter().any(|a| a == "--interactive") {
         // A worker that dies prints nothing: the next run prints it all, once.
+        // (Not with --interactive: its prompts must show as they are asked.)
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = crate::run(args, &mut out, &mut err);
         let _ = std::io::stdout().write_all(&out);
