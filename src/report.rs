@@ -83,6 +83,11 @@ pub struct Migration {
     /// same byte for byte every time.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timings: Vec<crate::timings::StageTime>,
+    /// Whether this run wrote its changes (in place or under `--out-dir`):
+    /// the summary says "migrated" then, "would migrate" otherwise (a dry
+    /// run, or a write refused as a whole).
+    #[serde(skip)]
+    pub written: bool,
     /// `--device-check`: each changed program built by each selected device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_check: Option<crate::devices::check::DeviceCheck>,

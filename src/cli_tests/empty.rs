@@ -26,9 +26,11 @@ fn a_glob_matching_nothing_is_a_warning_and_exit_2() {
 fn host_files_without_kernels_are_no_unit() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("main.c"), "int main(void) { return 0; }\n").unwrap();
-    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "."]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("clasp: warning: no OpenCL C unit found in ."), "{stderr}");
+    for command in ["migrate", "analyze"] {
+        let (code, _, stderr) = clasp_in(dir.path(), &[command, "."]);
+        assert_eq!(code, 2, "{command}: {stderr}");
+        assert!(stderr.contains("clasp: warning: no OpenCL C unit found in ."), "{command}: {stderr}");
+    }
 }
 
 #[test]

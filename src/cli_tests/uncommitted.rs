@@ -21,6 +21,8 @@ fn write_refuses_files_with_uncommitted_changes() {
     let (code, _, stderr) = clasp(&["migrate", "--write", repo.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("uncommitted changes") && stderr.contains("dirty.cl") && !stderr.contains("clean.cl"), "{stderr}");
+    // Nothing was written, so the summary does not say it was.
+    assert!(stderr.contains("2 functions would migrate"), "{stderr}");
     // Nothing written, not even the clean file.
     assert_eq!(std::fs::read_to_string(repo.join("dirty.cl")).unwrap(), edited);
     assert_eq!(std::fs::read_to_string(repo.join("clean.cl")).unwrap(), HELPER_UNIT);

@@ -52,7 +52,12 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     let project = Project::resolve(inputs).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
     crate::isolation::announce_timeout(project.timeout);
-    super::preflight::units_found(&project, &super::preflight::searched(&args.paths, &args.project))?;
+    let searched = super::preflight::searched(&args.paths, &args.project);
+    super::preflight::units_found(&project, &searched)?;
+    // analyze reads no host file: host files alone are nothing to analyse.
+    if project.jobs.is_empty() && project.unreadable.is_empty() {
+        return Err(super::preflight::no_unit(&searched));
+    }
     super::preflight::options_accepted(&project.jobs)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let files: Vec<AnalyzeFile> =

@@ -78,10 +78,8 @@ fn migrate_batch(
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
     // --interactive writes in place, unless --out-dir takes the copies.
     let in_place = args.write || (args.interactive && args.out_dir.is_none());
-    if in_place && !args.allow_dirty {
-        refuse_dirty_files(&mut migration);
-    }
-    if (in_place || args.out_dir.is_some()) && !device_rejected(args, &mut migration) {
+    let refused = in_place && !args.allow_dirty && refuse_dirty_files(&mut migration);
+    if (in_place || args.out_dir.is_some()) && !refused && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
     if args.timings || crate::timings::requested() {
@@ -204,10 +202,11 @@ fn add_unreadable(migration: &mut Migration, unreadable: Vec<(PathBuf, String)>)
 
 /// `--write` without `--allow-dirty`: when a file to change has uncommitted
 /// changes in its git work tree (or that cannot be told), nothing is written.
-fn refuse_dirty_files(migration: &mut Migration) {
+/// Returns whether it refused.
+fn refuse_dirty_files(migration: &mut Migration) -> bool {
     let paths: Vec<PathBuf> = migration.changes.iter().map(|c| c.path.clone()).collect();
     let message = match crate::git::dirty(&paths) {
-        Ok(dirty) if dirty.is_empty() => return,
+        Ok(dirty) if dirty.is_empty() => return false,
         Ok(dirty) => {
             let list: Vec<String> = dirty.iter().map(|p| format!("  {}", p.display())).collect();
             format!(
@@ -219,10 +218,12 @@ fn refuse_dirty_files(migration: &mut Migration) {
     };
     migration.errors.push(FileError { path: PathBuf::new(), message });
     migration.changes.clear();
+    true
 }
 
 /// Writes every changed file, atomically: in place, or mirrored under `out_dir`.
 fn write(migration: &mut Migration, out_dir: Option<&Path>) {
+    migration.written = true;
     let mut failed = Vec::new();
     for change in &migration.changes {
         let (destination, expected) = match out_dir {
@@ -297,7 +298,7 @@ fn print_diagnostics(
     for line in device_lines {
         let _ = writeln!(stderr, "{line}");
     }
-    let mode = if args.write || args.out_dir.is_some() || args.interactive { Mode::Written } else { Mode::DryRun };
+    let mode = if migration.written { Mode::Written } else { Mode::DryRun };
     let _ = writeln!(stderr, "{}", crate::summary::summary(migration, mode));
     if let Some(times) = (args.timings || crate::timings::requested()).then(crate::timings::lines).flatten() {
         let _ = writeln!(stderr, "{times}");
