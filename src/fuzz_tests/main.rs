@@ -49,32 +49,43 @@ fn main() {
     let seeds = seeds();
     let budget = std::env::var("CLASP_FUZZ_SECONDS").ok().and_then(|s| s.parse::<u64>().ok());
     let started = Instant::now();
-    let mut batches = 0u64;
-    let mut executions = 0u64;
+    let (mut batches, mut executions, mut failures) = (0u64, 0u64, 0u64);
     loop {
         let seed = match budget {
             None => 0x5eed,
             Some(_) => started.elapsed().as_nanos() as u64 ^ batches.wrapping_mul(0x9e37_79b9_7f4a_7c15),
         };
-        let cases = if budget.is_some() { BATCH } else { CASES };
-        executions += run_batch(&seeds, seed, cases);
+        match budget {
+            // In CI the first failure fails the test.
+            None => executions += run_batch(&seeds, seed, CASES),
+            // For a time: a failure is counted (its kernel saved, its message printed) and the run goes on.
+            Some(_) => match std::panic::catch_unwind(|| run_batch(&seeds, seed, BATCH)) {
+                Ok(done) => executions += done,
+                Err(_) => {
+                    failures += 1;
+                    executions += u64::from(BATCH);
+                }
+            },
+        }
         batches += 1;
         if budget.is_some() && batches.is_multiple_of(10) {
-            eprintln!("fuzz: {executions} executions, {:.0} s", started.elapsed().as_secs_f64());
+            eprintln!("fuzz: {executions} executions, {:.0} s, {failures} failures", started.elapsed().as_secs_f64());
         }
-        let over = budget.is_none_or(|b| started.elapsed() >= Duration::from_secs(b));
-        if over {
+        if budget.is_none_or(|b| started.elapsed() >= Duration::from_secs(b)) {
             break;
         }
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "fuzz: {executions} executions in {seconds:.0} s ({:.1}/s) over {} fixtures: {} changed and checked, {} with errors (exit 2), 0 failures",
+        "fuzz: {executions} executions in {seconds:.0} s ({:.1}/s) over {} fixtures: {} changed and checked, {} with errors (exit 2), {failures} failures",
         executions as f64 / seconds,
         seeds.len(),
         CHANGED.load(Ordering::Relaxed),
         ERRORS.load(Ordering::Relaxed),
     );
+    if failures > 0 {
+        std::process::exit(1);
+    }
 }
 
 /// Every case the fuzzer found, kept under `fixtures/fuzz/`, checked again first.

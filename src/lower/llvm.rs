@@ -344,6 +344,11 @@ impl<'m> Val<'m> {
             }
             let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); count];
             LLVMGetMDNodeOperands(variable_value, ops.as_mut_ptr());
+            // An unnamed parameter (`int` alone, legal in a prototype, accepted by clang in a
+            // definition) has no name operand: null, not an empty string.
+            if ops[1].is_null() || LLVMIsAMDString(ops[1]).is_null() {
+                return None;
+            }
             let mut len: c_uint = 0;
             let name_ptr = LLVMGetMDString(ops[1], &mut len);
             let name = string_of(name_ptr, len as usize);
