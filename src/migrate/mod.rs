@@ -186,32 +186,39 @@ fn load_units(
                 unit.configuration = job.configuration.clone();
                 units.push(unit);
             }
-            Err(Failed::Isolated(message)) => {
-                // A unit that crashed or hung clang is an error, embedded or not.
-                result.unanalysable.push(job.path.clone());
-                result.errors.push(FileError { path: job.path.clone(), message });
-            }
-            Err(Failed::Load(message)) => {
-                if !result.unanalysable.contains(&job.path) {
-                    result.unanalysable.push(job.path.clone());
-                }
-                let message = match &job.configuration {
-                    Some(name) => format!("{message}\n{}: note: in configuration `{name}`", job.path.display()),
-                    None => message,
-                };
-                match &job.embedded {
-                    // A literal clasp took for a kernel may need options it could not trace: left alone, said.
-                    Some(e) => {
-                        let first = message.lines().next().unwrap_or_default();
-                        let message = format!("the embedded kernel is left as it is: clasp cannot analyse it: {first}");
-                        result.warnings.push(Warning::at(e.host.clone(), e.line, e.col, message));
-                    }
-                    None => result.errors.push(FileError { path: job.path.clone(), message }),
-                }
-            }
+            Err(failure) => record_failure(job, failure, result),
         }
     }
     (units, failed)
+}
+
+/// A job with no unit: an error (a warning for an embedded kernel clang
+/// rejects: a literal clasp took for a kernel may need options it could not trace).
+fn record_failure(job: &Job, failure: Failed, result: &mut Migration) {
+    let message = match failure {
+        Failed::Isolated(message) => {
+            // A unit that crashed or hung clang is an error, embedded or not.
+            result.unanalysable.push(job.path.clone());
+            result.errors.push(FileError { path: job.path.clone(), message });
+            return;
+        }
+        Failed::Load(message) => message,
+    };
+    if !result.unanalysable.contains(&job.path) {
+        result.unanalysable.push(job.path.clone());
+    }
+    let message = match &job.configuration {
+        Some(name) => format!("{message}\n{}: note: in configuration `{name}`", job.path.display()),
+        None => message,
+    };
+    match &job.embedded {
+        Some(e) => {
+            let first = message.lines().next().unwrap_or_default();
+            let message = format!("the embedded kernel is left as it is: clasp cannot analyse it: {first}");
+            result.warnings.push(Warning::at(e.host.clone(), e.line, e.col, message));
+        }
+        None => result.errors.push(FileError { path: job.path.clone(), message }),
+    }
 }
 
 /// Why a job has no unit.
