@@ -60,8 +60,10 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     }
     super::preflight::options_accepted(&project.jobs)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
+    // Each unit's work is the unit's, for the supervisor (a crash or hang in it costs that unit).
+    let mut analyse = |job: &Job| analyze_job(&bench, job, project.target, args.json(), stdout, stderr);
     let files: Vec<AnalyzeFile> =
-        project.jobs.iter().map(|job| analyze_job(&bench, job, project.target, args.json(), stdout, stderr)).collect();
+        project.jobs.iter().map(|job| crate::isolation::for_unit(&job.label(), || analyse(job))).collect();
     if args.json() {
         let _ = writeln!(
             stdout,
@@ -86,6 +88,7 @@ fn report_unreadable(unreadable: &[(PathBuf, String)], stderr: &mut dyn Write) {
 
 /// Loads one unit and reports it: its text report on stdout (unless
 /// `json`), or its error on stderr; the entry for the JSON report either way.
+/// A unit the supervisor took out (it crashed or hung clang) is its error.
 fn analyze_job(
     bench: &Workbench,
     job: &Job,
@@ -94,10 +97,9 @@ fn analyze_job(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> AnalyzeFile {
-    let path = &job.path;
-    let label = job.label();
-    if let Some(why) = crate::isolation::excluded(&label) {
-        let message = format!("{}:1:1: error: {why}", path.display());
+    let (path, options) = (&job.path, &job.compile);
+    if let Some(message) = crate::isolation::exclusion_error(&job.label(), path) {
+        let message = crate::render::error_message(&crate::report::FileError { path: path.clone(), message });
         let _ = writeln!(stderr, "{message}");
         return AnalyzeFile {
             path: path.display().to_string(),
@@ -107,19 +109,6 @@ fn analyze_job(
             report: None,
         };
     }
-    crate::isolation::for_unit(&label, || report_job(bench, job, target, json, stdout, stderr))
-}
-
-/// `analyze_job` for a unit the supervisor let through.
-fn report_job(
-    bench: &Workbench,
-    job: &Job,
-    target: Target,
-    json: bool,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> AnalyzeFile {
-    let (path, options) = (&job.path, &job.compile);
     let loaded = bench.load(path, options, target).map(|mut unit| {
         unit.configuration = job.configuration.clone();
         unit

@@ -18,7 +18,7 @@ mod exit;
 pub mod supervisor;
 pub mod worker;
 
-pub use worker::{announce_timeout, crashed, excluded, for_unit, jobs_override, phase, Phase};
+pub use worker::{announce_timeout, crashed, exclusion_error, for_unit, jobs_override, phase, Phase};
 
 /// Runs clasp as the binary does: supervised for the commands that load
 /// units, in this process for the others (help, version) or when

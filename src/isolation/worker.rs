@@ -147,8 +147,13 @@ pub fn crashed(what: &str) {
     super::exit::now(EXIT_CAUGHT_CRASH)
 }
 
+/// The error of a unit the supervisor took out of the batch (`PATH: error: WHY`), if it did.
+pub fn exclusion_error(label: &str, path: &std::path::Path) -> Option<String> {
+    excluded(label).map(|why| format!("{}: error: {why}", path.display()))
+}
+
 /// Why the supervisor took the unit `label` out of the batch, if it did.
-pub fn excluded(label: &str) -> Option<&'static str> {
+fn excluded(label: &str) -> Option<&'static str> {
     static EXCLUDED: OnceLock<BTreeMap<String, String>> = OnceLock::new();
     EXCLUDED
         .get_or_init(|| {

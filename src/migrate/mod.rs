@@ -165,8 +165,8 @@ fn load_units(
         jobs.par_iter()
             .map_init(Workbench::new, |bench, job| {
                 let label = job.label();
-                let unit = match (bench, crate::isolation::excluded(&label)) {
-                    (_, Some(why)) => Err(Failed::Isolated(format!("{}: error: {why}", job.path.display()))),
+                let unit = match (bench, crate::isolation::exclusion_error(&label, &job.path)) {
+                    (_, Some(message)) => Err(Failed::Isolated(message)),
                     (Ok(bench), None) => crate::isolation::for_unit(&label, || load_job(bench, job, options)),
                     (Err(message), None) => Err(Failed::Load(format!("clasp: error: {message}"))),
                 };

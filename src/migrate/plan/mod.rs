@@ -16,6 +16,7 @@ mod keep;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use crate::codes::Code;
 use crate::ids::{DeclKey, Files, UnionFind, UnitId};
 use crate::infer::{Decision, DeclDecision};
 use crate::ir::{Sink, Source};
@@ -92,10 +93,10 @@ pub struct Plan {
     pub planned: BTreeMap<(PathBuf, String), BTreeSet<SetId>>,
     /// Canonical file -> (path as the units name it, text as read).
     pub originals: BTreeMap<PathBuf, (PathBuf, Vec<u8>)>,
-    /// Sets that would edit a file outside the edit root (a prototype there), with the file.
-    pub outside_root: BTreeMap<SetId, PathBuf>,
-    /// Sets editing a file whose own unit failed in a configuration: the file and that unit.
-    pub in_failed_files: BTreeMap<SetId, (PathBuf, String)>,
+    /// Sets that cannot stand whatever verification finds, with the code and
+    /// the detail of their withdrawal: they would edit a file outside the edit
+    /// root (a prototype there), or a file whose own unit failed in a configuration.
+    pub withheld: BTreeMap<SetId, (Code, String)>,
     /// Duplicate groups to merge, each with its set.
     pub merges: Vec<(Merge, SetId)>,
     /// Duplicate groups that are not merged, with why.
@@ -188,7 +189,8 @@ pub fn plan(
     add_units_editing_each_set(units, &mut plan);
     for (id, set) in plan.sets.iter().enumerate() {
         if let Some(file) = set.edits.keys().find(|f| !crate::root::is_under(&options.root, f)) {
-            plan.outside_root.insert(SetId(id), file.clone());
+            let detail = format!("it would edit {}, outside the edit root", file.display());
+            plan.withheld.insert(SetId(id), (Code::OutsideRoot, detail));
         }
     }
     collect_refusals(units, &decisions, stays, &mut plan);
@@ -196,11 +198,13 @@ pub fn plan(
 }
 
 impl Plan {
-    /// Marks the sets that edit a file in `failed` (canonical path -> the unit that failed).
+    /// Withholds the sets that edit a file in `failed` (canonical path -> the
+    /// unit that failed): a file that does not load in one of its configurations changes in none.
     pub fn refuse_failed_files(&mut self, failed: &BTreeMap<PathBuf, String>) {
         for (id, set) in self.sets.iter().enumerate() {
             if let Some((file, unit)) = set.edits.keys().find_map(|f| failed.get_key_value(f)) {
-                self.in_failed_files.insert(SetId(id), (file.clone(), unit.clone()));
+                let detail = format!("it would edit {}, which has errors as {unit}", file.display());
+                self.withheld.insert(SetId(id), (Code::Configuration, detail));
             }
         }
     }

@@ -75,15 +75,8 @@ pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &M
         pending: UnitId::all(units.len()).collect(),
         out: Settled::default(),
     };
-    // A prototype outside the edit root cannot change with its definition: the set stays.
-    for (id, file) in &plan.outside_root {
-        let detail = format!("it would edit {}, outside the edit root", file.display());
-        settler.out.withdrawn.insert(*id, Withdrawal { reason: Code::OutsideRoot, detail });
-    }
-    // A file that does not load in one of its configurations changes in none.
-    for (id, (file, unit)) in &plan.in_failed_files {
-        let detail = format!("it would edit {}, which has errors as {unit}", file.display());
-        settler.out.withdrawn.insert(*id, Withdrawal { reason: Code::Configuration, detail });
+    for (id, (reason, detail)) in &plan.withheld {
+        settler.out.withdrawn.insert(*id, Withdrawal { reason: *reason, detail: detail.clone() });
     }
     settler.refuse_blocked_units();
     settler.first_pass(pool);
