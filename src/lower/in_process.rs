@@ -124,14 +124,19 @@ mod tests {
             "float twice(__global float *p) { return 2.0f * p[0]; }\nkernel void k(global float *p) { p[1] = twice(p); }\n",
         )
         .unwrap();
-        let args = crate::lower::ir_args(&args(&[]));
-        let here = compile(&clang(), &args, &path).unwrap();
+        let output = same_as_the_clang_executable(&crate::lower::ir_args(&args(&[])), &path);
+        assert_eq!(&output[..4], b"BC\xc0\xde");
+    }
+
+    /// Compiles `path` in process and with the `clang-19` executable; asserts both
+    /// succeed and write the same bytes to `-o -`, and returns them.
+    fn same_as_the_clang_executable(args: &[String], path: &std::path::Path) -> Vec<u8> {
+        let here = compile(&clang(), args, path).unwrap();
         assert!(here.success, "{}", here.messages);
-        let process = std::process::Command::new(clang()).args(&args).arg(&path).output().unwrap();
-        assert!(process.status.success());
-        // Bitcode, byte for byte what `clang-19 ... -o -` writes.
-        assert_eq!(&here.output[..4], b"BC\xc0\xde");
-        assert!(here.output == process.stdout, "in-process bitcode differs from clang-19's");
+        let process = std::process::Command::new(clang()).args(args).arg(path).output().unwrap();
+        assert!(process.status.success(), "{}", String::from_utf8_lossy(&process.stderr));
+        assert!(here.output == process.stdout, "in-process output differs from clang-19's with {args:?}");
+        here.output
     }
 
     #[test]
@@ -149,11 +154,7 @@ mod tests {
         // What verification compiles, and clang's whole -O2 pipeline (AMDGPU's passes run only with the target registered).
         let optimised: Vec<String> = ["-nogpulib", "-O2", "-emit-llvm", "-c", "-o", "-"].iter().map(|s| s.to_string()).collect();
         for args in [crate::verify::equivalence_args(&language), [language.clone(), optimised].concat()] {
-            let here = compile(&clang(), &args, &path).unwrap();
-            assert!(here.success, "{}", here.messages);
-            let process = std::process::Command::new(clang()).args(&args).arg(&path).output().unwrap();
-            assert!(process.status.success(), "{}", String::from_utf8_lossy(&process.stderr));
-            assert!(here.output == process.stdout, "in-process amdgcn bitcode differs from clang-19's with {args:?}");
+            same_as_the_clang_executable(&args, &path);
         }
     }
 
