@@ -204,9 +204,9 @@ fn check_text(seed: &Seed, text: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// `clasp migrate ARGS` in process: the exit code, stdout and stderr, or the panic.
+/// `clasp migrate ARGS` in process (no result cache: every case is new): the exit code, stdout and stderr, or the panic.
 fn migrate(args: &[&str]) -> Result<(i32, Vec<u8>, Vec<u8>), String> {
-    let argv: Vec<String> = ["clasp", "migrate", "-j1", "-q"].iter().chain(args).map(|s| s.to_string()).collect();
+    let argv: Vec<String> = ["clasp", "migrate", "-j1", "-q", "--no-cache"].iter().chain(args).map(|s| s.to_string()).collect();
     std::panic::catch_unwind(|| {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = clasp::run(argv, &mut out, &mut err);
