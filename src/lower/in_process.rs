@@ -25,12 +25,21 @@ extern "C" {
     fn clasp_clang_compile(
         argv: *const *const c_char,
         argc: usize,
+        main_as: *const c_char,
         output: *mut *mut c_char,
         output_len: *mut usize,
         messages: *mut *mut c_char,
         messages_len: *mut usize,
     ) -> c_int;
     fn clasp_clang_free(buffer: *mut c_char);
+    fn clasp_preamble(
+        text: *const c_char,
+        len: usize,
+        size: *mut usize,
+        includes: *mut usize,
+        normalized: *mut *mut c_char,
+        normalized_len: *mut usize,
+    ) -> c_int;
     fn clasp_initialize_targets();
 }
 
@@ -54,7 +63,10 @@ pub struct Compiled {
 /// whose resource directory (OpenCL's default headers) the driver uses.
 /// `Err` only when clang could not compile at all (a crash, an argument it
 /// cannot be given); clang rejecting the code is a `Compiled` without `success`.
-pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, ClangError> {
+/// With `main_as`, `input` is read at that path instead (which need not
+/// exist: a VFS overlay in `args` must lay `input` over it), so its quoted
+/// includes are looked up in that path's directory.
+pub fn compile(clang: &Path, args: &[String], input: &Path, main_as: Option<&Path>) -> Result<Compiled, ClangError> {
     let mut words = Vec::with_capacity(args.len() + 2);
     words.push(c_string(clang.as_os_str().as_bytes())?);
     for arg in args {
@@ -62,15 +74,26 @@ pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, 
     }
     words.push(c_string(input.as_os_str().as_bytes())?);
     let argv: Vec<*const c_char> = words.iter().map(|w| w.as_ptr()).collect();
+    let main_as = main_as.map(|p| c_string(p.as_os_str().as_bytes())).transpose()?;
+    let main_as_ptr = main_as.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
 
     let (mut output, mut output_len) = (std::ptr::null_mut(), 0usize);
     let (mut messages, mut messages_len) = (std::ptr::null_mut(), 0usize);
     crate::targets::ensure_registered();
     // SAFETY: `argv` points to `argc` NUL-terminated strings that outlive the
-    // call; the shim writes two malloc'd buffers (or null with length 0) and
+    // call, as does `main_as_ptr` (or null); the shim writes two malloc'd buffers (or null with length 0) and
     // their lengths, which are copied and freed below, once each.
-    let status =
-        unsafe { clasp_clang_compile(argv.as_ptr(), argv.len(), &mut output, &mut output_len, &mut messages, &mut messages_len) };
+    let status = unsafe {
+        clasp_clang_compile(
+            argv.as_ptr(),
+            argv.len(),
+            main_as_ptr,
+            &mut output,
+            &mut output_len,
+            &mut messages,
+            &mut messages_len,
+        )
+    };
     let output_bytes = take(output, output_len);
     let message_bytes = take(messages, messages_len);
     let messages = String::from_utf8_lossy(&message_bytes).into_owned();
@@ -83,6 +106,30 @@ pub fn compile(clang: &Path, args: &[String], input: &Path) -> Result<Compiled, 
             Err(ClangError::Crashed { input: input.to_path_buf(), messages })
         }
     }
+}
+
+/// A kernel file's preamble: its leading comments and preprocessor directives,
+/// ended at a line start with every conditional closed (`src/native/preamble.cpp`).
+pub struct Preamble {
+    /// Its length in bytes: the file's first `size` bytes.
+    pub size: usize,
+    /// How many `#include` directives it holds.
+    pub includes: usize,
+    /// Its text with each comment replaced by one space and the newlines it spanned.
+    pub normalized: Vec<u8>,
+}
+
+/// The preamble of `text`, found with clang's raw lexer; `None` if the shim failed.
+pub fn preamble(text: &[u8]) -> Option<Preamble> {
+    let (mut size, mut includes) = (0usize, 0usize);
+    let (mut normalized, mut normalized_len) = (std::ptr::null_mut(), 0usize);
+    // SAFETY: `text` is valid for `len` bytes during the call (the shim copies
+    // it); the shim writes the sizes and one malloc'd buffer (or null), taken once below.
+    let status = unsafe {
+        clasp_preamble(text.as_ptr() as *const c_char, text.len(), &mut size, &mut includes, &mut normalized, &mut normalized_len)
+    };
+    let normalized = take(normalized, normalized_len);
+    (status == 0).then_some(Preamble { size, includes, normalized })
 }
 
 fn c_string(bytes: &[u8]) -> Result<CString, ClangError> {
@@ -131,7 +178,7 @@ mod tests {
     /// Compiles `path` in process and with the `clang-19` executable; asserts both
     /// succeed and write the same bytes to `-o -`, and returns them.
     fn same_as_the_clang_executable(args: &[String], path: &std::path::Path) -> Vec<u8> {
-        let here = compile(&clang(), args, path).unwrap();
+        let here = compile(&clang(), args, path, None).unwrap();
         assert!(here.success, "{}", here.messages);
         let process = std::process::Command::new(clang()).args(args).arg(path).output().unwrap();
         assert!(process.status.success(), "{}", String::from_utf8_lossy(&process.stderr));
@@ -163,7 +210,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.cl");
         std::fs::write(&path, "kernel void k(global float *p)\n{ p[0] = undeclared; }\n").unwrap();
-        let compiled = compile(&clang(), &args(&["-fsyntax-only"]), &path).unwrap();
+        let compiled = compile(&clang(), &args(&["-fsyntax-only"]), &path, None).unwrap();
         assert!(!compiled.success);
         let expected = format!("{}:2:10: error: use of undeclared identifier 'undeclared'", path.display());
         assert!(compiled.messages.contains(&expected), "{}", compiled.messages);
@@ -176,10 +223,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("k.cl");
         std::fs::write(&path, "kernel void k(global float *p) { p[0] = 1.0f; }\n").unwrap();
-        let compiled = compile(&clang(), &args(&["-fsyntax-only", "-cl-nv-verbose"]), &path).unwrap();
+        let compiled = compile(&clang(), &args(&["-fsyntax-only", "-cl-nv-verbose"]), &path, None).unwrap();
         assert!(!compiled.success);
         assert!(compiled.messages.contains("unknown argument: '-cl-nv-verbose'"), "{}", compiled.messages);
-        let missing = compile(&clang(), &args(&["-fsyntax-only"]), &dir.path().join("absent.cl")).unwrap();
+        let missing = compile(&clang(), &args(&["-fsyntax-only"]), &dir.path().join("absent.cl"), None).unwrap();
         assert!(!missing.success && missing.messages.contains("no such file"), "{}", missing.messages);
     }
 
@@ -194,9 +241,9 @@ mod tests {
             })
             .collect();
         let args = crate::lower::ir_args(&args(&[]));
-        let serial: Vec<Vec<u8>> = paths.iter().map(|p| compile(&clang(), &args, p).unwrap().output).collect();
+        let serial: Vec<Vec<u8>> = paths.iter().map(|p| compile(&clang(), &args, p, None).unwrap().output).collect();
         let parallel: Vec<Vec<u8>> = std::thread::scope(|s| {
-            let handles: Vec<_> = paths.iter().map(|p| s.spawn(|| compile(&clang(), &args, p).unwrap().output)).collect();
+            let handles: Vec<_> = paths.iter().map(|p| s.spawn(|| compile(&clang(), &args, p, None).unwrap().output)).collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         assert_eq!(serial, parallel);

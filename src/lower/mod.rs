@@ -9,8 +9,10 @@
 //! `lower` only produces facts: `verify` compiles with `run_clang` and
 //! reads its modules through the IR view (`load`, `LoadedModule`).
 
+mod facts;
 mod in_process;
 mod llvm;
+pub mod preamble;
 mod trace;
 
 use std::path::{Path, PathBuf};
@@ -25,8 +27,10 @@ pub use llvm::LoadError;
 /// found by calling convention.
 pub(crate) use llvm::{load, string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
-use crate::ir::{spir_space, IrFacts, IrFunction, IrGlobal};
-use crate::syntax::Space;
+pub use facts::facts_from_bitcode;
+use facts::Parts;
+
+use crate::ir::IrFacts;
 
 /// Why clang produced nothing. Only `Rejected` means clang ran and refused
 /// the code (a compile error); the others are clang failing as a tool.
@@ -109,6 +113,42 @@ pub fn run_clang(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || compile(path, args))
 }
 
+/// `run_clang` for a compile of a unit's main file, against the preamble its
+/// batch shares when it has one (`preamble`); `replaced` is what the overlay
+/// in `args` lays over the disk (the main file's text among it, for a
+/// result). What clang rejects against the shared preamble is compiled
+/// whole again, so an error reads as it does for the unit alone.
+pub fn run_clang_for_unit(
+    path: &Path,
+    args: &[String],
+    replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
+) -> Result<Vec<u8>, ClangError> {
+    crate::isolation::phase(crate::isolation::Phase::Compiling, || {
+        if let Some(extra) = shared_preamble_arguments(path, args, replaced) {
+            if let Ok(bitcode) = compile(path, &[args, &extra[..]].concat()) {
+                return Ok(bitcode);
+            }
+        }
+        compile(path, args)
+    })
+}
+
+/// The arguments that compile `path` against its batch's shared preamble.
+fn shared_preamble_arguments(
+    path: &Path,
+    args: &[String],
+    replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
+) -> Option<Vec<String>> {
+    let canonical = std::fs::canonicalize(path).ok();
+    let text = match canonical.as_ref().and_then(|c| replaced.get(c)).or_else(|| replaced.get(path)) {
+        Some(text) => text.clone(),
+        None => std::fs::read(path).ok()?,
+    };
+    let clang = std::fs::canonicalize(clang_path().ok()?).ok()?;
+    let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, compile_alone: false };
+    preamble::arguments(&request).map(|(extra, _)| extra)
+}
+
 /// Refuses what the in-process clang cannot do (the clang executable, with
 /// `$CLASP_CLANG`, can): `-mllvm` sets LLVM's global options, shared by
 /// every compile of the process.
@@ -145,7 +185,7 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
     }
     // The driver finds OpenCL's headers next to the real executable, not a symlink to it.
     let executable = std::fs::canonicalize(&clang).unwrap_or(clang);
-    let compiled = in_process::compile(&executable, args, path)?;
+    let compiled = in_process::compile(&executable, args, path, None)?;
     if !compiled.success {
         return Err(ClangError::Rejected { diagnostics: compiled.messages });
     }
@@ -178,65 +218,55 @@ pub fn ir_args(language_args: &[String]) -> Vec<String> {
 }
 
 /// Compiles `path` with `language_args` (from `CompileOptions::clang_args`)
-/// and extracts its facts in `context`.
+/// and extracts its facts in `context`. With a precompiled preamble shared
+/// by the batch (`preamble`), the unit's compile holds its own functions
+/// and the headers' it uses; the facts of the headers' other functions come
+/// from the preamble compiled alone, read once per batch.
 pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result<IrFacts, LowerError> {
-    let bitcode = run_clang(path, &ir_args(language_args))?;
+    let args = ir_args(language_args);
+    if let Some(facts) = lower_with_preamble(context, path, &args)? {
+        return Ok(facts);
+    }
+    let bitcode = run_clang(path, &args)?;
     Ok(facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?)
 }
 
-/// Extracts facts from already compiled bitcode or textual IR.
-pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, LoadError> {
-    let module = llvm::load(context, bytes, name)?;
-    let mut facts = IrFacts::default();
-    let mut written = std::collections::BTreeSet::new();
-    for f in module.functions() {
-        if f.name.starts_with("llvm.") {
-            continue;
-        }
-        let params = f.params.iter().map(|p| p.pointer_space().and_then(spir_space)).collect();
-        let mut function = IrFunction {
-            name: f.name.clone(),
-            is_kernel: f.is_kernel,
-            is_definition: f.is_definition,
-            params,
-            returns: f.return_space.and_then(spir_space),
-            locals: Vec::new(),
-            calls: Vec::new(),
-        };
-        if f.is_definition {
-            let mut calls: Vec<String> = f
-                .instructions
-                .iter()
-                .filter(|i| i.op() == Some(llvm::Op::Call))
-                .filter_map(|i| i.callee())
-                .filter(|(_, defined)| *defined)
-                .map(|(name, _)| name)
-                .collect();
-            calls.sort();
-            calls.dedup();
-            function.calls = calls;
-            let trace = trace::FunctionTrace::new(&f);
-            function.locals = trace.locals();
-            facts.flows.extend(trace.flows());
-            written.extend(trace.written_globals());
-        }
-        facts.functions.push(function);
-    }
-    for g in module.globals() {
-        if g.is_declaration {
-            continue;
-        }
-        facts.globals.push(IrGlobal {
-            written: written.contains(&g.name),
-            name: g.name,
-            space: spir_space(g.space).unwrap_or(Space::Private),
-            size_bytes: g.size_bytes,
-        });
-    }
-    facts.functions.sort_by(|a, b| a.name.cmp(&b.name));
-    facts.globals.sort_by(|a, b| a.name.cmp(&b.name));
-    facts.flows.sort();
-    Ok(facts)
+/// The facts of a unit compiled against its shared preamble; `None` when it
+/// has none, or when a header function the unit does not use calls one the
+/// unit defines (its facts depend on the unit: a flow into a defined function
+/// is a parameter, into a declared one an external call).
+fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Result<Option<IrFacts>, LowerError> {
+    let Ok(text) = std::fs::read(path) else { return Ok(None) };
+    let compiled = crate::isolation::phase(crate::isolation::Phase::Compiling, || {
+        let shared = shared_preamble(context, path, &text, args)?;
+        Some((compile(path, &[args, &shared.args[..]].concat()), shared))
+    });
+    let Some((compiled, shared)) = compiled else { return Ok(None) };
+    let bitcode = match compiled {
+        Ok(bitcode) => bitcode,
+        // Whatever clang says against the shared preamble, the unit compiled whole says it as the user knows it.
+        Err(_) => return Ok(None),
+    };
+    let own = Parts::read(context, &bitcode, &path.to_string_lossy())?;
+    Ok(own.completed_by(&shared.parts).map(Parts::into_facts))
+}
+
+/// A unit's shared preamble: the arguments that use it, and its functions' facts.
+struct SharedPreamble {
+    args: Vec<String>,
+    parts: Arc<Parts>,
+}
+
+/// The preamble `path` shares, with the facts of its functions read once per batch.
+fn shared_preamble(context: &Context, path: &Path, text: &[u8], args: &[String]) -> Option<SharedPreamble> {
+    let clang = std::fs::canonicalize(clang_path().ok()?).ok()?;
+    let request = preamble::Request { clang: &clang, main: path, text, args, replaced: &Default::default(), compile_alone: true };
+    let (extra, built) = preamble::arguments(&request)?;
+    let parts = built.facts.get_or_init(|| {
+        let alone = built.alone.as_ref()?;
+        Parts::read(context, alone, &path.to_string_lossy()).ok().map(Arc::new)
+    });
+    Some(SharedPreamble { args: extra, parts: parts.clone()? })
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! Build script: compiles the in-process clang shim (`clang_compile.cpp`)
+//! Build script: compiles the in-process clang shim (`clang_compile.cpp`,
+//! and `preamble.cpp`, which finds a file's preamble with clang's lexer)
 //! against LLVM/Clang 19's headers and links it to `libclang-cpp`, the
 //! library the `clang-19` executable itself is made of.
 //!
@@ -28,8 +29,10 @@ fn query(config: &PathBuf, flag: &str) -> String {
 }
 
 fn main() {
-    let source = "src/native/clang_compile.cpp";
-    println!("cargo:rerun-if-changed={source}");
+    let sources = ["src/native/clang_compile.cpp", "src/native/preamble.cpp"];
+    for source in sources {
+        println!("cargo:rerun-if-changed={source}");
+    }
     println!("cargo:rerun-if-changed=src/native/build.rs");
     println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
     let config = llvm_config();
@@ -39,7 +42,7 @@ fn main() {
     assert!(header.is_file(), "{} missing: install libclang-19-dev (scripts/setup)", header.display());
 
     let mut build = cc::Build::new();
-    build.cpp(true).file(source).include(&include_dir).warnings(false);
+    build.cpp(true).files(sources).include(&include_dir).warnings(false);
     // LLVM's own flags (C++ standard, the macros its headers need), but with
     // exceptions on: the shim's entries catch any exception (the standard
     // library's, such as std::bad_alloc) so that none unwinds into Rust.

@@ -79,7 +79,15 @@ std::shared_ptr<clang::CompilerInvocation> cc1_invocation(llvm::ArrayRef<const c
 }
 
 // Runs one compilation; returns 0 on success, 1 when clang reported errors.
-int compile(llvm::ArrayRef<const char *> argv, llvm::SmallVectorImpl<char> &output, std::string &messages) {
+// With `main_as`, the input file (the last argument, which must exist: the
+// driver checks) is read at that path instead, through a VFS overlay among
+// the arguments that lays the input over it: a precompiled preamble's text
+// then includes its headers as the unit in that directory does (a quoted
+// include looks in its includer's directory first). Not a remapped file:
+// a precompiled header records those as overridden, and no later compile
+// could read it without the same remapping.
+int compile(llvm::ArrayRef<const char *> argv, const char *main_as, llvm::SmallVectorImpl<char> &output,
+            std::string &messages) {
   llvm::raw_string_ostream message_stream(messages);
 
   // Diagnostics of the driver itself (unknown arguments, a missing input).
@@ -101,6 +109,14 @@ int compile(llvm::ArrayRef<const char *> argv, llvm::SmallVectorImpl<char> &outp
   invocation->getCodeGenOpts().DisableFree = false;
   // The driver colours diagnostics when stderr is a terminal; these are read, not shown.
   invocation->getDiagnosticOpts().ShowColors = false;
+  if (main_as != nullptr) {
+    auto &inputs = invocation->getFrontendOpts().Inputs;
+    if (inputs.size() != 1 || !inputs[0].isFile()) {
+      messages += "error: clang has no one input file to compile under another name";
+      return 1;
+    }
+    inputs[0] = clang::FrontendInputFile(main_as, inputs[0].getKind(), inputs[0].isSystem());
+  }
 
   clang::CompilerInstance instance;
   instance.setInvocation(invocation);
@@ -126,15 +142,16 @@ int compile(llvm::ArrayRef<const char *> argv, llvm::SmallVectorImpl<char> &outp
 extern "C" {
 
 // Compiles with `argv` (argv[0] is the clang executable whose resource
-// directory is used, the input file last, as on a command line). On return
+// directory is used, the input file last, as on a command line), the input
+// compiled as if at `main_as` when that is not null (see `compile`). On return
 // `*output` holds what clang would have written to `-o -` and `*messages` its
 // diagnostics, both malloc'd (free with `clasp_clang_free`). Returns 0 on
 // success, 1 when clang reported an error, 2 when clang crashed (caught by
 // CrashRecoveryContext, as libclang catches parse crashes: best effort, what
 // clang leaves behind after a crash is not guaranteed, so under clasp's
 // supervisor the worker ends at once), 3 when an exception was caught.
-int clasp_clang_compile(const char *const *argv, size_t argc, char **output, size_t *output_len, char **messages,
-                        size_t *messages_len) noexcept {
+int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_as, char **output, size_t *output_len,
+                        char **messages, size_t *messages_len) noexcept {
   *output = nullptr;
   *output_len = 0;
   *messages = nullptr;
@@ -147,7 +164,7 @@ int clasp_clang_compile(const char *const *argv, size_t argc, char **output, siz
     llvm::CrashRecoveryContext recovery;
     bool finished = recovery.RunSafely([&] {
       try {
-        status = compile(llvm::ArrayRef<const char *>(argv, argc), produced, text);
+        status = compile(llvm::ArrayRef<const char *>(argv, argc), main_as, produced, text);
       } catch (const std::exception &e) {
         status = 3;
         text += std::string("error: clang threw an exception: ") + e.what();

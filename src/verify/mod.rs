@@ -29,7 +29,7 @@ pub use canonical::{canonical_kernels_from_bitcode, KernelBody, PROGRAM_SCOPE_DA
 pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
 pub use pipeline::{equivalence_args, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
 
-use crate::lower::{load, run_clang, ClangError, Context, LoadError};
+use crate::lower::{load, run_clang, run_clang_for_unit, ClangError, Context, LoadError};
 pub use pipeline::PipelineError;
 
 /// Why a check could not compile or read a unit.
@@ -107,7 +107,7 @@ pub fn compile_for_equivalence(
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
-    Ok(crate::timings::time("verify: clang amdgcn", || run_clang(main, &equivalence_args(&args)))?)
+    Ok(crate::timings::time("verify: clang amdgcn", || run_clang_for_unit(main, &equivalence_args(&args), replaced))?)
 }
 
 /// Compares the kernels of two compilations (`compile_for_equivalence`):

@@ -1,0 +1,200 @@
+//! A module's facts read per function, then put together: `lower` reads a
+//! unit compiled against its batch's shared preamble (`preamble`), which
+//! holds the unit's functions and the headers' it uses, and completes it
+//! with the other header functions from the preamble compiled alone, as
+//! the unit compiled whole would have them.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use super::{llvm, trace, Context, LoadError};
+use crate::ir::{spir_space, Flow, IrFacts, IrFunction, IrGlobal};
+use crate::syntax::Space;
+
+/// Extracts facts from already compiled bitcode or textual IR.
+pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, LoadError> {
+    Ok(Parts::read(context, bytes, name)?.into_facts())
+}
+
+/// One defined or declared function's facts, as its module shows them.
+#[derive(Debug, Clone)]
+pub(super) struct FunctionFacts {
+    function: IrFunction,
+    flows: Vec<Flow>,
+    /// Globals it stores into directly.
+    written: BTreeSet<String>,
+    /// Functions it calls that its module only declares: were one defined
+    /// with it, its flows into it and its calls would read differently.
+    declared_callees: BTreeSet<String>,
+}
+
+/// A module's facts before they are put together: per function, and its globals.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Parts {
+    functions: Vec<FunctionFacts>,
+    globals: Vec<(String, Space, u64)>,
+}
+
+impl Parts {
+    pub(super) fn read(context: &Context, bytes: &[u8], name: &str) -> Result<Parts, LoadError> {
+        let module = llvm::load(context, bytes, name)?;
+        let mut parts = Parts::default();
+        for f in module.functions() {
+            if f.name.starts_with("llvm.") {
+                continue;
+            }
+            let params = f.params.iter().map(|p| p.pointer_space().and_then(spir_space)).collect();
+            let mut facts = FunctionFacts {
+                function: IrFunction {
+                    name: f.name.clone(),
+                    is_kernel: f.is_kernel,
+                    is_definition: f.is_definition,
+                    params,
+                    returns: f.return_space.and_then(spir_space),
+                    locals: Vec::new(),
+                    calls: Vec::new(),
+                },
+                flows: Vec::new(),
+                written: Default::default(),
+                declared_callees: Default::default(),
+            };
+            if f.is_definition {
+                let mut calls = Vec::new();
+                for (callee, defined) in
+                    f.instructions.iter().filter(|i| i.op() == Some(llvm::Op::Call)).filter_map(|i| i.callee())
+                {
+                    if defined {
+                        calls.push(callee);
+                    } else if !callee.starts_with("llvm.") {
+                        facts.declared_callees.insert(callee);
+                    }
+                }
+                calls.sort();
+                calls.dedup();
+                facts.function.calls = calls;
+                let trace = trace::FunctionTrace::new(&f);
+                facts.function.locals = trace.locals();
+                facts.flows = trace.flows();
+                facts.written = trace.written_globals();
+            }
+            parts.functions.push(facts);
+        }
+        parts.globals = module
+            .globals()
+            .into_iter()
+            .filter(|g| !g.is_declaration)
+            .map(|g| (g.name, spir_space(g.space).unwrap_or(Space::Private), g.size_bytes))
+            .collect();
+        Ok(parts)
+    }
+
+    /// These parts (a unit compiled against its preamble) with the functions
+    /// and globals only `preamble` (the preamble compiled alone) defines, as
+    /// the unit compiled whole would have them; `None` when one of those
+    /// calls a function the unit defines.
+    pub(super) fn completed_by(mut self, preamble: &Parts) -> Option<Parts> {
+        let defined: HashSet<&str> =
+            self.functions.iter().filter(|f| f.function.is_definition).map(|f| f.function.name.as_str()).collect();
+        let known: HashMap<&str, bool> =
+            self.functions.iter().map(|f| (f.function.name.as_str(), f.function.is_definition)).collect();
+        let mut added = Vec::new();
+        for f in &preamble.functions {
+            match known.get(f.function.name.as_str()) {
+                Some(true) => continue,
+                Some(false) if !f.function.is_definition => continue,
+                _ => {}
+            }
+            if f.declared_callees.iter().any(|c| defined.contains(c.as_str())) {
+                return None;
+            }
+            added.push(f.clone());
+        }
+        let added_names: HashSet<&str> = added.iter().map(|f| f.function.name.as_str()).collect();
+        self.functions.retain(|f| !added_names.contains(f.function.name.as_str()));
+        self.functions.extend(added);
+        let globals: HashSet<String> = self.globals.iter().map(|g| g.0.clone()).collect();
+        self.globals.extend(preamble.globals.iter().filter(|g| !globals.contains(&g.0)).cloned());
+        Some(self)
+    }
+
+    /// The facts, sorted: a global is written if any function writes it directly.
+    pub(super) fn into_facts(self) -> IrFacts {
+        let mut facts = IrFacts::default();
+        let mut written = BTreeSet::new();
+        for f in self.functions {
+            facts.flows.extend(f.flows);
+            written.extend(f.written);
+            facts.functions.push(f.function);
+        }
+        facts.globals = self
+            .globals
+            .into_iter()
+            .map(|(name, space, size_bytes)| IrGlobal { written: written.contains(&name), name, space, size_bytes })
+            .collect();
+        facts.functions.sort_by(|a, b| a.name.cmp(&b.name));
+        facts.globals.sort_by(|a, b| a.name.cmp(&b.name));
+        facts.flows.sort();
+        facts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lower::{ir_args, lower, lower_with_preamble, preamble, run_clang, Context};
+    use crate::options::CompileOptions;
+
+    const HEADER: &str = "#ifndef H_H\n#define H_H\n\
+        __constant int table[4] = {1, 2, 3, 4};\n\
+        int user_hook(__global int *p);\n\
+        int pick(__constant int *t) { return t[0]; }\n\
+        void used(__global int *p) { p[0] = table[1]; }\n\
+        void unused(__global int *p, __local int *l) { l[0] = p[0]; }\n\
+        void unused_table(__global int *out) { out[0] = pick(table); }\n\
+        static void unused_static(__global float *f) { f[0] = 1.0f; }\n\
+        inline static void calls_hook(__global int *p) { user_hook(p); }\n\
+        #endif\n";
+
+    /// Each unit's facts against the shared preamble are those of the unit
+    /// compiled whole; `uses_preamble` says which units can share it. A
+    /// unit's compile against a precompiled header emits the header's
+    /// external functions and those it uses, not its unused `inline static` ones.
+    #[test]
+    fn facts_against_the_shared_preamble_are_the_whole_units() {
+        let _session = preamble::Session::begin();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("h.h"), HEADER).unwrap();
+        let a = "// unit a\n#include \"h.h\"\n\nkernel void ka(__global int *p) { used(p); }\n";
+        let units = [
+            // The first compile of a preamble compiles whole: it is precompiled for the second.
+            ("a.cl", a, false),
+            // It defines the function a header function calls, and uses that function: its own compile has it.
+            (
+                "b.cl",
+                "/* unit b: another comment */\n#include \"h.h\"\n\nint user_hook(__global int *p) { return p[0]; }\nkernel void kb(__global int *p) { calls_hook(p); }\n",
+                true,
+            ),
+            // It defines `user_hook` without using the `inline static` `calls_hook`: the preamble's facts
+            // of `calls_hook` (an external call) are not this unit's (a call into its parameter).
+            ("c.cl", "// unit c\n#include \"h.h\"\n\nint user_hook(__global int *p) { return 2; }\nkernel void kc(__global int *p) { p[0] = 1; }\n", false),
+            // The header's functions it does not use come from the preamble compiled alone.
+            ("a.cl", a, true),
+        ];
+        let args = CompileOptions::default().clang_args(None);
+        for (name, text, uses_preamble) in units {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let context = Context::create();
+            let whole = run_clang(&path, &ir_args(&args)).expect("clang-19 must be installed (scripts/setup)");
+            let whole = super::facts_from_bitcode(&context, &whole, name).unwrap();
+            let shared = lower_with_preamble(&context, &path, &ir_args(&args)).unwrap();
+            assert_eq!(shared.is_some(), uses_preamble, "{name}");
+            let lowered = lower(&context, &path, &args).unwrap();
+            let json = |facts: &crate::ir::IrFacts| serde_json::to_string_pretty(facts).unwrap();
+            assert_eq!(json(&lowered), json(&whole), "{name}");
+            if let Some(shared) = shared {
+                assert_eq!(json(&shared), json(&whole), "{name}");
+            }
+            assert!(whole.functions.iter().any(|f| f.name == "unused_static"), "{name}: every header function has facts");
+            assert!(whole.flows.iter().any(|f| f.func == "unused_table"), "{name}");
+        }
+    }
+}
