@@ -12,7 +12,7 @@ use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_uint};
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use clang_sys::*;
 
@@ -126,7 +126,8 @@ pub struct TranslationUnit<'i> {
 /// A location resolved to an owned file path and byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileLoc {
-    pub file: Option<String>,
+    /// Shared: a unit's tokens name a handful of files, each token its own location.
+    pub file: Option<Arc<str>>,
     pub line: u32,
     pub column: u32,
     pub offset: u32,
@@ -161,12 +162,27 @@ pub enum TokenKind {
 type LocationResolver = unsafe fn(CXSourceLocation, *mut CXFile, *mut c_uint, *mut c_uint, *mut c_uint);
 
 fn resolve(loc: CXSourceLocation, resolver: LocationResolver) -> FileLoc {
+    resolve_naming(loc, resolver, &mut None)
+}
+
+/// `resolve`, naming the file through `last` (the previous location's file
+/// and name): a run of tokens in one file asks libclang for its name once.
+fn resolve_naming(loc: CXSourceLocation, resolver: LocationResolver, last: &mut Option<(CXFile, Arc<str>)>) -> FileLoc {
     let mut file: CXFile = std::ptr::null_mut();
     let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
     // SAFETY: out-pointers are valid locals; `resolver` is a libclang location accessor.
     unsafe { resolver(loc, &mut file, &mut line, &mut column, &mut offset) };
-    let file = if file.is_null() { None } else { Some(owned(unsafe { clang_getFileName(file) })) };
-    FileLoc { file, line, column, offset }
+    let name = match last {
+        _ if file.is_null() => None,
+        Some((known, name)) if *known == file => Some(name.clone()),
+        _ => {
+            // SAFETY: a file of this unit, named while the unit is alive.
+            let name: Arc<str> = owned(unsafe { clang_getFileName(file) }).into();
+            *last = Some((file, name.clone()));
+            Some(name)
+        }
+    };
+    FileLoc { file: name, line, column, offset }
 }
 
 /// Where a location is written (inside a macro argument: at the argument).
@@ -210,6 +226,7 @@ impl<'i> TranslationUnit<'i> {
         let mut tokens: *mut CXToken = std::ptr::null_mut();
         let mut count: c_uint = 0;
         let mut out = Vec::new();
+        let mut last_file = None;
         // SAFETY: the token array is read within its count and disposed once;
         // locations are rebuilt from files of this unit.
         unsafe {
@@ -228,8 +245,8 @@ impl<'i> TranslationUnit<'i> {
                 out.push(RawToken {
                     kind,
                     text: owned(clang_getTokenSpelling(self.raw, t)),
-                    start: file_loc(clang_getRangeStart(range)),
-                    end: file_loc(clang_getRangeEnd(range)),
+                    start: resolve_naming(clang_getRangeStart(range), clang_getFileLocation, &mut last_file),
+                    end: resolve_naming(clang_getRangeEnd(range), clang_getFileLocation, &mut last_file),
                 });
             }
             if !tokens.is_null() {

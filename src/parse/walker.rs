@@ -166,7 +166,7 @@ fn diagnostic(d: RawDiagnostic) -> Option<Diagnostic> {
     Some(Diagnostic {
         severity,
         message: d.message,
-        file: PathBuf::from(d.loc.file.unwrap_or_default()),
+        file: PathBuf::from(d.loc.file.as_deref().unwrap_or_default()),
         line: d.loc.line,
         col: d.loc.column,
     })
