@@ -61,11 +61,20 @@ pub struct FileId(pub u32);
 #[derive(Debug, Clone, Default)]
 pub struct Files {
     paths: Vec<PathBuf>,
+    /// Per file, its bytes once a unit reads them: a header every unit
+    /// includes is held once per batch, not once per unit.
+    texts: Vec<std::sync::Arc<std::sync::OnceLock<Vec<u8>>>>,
 }
 
 impl Files {
     pub fn new(paths: BTreeSet<PathBuf>) -> Files {
-        Files { paths: paths.into_iter().collect() }
+        let texts = paths.iter().map(|_| Default::default()).collect();
+        Files { paths: paths.into_iter().collect(), texts }
+    }
+
+    /// Where the units of the batch keep a file's bytes, read by the first that needs them.
+    pub fn text(&self, id: FileId) -> std::sync::Arc<std::sync::OnceLock<Vec<u8>>> {
+        self.texts[id.0 as usize].clone()
     }
 
     /// The id of a canonical path, if the batch has it.

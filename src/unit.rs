@@ -66,7 +66,9 @@ pub fn label(path: &Path, embedded: Option<&Embedded>, program: Option<&str>, co
 #[derive(Debug, Clone)]
 struct SourceFile {
     canonical: PathBuf,
-    text: OnceLock<Vec<u8>>,
+    /// Its bytes as the unit read them; a file read lazily is shared by the
+    /// batch's units once it is `intern`ed.
+    text: Arc<OnceLock<Vec<u8>>>,
 }
 
 impl Unit {
@@ -93,6 +95,12 @@ impl Unit {
     /// Learns the batch-wide ids of the unit's files (`files` has every one).
     pub fn intern(&mut self, files: &Files) {
         self.file_ids = self.sources.iter().map(|s| files.id(&s.canonical).expect("the batch interns every unit file")).collect();
+        // A text the unit read itself (its main file, a virtual file) stays its own.
+        for (source, id) in self.sources.iter_mut().zip(&self.file_ids) {
+            if source.text.get().is_none() {
+                source.text = files.text(*id);
+            }
+        }
     }
 
     /// The unit for people: `a.cl`, `host.cpp:42` (an embedded kernel), or `a.cl [fp64]` in a configuration.
@@ -307,7 +315,7 @@ impl Workbench {
                 };
                 SourceFile {
                     canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()),
-                    text: preset.map(OnceLock::from).unwrap_or_default(),
+                    text: Arc::new(preset.map(OnceLock::from).unwrap_or_default()),
                 }
             })
             .collect();
