@@ -261,18 +261,20 @@ impl Workbench {
     /// the errors are those of the first (CL1.2 with `auto`).
     fn parse_as_input_standard(
         &self,
-        input: &Path,
-        text: &[u8],
+        (input, text, shared): (&Path, &[u8], bool),
         display: &str,
         options: &CompileOptions,
         target: Target,
     ) -> Result<(Standard, KernelSyntax), UnitError> {
         let mut first_errors = None;
         for standard in options.std.candidates(target) {
-            let syntax = crate::timings::time("parse (libclang)", || {
-                self.parser.parse(input, text, &options.clang_args(Some(&standard.flags)))
-            })
-            .map_err(|e| UnitError::Tool { path: display.to_string(), error: ToolError::Parse(e) })?;
+            let args = options.clang_args(Some(&standard.flags));
+            // A kernel file's header functions are walked once per batch (not an embedded
+            // kernel's: its text is not a file whose changes the batch would see).
+            let preamble = shared.then(|| lower::preamble::identity(input, text, &args)).flatten();
+            let preamble = preamble.map(|(size, identity)| crate::parse::Preamble { size, identity });
+            let syntax = crate::timings::time("parse (libclang)", || self.parser.parse_sharing(input, text, &args, preamble))
+                .map_err(|e| UnitError::Tool { path: display.to_string(), error: ToolError::Parse(e) })?;
             let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();
             if errors.is_empty() {
                 return Ok((standard, syntax));
@@ -292,7 +294,8 @@ impl Workbench {
     ) -> Result<Unit, UnitError> {
         let display = virtual_file.map_or_else(|| path.display().to_string(), |v| v.label.clone());
         let text = std::fs::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
-        let (standard, syntax) = self.parse_as_input_standard(input, &text, &display, options, target)?;
+        let (standard, syntax) =
+            self.parse_as_input_standard((input, &text, virtual_file.is_none()), &display, options, target)?;
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {
             lower::lower(&Context::create(), input, &options.clang_args(Some(&standard.flags)))
         })

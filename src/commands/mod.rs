@@ -25,8 +25,9 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Err(code) => return code,
     };
     let palettes = Palettes::new(cli.color);
-    // Precompiled preambles are shared by the run's units and deleted after it.
+    // Precompiled preambles and header functions' walks are shared by the run's units, and dropped after it.
     let _preambles = crate::lower::preamble::Session::begin();
+    let _walks = crate::parse::Session::begin();
     match cli.command {
         Command::Analyze(args) => analyze::run(&args, palettes, stdout, stderr),
         Command::Migrate(args) => migrate::run(&args, palettes, stdout, stderr),

@@ -278,7 +278,8 @@ fn decisions(
     entries: Vec<Entry>,
     mut decided: BTreeMap<Node, Decision>,
 ) -> Vec<DeclDecision> {
-    let mut decls = Vec::new();
+    // Kept for the whole run, a unit's decisions: no growth slack.
+    let mut decls = Vec::with_capacity(entries.len());
     let mut seen = HashSet::new();
     for Entry { function, decl, node, role } in entries {
         if !seen.insert(node.clone()) {
@@ -299,6 +300,7 @@ fn decisions(
             receives,
         });
     }
+    decls.shrink_to_fit();
     decls
 }
 

@@ -133,6 +133,9 @@ impl Parts {
         facts.functions.sort_by(|a, b| a.name.cmp(&b.name));
         facts.globals.sort_by(|a, b| a.name.cmp(&b.name));
         facts.flows.sort();
+        // Kept for the whole run, once per unit: no growth slack.
+        facts.flows.shrink_to_fit();
+        facts.functions.shrink_to_fit();
         facts
     }
 }
@@ -196,5 +199,32 @@ mod tests {
             assert!(whole.functions.iter().any(|f| f.name == "unused_static"), "{name}: every header function has facts");
             assert!(whole.flows.iter().any(|f| f.func == "unused_table"), "{name}");
         }
+    }
+
+    /// A header changed after its preamble was precompiled (a second run in
+    /// the same process) makes the preamble stale: the facts are the new header's.
+    #[test]
+    fn a_header_changed_since_precompiling_is_read_again() {
+        let _session = preamble::Session::begin();
+        let dir = tempfile::tempdir().unwrap();
+        let header = dir.path().join("h.h");
+        std::fs::write(&header, "inline static void fill(__global int *p) { p[0] = 1; }\n").unwrap();
+        let args = CompileOptions::default().clang_args(None);
+        let unit = |name: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, "#include \"h.h\"\nkernel void k(__global int *p) { p[1] = 2; }\n").unwrap();
+            path
+        };
+        let (a, b) = (unit("a.cl"), unit("b.cl"));
+        let context = Context::create();
+        let params = |path: &std::path::Path| {
+            let facts = lower(&context, path, &args).expect("clang-19 must be installed (scripts/setup)");
+            facts.function("fill").map(|f| f.params.clone())
+        };
+        assert_eq!(params(&a), Some(vec![Some(crate::syntax::Space::Global)]));
+        assert_eq!(params(&b), Some(vec![Some(crate::syntax::Space::Global)]));
+        assert!(lower_with_preamble(&context, &b, &ir_args(&args)).unwrap().is_some());
+        std::fs::write(&header, "inline static void fill(__local int *p, int n) { p[0] = n; }\n").unwrap();
+        assert_eq!(params(&b), Some(vec![Some(crate::syntax::Space::Local), None]));
     }
 }

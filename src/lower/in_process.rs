@@ -30,6 +30,8 @@ extern "C" {
         output_len: *mut usize,
         messages: *mut *mut c_char,
         messages_len: *mut usize,
+        read: *mut *mut c_char,
+        read_len: *mut usize,
     ) -> c_int;
     fn clasp_clang_free(buffer: *mut c_char);
     fn clasp_preamble(
@@ -57,6 +59,8 @@ pub struct Compiled {
     pub output: Vec<u8>,
     /// clang's diagnostics, as it prints them.
     pub messages: String,
+    /// Every file the compile found (the input, headers, the resource directory's).
+    pub read: Vec<std::path::PathBuf>,
 }
 
 /// Compiles `input` with driver arguments `args`; `clang` is the executable
@@ -79,9 +83,10 @@ pub fn compile(clang: &Path, args: &[String], input: &Path, main_as: Option<&Pat
 
     let (mut output, mut output_len) = (std::ptr::null_mut(), 0usize);
     let (mut messages, mut messages_len) = (std::ptr::null_mut(), 0usize);
+    let (mut read, mut read_len) = (std::ptr::null_mut(), 0usize);
     crate::targets::ensure_registered();
     // SAFETY: `argv` points to `argc` NUL-terminated strings that outlive the
-    // call, as does `main_as_ptr` (or null); the shim writes two malloc'd buffers (or null with length 0) and
+    // call, as does `main_as_ptr` (or null); the shim writes three malloc'd buffers (or null with length 0) and
     // their lengths, which are copied and freed below, once each.
     let status = unsafe {
         clasp_clang_compile(
@@ -92,13 +97,20 @@ pub fn compile(clang: &Path, args: &[String], input: &Path, main_as: Option<&Pat
             &mut output_len,
             &mut messages,
             &mut messages_len,
+            &mut read,
+            &mut read_len,
         )
     };
     let output_bytes = take(output, output_len);
     let message_bytes = take(messages, messages_len);
     let messages = String::from_utf8_lossy(&message_bytes).into_owned();
+    let read = take(read, read_len)
+        .split(|b| *b == 0)
+        .filter(|name| !name.is_empty())
+        .map(|name| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name)))
+        .collect();
     match status {
-        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages }),
+        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages, read }),
         3 => Err(ClangError::Failed { input: input.to_path_buf(), messages }),
         _ => {
             // Caught by clang's crash recovery; under a supervisor the worker ends here.

@@ -149,6 +149,17 @@ fn shared_preamble_arguments(
     preamble::arguments(&request).map(|(extra, _)| extra)
 }
 
+/// Whether `path`'s compile with `args` over `replaced` has a shared preamble
+/// precompiled (testing only: it counts as a compile asking for it).
+#[cfg(test)]
+pub(crate) fn uses_shared_preamble(
+    path: &Path,
+    args: &[String],
+    replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
+) -> bool {
+    shared_preamble_arguments(path, args, replaced).is_some()
+}
+
 /// Refuses what the in-process clang cannot do (the clang executable, with
 /// `$CLASP_CLANG`, can): `-mllvm` sets LLVM's global options, shared by
 /// every compile of the process.
@@ -391,5 +402,26 @@ mod tests {
              k.slot -> bump#0 Global @6
              at() -> k.slot Global @5",
         );
+    }
+
+    /// What clang rejects against a shared preamble reads as it does for the whole file.
+    #[test]
+    fn a_rejection_against_a_shared_preamble_reads_as_the_whole_files() {
+        let _session = preamble::Session::begin();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("h.h"), "inline static float first(__global float *p) { return p[0]; }\n").unwrap();
+        let good = dir.path().join("good.cl");
+        std::fs::write(&good, "#include \"h.h\"\nkernel void k(__global float *p) { p[1] = first(p); }\n").unwrap();
+        let bad = dir.path().join("bad.cl");
+        std::fs::write(&bad, "#include \"h.h\"\nkernel void k(__global float *p)\n{ p[0] = first(q); }\n").unwrap();
+        let args = crate::verify::equivalence_args(&CompileOptions::default().clang_args(None));
+        let none = std::collections::BTreeMap::new();
+        run_clang_for_unit(&good, &args, &none).expect("clang-19 must be installed (scripts/setup)");
+        assert!(uses_shared_preamble(&good, &args, &none), "the second compile of a preamble precompiles it");
+        let against = run_clang_for_unit(&bad, &args, &none).unwrap_err();
+        let whole = run_clang(&bad, &args).unwrap_err();
+        assert!(matches!(&against, ClangError::Rejected { .. }), "{against:?}");
+        assert_eq!(against.to_string(), whole.to_string());
+        assert_eq!(against.to_string(), format!("{}:3:16: error: use of undeclared identifier 'q'", bad.display()));
     }
 }

@@ -55,6 +55,24 @@ pub(super) struct Built {
     pub(super) alone: Option<Vec<u8>>,
     /// The facts of `alone`, read by the first unit that needs them.
     pub(super) facts: OnceLock<Option<Arc<super::Parts>>>,
+    /// Every file the precompiling read, as it was then: a file changed
+    /// since (a run after `--interactive` wrote its answers, a test's second
+    /// run in the same process) makes the preamble stale, and it is built again.
+    read: Vec<(PathBuf, Option<Stamp>)>,
+}
+
+/// What tells a file changed: its size and modification time.
+type Stamp = (u64, std::time::SystemTime);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let metadata = std::fs::metadata(path).ok()?;
+    Some((metadata.len(), metadata.modified().ok()?))
+}
+
+impl Built {
+    fn stale(&self) -> bool {
+        self.read.iter().any(|(path, then)| stamp(path) != *then)
+    }
 }
 
 type Slot = Arc<OnceLock<Option<Arc<Built>>>>;
@@ -66,6 +84,8 @@ struct Store {
     /// Batches running (tests run several in one process): the last one to end clears the store.
     sessions: usize,
     dir: Option<tempfile::TempDir>,
+    /// Preambles built so far: each in its own directory, never reused.
+    count: usize,
     built: HashMap<Key, Slot>,
     /// Hashes of the keys asked for once: a preamble is precompiled when a
     /// second compile asks for it (for one compile, it would cost more than
@@ -154,6 +174,22 @@ pub(super) fn arguments(request: &Request) -> Option<(Vec<String>, Arc<Built>)> 
     Some((args, built))
 }
 
+/// A unit's preamble, for sharing the walks of its headers' functions
+/// (`parse::Preamble`): its size in bytes and a hash of its normalised text,
+/// the directory it is read in and `args`; `None` when it includes nothing,
+/// or when `args` lay files over the disk (their contents are not the key).
+pub fn identity(main: &Path, text: &[u8], args: &[String]) -> Option<(u32, u64)> {
+    if args.iter().any(|a| a == "-ivfsoverlay") {
+        return None;
+    }
+    let found = in_process::preamble(text)?;
+    if found.includes == 0 || found.size == 0 {
+        return None;
+    }
+    let identity = hash_of(&(found.normalized, main.parent(), args));
+    Some((u32::try_from(found.size).ok()?, identity))
+}
+
 /// Arguments a precompiled preamble can stand for: one OpenCL C file,
 /// nothing included before it, IR out.
 fn plain_compile(args: &[String]) -> bool {
@@ -191,18 +227,23 @@ fn built(request: &Request, key: Key) -> Option<Arc<Built>> {
         if !store.built.contains_key(&key) && store.asked_once.insert(hash_of(&key)) {
             return None;
         }
+        let stale = store.built.get(&key).and_then(|slot| slot.get()).and_then(Option::as_ref).is_some_and(|b| b.stale());
+        if stale {
+            store.built.remove(&key);
+        }
         if store.dir.is_none() {
             store.dir = tempfile::Builder::new().prefix("clasp-preambles-").tempdir().ok();
         }
-        let dir = store.dir.as_ref()?.path().join(format!("{}", store.built.len()));
+        let dir = store.dir.as_ref()?.path().join(format!("{}", store.count));
+        store.count += 1;
         let slot = store.built.entry(key.clone()).or_default().clone();
         (slot, dir)
     };
     slot.get_or_init(|| crate::timings::time("preamble: precompile", || build(request, &key, &dir)).map(Arc::new)).clone()
 }
 
-fn hash_of(key: &Key) -> u64 {
-    use std::hash::{Hash, Hasher};
+fn hash_of(key: &impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     key.hash(&mut hasher);
     hasher.finish()
@@ -229,13 +270,23 @@ fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
     if !compiled.success {
         return None;
     }
+    // The store's own files (the preamble's text, the header being written) are not the user's.
+    let read = compiled
+        .read
+        .into_iter()
+        .filter(|path| !path.starts_with(dir))
+        .map(|path| {
+            let then = stamp(&path);
+            (path, then)
+        })
+        .collect();
     let alone = if request.compile_alone {
         let compiled = in_process::compile(request.clang, &with_overlay(request.args.to_vec()), &text, Some(&as_unit)).ok()?;
         Some(compiled.output).filter(|_| compiled.success)
     } else {
         None
     };
-    Some(Built { pch, overlay, alone, facts: OnceLock::new() })
+    Some(Built { pch, overlay, alone, facts: OnceLock::new(), read })
 }
 
 /// The arguments that precompile the preamble: the unit's, as a header,

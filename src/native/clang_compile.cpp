@@ -86,8 +86,9 @@ std::shared_ptr<clang::CompilerInvocation> cc1_invocation(llvm::ArrayRef<const c
 // include looks in its includer's directory first). Not a remapped file:
 // a precompiled header records those as overridden, and no later compile
 // could read it without the same remapping.
+// `read` gets the name of every file the compile found (NUL-terminated each).
 int compile(llvm::ArrayRef<const char *> argv, const char *main_as, llvm::SmallVectorImpl<char> &output,
-            std::string &messages) {
+            std::string &messages, std::string &read) {
   llvm::raw_string_ostream message_stream(messages);
 
   // Diagnostics of the driver itself (unknown arguments, a missing input).
@@ -134,6 +135,15 @@ int compile(llvm::ArrayRef<const char *> argv, const char *main_as, llvm::SmallV
   }
   bool ok = instance.ExecuteAction(*action);
   message_stream.flush();
+  if (instance.hasFileManager()) {
+    llvm::SmallVector<clang::OptionalFileEntryRef, 16> files;
+    instance.getFileManager().GetUniqueIDMapping(files);
+    for (const clang::OptionalFileEntryRef &file : files) {
+      if (!file) continue;
+      read += file->getName().str();
+      read.push_back('\0');
+    }
+  }
   return ok && !instance.getDiagnostics().hasErrorOccurred() ? 0 : 1;
 }
 
@@ -144,6 +154,8 @@ extern "C" {
 // Compiles with `argv` (argv[0] is the clang executable whose resource
 // directory is used, the input file last, as on a command line), the input
 // compiled as if at `main_as` when that is not null (see `compile`). On return
+// `*read` holds the names of the files the compile found, each NUL-terminated
+// (free with `clasp_clang_free`), and
 // `*output` holds what clang would have written to `-o -` and `*messages` its
 // diagnostics, both malloc'd (free with `clasp_clang_free`). Returns 0 on
 // success, 1 when clang reported an error, 2 when clang crashed (caught by
@@ -151,20 +163,22 @@ extern "C" {
 // clang leaves behind after a crash is not guaranteed, so under clasp's
 // supervisor the worker ends at once), 3 when an exception was caught.
 int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_as, char **output, size_t *output_len,
-                        char **messages, size_t *messages_len) noexcept {
+                        char **messages, size_t *messages_len, char **read, size_t *read_len) noexcept {
   *output = nullptr;
   *output_len = 0;
   *messages = nullptr;
   *messages_len = 0;
+  *read = nullptr;
+  *read_len = 0;
   try {
     llvm::SmallString<0> produced;
-    std::string text;
+    std::string text, files;
     int status = 2;
     llvm::CrashRecoveryContext::Enable();
     llvm::CrashRecoveryContext recovery;
     bool finished = recovery.RunSafely([&] {
       try {
-        status = compile(llvm::ArrayRef<const char *>(argv, argc), main_as, produced, text);
+        status = compile(llvm::ArrayRef<const char *>(argv, argc), main_as, produced, text, files);
       } catch (const std::exception &e) {
         status = 3;
         text += std::string("error: clang threw an exception: ") + e.what();
@@ -179,6 +193,7 @@ int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_a
     }
     *output = copy_out(produced.data(), produced.size(), output_len);
     *messages = copy_out(text.data(), text.size(), messages_len);
+    *read = copy_out(files.data(), files.size(), read_len);
     return status;
   } catch (...) {
     // Out of memory while copying out, or anything else: no buffer is handed over.

@@ -18,6 +18,7 @@ mod error;
 mod function;
 mod libclang;
 mod macros;
+mod memo;
 mod uses;
 mod vars;
 mod walker;
@@ -31,6 +32,7 @@ use walker::Walker;
 
 pub use error::ParseError;
 pub use libclang::ensure_loaded;
+pub use memo::{Preamble, Session};
 
 /// A reusable libclang session (one per worker thread).
 pub struct Parser {
@@ -45,8 +47,20 @@ impl Parser {
     /// Parses `path`, whose current bytes are `contents` (any encoding:
     /// offsets are byte offsets), with `args` (see `CompileOptions::clang_args`).
     pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<KernelSyntax, ParseError> {
+        self.parse_sharing(path, contents, args, None)
+    }
+
+    /// `parse`, sharing the walks of the functions of the headers `preamble`
+    /// includes with the batch's other units that include them alike (`memo`).
+    pub fn parse_sharing(
+        &self,
+        path: &Path,
+        contents: &[u8],
+        args: &[String],
+        preamble: Option<Preamble>,
+    ) -> Result<KernelSyntax, ParseError> {
         let tu = self.index.parse(path, contents, args)?;
-        Ok(Walker::new(&tu, path).run())
+        Ok(Walker::new(&tu, path, preamble).run())
     }
 
     /// The byte ranges of `path`'s own tokens as written (macros unexpanded,

@@ -26,6 +26,9 @@ impl Walker<'_, '_> {
                     if first.map(|t| t.text == "sizeof").unwrap_or(false) {
                         if let Some(key) = self.operand_decl(&node) {
                             self.sizeof_targets.insert(key);
+                            if let Some(capture) = self.capture.as_mut() {
+                                capture.sizeof_targets.push(key);
+                            }
                         }
                     }
                 }
@@ -39,7 +42,11 @@ impl Walker<'_, '_> {
                     let ty = node.ty().canonical();
                     let named = (ty.kind() == TypeKind::Pointer).then(|| space_of(ty.pointee().address_space())).flatten();
                     if let (Some(space), Some(key)) = (named, self.operand_decl(&node)) {
-                        self.cast_targets.entry(key).or_insert((space, node.location().line));
+                        let cast = (space, node.location().line);
+                        self.cast_targets.entry(key).or_insert(cast);
+                        if let Some(capture) = self.capture.as_mut() {
+                            capture.cast_targets.push((key, cast));
+                        }
                     }
                 }
                 _ => {}

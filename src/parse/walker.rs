@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::declarator::TypedefFacts;
 use super::libclang::{Cursor, CursorKind, Extent, FileLoc, RawDiagnostic, TokenKind, TranslationUnit};
+use super::memo::{self, Added, Key, Preamble, Stage};
 use crate::syntax::*;
 
 pub(super) struct Walker<'t, 'i> {
@@ -34,10 +35,20 @@ pub(super) struct Walker<'t, 'i> {
     pub(super) cast_targets: HashMap<(FileIndex, u32), (Space, u32)>,
     /// What each typedef declaration (by file, offset) spells, read once.
     pub(super) typedef_facts: HashMap<(FileIndex, u32), TypedefFacts>,
+    /// The unit's preamble, when its header functions' walks may be shared (`memo`).
+    preamble: Option<Preamble>,
+    /// The files the preamble includes (directly or not).
+    preamble_files: HashSet<FileIndex>,
+    /// The unit's context for shared walks, once its preprocessing is recorded.
+    context: Option<u64>,
+    /// The files met so far but the main file, hashed in order (a file's index is its place).
+    files_hash: u64,
+    /// While a shareable function is walked: what the walk adds beyond the syntax's vectors.
+    pub(super) capture: Option<Added>,
 }
 
 impl<'t, 'i> Walker<'t, 'i> {
-    pub(super) fn new(tu: &'t TranslationUnit<'i>, main: &Path) -> Self {
+    pub(super) fn new(tu: &'t TranslationUnit<'i>, main: &Path, preamble: Option<Preamble>) -> Self {
         let mut walker = Walker {
             tu,
             syntax: KernelSyntax::default(),
@@ -50,6 +61,11 @@ impl<'t, 'i> Walker<'t, 'i> {
             sizeof_targets: HashSet::new(),
             cast_targets: HashMap::new(),
             typedef_facts: HashMap::new(),
+            preamble,
+            preamble_files: HashSet::new(),
+            context: None,
+            files_hash: 0,
+            capture: None,
         };
         walker.file_index(&main.to_string_lossy());
         walker
@@ -63,6 +79,13 @@ impl<'t, 'i> Walker<'t, 'i> {
         let id = self.syntax.files.len();
         self.syntax.files.push(PathBuf::from(name));
         self.file_indexes.insert(name.to_string(), id);
+        // The main file (0) aside: its name differs from unit to unit, its index never.
+        if id > 0 {
+            self.files_hash = memo::hash_of(&(self.files_hash, name));
+        }
+        if let Some(capture) = self.capture.as_mut() {
+            capture.files.push(name.to_string());
+        }
         id
     }
 
@@ -91,9 +114,13 @@ impl<'t, 'i> Walker<'t, 'i> {
         let top = self.tu.cursor().children();
         // Macros and includes first: declarations refer to them.
         self.record_preprocessing(&top);
+        self.context = self.sharing_context();
         for c in &top {
             if c.kind() == CursorKind::FunctionDecl && !c.in_system_header() && c.location().file.is_some() {
-                self.find_observed_uses(c);
+                match self.shared_key(c, Stage::Uses) {
+                    Some(key) => self.shared_walk(key, |walker| walker.find_observed_uses(c)),
+                    None => self.find_observed_uses(c),
+                }
             }
         }
         self.record_declarations(&top);
@@ -109,7 +136,10 @@ impl<'t, 'i> Walker<'t, 'i> {
                 CursorKind::MacroExpansion => self.record_expansion(c),
                 CursorKind::InclusionDirective => {
                     if let Some(f) = c.included_file() {
-                        self.file_index(&f);
+                        let included = self.file_index(&f);
+                        if self.in_preamble(&c.location()) {
+                            self.preamble_files.insert(included);
+                        }
                     }
                 }
                 _ => {}
@@ -125,13 +155,10 @@ impl<'t, 'i> Walker<'t, 'i> {
                 continue;
             }
             match c.kind() {
-                CursorKind::FunctionDecl => {
-                    let tokens = self.tu.tokens(&c.extent());
-                    let words = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone());
-                    self.syntax.identifiers.extend(words);
-                    let f = self.function(c, tokens);
-                    self.syntax.functions.push(f);
-                }
+                CursorKind::FunctionDecl => match self.shared_key(c, Stage::Declaration) {
+                    Some(key) => self.shared_walk(key, |walker| walker.record_function(c)),
+                    None => self.record_function(c),
+                },
                 CursorKind::VarDecl => {
                     let v = self.program_var(c, None);
                     self.syntax.program_vars.push(v);
@@ -143,6 +170,90 @@ impl<'t, 'i> Walker<'t, 'i> {
         }
     }
 
+    /// A function definition or declaration, and the words it writes.
+    fn record_function(&mut self, c: &Cursor) {
+        let tokens = self.tu.tokens(&c.extent());
+        let words: Vec<String> = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone()).collect();
+        if let Some(capture) = self.capture.as_mut() {
+            capture.identifiers.clone_from(&words);
+        }
+        self.syntax.identifiers.extend(words);
+        let f = self.function(c, tokens);
+        if let Some(capture) = self.capture.as_mut() {
+            capture.function = Some(f.clone());
+        }
+        self.syntax.functions.push(f);
+    }
+
+    /// Whether a place is in the unit's preamble: its main file's first bytes, or a file the preamble includes.
+    fn in_preamble(&self, loc: &FileLoc) -> bool {
+        let Some(preamble) = self.preamble else { return false };
+        let Some(file) = loc.file.as_deref().and_then(|f| self.file_indexes.get(f)) else { return false };
+        (*file == 0 && loc.offset < preamble.size) || self.preamble_files.contains(file)
+    }
+
+    /// The unit's context for shared walks (see `memo`): its preamble, its
+    /// other files as they are on disk, and every macro it defines.
+    fn sharing_context(&self) -> Option<u64> {
+        let preamble = self.preamble?;
+        if self.preamble_files.is_empty() {
+            return None;
+        }
+        let stamps: Vec<_> =
+            self.syntax.files[1..].iter().map(|f| std::fs::metadata(f).ok().map(|m| (m.len(), m.modified().ok()))).collect();
+        let definitions: std::collections::BTreeMap<_, _> = self.macro_definitions.iter().collect();
+        let words: std::collections::BTreeMap<_, _> = self.macro_words.iter().collect();
+        let redefined: std::collections::BTreeSet<_> = self.redefined_macros.iter().collect();
+        // Not the main file's name: facts name their files by index, the main file is 0 in every unit.
+        Some(memo::hash_of(&(preamble.identity, &self.syntax.files[1..], stamps, definitions, words, redefined)))
+    }
+
+    /// The key of a function's walk at `stage`, when it is in a file the preamble includes.
+    fn shared_key(&self, c: &Cursor, stage: Stage) -> Option<Key> {
+        let context = self.context?;
+        let loc = c.location();
+        if !self.in_preamble(&loc) || loc.file.as_deref().and_then(|f| self.file_indexes.get(f)) == Some(&0) {
+            return None;
+        }
+        let file = *self.file_indexes.get(loc.file.as_deref()?)?;
+        let mangled = c.mangling();
+        let name = if mangled.is_empty() { c.spelling() } else { mangled };
+        Some(Key { context, files: self.files_hash, file, offset: loc.offset, name, stage })
+    }
+
+    /// `walk` done by an earlier unit replayed, or done here and kept.
+    fn shared_walk(&mut self, key: Key, walk: impl FnOnce(&mut Self)) {
+        if let Some(added) = memo::find(&key) {
+            self.replay(&added);
+            return;
+        }
+        let (references, casts, vars) =
+            (self.syntax.references.len(), self.syntax.unqualified_cast_args.len(), self.syntax.program_vars.len());
+        self.capture = Some(Added::default());
+        walk(self);
+        let Some(mut added) = self.capture.take() else { return };
+        added.references = self.syntax.references[references..].to_vec();
+        added.unqualified_cast_args = self.syntax.unqualified_cast_args[casts..].to_vec();
+        added.program_vars = self.syntax.program_vars[vars..].to_vec();
+        memo::keep(key, added);
+    }
+
+    /// What a shared walk added, added again in the same order.
+    fn replay(&mut self, added: &Added) {
+        for file in &added.files {
+            self.file_index(file);
+        }
+        self.syntax.references.extend(added.references.iter().cloned());
+        self.syntax.unqualified_cast_args.extend(added.unqualified_cast_args.iter().cloned());
+        self.sizeof_targets.extend(added.sizeof_targets.iter().copied());
+        for (key, cast) in &added.cast_targets {
+            self.cast_targets.entry(*key).or_insert(*cast);
+        }
+        self.syntax.identifiers.extend(added.identifiers.iter().cloned());
+        self.syntax.functions.extend(added.function.iter().cloned());
+        self.syntax.program_vars.extend(added.program_vars.iter().cloned());
+    }
+
     /// The names skipped text and macros use, and the macros that spell a qualifier.
     fn finish(mut self) -> KernelSyntax {
         for skipped in &self.syntax.skipped {
@@ -151,6 +262,11 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.record_qualifier_macros();
         self.syntax.identifiers.extend(self.macro_words.keys().cloned());
         self.syntax.identifiers.extend(self.macro_words.values().flatten().cloned());
+        // Kept for the whole run, once per unit: no growth slack.
+        self.syntax.functions.shrink_to_fit();
+        self.syntax.references.shrink_to_fit();
+        self.syntax.program_vars.shrink_to_fit();
+        self.syntax.skipped.shrink_to_fit();
         self.syntax
     }
 }

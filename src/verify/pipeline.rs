@@ -203,4 +203,42 @@ mod tests {
         assert_eq!(kept.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), ["uses_mid", PROGRAM_SCOPE_DATA]);
         assert_eq!(optimised_kernels_from_bitcode(&context, &bitcode, "t.cl", None).unwrap().len(), 4);
     }
+
+    /// A unit compiled against the preamble it shares with another (with an
+    /// edited header laid over, as for a result) gives the kernels it gives whole.
+    #[test]
+    fn kernels_against_a_shared_preamble_are_the_whole_units() {
+        let _session = crate::lower::preamble::Session::begin();
+        let dir = tempfile::tempdir().unwrap();
+        let header = dir.path().join("h.h");
+        let helper = |space: &str| {
+            format!("#define SCALE 3.0f\ninline static float twice({space}const float *p) {{ return SCALE * p[0]; }}\n")
+        };
+        std::fs::write(&header, helper("__global ")).unwrap();
+        let unit = |name: &str, body: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("// {name}\n#include \"h.h\"\n\n{body}")).unwrap();
+            path
+        };
+        let a = unit("a.cl", "kernel void ka(global float *o) { o[1] = twice(o); }\n");
+        let b = unit("b.cl", "kernel void kb(global float *o, local float *l) { l[0] = o[0]; o[2] = twice(o) + l[0]; }\n");
+        let args = CompileOptions::default().clang_args_for(Some(&["-cl-std=CL2.0".to_string()]), EQUIVALENCE_TRIPLE);
+        let canonical = std::fs::canonicalize(&header).unwrap();
+        let edited = std::collections::BTreeMap::from([(canonical, helper("").into_bytes())]);
+        let context = Context::create();
+        for replaced in [std::collections::BTreeMap::new(), edited] {
+            let kernels = |path: &std::path::Path, args: &[String]| {
+                let bitcode = crate::verify::compile_for_equivalence(path, args, &replaced).expect("clang-19 must be installed");
+                optimised_kernels_from_bitcode(&context, &bitcode, "t.cl", None).unwrap()
+            };
+            // The first compile of a preamble is whole; the second precompiles it and uses it.
+            let whole_a = kernels(&a, &args);
+            let shared_b = kernels(&b, &args);
+            assert!(crate::lower::uses_shared_preamble(&b, &equivalence_args(&args), &replaced));
+            assert_eq!(kernels(&a, &args), whole_a);
+            // `-w` changes nothing here but the key: the first compile with it is whole.
+            let quiet = [args.clone(), vec!["-w".to_string()]].concat();
+            assert_eq!(shared_b, kernels(&b, &quiet));
+        }
+    }
 }
