@@ -81,7 +81,6 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, (String
         }
         function = LLVMGetNextFunction(function);
     }
-    let printed = PrintedBodies::of(module);
     while let Some(function) = pending.pop() {
         let cc = LLVMGetFunctionCallConv(function);
         let name = name_of(function);
@@ -89,62 +88,17 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, (String
             continue;
         }
         let callees = defined_callees(function);
+        let text = LLVMPrintValueToString(function);
         // A struct prints as its name and its body: two layouts never read alike.
-        let text = printed.body(function);
-        let printed = (text.lines().map(|line| canonical_type_names(&without_numbering(line), context, &mut structs)))
+        let printed = (std::ffi::CStr::from_ptr(text).to_string_lossy().lines())
+            .map(|line| canonical_type_names(&without_numbering(line), context, &mut structs))
             .collect::<Vec<_>>()
             .join("\n");
+        LLVMDisposeMessage(text);
         out.insert(name, (printed, callees.iter().map(|c| name_of(*c)).collect()));
         pending.extend(callees);
     }
     out
-}
-
-/// The printed text of every function with a body, from one print of the
-/// whole module: printing functions one by one makes LLVM number the whole
-/// module's slots again for each (most of a check's time on a big unit).
-/// The module prints its functions in order, each body from a `define`
-/// line to its closing `}` line.
-struct PrintedBodies {
-    text: String,
-    bodies: HashMap<LLVMValueRef, std::ops::Range<usize>>,
-}
-
-impl PrintedBodies {
-    /// SAFETY: the module is alive.
-    unsafe fn of(module: &mut LoadedModule<'_>) -> PrintedBodies {
-        let raw = module.module().as_mut_ptr();
-        let printed = LLVMPrintModuleToString(raw);
-        let text = std::ffi::CStr::from_ptr(printed).to_string_lossy().into_owned();
-        LLVMDisposeMessage(printed);
-        let mut ranges = Vec::new();
-        let (mut start, mut at) = (None, 0);
-        for line in text.split_inclusive('\n') {
-            if line.starts_with("define ") {
-                start = Some(at);
-            } else if line.trim_end() == "}" {
-                if let Some(begin) = start.take() {
-                    ranges.push(begin..at + line.len());
-                }
-            }
-            at += line.len();
-        }
-        let mut bodies = HashMap::new();
-        let mut ranges = ranges.into_iter();
-        let mut function = LLVMGetFirstFunction(raw);
-        while !function.is_null() {
-            if LLVMCountBasicBlocks(function) > 0 {
-                let Some(range) = ranges.next() else { break };
-                bodies.insert(function, range);
-            }
-            function = LLVMGetNextFunction(function);
-        }
-        PrintedBodies { text, bodies }
-    }
-
-    fn body(&self, function: LLVMValueRef) -> &str {
-        self.bodies.get(&function).map_or("", |range| &self.text[range.clone()])
-    }
 }
 
 /// SAFETY: `value` is a valid value.
