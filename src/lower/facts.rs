@@ -141,7 +141,7 @@ impl Parts {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::lower::{ir_args, lower, lower_with_preamble, preamble, run_clang, Context};
     use crate::options::CompileOptions;
 
@@ -156,6 +156,11 @@ mod tests {
         inline static void calls_hook(__global int *p) { user_hook(p); }\n\
         #endif\n";
 
+    /// A header heavy enough to precompile (`preamble::WORTH_PRECOMPILING`), as a big codebase's are.
+    pub(crate) fn heavy(header: &str) -> String {
+        format!("/*{}*/\n{header}", " ".repeat(64 * 1024))
+    }
+
     /// Each unit's facts against the shared preamble are those of the unit
     /// compiled whole; `uses_preamble` says which units can share it. A
     /// unit's compile against a precompiled header emits the header's
@@ -164,10 +169,10 @@ mod tests {
     fn facts_against_the_shared_preamble_are_the_whole_units() {
         let _session = preamble::Session::begin();
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("h.h"), HEADER).unwrap();
+        std::fs::write(dir.path().join("h.h"), heavy(HEADER)).unwrap();
         let a = "// unit a\n#include \"h.h\"\n\nkernel void ka(__global int *p) { used(p); }\n";
         let units = [
-            // The first compile of a preamble compiles whole: it is precompiled for the second.
+            // The first compile of a preamble compiles whole and weighs it: it is precompiled for the second.
             ("a.cl", a, false),
             // It defines the function a header function calls, and uses that function: its own compile has it.
             (
@@ -189,7 +194,8 @@ mod tests {
             let whole = run_clang(&path, &ir_args(&args)).expect("clang-19 must be installed (scripts/setup)");
             let whole = super::facts_from_bitcode(&context, &whole, name).unwrap();
             let shared = lower_with_preamble(&context, &path, &ir_args(&args)).unwrap();
-            assert_eq!(shared.is_some(), uses_preamble, "{name}");
+            assert_eq!(shared.as_ref().is_some_and(|(_, against)| *against), uses_preamble, "{name}");
+            let shared = shared.map(|(facts, _)| facts);
             let lowered = lower(&context, &path, &args).unwrap();
             let json = |facts: &crate::ir::IrFacts| serde_json::to_string_pretty(facts).unwrap();
             assert_eq!(json(&lowered), json(&whole), "{name}");
@@ -208,7 +214,7 @@ mod tests {
         let _session = preamble::Session::begin();
         let dir = tempfile::tempdir().unwrap();
         let header = dir.path().join("h.h");
-        std::fs::write(&header, "inline static void fill(__global int *p) { p[0] = 1; }\n").unwrap();
+        std::fs::write(&header, heavy("inline static void fill(__global int *p) { p[0] = 1; }\n")).unwrap();
         let args = CompileOptions::default().clang_args(None);
         let unit = |name: &str| {
             let path = dir.path().join(name);
@@ -223,8 +229,8 @@ mod tests {
         };
         assert_eq!(params(&a), Some(vec![Some(crate::syntax::Space::Global)]));
         assert_eq!(params(&b), Some(vec![Some(crate::syntax::Space::Global)]));
-        assert!(lower_with_preamble(&context, &b, &ir_args(&args)).unwrap().is_some());
-        std::fs::write(&header, "inline static void fill(__local int *p, int n) { p[0] = n; }\n").unwrap();
+        assert!(lower_with_preamble(&context, &b, &ir_args(&args)).unwrap().is_some_and(|(_, against)| against));
+        std::fs::write(&header, heavy("inline static void fill(__local int *p, int n) { p[0] = n; }\n")).unwrap();
         assert_eq!(params(&b), Some(vec![Some(crate::syntax::Space::Local), None]));
     }
 }

@@ -124,21 +124,25 @@ pub fn run_clang_for_unit(
     replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
 ) -> Result<Vec<u8>, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || {
-        if let Some(extra) = shared_preamble_arguments(path, args, replaced) {
-            if let Ok(bitcode) = compile(path, &[args, &extra[..]].concat()) {
-                return Ok(bitcode);
+        match shared_preamble_use(path, args, replaced) {
+            Some(preamble::Use::Shared(extra, _)) => {
+                if let Ok(bitcode) = compile(path, &[args, &extra[..]].concat()) {
+                    return Ok(bitcode);
+                }
             }
+            Some(preamble::Use::Weigh(hash)) => return compile_weighing(path, args, hash),
+            None => {}
         }
         compile(path, args)
     })
 }
 
-/// The arguments that compile `path` against its batch's shared preamble.
-fn shared_preamble_arguments(
+/// How `path`'s compile uses its batch's shared preamble.
+fn shared_preamble_use(
     path: &Path,
     args: &[String],
     replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
-) -> Option<Vec<String>> {
+) -> Option<preamble::Use> {
     let canonical = std::fs::canonicalize(path).ok();
     let text = match canonical.as_ref().and_then(|c| replaced.get(c)).or_else(|| replaced.get(path)) {
         Some(text) => text.clone(),
@@ -146,7 +150,20 @@ fn shared_preamble_arguments(
     };
     let clang = std::fs::canonicalize(clang_path().ok()?).ok()?;
     let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, compile_alone: false };
-    preamble::arguments(&request).map(|(extra, _)| extra)
+    preamble::arguments(&request)
+}
+
+/// A whole compile, the first of its preamble: what it read weighs the preamble (`preamble::weigh`).
+fn compile_weighing(path: &Path, args: &[String], hash: u64) -> Result<Vec<u8>, ClangError> {
+    check_in_process(args)?;
+    let executable = std::fs::canonicalize(clang_path()?)
+        .map_err(|e| ClangError::Unavailable { clang: PathBuf::from("clang-19"), source: Arc::new(e) })?;
+    let compiled = in_process::compile(&executable, args, path, None)?;
+    if !compiled.success {
+        return Err(ClangError::Rejected { diagnostics: compiled.messages });
+    }
+    preamble::weigh(hash, path, &compiled.read);
+    Ok(compiled.output)
 }
 
 /// Whether `path`'s compile with `args` over `replaced` has a shared preamble
@@ -157,7 +174,7 @@ pub(crate) fn uses_shared_preamble(
     args: &[String],
     replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
 ) -> bool {
-    shared_preamble_arguments(path, args, replaced).is_some()
+    matches!(shared_preamble_use(path, args, replaced), Some(preamble::Use::Shared(..)))
 }
 
 /// Refuses what the in-process clang cannot do (the clang executable, with
@@ -235,49 +252,57 @@ pub fn ir_args(language_args: &[String]) -> Vec<String> {
 /// from the preamble compiled alone, read once per batch.
 pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result<IrFacts, LowerError> {
     let args = ir_args(language_args);
-    if let Some(facts) = lower_with_preamble(context, path, &args)? {
+    if let Some((facts, _)) = lower_with_preamble(context, path, &args)? {
         return Ok(facts);
     }
     let bitcode = run_clang(path, &args)?;
     Ok(facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?)
 }
 
-/// The facts of a unit compiled against its shared preamble; `None` when it
-/// has none, or when a header function the unit does not use calls one the
-/// unit defines (its facts depend on the unit: a flow into a defined function
-/// is a parameter, into a declared one an external call).
-fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Result<Option<IrFacts>, LowerError> {
+/// The facts of a unit compiled against its shared preamble (`true`) or, the
+/// first of its preamble, whole, weighing it (`false`); `None` when it has none, or when a
+/// header function the unit does not use calls one the unit defines (its
+/// facts depend on the unit: a flow into a defined function is a parameter,
+/// into a declared one an external call).
+fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Result<Option<(IrFacts, bool)>, LowerError> {
     let Ok(text) = std::fs::read(path) else { return Ok(None) };
-    let compiled = crate::isolation::phase(crate::isolation::Phase::Compiling, || {
-        let shared = shared_preamble(context, path, &text, args)?;
-        Some((compile(path, &[args, &shared.args[..]].concat()), shared))
-    });
-    let Some((compiled, shared)) = compiled else { return Ok(None) };
+    let compiled =
+        crate::isolation::phase(crate::isolation::Phase::Compiling, || match shared_preamble(context, path, &text, args)? {
+            Shared::Facts(extra, parts) => Some((compile(path, &[args, &extra[..]].concat()), Some(parts))),
+            Shared::Weigh(hash) => Some((compile_weighing(path, args, hash), None)),
+        });
+    let Some((compiled, parts)) = compiled else { return Ok(None) };
+    let Some(parts) = parts else { return Ok(Some((facts_from_bitcode(context, &compiled?, &path.to_string_lossy())?, false))) };
     let bitcode = match compiled {
         Ok(bitcode) => bitcode,
         // Whatever clang says against the shared preamble, the unit compiled whole says it as the user knows it.
         Err(_) => return Ok(None),
     };
     let own = Parts::read(context, &bitcode, &path.to_string_lossy())?;
-    Ok(own.completed_by(&shared.parts).map(Parts::into_facts))
+    Ok(own.completed_by(&parts).map(|parts| (parts.into_facts(), true)))
 }
 
-/// A unit's shared preamble: the arguments that use it, and its functions' facts.
-struct SharedPreamble {
-    args: Vec<String>,
-    parts: Arc<Parts>,
+/// How a unit's facts compile stands with its shared preamble.
+enum Shared {
+    /// Against it: the arguments that use it, and its functions' facts.
+    Facts(Vec<String>, Arc<Parts>),
+    /// Whole, the first of its preamble: weighing it (`preamble::weigh`).
+    Weigh(u64),
 }
 
 /// The preamble `path` shares, with the facts of its functions read once per batch.
-fn shared_preamble(context: &Context, path: &Path, text: &[u8], args: &[String]) -> Option<SharedPreamble> {
+fn shared_preamble(context: &Context, path: &Path, text: &[u8], args: &[String]) -> Option<Shared> {
     let clang = std::fs::canonicalize(clang_path().ok()?).ok()?;
     let request = preamble::Request { clang: &clang, main: path, text, args, replaced: &Default::default(), compile_alone: true };
-    let (extra, built) = preamble::arguments(&request)?;
+    let (extra, built) = match preamble::arguments(&request)? {
+        preamble::Use::Shared(extra, built) => (extra, built),
+        preamble::Use::Weigh(hash) => return Some(Shared::Weigh(hash)),
+    };
     let parts = built.facts.get_or_init(|| {
         let alone = built.alone.as_ref()?;
         Parts::read(context, alone, &path.to_string_lossy()).ok().map(Arc::new)
     });
-    Some(SharedPreamble { args: extra, parts: parts.clone()? })
+    Some(Shared::Facts(extra, parts.clone()?))
 }
 
 #[cfg(test)]
@@ -409,7 +434,8 @@ mod tests {
     fn a_rejection_against_a_shared_preamble_reads_as_the_whole_files() {
         let _session = preamble::Session::begin();
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("h.h"), "inline static float first(__global float *p) { return p[0]; }\n").unwrap();
+        let header = facts::tests::heavy("inline static float first(__global float *p) { return p[0]; }\n");
+        std::fs::write(dir.path().join("h.h"), header).unwrap();
         let good = dir.path().join("good.cl");
         std::fs::write(&good, "#include \"h.h\"\nkernel void k(__global float *p) { p[1] = first(p); }\n").unwrap();
         let bad = dir.path().join("bad.cl");

@@ -8,7 +8,8 @@
 //! preambles are the same text once comments are set aside, in the same
 //! directory, compiled with the same arguments over the same replaced
 //! files, share one precompiled header of it, built once per batch when a
-//! second compile asks for it (for one, it costs more than it saves). Each
+//! second compile asks for it and the first found the headers heavy enough
+//! (`WORTH_PRECOMPILING`: for light ones it costs more than it saves). Each
 //! unit then compiles against it, skipping its own preamble bytes (cc1's
 //! `-preamble-bytes`): what follows sees exactly the declarations and
 //! macros it saw before, and its own lines and offsets are unchanged.
@@ -87,10 +88,10 @@ struct Store {
     /// Preambles built so far: each in its own directory, never reused.
     count: usize,
     built: HashMap<Key, Slot>,
-    /// Hashes of the keys asked for once: a preamble is precompiled when a
-    /// second compile asks for it (for one compile, it would cost more than
-    /// it saves). A collision only precompiles one early.
-    asked_once: std::collections::HashSet<u64>,
+    /// Per key hash, the bytes the first compile asking for it read besides
+    /// the unit's own file (`None` until it reports them). A collision only
+    /// lends one preamble another's weight.
+    weights: HashMap<u64, Option<u64>>,
 }
 
 fn store() -> &'static Mutex<Store> {
@@ -139,9 +140,26 @@ pub(super) struct Request<'a> {
     pub(super) compile_alone: bool,
 }
 
-/// The arguments that make `request`'s compile use the shared precompiled
-/// preamble, building it first if no unit has; `None` when it cannot.
-pub(super) fn arguments(request: &Request) -> Option<(Vec<String>, Arc<Built>)> {
+/// Headers a precompiled preamble must weigh at least (with the compile's
+/// other files) to be worth building: it costs about two compiles (the header,
+/// and the preamble alone for the facts), and saves a share of each compile
+/// as large as the headers' share of it. Measured with `scripts/bench`: 4,600
+/// lines of shared headers (about 150 KB) compile 2-4x faster against one;
+/// headers of a few KB (the small-files shape, 2-3 units a preamble) made
+/// the batch 8% slower. OpenCL's base header (31 KB) is in every compile.
+const WORTH_PRECOMPILING: u64 = 64 * 1024;
+
+/// How a compile stands with its preamble.
+pub(super) enum Use {
+    /// Against the shared precompiled preamble: the arguments, and what was built.
+    Shared(Vec<String>, Arc<Built>),
+    /// Whole, reporting what it read (`weigh`): the first compile of a preamble.
+    Weigh(u64),
+}
+
+/// How `request`'s compile uses its shared preamble, building it first if no
+/// unit has and it is heavy enough; `None`: compile whole.
+pub(super) fn arguments(request: &Request) -> Option<Use> {
     if std::env::var_os("CLASP_CLANG").is_some() || !plain_compile(request.args) {
         return None;
     }
@@ -165,13 +183,30 @@ pub(super) fn arguments(request: &Request) -> Option<(Vec<String>, Arc<Built>)> 
             .map(|(path, text)| (path.clone(), text.clone()))
             .collect(),
     };
-    let built = built(request, key)?;
+    let built = match built(request, key)? {
+        Use::Shared(_, built) => built,
+        weigh => return Some(weigh),
+    };
     let mut args = vec!["-include-pch".to_string(), built.pch.display().to_string()];
     args.extend(["-Xclang", &format!("-preamble-bytes={},1", found.size), "-Xclang", "-fno-validate-pch"].map(String::from));
     // The header names its text by the path it was compiled under, which the overlay provides.
     args.extend(["-ivfsoverlay".to_string(), built.overlay.display().to_string()]);
+    Some(Use::Shared(args, built))
+}
 
-    Some((args, built))
+/// What the first compile of a preamble (`Use::Weigh`) read: every file but
+/// `main`, in bytes, decides whether later compiles share a precompiled one.
+pub(super) fn weigh(hash: u64, main: &Path, read: &[PathBuf]) {
+    let main = std::fs::canonicalize(main).ok();
+    let bytes = read
+        .iter()
+        .filter(|path| std::fs::canonicalize(path).ok() != main)
+        .filter_map(|path| std::fs::metadata(path).ok())
+        .map(|metadata| metadata.len())
+        .sum();
+    if let Ok(mut store) = store().lock() {
+        store.weights.insert(hash, Some(bytes));
+    }
 }
 
 /// A unit's preamble, for sharing the walks of its headers' functions
@@ -220,12 +255,21 @@ fn key_args(args: &[String]) -> Vec<String> {
     out
 }
 
-/// The preamble for `key`, built by the second compile that asks for it.
-fn built(request: &Request, key: Key) -> Option<Arc<Built>> {
+/// The preamble for `key`: the first compile asking weighs it (`Use::Weigh`),
+/// a later one builds it if it is heavy enough (`Use::Shared`; `None`: whole).
+fn built(request: &Request, key: Key) -> Option<Use> {
     let (slot, dir) = {
         let mut store = store().lock().ok()?;
-        if !store.built.contains_key(&key) && store.asked_once.insert(hash_of(&key)) {
-            return None;
+        if !store.built.contains_key(&key) {
+            let hash = hash_of(&key);
+            match store.weights.get(&hash) {
+                None => {
+                    store.weights.insert(hash, None);
+                    return Some(Use::Weigh(hash));
+                }
+                Some(Some(bytes)) if *bytes >= WORTH_PRECOMPILING => {}
+                Some(_) => return None,
+            }
         }
         let stale = store.built.get(&key).and_then(|slot| slot.get()).and_then(Option::as_ref).is_some_and(|b| b.stale());
         if stale {
@@ -239,7 +283,8 @@ fn built(request: &Request, key: Key) -> Option<Arc<Built>> {
         let slot = store.built.entry(key.clone()).or_default().clone();
         (slot, dir)
     };
-    slot.get_or_init(|| crate::timings::time("preamble: precompile", || build(request, &key, &dir)).map(Arc::new)).clone()
+    let built = slot.get_or_init(|| crate::timings::time("preamble: precompile", || build(request, &key, &dir)).map(Arc::new));
+    built.clone().map(|built| Use::Shared(Vec::new(), built))
 }
 
 fn hash_of(key: &impl std::hash::Hash) -> u64 {

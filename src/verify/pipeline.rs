@@ -214,6 +214,8 @@ mod tests {
         let helper = |space: &str| {
             format!("#define SCALE 3.0f\ninline static float twice({space}const float *p) {{ return SCALE * p[0]; }}\n")
         };
+        // Heavy enough to precompile, as a big codebase's headers are.
+        let helper = |space: &str| format!("/*{}*/\n{}", " ".repeat(64 * 1024), helper(space));
         std::fs::write(&header, helper("__global ")).unwrap();
         let unit = |name: &str, body: &str| {
             let path = dir.path().join(name);
