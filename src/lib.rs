@@ -29,6 +29,7 @@ pub mod report;
 pub mod root;
 pub mod rules;
 pub mod sarif;
+pub mod session;
 pub mod source;
 pub mod style;
 pub mod summary;

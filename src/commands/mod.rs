@@ -26,8 +26,7 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
     };
     let palettes = Palettes::new(cli.color);
     // Precompiled preambles and header functions' walks are shared by the run's units, and dropped after it.
-    let _preambles = crate::lower::preamble::Session::begin();
-    let _walks = crate::parse::Session::begin();
+    let _session = crate::session::Session::begin();
     match cli.command {
         Command::Analyze(args) => analyze::run(&args, palettes, stdout, stderr),
         Command::Migrate(args) => migrate::run(&args, palettes, stdout, stderr),

@@ -142,7 +142,7 @@ impl Parts {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use crate::lower::{ir_args, lower, lower_with_preamble, preamble, run_clang, Context};
+    use crate::lower::{ir_args, lower, lower_with_preamble, run_clang, Context};
     use crate::options::CompileOptions;
 
     const HEADER: &str = "#ifndef H_H\n#define H_H\n\
@@ -167,7 +167,7 @@ pub(super) mod tests {
     /// external functions and those it uses, not its unused `inline static` ones.
     #[test]
     fn facts_against_the_shared_preamble_are_the_whole_units() {
-        let _session = preamble::Session::begin();
+        let _session = crate::session::Session::begin();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("h.h"), heavy(HEADER)).unwrap();
         let a = "// unit a\n#include \"h.h\"\n\nkernel void ka(__global int *p) { used(p); }\n";
@@ -211,7 +211,7 @@ pub(super) mod tests {
     /// the same process) makes the preamble stale: the facts are the new header's.
     #[test]
     fn a_header_changed_since_precompiling_is_read_again() {
-        let _session = preamble::Session::begin();
+        let _session = crate::session::Session::begin();
         let dir = tempfile::tempdir().unwrap();
         let header = dir.path().join("h.h");
         std::fs::write(&header, heavy("inline static void fill(__global int *p) { p[0] = 1; }\n")).unwrap();

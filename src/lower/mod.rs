@@ -432,7 +432,7 @@ mod tests {
     /// What clang rejects against a shared preamble reads as it does for the whole file.
     #[test]
     fn a_rejection_against_a_shared_preamble_reads_as_the_whole_files() {
-        let _session = preamble::Session::begin();
+        let _session = crate::session::Session::begin();
         let dir = tempfile::tempdir().unwrap();
         let header = facts::tests::heavy("inline static float first(__global float *p) { return p[0]; }\n");
         std::fs::write(dir.path().join("h.h"), header).unwrap();

@@ -23,7 +23,7 @@
 //! another name) all mean no precompiled header: the unit compiles whole.
 //!
 //! The files live in a directory of the process's temporary directory (the
-//! supervisor's, for a worker), removed when the batch's `Session` ends.
+//! supervisor's, for a worker), removed when the run ends (`crate::session`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -82,8 +82,6 @@ type Slot = Arc<OnceLock<Option<Arc<Built>>>>;
 /// for one being built wait for it).
 #[derive(Default)]
 struct Store {
-    /// Batches running (tests run several in one process): the last one to end clears the store.
-    sessions: usize,
     dir: Option<tempfile::TempDir>,
     /// Preambles built so far: each in its own directory, never reused.
     count: usize,
@@ -99,27 +97,10 @@ fn store() -> &'static Mutex<Store> {
     STORE.get_or_init(Mutex::default)
 }
 
-/// A batch's use of precompiled preambles: when the last batch running
-/// ends, they are deleted (a preamble's files are never removed under a batch).
-pub struct Session(());
-
-impl Session {
-    pub fn begin() -> Session {
-        if let Ok(mut store) = store().lock() {
-            store.sessions += 1;
-        }
-        Session(())
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        if let Ok(mut store) = store().lock() {
-            store.sessions = store.sessions.saturating_sub(1);
-            if store.sessions == 0 {
-                *store = Store::default();
-            }
-        }
+/// Deletes every preamble (`crate::session`: when the last batch running ends).
+pub(crate) fn clear() {
+    if let Ok(mut store) = store().lock() {
+        *store = Store::default();
     }
 }
 

@@ -59,8 +59,6 @@ pub(super) struct Key {
 
 #[derive(Default)]
 struct Store {
-    /// Batches running: the last one to end clears the store.
-    sessions: usize,
     walks: HashMap<Key, Arc<Added>>,
 }
 
@@ -69,26 +67,10 @@ fn store() -> &'static Mutex<Store> {
     STORE.get_or_init(Mutex::default)
 }
 
-/// A batch's use of shared walks: when the last batch running ends, they are dropped.
-pub struct Session(());
-
-impl Session {
-    pub fn begin() -> Session {
-        if let Ok(mut store) = store().lock() {
-            store.sessions += 1;
-        }
-        Session(())
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        if let Ok(mut store) = store().lock() {
-            store.sessions = store.sessions.saturating_sub(1);
-            if store.sessions == 0 {
-                *store = Store::default();
-            }
-        }
+/// Drops every shared walk (`crate::session`: when the last batch running ends).
+pub(crate) fn clear() {
+    if let Ok(mut store) = store().lock() {
+        *store = Store::default();
     }
 }
 
@@ -128,7 +110,8 @@ pub struct Preamble {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::{Parser, Preamble, Session};
+    use crate::parse::{Parser, Preamble};
+    use crate::session::Session;
 
     thread_local! {
         /// Walks this thread replayed (tests parse on their own thread).

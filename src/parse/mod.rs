@@ -32,7 +32,8 @@ use walker::Walker;
 
 pub use error::ParseError;
 pub use libclang::ensure_loaded;
-pub use memo::{Preamble, Session};
+pub(crate) use memo::clear as clear_shared_walks;
+pub use memo::Preamble;
 
 /// A reusable libclang session (one per worker thread).
 pub struct Parser {

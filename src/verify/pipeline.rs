@@ -208,7 +208,7 @@ mod tests {
     /// edited header laid over, as for a result) gives the kernels it gives whole.
     #[test]
     fn kernels_against_a_shared_preamble_are_the_whole_units() {
-        let _session = crate::lower::preamble::Session::begin();
+        let _session = crate::session::Session::begin();
         let dir = tempfile::tempdir().unwrap();
         let header = dir.path().join("h.h");
         let helper = |space: &str| {
