@@ -281,9 +281,15 @@ fn build(
     let links: BTreeSet<&str> = members.iter().map(|m| m.link_name.as_str()).collect();
     let mut decl_keys = Vec::new();
     for &u in &candidate.seeing {
+        // The members this unit defines, by link name: looked up per member, not per definition
+        // of the unit (a header's helpers are in every unit including it).
+        let defined_here: BTreeSet<&str> =
+            keys.iter().filter_map(|k| detected.views[u].defs.get(*k)).map(|f| f.link_name.as_str()).collect();
         for d in &decisions[u] {
-            let defined_here = detected.views[u].defs.iter().any(|(k, f)| keys.contains(k) && f.link_name == d.link_name);
-            if defined_here && links.contains(d.link_name.as_str()) && matches!(d.decision, Decision::Generic { .. }) {
+            if defined_here.contains(d.link_name.as_str())
+                && links.contains(d.link_name.as_str())
+                && matches!(d.decision, Decision::Generic { .. })
+            {
                 decl_keys.push(units[u].key(d.decl.pos.file, d.decl.pos.offset));
             }
         }
