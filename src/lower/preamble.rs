@@ -18,9 +18,11 @@
 //! directory (`in_process::compile`'s `main_as`), so its quoted includes
 //! find the same files. Headers included after the preamble are compiled
 //! in each unit as before. A preamble with no `#include`, arguments that
-//! put anything before the main file (`-include`, `-imacros`), a failed
-//! build, and `$CLASP_CLANG` (a clang process cannot compile a file under
-//! another name) all mean no precompiled header: the unit compiles whole.
+//! put anything before the main file (`-include`, `-imacros`), a preamble
+//! including a file only an overlay provides (an embedded kernel's text,
+//! which has no stamp to go stale by), a failed build, and `$CLASP_CLANG`
+//! (a clang process cannot compile a file under another name) all mean no
+//! precompiled header: the unit compiles whole.
 //!
 //! The files live in a directory of the process's temporary directory (the
 //! supervisor's, for a worker), removed when the run ends (`crate::session`).
@@ -297,15 +299,17 @@ fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
         return None;
     }
     // The store's own files (the preamble's text, the header being written) are not the user's.
-    let read = compiled
-        .read
-        .into_iter()
-        .filter(|path| !path.starts_with(dir))
+    let read: Vec<(PathBuf, Option<Stamp>)> = (compiled.read.into_iter())
+        .filter(|path| !path.starts_with(dir) && *path != as_header)
         .map(|path| {
             let then = stamp(&path);
             (path, then)
         })
         .collect();
+    // A file only an overlay provides (an embedded kernel's text) has no stamp to go stale by.
+    if read.iter().any(|(_, then)| then.is_none()) {
+        return None;
+    }
     let alone = if request.compile_alone {
         let compiled = in_process::compile(request.clang, &with_overlay(request.args.to_vec()), &text, Some(&as_unit)).ok()?;
         Some(compiled.output).filter(|_| compiled.success)
