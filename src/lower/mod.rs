@@ -155,15 +155,9 @@ fn shared_preamble_use(
 
 /// A whole compile, the first of its preamble: what it read weighs the preamble (`preamble::weigh`).
 fn compile_weighing(path: &Path, args: &[String], hash: u64) -> Result<Vec<u8>, ClangError> {
-    check_in_process(args)?;
-    let executable = std::fs::canonicalize(clang_path()?)
-        .map_err(|e| ClangError::Unavailable { clang: PathBuf::from("clang-19"), source: Arc::new(e) })?;
-    let compiled = in_process::compile(&executable, args, path, None)?;
-    if !compiled.success {
-        return Err(ClangError::Rejected { diagnostics: compiled.messages });
-    }
-    preamble::weigh(hash, path, &compiled.read);
-    Ok(compiled.output)
+    let (output, read) = compile_reading(path, args)?;
+    preamble::weigh(hash, path, &read);
+    Ok(output)
 }
 
 /// Whether `path`'s compile with `args` over `replaced` has a shared preamble
@@ -196,6 +190,11 @@ pub(crate) fn initialize_targets() {
 }
 
 fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
+    compile_reading(path, args).map(|(output, _)| output)
+}
+
+/// `compile`, with the files clang read (none known from a clang process).
+fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf>), ClangError> {
     check_in_process(args)?;
     let clang = clang_path()?;
     if std::env::var_os("CLASP_CLANG").is_some() {
@@ -206,7 +205,7 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
             .map_err(|e| ClangError::Unavailable { clang: clang.clone(), source: Arc::new(e) })?;
         let diagnostics = String::from_utf8_lossy(&output.stderr).into_owned();
         return match output.status.code() {
-            Some(0) => Ok(output.stdout),
+            Some(0) => Ok((output.stdout, Vec::new())),
             Some(_) => Err(ClangError::Rejected { diagnostics }),
             None => Err(ClangError::Killed { diagnostics }),
         };
@@ -217,7 +216,7 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
     if !compiled.success {
         return Err(ClangError::Rejected { diagnostics: compiled.messages });
     }
-    Ok(compiled.output)
+    Ok((compiled.output, compiled.read))
 }
 
 /// The arguments that make clang emit the IR `lower` reads. Every function
