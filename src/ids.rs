@@ -156,6 +156,24 @@ impl<K: Ord + Clone> UnionFind<K> {
 /// `items` as a shared slice: the equal one already in `kept`, else a new
 /// one, kept there. Facts every unit including a header repeats are held
 /// once per batch this way.
+/// A value's hash, for keys kept by content within a process (`DefaultHasher`'s
+/// fixed keys: the same value hashes alike in every run of the same build).
+pub fn hash_of(value: &impl Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// What tells a file changed since it was seen: its size and modification time.
+pub type Stamp = (u64, std::time::SystemTime);
+
+/// A file's stamp; `None` when it cannot be read (gone, or only an overlay provides it).
+pub fn stamp(path: &Path) -> Option<Stamp> {
+    let metadata = std::fs::metadata(path).ok()?;
+    Some((metadata.len(), metadata.modified().ok()?))
+}
+
 pub fn intern<T: Hash + Eq>(kept: &mut HashSet<Arc<[T]>>, items: Vec<T>) -> Arc<[T]> {
     if let Some(same) = kept.get(items.as_slice()) {
         return same.clone();

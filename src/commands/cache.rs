@@ -12,7 +12,6 @@
 //! it off.
 
 use std::collections::BTreeSet;
-use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -137,12 +136,7 @@ impl Key {
 }
 
 fn hash_hex(bytes: &[u8]) -> String {
-    let half = |seed: u64| {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        seed.hash(&mut hasher);
-        bytes.hash(&mut hasher);
-        hasher.finish()
-    };
+    let half = |seed: u64| crate::ids::hash_of(&(seed, bytes));
     format!("{:016x}{:016x}", half(1), half(2))
 }
 

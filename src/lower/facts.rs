@@ -92,8 +92,7 @@ impl Parts {
     /// the unit compiled whole would have them; `None` when one of those
     /// calls a function the unit defines.
     pub(super) fn completed_by(mut self, preamble: &Parts) -> Option<Parts> {
-        let defined: HashSet<&str> =
-            self.functions.iter().filter(|f| f.function.is_definition).map(|f| f.function.name.as_str()).collect();
+        // Each function of the unit's compile: whether it defines it.
         let known: HashMap<&str, bool> =
             self.functions.iter().map(|f| (f.function.name.as_str(), f.function.is_definition)).collect();
         let mut added = Vec::new();
@@ -103,7 +102,7 @@ impl Parts {
                 Some(false) if !f.function.is_definition => continue,
                 _ => {}
             }
-            if f.declared_callees.iter().any(|c| defined.contains(c.as_str())) {
+            if f.declared_callees.iter().any(|c| known.get(c.as_str()) == Some(&true)) {
                 return None;
             }
             added.push(f.clone());

@@ -148,7 +148,7 @@ fn shared_preamble_use(
         Some(text) => text.clone(),
         None => std::fs::read(path).ok()?,
     };
-    let clang = std::fs::canonicalize(clang_path().ok()?).ok()?;
+    let clang = executable().ok()?;
     let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, compile_alone: false };
     preamble::arguments(&request)
 }
@@ -196,8 +196,8 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
 /// `compile`, with the files clang read (none known from a clang process).
 fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf>), ClangError> {
     check_in_process(args)?;
-    let clang = clang_path()?;
     if std::env::var_os("CLASP_CLANG").is_some() {
+        let clang = clang_path()?;
         let output = Command::new(&clang)
             .args(args)
             .arg(path)
@@ -210,13 +210,19 @@ fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf
             None => Err(ClangError::Killed { diagnostics }),
         };
     }
-    // The driver finds OpenCL's headers next to the real executable, not a symlink to it.
-    let executable = std::fs::canonicalize(&clang).unwrap_or(clang);
-    let compiled = in_process::compile(&executable, args, path, None)?;
+    let compiled = in_process::compile(&executable()?, args, path, None)?;
     if !compiled.success {
         return Err(ClangError::Rejected { diagnostics: compiled.messages });
     }
     Ok((compiled.output, compiled.read))
+}
+
+/// The clang executable the in-process compiles name (`clang_path`, links
+/// resolved): the driver finds OpenCL's headers next to the real executable,
+/// not a symlink to it.
+fn executable() -> Result<PathBuf, ClangError> {
+    let clang = clang_path()?;
+    Ok(std::fs::canonicalize(&clang).unwrap_or(clang))
 }
 
 /// The arguments that make clang emit the IR `lower` reads. Every function
@@ -291,7 +297,7 @@ enum Shared {
 
 /// The preamble `path` shares, with the facts of its functions read once per batch.
 fn shared_preamble(context: &Context, path: &Path, text: &[u8], args: &[String]) -> Option<Shared> {
-    let clang = std::fs::canonicalize(clang_path().ok()?).ok()?;
+    let clang = executable().ok()?;
     let request = preamble::Request { clang: &clang, main: path, text, args, replaced: &Default::default(), compile_alone: true };
     let (extra, built) = match preamble::arguments(&request)? {
         preamble::Use::Shared(extra, built) => (extra, built),

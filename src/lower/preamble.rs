@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::in_process;
+use crate::ids::{hash_of, stamp, Stamp};
 
 /// What makes two units' precompiled preambles the same.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -62,14 +63,6 @@ pub(super) struct Built {
     /// since (a run after `--interactive` wrote its answers, a test's second
     /// run in the same process) makes the preamble stale, and it is built again.
     read: Vec<(PathBuf, Option<Stamp>)>,
-}
-
-/// What tells a file changed: its size and modification time.
-type Stamp = (u64, std::time::SystemTime);
-
-fn stamp(path: &Path) -> Option<Stamp> {
-    let metadata = std::fs::metadata(path).ok()?;
-    Some((metadata.len(), metadata.modified().ok()?))
 }
 
 impl Built {
@@ -146,10 +139,7 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
     if std::env::var_os("CLASP_CLANG").is_some() || !plain_compile(request.args) {
         return None;
     }
-    let found = in_process::preamble(request.text)?;
-    if found.includes == 0 || found.size == 0 {
-        return None;
-    }
+    let found = including_preamble(request.text)?;
     // The directory as the main file's path gives it: the header paths clang
     // records (debug info, diagnostics) are spelled from it, as for the unit.
     let main = request.main;
@@ -167,8 +157,8 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
             .collect(),
     };
     let built = match built(request, key)? {
-        Use::Shared(_, built) => built,
-        weigh => return Some(weigh),
+        Ready::Built(built) => built,
+        Ready::Weigh(hash) => return Some(Use::Weigh(hash)),
     };
     let mut args = vec!["-include-pch".to_string(), built.pch.display().to_string()];
     args.extend(["-Xclang", &format!("-preamble-bytes={},1", found.size), "-Xclang", "-fno-validate-pch"].map(String::from));
@@ -200,12 +190,14 @@ pub fn identity(main: &Path, text: &[u8], args: &[String]) -> Option<(u32, u64)>
     if args.iter().any(|a| a == "-ivfsoverlay") {
         return None;
     }
-    let found = in_process::preamble(text)?;
-    if found.includes == 0 || found.size == 0 {
-        return None;
-    }
+    let found = including_preamble(text)?;
     let identity = hash_of(&(found.normalized, main.parent(), args));
     Some((u32::try_from(found.size).ok()?, identity))
+}
+
+/// The preamble of `text` when it includes anything (else there is nothing to share).
+fn including_preamble(text: &[u8]) -> Option<in_process::Preamble> {
+    in_process::preamble(text).filter(|found| found.includes > 0 && found.size > 0)
 }
 
 /// Arguments a precompiled preamble can stand for: one OpenCL C file,
@@ -238,9 +230,16 @@ fn key_args(args: &[String]) -> Vec<String> {
     out
 }
 
-/// The preamble for `key`: the first compile asking weighs it (`Use::Weigh`),
-/// a later one builds it if it is heavy enough (`Use::Shared`; `None`: whole).
-fn built(request: &Request, key: Key) -> Option<Use> {
+/// Where a key's preamble stands for the compile asking.
+enum Ready {
+    Built(Arc<Built>),
+    /// The first compile asking: it compiles whole and weighs the preamble.
+    Weigh(u64),
+}
+
+/// The preamble for `key`: the first compile asking weighs it, a later one
+/// builds it if it is heavy enough (`None`: compile whole).
+fn built(request: &Request, key: Key) -> Option<Ready> {
     let (slot, dir) = {
         let mut store = store().lock().ok()?;
         if !store.built.contains_key(&key) {
@@ -248,7 +247,7 @@ fn built(request: &Request, key: Key) -> Option<Use> {
             match store.weights.get(&hash) {
                 None => {
                     store.weights.insert(hash, None);
-                    return Some(Use::Weigh(hash));
+                    return Some(Ready::Weigh(hash));
                 }
                 Some(Some(bytes)) if *bytes >= WORTH_PRECOMPILING => {}
                 Some(_) => return None,
@@ -267,14 +266,7 @@ fn built(request: &Request, key: Key) -> Option<Use> {
         (slot, dir)
     };
     let built = slot.get_or_init(|| crate::timings::time("preamble: precompile", || build(request, &key, &dir)).map(Arc::new));
-    built.clone().map(|built| Use::Shared(Vec::new(), built))
-}
-
-fn hash_of(key: &impl std::hash::Hash) -> u64 {
-    use std::hash::Hasher;
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    key.hash(&mut hasher);
-    hasher.finish()
+    built.clone().map(Ready::Built)
 }
 
 /// Compiles the preamble's text, as if in the unit's directory, to a

@@ -17,7 +17,7 @@
 //! the preamble may differ from one unit to the next.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::syntax::*;
@@ -89,13 +89,6 @@ pub(super) fn keep(key: Key, added: Added) {
     if let Ok(mut store) = store().lock() {
         store.walks.entry(key).or_insert_with(|| Arc::new(added));
     }
-}
-
-/// A hash of anything hashable (the parts of a key).
-pub(super) fn hash_of(value: &impl Hash) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    value.hash(&mut hasher);
-    hasher.finish()
 }
 
 /// What a unit brings to the walk that makes its header functions shareable:

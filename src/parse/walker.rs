@@ -81,7 +81,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.file_indexes.insert(name.to_string(), id);
         // The main file (0) aside: its name differs from unit to unit, its index never.
         if id > 0 {
-            self.files_hash = memo::hash_of(&(self.files_hash, name));
+            self.files_hash = crate::ids::hash_of(&(self.files_hash, name));
         }
         if let Some(capture) = self.capture.as_mut() {
             capture.files.push(name.to_string());
@@ -199,23 +199,23 @@ impl<'t, 'i> Walker<'t, 'i> {
         if self.preamble_files.is_empty() {
             return None;
         }
-        let stamps: Vec<_> =
-            self.syntax.files[1..].iter().map(|f| std::fs::metadata(f).ok().map(|m| (m.len(), m.modified().ok()))).collect();
+        let stamps: Vec<_> = self.syntax.files[1..].iter().map(|f| crate::ids::stamp(f)).collect();
         let definitions: std::collections::BTreeMap<_, _> = self.macro_definitions.iter().collect();
         let words: std::collections::BTreeMap<_, _> = self.macro_words.iter().collect();
         let redefined: std::collections::BTreeSet<_> = self.redefined_macros.iter().collect();
         // Not the main file's name: facts name their files by index, the main file is 0 in every unit.
-        Some(memo::hash_of(&(preamble.identity, &self.syntax.files[1..], stamps, definitions, words, redefined)))
+        Some(crate::ids::hash_of(&(preamble.identity, &self.syntax.files[1..], stamps, definitions, words, redefined)))
     }
 
     /// The key of a function's walk at `stage`, when it is in a file the preamble includes.
     fn shared_key(&self, c: &Cursor, stage: Stage) -> Option<Key> {
         let context = self.context?;
         let loc = c.location();
-        if !self.in_preamble(&loc) || loc.file.as_deref().and_then(|f| self.file_indexes.get(f)) == Some(&0) {
+        // A file the preamble includes (never the main file, whose preamble holds no function).
+        let file = *self.file_indexes.get(loc.file.as_deref()?)?;
+        if !self.preamble_files.contains(&file) {
             return None;
         }
-        let file = *self.file_indexes.get(loc.file.as_deref()?)?;
         let mangled = c.mangling();
         let name = if mangled.is_empty() { c.spelling() } else { mangled };
         Some(Key { context, files: self.files_hash, file, offset: loc.offset, name, stage })

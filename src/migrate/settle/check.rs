@@ -187,12 +187,7 @@ impl<'a> Checker<'a> {
         if original.is_none() {
             *original = self.memo.baselines.lock().ok().and_then(|b| b.get(&baseline_key).cloned()).flatten();
         }
-        let key = {
-            use std::hash::{Hash, Hasher};
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            (&self.kernels[u], &replaced).hash(&mut hasher);
-            (u, hasher.finish())
-        };
+        let key = (u, crate::ids::hash_of(&(&self.kernels[u], &replaced)));
         if let Some(known) = self.memo.results.lock().ok().and_then(|r| r.get(&key).cloned()) {
             return known;
         }
