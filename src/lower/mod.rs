@@ -455,4 +455,41 @@ mod tests {
         assert_eq!(against.to_string(), whole.to_string());
         assert_eq!(against.to_string(), format!("{}:3:16: error: use of undeclared identifier 'q'", bad.display()));
     }
+
+    /// What must not be precompiled: light headers (it would cost more than it
+    /// saves), and a header only an overlay provides (an embedded kernel's
+    /// text: no stamp would tell it changed). Those units compile whole.
+    #[test]
+    fn light_headers_and_overlaid_files_are_not_precompiled() {
+        let _session = crate::session::Session::begin();
+        let dir = tempfile::tempdir().unwrap();
+        let args = crate::verify::equivalence_args(&CompileOptions::default().clang_args(None));
+        let none = std::collections::BTreeMap::new();
+        let unit = |name: &str, headers: &[&str]| {
+            let path = dir.path().join(name);
+            let includes: String = headers.iter().map(|h| format!("#include \"{h}\"\n")).collect();
+            std::fs::write(&path, format!("{includes}kernel void k(__global float *p) {{ p[1] = first(p); }}\n")).unwrap();
+            path
+        };
+        let helper = "inline static float first(__global float *p) { return p[0]; }\n";
+        std::fs::write(dir.path().join("light.h"), helper).unwrap();
+        let light = unit("light.cl", &["light.h"]);
+        run_clang_for_unit(&light, &args, &none).expect("clang-19 must be installed (scripts/setup)");
+        assert!(!uses_shared_preamble(&light, &args, &none), "a light preamble is compiled whole");
+
+        // Heavy on disk, with a header that is nowhere on disk: an overlay lays it in the directory.
+        std::fs::write(dir.path().join("heavy.h"), facts::tests::heavy("")).unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let contents = elsewhere.path().join("contents.h");
+        std::fs::write(&contents, helper).unwrap();
+        let overlay = elsewhere.path().join("overlay.yaml");
+        let root = serde_json::json!({ "type": "file", "name": dir.path().join("virtual.h").display().to_string(), "external-contents": contents.display().to_string() });
+        let yaml = serde_json::json!({ "version": 0, "case-sensitive": "true", "use-external-names": false, "roots": [root] });
+        std::fs::write(&overlay, yaml.to_string()).unwrap();
+        let overlaid = [args.clone(), vec!["-ivfsoverlay".to_string(), overlay.display().to_string()]].concat();
+        let virtual_unit = unit("virtual.cl", &["heavy.h", "virtual.h"]);
+        run_clang_for_unit(&virtual_unit, &overlaid, &none).expect("the overlay provides the header");
+        assert!(!uses_shared_preamble(&virtual_unit, &overlaid, &none), "an overlaid header is compiled whole");
+        run_clang_for_unit(&virtual_unit, &overlaid, &none).expect("compiled whole, as before");
+    }
 }
