@@ -1,5 +1,6 @@
 //! Build script: compiles the in-process clang shim (`clang_compile.cpp`,
-//! and `preamble.cpp`, which finds a file's preamble with clang's lexer)
+//! `preamble.cpp`, which finds a file's preamble with clang's lexer, and
+//! `function_print.cpp`, which prints many functions with one slot tracker)
 //! against LLVM/Clang 19's headers and links it to `libclang-cpp`, the
 //! library the `clang-19` executable itself is made of.
 //!
@@ -29,7 +30,7 @@ fn query(config: &PathBuf, flag: &str) -> String {
 }
 
 fn main() {
-    let sources = ["src/native/clang_compile.cpp", "src/native/preamble.cpp"];
+    let sources = ["src/native/clang_compile.cpp", "src/native/preamble.cpp", "src/native/function_print.cpp"];
     for source in sources {
         println!("cargo:rerun-if-changed={source}");
     }

@@ -305,6 +305,7 @@ unsafe fn library_call_line(
 /// depend on what else that context loaded), then the body, itself
 /// canonical. Struct containment is acyclic (pointers are opaque), so the
 /// recursion ends. A `%token` that names no struct type (a value) is kept.
+/// `cache` holds both answers, per context.
 ///
 /// SAFETY: `context` must be the live context of the module `text` was printed from.
 pub(super) unsafe fn canonical_type_names(
@@ -332,8 +333,11 @@ pub(super) unsafe fn canonical_type_names(
         };
         let ty = if name.is_empty() { std::ptr::null_mut() } else { LLVMGetTypeByName2(context, c_name.as_ptr()) };
         if ty.is_null() || LLVMGetTypeKind(ty) != LLVMTypeKind::LLVMStructTypeKind {
-            out.push('%');
-            out.push_str(name);
+            // Kept as written, and remembered so: a value's name recurs on
+            // many lines, and asking the context each time was most of the cost.
+            let kept = format!("%{name}");
+            out.push_str(&kept);
+            cache.insert(name.to_string(), kept);
             continue;
         }
         let mut base = name;

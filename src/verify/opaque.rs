@@ -12,7 +12,8 @@
 //! helpers, their callers whose calls changed, functions reading a moved
 //! table) is inlined and optimised, as before.
 //!
-//! An FFI boundary module, like `pipeline.rs`: it prints functions, makes
+//! An FFI boundary module, like `pipeline.rs`: it prints functions (with
+//! one slot tracker per module, `src/native/function_print.cpp`), makes
 //! declarations and replaces uses through llvm-sys, where inkwell has no API.
 
 use std::collections::{HashMap, HashSet};
@@ -23,6 +24,49 @@ use llvm_sys::LLVMAttributeFunctionIndex;
 
 use super::canonical::canonical_type_names;
 use crate::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
+
+extern "C" {
+    fn clasp_slot_tracker_new(module: LLVMModuleRef) -> *mut std::ffi::c_void;
+    fn clasp_print_value(tracker: *mut std::ffi::c_void, value: LLVMValueRef) -> *mut std::os::raw::c_char;
+    fn clasp_slot_tracker_free(tracker: *mut std::ffi::c_void);
+}
+
+/// One module's values printed as `LLVMPrintValueToString` prints them,
+/// numbered once for the whole module instead of once per value printed.
+struct Printer(*mut std::ffi::c_void);
+
+impl Printer {
+    /// SAFETY: `module` is alive, outlives the printer and does not change while it lives.
+    unsafe fn new(module: LLVMModuleRef) -> Printer {
+        Printer(clasp_slot_tracker_new(module))
+    }
+
+    /// `value`'s text; `LLVMPrintValueToString`'s when no tracker could be made.
+    ///
+    /// SAFETY: `value` belongs to the printer's module.
+    unsafe fn print(&self, value: LLVMValueRef) -> String {
+        let (text, free): (_, unsafe fn(*mut std::os::raw::c_char)) = if self.0.is_null() {
+            (LLVMPrintValueToString(value), |text| LLVMDisposeMessage(text))
+        } else {
+            (clasp_print_value(self.0, value), |text| libc::free(text.cast()))
+        };
+        if text.is_null() {
+            return String::new();
+        }
+        let printed = std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned();
+        free(text);
+        printed
+    }
+}
+
+impl Drop for Printer {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            // SAFETY: made by `clasp_slot_tracker_new`, freed once.
+            unsafe { clasp_slot_tracker_free(self.0) }
+        }
+    }
+}
 
 /// The prefix a shared function's declaration is renamed with on both
 /// sides: no `_Z` prefix, so the canonical printer never mistakes it for a
@@ -71,6 +115,7 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, (String
     let mut out = HashMap::new();
     let context = LLVMGetModuleContext(module.module().as_mut_ptr());
     let mut structs = HashMap::new();
+    let printer = Printer::new(module.module().as_mut_ptr());
     // Only what the kernels reach: the rest is never inlined into anything compared.
     let mut pending: Vec<LLVMValueRef> = Vec::new();
     let mut function = LLVMGetFirstFunction(module.module().as_mut_ptr());
@@ -88,13 +133,11 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, (String
             continue;
         }
         let callees = defined_callees(function);
-        let text = LLVMPrintValueToString(function);
         // A struct prints as its name and its body: two layouts never read alike.
-        let printed = (std::ffi::CStr::from_ptr(text).to_string_lossy().lines())
+        let printed = (printer.print(function).lines())
             .map(|line| canonical_type_names(&without_numbering(line), context, &mut structs))
             .collect::<Vec<_>>()
             .join("\n");
-        LLVMDisposeMessage(text);
         out.insert(name, (printed, callees.iter().map(|c| name_of(*c)).collect()));
         pending.extend(callees);
     }
@@ -175,7 +218,52 @@ unsafe fn declare_only(module: &mut LoadedModule<'_>, name: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::without_numbering;
+    use super::{without_numbering, Printer};
+    use crate::lower::{load, Context};
+    use llvm_sys::core::*;
+
+    /// Printing with one tracker for the module reads exactly as printing
+    /// each function on its own: numbered values, attribute groups,
+    /// metadata attachments, structs and unnamed globals alike.
+    #[test]
+    fn one_tracker_prints_what_one_print_per_function_prints() {
+        let ir = "%struct.T = type { float, i32 }\n\
+             @0 = private addrspace(1) constant [2 x i32] [i32 1, i32 2]\n\
+             @table = addrspace(1) global %struct.T zeroinitializer\n\
+             define internal float @h(ptr addrspace(1) %p, i32 %i) #0 {\n  \
+               %q = getelementptr inbounds %struct.T, ptr addrspace(1) %p, i32 %i\n  \
+               %1 = load float, ptr addrspace(1) %q, align 4, !tbaa !0\n  \
+               %2 = load i32, ptr addrspace(1) @0, align 4\n  \
+               %3 = sitofp i32 %2 to float\n  \
+               %4 = fadd float %1, %3\n  \
+               ret float %4\n}\n\
+             define amdgpu_kernel void @k(ptr addrspace(1) %out) #1 {\n  \
+               %v = call float @h(ptr addrspace(1) @table, i32 1) #0\n  \
+               store float %v, ptr addrspace(1) %out, align 4, !tbaa !0\n  \
+               ret void\n}\n\
+             attributes #0 = { nounwind \"x\"=\"y\" }\n\
+             attributes #1 = { convergent }\n\
+             !0 = !{!1, !1, i64 0}\n!1 = !{!\"float\", !2}\n!2 = !{!\"tbaa root\"}\n";
+        let context = Context::create();
+        let mut module = load(&context, ir.as_bytes(), "t.ll").expect("the test IR parses");
+        // SAFETY: the module is alive and unchanged while the printer lives.
+        unsafe {
+            let raw = module.module().as_mut_ptr();
+            let printer = Printer::new(raw);
+            assert!(!printer.0.is_null());
+            let mut function = LLVMGetFirstFunction(raw);
+            let mut printed = 0;
+            while !function.is_null() {
+                let alone = LLVMPrintValueToString(function);
+                let expected = std::ffi::CStr::from_ptr(alone).to_string_lossy().into_owned();
+                LLVMDisposeMessage(alone);
+                assert_eq!(printer.print(function), expected);
+                printed += 1;
+                function = LLVMGetNextFunction(function);
+            }
+            assert_eq!(printed, 2);
+        }
+    }
 
     #[test]
     fn numbering_per_module_is_left_out() {
