@@ -245,7 +245,7 @@ mod tests {
              attributes #1 = { convergent }\n\
              !0 = !{!1, !1, i64 0}\n!1 = !{!\"float\", !2}\n!2 = !{!\"tbaa root\"}\n";
         let context = Context::create();
-        let mut module = load(&context, ir.as_bytes(), "t.ll").expect("the test IR parses");
+        let module = load(&context, ir.as_bytes(), "t.ll").expect("the test IR parses");
         // SAFETY: the module is alive and unchanged while the printer lives.
         unsafe {
             let raw = module.module().as_mut_ptr();
