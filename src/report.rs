@@ -75,6 +75,9 @@ pub struct Migration {
     pub merges: Vec<MergeReport>,
     /// Duplicate groups found but not merged, with why.
     pub unmerged: Vec<Unmerged>,
+    /// How each unit keeping changes was proven equivalent (absent without verification).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proofs: Vec<UnitProof>,
     /// Host code: build calls and embedded kernels (absent when the batch read no host file).
     #[serde(skip_serializing_if = "HostReport::is_empty")]
     pub host: HostReport,
@@ -165,6 +168,43 @@ pub enum EmbeddedStatus {
     Refused,
     /// The literal cannot be decoded (a piece produced by a macro, a format piece) or written back.
     Undecodable,
+}
+
+/// How a unit's kernels were proven equivalent to the original's.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitProof {
+    /// The unit as reports name it (`a.cl`, `host.cpp:42`, `a.cl [fp64]`).
+    pub unit: String,
+    pub method: ProofMethod,
+    /// The changed functions proven on their own, by link name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<String>,
+}
+
+/// How kernels were proven equivalent (see *Verification and accounting*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProofMethod {
+    /// Changed functions proven on their own, once per batch, and called
+    /// opaquely by the kernels compared; the other changed helpers inlined.
+    Functions,
+    /// The changed helpers inlined into the kernels compared (functions
+    /// both sides define alike called opaquely).
+    Kernels,
+    /// Every helper inlined into the kernels compared.
+    WholeKernels,
+}
+
+impl ProofMethod {
+    pub fn of(found: &crate::verify::Equivalence) -> ProofMethod {
+        if found.whole_kernels {
+            ProofMethod::WholeKernels
+        } else if found.proven_functions.is_empty() {
+            ProofMethod::Kernels
+        } else {
+            ProofMethod::Functions
+        }
+    }
 }
 
 /// A merge of duplicates that stands: the survivor's name and place, every member (the survivor first).

@@ -1,5 +1,5 @@
 //! A run's session: what the batch's units share (precompiled preambles,
-//! header functions' walks) lives while a run does and is dropped when the
+//! header functions' walks, function-level proofs) lives while a run does and is dropped when the
 //! last run in the process ends. Tests run several batches in one process at
 //! once: stores shared by content stay valid across them (their keys name
 //! the files' stamps), and are cleared only when none is running.
@@ -31,6 +31,7 @@ impl Drop for Session {
             if *running == 0 {
                 crate::lower::preamble::clear();
                 crate::parse::clear_shared_walks();
+                crate::verify::clear_function_proofs();
             }
         }
     }

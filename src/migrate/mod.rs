@@ -65,6 +65,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.programs = device_programs::collect(&units, &result.changes);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
+    result.proofs = settled.proofs.clone();
     result.functions =
         crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
     result.refusals = plan.refusals;

@@ -16,6 +16,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
+use super::opaque::PROVEN_PREFIX;
 use crate::lower::{load, string_of, LoadError, LoadedModule, AMDGPU_KERNEL_CC};
 
 /// A kernel's optimised body in a form where two compilations of the same
@@ -44,17 +45,34 @@ unsafe fn take_message(text: *mut std::os::raw::c_char) -> String {
     owned
 }
 
-/// For a call to a declared (library) function with a mangled name: its demangled base name.
+/// A call to a declared function whose calls compare by name and arguments,
+/// with casts to flat that only feed them looked through.
+struct KnownCallee {
+    /// A library builtin's demangled base name, or `proven NAME`.
+    name: String,
+    /// A function proven on its own (`functions.rs`): its generic
+    /// parameters given a named pointer cast to flat are the named pointer
+    /// the original passed, so such a cast is no flat access.
+    proven: bool,
+}
+
+/// For a call to a declared (library) function with a mangled name: its
+/// demangled base name; for a call to a function proven on its own: its name.
 ///
 /// SAFETY: `call` must be a call instruction.
-unsafe fn library_callee(call: LLVMValueRef) -> Option<String> {
+unsafe fn known_callee(call: LLVMValueRef) -> Option<KnownCallee> {
     let callee = LLVMGetCalledValue(call);
     if LLVMIsAFunction(callee).is_null() || LLVMCountBasicBlocks(callee) > 0 {
         return None;
     }
     let mut len = 0usize;
     let name = string_of(LLVMGetValueName2(callee, &mut len), len);
-    name.starts_with("_Z").then(|| crate::ir::demangled_base(&name).to_string())
+    if let Some(proven) = name.strip_prefix(PROVEN_PREFIX) {
+        // `clasp.proven.f.1`: a second declaration for `f` (no OpenCL C name holds a dot).
+        let proven = proven.split('.').next().unwrap_or(proven);
+        return Some(KnownCallee { name: format!("proven {proven}"), proven: true });
+    }
+    name.starts_with("_Z").then(|| KnownCallee { name: crate::ir::demangled_base(&name).to_string(), proven: false })
 }
 
 /// The kernels of optimised bitcode (or textual IR), canonicalised for
@@ -70,6 +88,9 @@ pub fn canonical_kernels_from_bitcode(context: &Context, bytes: &[u8], name: &st
 /// as its demangled name and arguments, with an `addrspacecast` to flat
 /// that only feeds such calls looked through: the 2.0 generic overload
 /// of a builtin does for a global pointer what the `__global` overload did.
+/// A call to a function proven on its own (`functions.rs`) prints the same
+/// way: the proof says the result's function given the cast pointer does
+/// what the original's did given the named one.
 /// Likewise a 64-bit sign or zero extension that only indexes pointers
 /// of a 32-bit space (local, private on amdgcn) is looked through: the
 /// index is truncated back to the pointer's width, so `i32 %i` and
@@ -215,7 +236,7 @@ unsafe fn is_looked_through(inst: LLVMValueRef, narrow_space: &dyn Fn(u32) -> bo
     let opcode = LLVMGetInstructionOpcode(inst);
     let flat_for_builtin = opcode == LLVMOpcode::LLVMAddrSpaceCast
         && pointer_space_of(inst) == Some(0)
-        && only_feeds(inst, &|user| !LLVMIsACallInst(user).is_null() && library_callee(user).is_some());
+        && only_feeds(inst, &|user| !LLVMIsACallInst(user).is_null() && known_callee(user).is_some());
     let widened_index = matches!(opcode, LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMTrunc)
         && only_feeds(inst, &|user| {
             !LLVMIsAGetElementPtrInst(user).is_null()
@@ -258,9 +279,9 @@ unsafe fn canonical_line(
         let element = take_message(LLVMPrintTypeToString(LLVMGetGEPSourceElementType(inst)));
         return Some(format!("{} = getelementptr{inbounds} {element}, {}", operand_text(inst), operands.join(", ")));
     }
-    let library = if opcode == LLVMOpcode::LLVMCall { library_callee(inst) } else { None };
-    Some(match library {
-        Some(base) => library_call_line(inst, &base, looked_through, flat_accesses),
+    let known = if opcode == LLVMOpcode::LLVMCall { known_callee(inst) } else { None };
+    Some(match known {
+        Some(callee) => known_call_line(inst, &callee, looked_through, flat_accesses),
         None => {
             let text = take_message(LLVMPrintValueToString(inst));
             let text = text.trim();
@@ -274,21 +295,37 @@ unsafe fn canonical_line(
     })
 }
 
-/// A call to a library builtin as its demangled name and arguments, the
-/// casts looked through; counts the flat pointers it is given.
+/// A call to a library builtin or a proven function as its name and
+/// arguments, the casts looked through; counts the flat pointers it is
+/// given (for a proven function, those it is given as flat in the original too).
 ///
-/// SAFETY: `inst` must be a call to a library function.
-unsafe fn library_call_line(
+/// SAFETY: `inst` must be a call to `callee`.
+unsafe fn known_call_line(
     inst: LLVMValueRef,
-    base: &str,
+    callee: &KnownCallee,
     looked_through: &std::collections::HashSet<LLVMValueRef>,
     flat_accesses: &mut usize,
 ) -> String {
-    let resolve = |value: LLVMValueRef| if looked_through.contains(&value) { LLVMGetOperand(value, 0) } else { value };
+    // A proven function's argument may be a constant cast (a `__local`
+    // array of the kernel's, cast to flat): the same named pointer too.
+    let constant_flat_cast = |value: LLVMValueRef| {
+        callee.proven
+            && !LLVMIsAConstantExpr(value).is_null()
+            && LLVMGetConstOpcode(value) == LLVMOpcode::LLVMAddrSpaceCast
+            && pointer_space_of(value) == Some(0)
+    };
+    let resolve = |value: LLVMValueRef| {
+        if looked_through.contains(&value) || constant_flat_cast(value) {
+            LLVMGetOperand(value, 0)
+        } else {
+            value
+        }
+    };
     let mut args = Vec::new();
     for i in 0..LLVMGetNumArgOperands(inst) {
         let arg = LLVMGetOperand(inst, i);
-        *flat_accesses += usize::from(pointer_space_of(arg) == Some(0));
+        let given = if callee.proven { resolve(arg) } else { arg };
+        *flat_accesses += usize::from(pointer_space_of(given) == Some(0));
         args.push(operand_text(resolve(arg)));
     }
     let result = if LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMTypeKind::LLVMVoidTypeKind {
@@ -296,7 +333,7 @@ unsafe fn library_call_line(
     } else {
         format!("{} = ", operand_text(inst))
     };
-    format!("{result}call {base}({})", args.join(", "))
+    format!("{result}call {}({})", callee.name, args.join(", "))
 }
 
 /// `text` with every named struct type (`%struct.T.2`) replaced by its

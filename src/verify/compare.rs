@@ -17,6 +17,12 @@ pub struct Equivalence {
     pub different: Vec<KernelDifference>,
     /// Kernels whose result has more flat (generic) memory accesses than the original.
     pub flat_regressions: Vec<FlatRegression>,
+    /// Changed functions proven on their own and called opaquely by the
+    /// kernels compared (`functions.rs`); empty when `whole_kernels`.
+    pub proven_functions: Vec<String>,
+    /// The verdict is the comparison of whole kernels, every helper inlined:
+    /// comparing them with helpers kept out found a difference.
+    pub whole_kernels: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

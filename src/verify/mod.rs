@@ -19,8 +19,24 @@
 
 mod canonical;
 mod compare;
+mod functions;
 mod opaque;
 mod pipeline;
+mod wrappers;
+
+pub(crate) use functions::clear as clear_function_proofs;
+
+/// Which changed functions a comparison may prove on their own.
+#[derive(Debug, Clone, Default)]
+pub struct ProofScope {
+    /// A function the result merged into another -> that other (link names):
+    /// its calls are proven against the survivor's.
+    pub merged: BTreeMap<String, String>,
+    /// The functions (link names) worth a proof of their own: those defined
+    /// in a file other units read too, whose proof they reuse. A function
+    /// only one unit runs costs less inlined.
+    pub shared: BTreeSet<String>,
+}
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -113,42 +129,85 @@ pub fn compile_for_equivalence(
 /// Compares the kernels of two compilations (`compile_for_equivalence`):
 /// with `only`, the other kernels (which nothing changed can reach) are
 /// dropped first. Functions both define alike are kept out of the pipeline
-/// first (`opaque`): cheaper, and equal kernels then prove equivalence. A
-/// difference found that way is checked again with every helper inlined
-/// (a call kept opaque can hide from SROA and InferAddressSpaces what the
-/// changed code does with a pointer it shares), and that verdict stands.
+/// first (`opaque`), and functions they define differently but proven on
+/// their own (`functions`) are called opaquely: cheaper, and equal kernels
+/// then prove equivalence. A difference found that way is checked again
+/// with the changed helpers inlined (when some were proven), then with
+/// every helper inlined (a call kept opaque can hide from SROA and
+/// InferAddressSpaces what the changed code does with a pointer it
+/// shares), and that verdict stands (`whole_kernels`). `scope` says which
+/// changed functions may be proven on their own.
 pub fn compare_compiled(
     context: &Context,
     original: &[u8],
     migrated: &[u8],
     name: &str,
     only: Option<&BTreeSet<String>>,
+    scope: &ProofScope,
 ) -> Result<Equivalence, VerifyError> {
     crate::timings::time("verify: pipeline", || {
-        let (found, shared) = compare_modules(context, original, migrated, name, only, true)?;
+        let (found, shared) = compare_modules(context, original, migrated, name, only, KeptOut::ProvenAndAlike(scope))?;
+        if found.different.is_empty() {
+            return Ok(found);
+        }
+        let (found, shared) = if found.proven_functions.is_empty() {
+            (found, shared)
+        } else {
+            // A call kept opaque the result reaches otherwise (a merged
+            // function given an offset pointer) reads differently: the
+            // changed helpers inlined, as when none is proven.
+            crate::timings::time("verify: pipeline, changed helpers inlined", || {
+                compare_modules(context, original, migrated, name, only, KeptOut::Alike)
+            })?
+        };
         if found.different.is_empty() || shared == 0 {
             return Ok(found);
         }
         crate::timings::time("verify: pipeline, all inlined", || {
-            compare_modules(context, original, migrated, name, only, false).map(|(found, _)| found)
+            let (found, _) = compare_modules(context, original, migrated, name, only, KeptOut::Nothing)?;
+            Ok(Equivalence { whole_kernels: true, ..found })
         })
     })
 }
 
-/// One comparison: both modules loaded, pruned to `only`, functions
-/// defined alike kept out when `share` (how many), optimised, compared.
+/// What a comparison keeps out of the pipeline.
+#[derive(Clone, Copy)]
+enum KeptOut<'a> {
+    /// Functions defined alike, and functions proven on their own (in `scope`).
+    ProvenAndAlike(&'a ProofScope),
+    /// Functions defined alike.
+    Alike,
+    Nothing,
+}
+
+/// One comparison: both modules loaded, pruned to `only`, what `kept_out`
+/// says kept out of the pipeline, optimised, compared; and how many
+/// functions defined alike were kept out.
 fn compare_modules(
     context: &Context,
     original: &[u8],
     migrated: &[u8],
     name: &str,
     only: Option<&BTreeSet<String>>,
-    share: bool,
+    kept_out: KeptOut<'_>,
 ) -> Result<(Equivalence, usize), VerifyError> {
     let mut before = loaded(context, original, name, only)?;
     let mut after = loaded(context, migrated, name, only)?;
-    let shared = if share { opaque::share_identical(&mut before, &mut after) } else { 0 };
-    Ok((compare(&optimised(&mut before)?, &optimised(&mut after)?), shared))
+    let no_merges = BTreeMap::new();
+    let (shared, proven) = match kept_out {
+        KeptOut::Nothing => (0, Vec::new()),
+        KeptOut::Alike => (opaque::share_identical(&mut before, &mut after, &no_merges).shared, Vec::new()),
+        KeptOut::ProvenAndAlike(scope) => {
+            let sharing = opaque::share_identical(&mut before, &mut after, &scope.merged);
+            let changed = sharing.changed.into_iter().filter(|c| scope.shared.contains(&c.original)).collect();
+            let proven = functions::proven(context, original, migrated, name, changed);
+            opaque::declare_proven(&mut before, &mut after, &proven);
+            (sharing.shared, proven)
+        }
+    };
+    let found = compare(&optimised(&mut before)?, &optimised(&mut after)?);
+    let proven = proven.into_iter().map(|pair| pair.original).collect();
+    Ok((Equivalence { proven_functions: proven, ..found }, shared))
 }
 
 /// Unoptimised bitcode loaded, with only the kernels in `only` (all without it).
@@ -193,7 +252,7 @@ pub fn equivalence(
 ) -> Result<Equivalence, VerifyError> {
     let before = compile_for_equivalence(main, original_args, &BTreeMap::new())?;
     let after = compile_for_equivalence(main, target_args, replaced)?;
-    compare_compiled(context, &before, &after, &main.to_string_lossy(), None)
+    compare_compiled(context, &before, &after, &main.to_string_lossy(), None, &ProofScope::default())
 }
 
 #[cfg(test)]
@@ -426,16 +485,20 @@ mod tests {
         let shared = |migrated: &[u8]| {
             let mut a = load(&context, &before, "a").unwrap();
             let mut b = load(&context, migrated, "b").unwrap();
-            opaque::share_identical(&mut a, &mut b)
+            opaque::share_identical(&mut a, &mut b, &BTreeMap::new()).shared
         };
         // `rounds`, `scaled` and `outer` are the same; `get` differs.
         assert_eq!(shared(&compile(&generic, &after_args)), 3);
         // `scaled` differs, and so does `outer` through it: only `rounds` stays a call.
         assert_eq!(shared(&compile(&changed, &after_args)), 1);
         let name = path.to_string_lossy().to_string();
-        assert_equal(&compare_compiled(&context, &before, &compile(&generic, &after_args), &name, None).unwrap(), 1);
-        let difference =
-            assert_different(&compare_compiled(&context, &before, &compile(&changed, &after_args), &name, None).unwrap());
+        assert_equal(
+            &compare_compiled(&context, &before, &compile(&generic, &after_args), &name, None, &ProofScope::default()).unwrap(),
+            1,
+        );
+        let difference = assert_different(
+            &compare_compiled(&context, &before, &compile(&changed, &after_args), &name, None, &ProofScope::default()).unwrap(),
+        );
         assert!(difference.original.contains("3.0") || difference.migrated.contains("4.0"), "{difference:?}");
     }
 
@@ -559,9 +622,10 @@ mod tests {
         let args = CompileOptions::default().clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE);
         let name = path.to_string_lossy().to_string();
         let before = compile_for_equivalence(&path, &args, &BTreeMap::new()).expect("clang-19 must be installed");
-        assert_equal(&compare_compiled(&context, &before, &before, &name, None).unwrap(), 1);
+        assert_equal(&compare_compiled(&context, &before, &before, &name, None, &ProofScope::default()).unwrap(), 1);
         let after = compile_for_equivalence(&path, &args, &BTreeMap::from([(path.clone(), migrated.into_bytes())])).unwrap();
-        let difference = assert_different(&compare_compiled(&context, &before, &after, &name, None).unwrap());
+        let difference =
+            assert_different(&compare_compiled(&context, &before, &after, &name, None, &ProofScope::default()).unwrap());
         assert!(difference.original.contains("addrspace(1)") && difference.migrated.contains("addrspace(3)"), "{difference:?}");
     }
 }

@@ -73,22 +73,67 @@ impl Drop for Printer {
 /// library builtin (whose flat casts it looks through).
 const SHARED_PREFIX: &str = "clasp.same.";
 
+/// The prefix a function proven on its own (`functions.rs`) is declared
+/// with on both sides: calls to it print as calls by that name, with casts
+/// to flat that only feed such calls looked through (`canonical.rs`).
+pub(super) const PROVEN_PREFIX: &str = "clasp.proven.";
+
+/// What `share_identical` found.
+pub(super) struct Sharing {
+    /// Functions defined alike, now declared only on both sides.
+    pub(super) shared: usize,
+    /// Functions the original defines that the result defines differently
+    /// (or merged into another), each a candidate for a proof of its own.
+    pub(super) changed: Vec<Candidate>,
+}
+
+/// A function of the original and the result's function its callers call
+/// instead (itself, or the survivor of a merge), with what a proof of the
+/// two depends on.
+#[derive(Debug, Clone)]
+pub(super) struct Candidate {
+    pub(super) original: String,
+    pub(super) result: String,
+    pub(super) key: ProofKey,
+}
+
+/// What a function-level proof depends on: both names and, on each side,
+/// every function it runs, by name, with its text and the declarations of
+/// the program-scope variables it names (their initialisers are no part of a proof).
+pub(super) type ProofKey = (String, String, Closure, Closure);
+pub(super) type Closure = std::collections::BTreeMap<String, (String, Vec<String>)>;
+
+/// A function's text (see `fingerprints`), the defined functions it calls,
+/// and the program-scope variables it names, as declared.
+struct Fingerprint {
+    print: String,
+    callees: Vec<String>,
+    globals: Vec<String>,
+}
+
 /// Drops the body of every non-kernel function defined alike in `original`
-/// and `migrated`, on both sides; returns how many.
-pub(super) fn share_identical(original: &mut LoadedModule<'_>, migrated: &mut LoadedModule<'_>) -> usize {
+/// and `migrated`, on both sides; returns how many, and the functions
+/// defined differently (`merged`: original link name -> the result's function replacing it).
+pub(super) fn share_identical(
+    original: &mut LoadedModule<'_>,
+    migrated: &mut LoadedModule<'_>,
+    merged: &std::collections::BTreeMap<String, String>,
+) -> Sharing {
     // SAFETY: both modules are alive and not otherwise borrowed; every
     // handle comes from them; strings LLVM allocates are disposed of.
     unsafe {
         let before = fingerprints(original);
         let after = fingerprints(migrated);
-        let mut shared: HashSet<&String> =
-            before.iter().filter(|(name, (print, _))| after.get(*name).map(|(p, _)| p) == Some(print)).map(|(n, _)| n).collect();
+        let mut shared: HashSet<&String> = (before.iter())
+            .filter(|(name, mark)| after.get(*name).map(|m| &m.print) == Some(&mark.print))
+            .map(|(n, _)| n)
+            .collect();
         // A function calling one that differs differs too (its calls do
         // something else), whatever its own text: shared only with every
         // function it calls, to the leaves.
         loop {
             let differing: Vec<&String> = (shared.iter().copied())
-                .filter(|name| before[*name].1.iter().chain(&after[*name].1).any(|callee| !shared.contains(callee)))
+                .filter(|name| before[*name].callees.iter().chain(&after[*name].callees).any(|callee| !shared.contains(callee)))
                 .collect();
             if differing.is_empty() {
                 break;
@@ -97,21 +142,89 @@ pub(super) fn share_identical(original: &mut LoadedModule<'_>, migrated: &mut Lo
                 shared.remove(name);
             }
         }
+        let changed = changed(&before, &after, &shared, merged);
         for name in &shared {
-            declare_only(original, name);
-            declare_only(migrated, name);
+            declare_only(original, name, &format!("{SHARED_PREFIX}{name}"));
+            declare_only(migrated, name, &format!("{SHARED_PREFIX}{name}"));
         }
-        shared.len()
+        Sharing { shared: shared.len(), changed }
+    }
+}
+
+/// The functions of the original (that the kernels reach) not shared, with
+/// the result's function replacing them (the same name, or the survivor
+/// `merged` names) when the kernels reach it, each with a key: the texts of
+/// both and of everything they call, to the leaves. Two checks giving a
+/// pair the same key would prove it alike, so a proof is kept by that key.
+/// A function reaching a kernel (whose text `fingerprints` does not keep) is none.
+fn changed(
+    before: &HashMap<String, Fingerprint>,
+    after: &HashMap<String, Fingerprint>,
+    shared: &HashSet<&String>,
+    merged: &std::collections::BTreeMap<String, String>,
+) -> Vec<Candidate> {
+    let closure = |side: &HashMap<String, Fingerprint>, name: &String| {
+        let mut seen = std::collections::BTreeMap::new();
+        let mut pending = vec![name];
+        while let Some(next) = pending.pop() {
+            let mark = side.get(next)?;
+            if !seen.contains_key(next) {
+                seen.insert(next.clone(), (mark.print.clone(), mark.globals.clone()));
+                pending.extend(&mark.callees);
+            }
+        }
+        Some(seen)
+    };
+    let mut out: Vec<Candidate> = (before.keys())
+        .filter(|name| !shared.contains(name))
+        .filter_map(|name| {
+            let result = merged.get(name).filter(|r| after.contains_key(*r)).unwrap_or(name);
+            let key = (name.clone(), result.clone(), closure(before, name)?, closure(after, result)?);
+            Some(Candidate { original: name.clone(), result: result.clone(), key })
+        })
+        .collect();
+    out.sort_by(|a, b| a.original.cmp(&b.original));
+    out
+}
+
+/// Declares the functions proven on their own only, on both sides, by the
+/// result's name (LLVM numbers a second original proven against the same
+/// result function: `canonical.rs` reads the name without that number).
+/// A result function standing for one original only is declared with the
+/// original's parameters, its calls casting their flat pointers back to the
+/// named space: InferAddressSpaces then folds each pair of casts, through
+/// any offsets taken in between, and the call reads as the original's. (A
+/// cast it cannot fold, the pointer coming from elsewhere, stays a line of
+/// its own, and the kernels differ.)
+pub(super) fn declare_proven(original: &mut LoadedModule<'_>, migrated: &mut LoadedModule<'_>, proven: &[Candidate]) {
+    let mut standing_for: HashMap<&str, usize> = HashMap::new();
+    for pair in proven {
+        *standing_for.entry(pair.result.as_str()).or_default() += 1;
+    }
+    for pair in proven {
+        let declared = format!("{PROVEN_PREFIX}{}", pair.result);
+        // SAFETY: both modules are alive, share one context, and are not otherwise borrowed.
+        unsafe {
+            let original_type = declare_only(original, &pair.original, &declared);
+            match original_type {
+                Some(original_type) if standing_for[pair.result.as_str()] == 1 => {
+                    declare_with_type(migrated, &pair.result, &declared, original_type)
+                }
+                // Declared once however many originals it stands for (then no longer defined).
+                _ => drop(declare_only(migrated, &pair.result, &declared)),
+            }
+        }
     }
 }
 
 /// Every defined non-kernel function the kernels reach, by name: its IR as
 /// printed (metadata attachments and attribute-group numbers left out, they
 /// are numbered per module; each struct as its name without the context's
-/// suffix, then its body), and the defined functions it calls.
+/// suffix, then its body), the defined functions it calls, and the
+/// program-scope variables it names.
 ///
 /// SAFETY: the module is alive.
-unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, (String, Vec<String>)> {
+unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, Fingerprint> {
     let mut out = HashMap::new();
     let context = LLVMGetModuleContext(module.module().as_mut_ptr());
     let mut structs = HashMap::new();
@@ -138,10 +251,61 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, (String
             .map(|line| canonical_type_names(&without_numbering(line), context, &mut structs))
             .collect::<Vec<_>>()
             .join("\n");
-        out.insert(name, (printed, callees.iter().map(|c| name_of(*c)).collect()));
+        let globals = (named_globals(function).into_iter())
+            .map(|g| canonical_type_names(&global_declaration(g), context, &mut structs))
+            .collect();
+        out.insert(name, Fingerprint { print: printed, callees: callees.iter().map(|c| name_of(*c)).collect(), globals });
         pending.extend(callees);
     }
     out
+}
+
+/// The program-scope variables `function`'s instructions name, directly or
+/// inside constant expressions, in order of first use.
+///
+/// SAFETY: `function` is a defined function of a live module.
+unsafe fn named_globals(function: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut found = Vec::new();
+    let mut block = LLVMGetFirstBasicBlock(function);
+    while !block.is_null() {
+        let mut inst = LLVMGetFirstInstruction(block);
+        while !inst.is_null() {
+            let mut pending: Vec<LLVMValueRef> =
+                (0..LLVMGetNumOperands(inst).max(0) as u32).map(|i| LLVMGetOperand(inst, i)).collect();
+            while let Some(value) = pending.pop() {
+                if value.is_null() {
+                    continue;
+                }
+                if !LLVMIsAGlobalVariable(value).is_null() {
+                    if !found.contains(&value) {
+                        found.push(value);
+                    }
+                } else if !LLVMIsAConstantExpr(value).is_null() {
+                    pending.extend((0..LLVMGetNumOperands(value).max(0) as u32).map(|i| LLVMGetOperand(value, i)));
+                }
+            }
+            inst = LLVMGetNextInstruction(inst);
+        }
+        block = LLVMGetNextBasicBlock(block);
+    }
+    found
+}
+
+/// A program-scope variable as a declaration reads: name, space, type,
+/// whether constant, alignment (not its initialiser).
+///
+/// SAFETY: `global` is a global variable of a live module.
+unsafe fn global_declaration(global: LLVMValueRef) -> String {
+    let ty = LLVMPrintTypeToString(LLVMGlobalGetValueType(global));
+    let type_text = std::ffi::CStr::from_ptr(ty).to_string_lossy().into_owned();
+    LLVMDisposeMessage(ty);
+    format!(
+        "@{} addrspace({}) {} {type_text} align {}",
+        name_of(global),
+        LLVMGetPointerAddressSpace(LLVMTypeOf(global)),
+        if LLVMIsGlobalConstant(global) != 0 { "constant" } else { "global" },
+        LLVMGetAlignment(global)
+    )
 }
 
 /// SAFETY: `value` is a valid value.
@@ -193,18 +357,95 @@ fn without_numbering(line: &str) -> String {
 }
 
 /// Replaces the definition of `name` with a declaration of the same type,
-/// calling convention and function attributes, renamed `clasp.same.NAME`.
+/// calling convention and function attributes, named `declared`; returns its type.
 ///
-/// SAFETY: the module is alive and defines `name`.
-unsafe fn declare_only(module: &mut LoadedModule<'_>, name: &str) {
-    let raw = module.module().as_mut_ptr();
-    let Ok(cname) = std::ffi::CString::new(name) else { return };
-    let function = LLVMGetNamedFunction(raw, cname.as_ptr());
-    if function.is_null() {
+/// SAFETY: the module is alive.
+unsafe fn declare_only(module: &mut LoadedModule<'_>, name: &str, declared: &str) -> Option<LLVMTypeRef> {
+    let function = defined(module, name)?;
+    let function_type = LLVMGlobalGetValueType(function);
+    let declaration = declaration_like(module, function, declared, function_type)?;
+    LLVMReplaceAllUsesWith(function, declaration);
+    LLVMDeleteFunction(function);
+    Some(function_type)
+}
+
+/// Replaces the definition of `name` with a declaration of `declared_type`
+/// (the same return type, pointers of named spaces where `name` takes flat
+/// ones), each call casting its flat pointers to the declared spaces. When
+/// `name` is used other than called, it is declared as it is.
+///
+/// SAFETY: the module is alive; `declared_type` is a function type of its context.
+unsafe fn declare_with_type(module: &mut LoadedModule<'_>, name: &str, declared: &str, declared_type: LLVMTypeRef) {
+    let Some(function) = defined(module, name) else { return };
+    let calls = callers(function);
+    if calls.is_none() || LLVMCountParamTypes(declared_type) != LLVMCountParams(function) {
+        declare_only(module, name, declared);
         return;
     }
-    let Ok(shared) = std::ffi::CString::new(format!("{SHARED_PREFIX}{name}")) else { return };
-    let declaration = LLVMAddFunction(raw, shared.as_ptr(), LLVMGlobalGetValueType(function));
+    let Some(declaration) = declaration_like(module, function, declared, declared_type) else { return };
+    let mut params = vec![std::ptr::null_mut(); LLVMCountParamTypes(declared_type) as usize];
+    LLVMGetParamTypes(declared_type, params.as_mut_ptr());
+    let context = LLVMGetModuleContext(module.module().as_mut_ptr());
+    let builder = LLVMCreateBuilderInContext(context);
+    for call in calls.unwrap_or_default() {
+        LLVMPositionBuilderBefore(builder, call);
+        let mut args: Vec<LLVMValueRef> = (params.iter().enumerate())
+            .map(|(i, &param)| {
+                let arg = LLVMGetOperand(call, i as u32);
+                if LLVMTypeOf(arg) == param {
+                    arg
+                } else {
+                    LLVMBuildAddrSpaceCast(builder, arg, param, c"".as_ptr())
+                }
+            })
+            .collect();
+        let replacement = LLVMBuildCall2(builder, declared_type, declaration, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
+        LLVMSetInstructionCallConv(replacement, LLVMGetInstructionCallConv(call));
+        LLVMReplaceAllUsesWith(call, replacement);
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDisposeBuilder(builder);
+    LLVMDeleteFunction(function);
+}
+
+/// `name`'s definition in the module.
+///
+/// SAFETY: the module is alive.
+unsafe fn defined(module: &mut LoadedModule<'_>, name: &str) -> Option<LLVMValueRef> {
+    let cname = std::ffi::CString::new(name).ok()?;
+    let function = LLVMGetNamedFunction(module.module().as_mut_ptr(), cname.as_ptr());
+    (!function.is_null() && LLVMCountBasicBlocks(function) > 0).then_some(function)
+}
+
+/// Every call of `function`, when calling is all that is done with it.
+///
+/// SAFETY: `function` is a function of a live module.
+unsafe fn callers(function: LLVMValueRef) -> Option<Vec<LLVMValueRef>> {
+    let mut calls = Vec::new();
+    let mut used = LLVMGetFirstUse(function);
+    while !used.is_null() {
+        let user = LLVMGetUser(used);
+        if LLVMIsACallInst(user).is_null() || LLVMGetCalledValue(user) != function {
+            return None;
+        }
+        calls.push(user);
+        used = LLVMGetNextUse(used);
+    }
+    Some(calls)
+}
+
+/// A declaration named `declared` of `function_type`, with `function`'s
+/// calling convention and function attributes.
+///
+/// SAFETY: the module is alive; `function` is one of its functions.
+unsafe fn declaration_like(
+    module: &mut LoadedModule<'_>,
+    function: LLVMValueRef,
+    declared: &str,
+    function_type: LLVMTypeRef,
+) -> Option<LLVMValueRef> {
+    let name = std::ffi::CString::new(declared).ok()?;
+    let declaration = LLVMAddFunction(module.module().as_mut_ptr(), name.as_ptr(), function_type);
     LLVMSetFunctionCallConv(declaration, LLVMGetFunctionCallConv(function));
     let count = LLVMGetAttributeCountAtIndex(function, LLVMAttributeFunctionIndex);
     let mut attributes: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); count as usize];
@@ -212,8 +453,7 @@ unsafe fn declare_only(module: &mut LoadedModule<'_>, name: &str) {
     for attribute in attributes {
         LLVMAddAttributeAtIndex(declaration, LLVMAttributeFunctionIndex, attribute);
     }
-    LLVMReplaceAllUsesWith(function, declaration);
-    LLVMDeleteFunction(function);
+    Some(declaration)
 }
 
 #[cfg(test)]

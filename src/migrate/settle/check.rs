@@ -34,6 +34,10 @@ pub(super) struct Passed {
     pub(super) flat_regressions: Vec<FlatRegression>,
     /// Kept with `--allow-unverified` although not proven equivalent: why.
     pub(super) unverified: Option<String>,
+    /// How the kernels were proven equivalent.
+    pub(super) proof: Option<crate::report::ProofMethod>,
+    /// Changed functions proven on their own (their kernels call them opaquely).
+    pub(super) proven_functions: Vec<String>,
 }
 
 /// Checks already made, kept across rounds of planning (see `Checker::check`).
@@ -58,6 +62,23 @@ pub(super) struct Checker<'a> {
     pub(super) files: Vec<BTreeSet<PathBuf>>,
     /// Per unit: the kernels that run a function any of its sets changes (the others cannot differ).
     pub(super) kernels: Vec<BTreeSet<String>>,
+    /// Per unit: the functions it defines in a file other units read too
+    /// (link names): a proof of one of them on its own serves them all.
+    pub(super) shared_functions: Vec<BTreeSet<String>>,
+}
+
+/// Per unit, the link names of the functions it defines in a file another unit reads too.
+fn shared_functions(units: &[Unit], files: &[BTreeSet<PathBuf>]) -> Vec<BTreeSet<String>> {
+    let mut readers: HashMap<&std::path::Path, usize> = HashMap::new();
+    for path in files.iter().flatten() {
+        *readers.entry(path.as_path()).or_default() += 1;
+    }
+    let shared = |unit: &Unit, f: &crate::syntax::Function| readers.get(unit.canonical(f.pos.file)).is_some_and(|n| *n > 1);
+    (units.iter())
+        .map(|unit| {
+            (unit.syntax.functions.iter()).filter(|f| f.is_definition && shared(unit, f)).map(|f| f.link_name.clone()).collect()
+        })
+        .collect()
 }
 
 /// What a unit's results are compared with, compiled once (when verification first needs it).
@@ -96,6 +117,8 @@ fn kernels_changed<'s>(unit: &Unit, plan: &Plan, sets: impl Iterator<Item = &'s 
 impl<'a> Checker<'a> {
     pub(super) fn new(units: &'a [Unit], plan: &'a Plan, options: &'a MigrateOptions, memo: &'a Memo) -> Checker<'a> {
         let target_flags = options.target.std_flags();
+        let files: Vec<BTreeSet<PathBuf>> =
+            units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect();
         Checker {
             memo,
             units,
@@ -103,8 +126,9 @@ impl<'a> Checker<'a> {
             options,
             target_args: units.iter().map(|u| u.compile.clang_args(Some(&target_flags))).collect(),
             result_args: units.iter().map(|u| u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE)).collect(),
-            files: units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect(),
             kernels: units.iter().zip(&plan.unit_sets).map(|(unit, sets)| kernels_changed(unit, plan, sets.iter())).collect(),
+            shared_functions: shared_functions(units, &files),
+            files,
         }
     }
 
@@ -146,8 +170,9 @@ impl<'a> Checker<'a> {
         let only = Some(&self.kernels[u]);
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
         let name = unit.input.to_string_lossy();
-        let found = crate::verify::compile_for_equivalence(&unit.input, &as_read, &BTreeMap::new())
-            .and_then(|original| crate::verify::compare_compiled(context, &original, &baseline.bitcode, &name, only));
+        let found = crate::verify::compile_for_equivalence(&unit.input, &as_read, &BTreeMap::new()).and_then(|original| {
+            crate::verify::compare_compiled(context, &original, &baseline.bitcode, &name, only, &Default::default())
+        });
         match found {
             Ok(found) => found.different.first().map(|d| {
                 format!(
@@ -191,7 +216,7 @@ impl<'a> Checker<'a> {
         if let Some(known) = self.memo.results.lock().ok().and_then(|r| r.get(&key).cloned()) {
             return known;
         }
-        let result = self.check_replaced(context, u, original, &replaced);
+        let result = self.check_replaced(context, u, original, &replaced, &self.proof_scope(u, sets));
         if let (Some(baseline), Ok(mut baselines)) = (original.as_ref(), self.memo.baselines.lock()) {
             baselines.entry(baseline_key).or_insert_with(|| Some(baseline.clone()));
         }
@@ -201,12 +226,30 @@ impl<'a> Checker<'a> {
         result
     }
 
+    /// Which changed functions of unit `u` checked with `sets` may be proven
+    /// on their own: those other units share, and for the merges among
+    /// `sets` that it sees, each member's link name -> the survivor's after
+    /// the merge (a mangled name left out: its new mangling is clang's to say).
+    fn proof_scope(&self, u: UnitId, sets: &BTreeSet<SetId>) -> crate::verify::ProofScope {
+        let mut merged = BTreeMap::new();
+        for (merge, set) in &self.plan.merges {
+            let survivor = merge.members.first().map(|m| m.link_name.as_str()).unwrap_or("_Z");
+            if sets.contains(set) && merge.units.contains(&u) && !survivor.starts_with("_Z") {
+                for member in &merge.members {
+                    merged.insert(member.link_name.clone(), merge.name.clone());
+                }
+            }
+        }
+        crate::verify::ProofScope { merged, shared: self.shared_functions[u].clone() }
+    }
+
     pub(super) fn check_replaced(
         &self,
         context: &Context,
         u: UnitId,
         original: &mut Original,
         replaced: &BTreeMap<PathBuf, Vec<u8>>,
+        scope: &crate::verify::ProofScope,
     ) -> Result<Passed, Failure> {
         let unit = &self.units[u];
         let target = self.options.target.name();
@@ -229,7 +272,7 @@ impl<'a> Checker<'a> {
                 let after =
                     crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(verify_failed)?;
                 let name = unit.input.to_string_lossy();
-                crate::verify::compare_compiled(context, &before.bitcode, &after, &name, only).map_err(|e| e.to_string())
+                crate::verify::compare_compiled(context, &before.bitcode, &after, &name, only, scope).map_err(|e| e.to_string())
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
@@ -247,13 +290,17 @@ impl<'a> Checker<'a> {
             }),
             Err(message) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
         };
-        let (flat_regressions, differing) = match compared {
-            Ok(found) => (found.flat_regressions, found.different.into_iter().map(|d| d.kernel).collect()),
-            Err(_) => (Vec::new(), BTreeSet::new()),
+        let (flat_regressions, differing, proof, proven_functions) = match compared {
+            Ok(found) => {
+                let proof = Some(crate::report::ProofMethod::of(&found));
+                (found.flat_regressions, found.different.into_iter().map(|d| d.kernel).collect(), proof, found.proven_functions)
+            }
+            Err(_) => (Vec::new(), BTreeSet::new(), None, Vec::new()),
         };
+        let passed = |unverified| Passed { flat_regressions, unverified, proof, proven_functions };
         match difference {
-            None => Ok(Passed { flat_regressions, unverified: None }),
-            Some(detail) if self.options.allow_unverified => Ok(Passed { flat_regressions, unverified: Some(detail) }),
+            None => Ok(passed(None)),
+            Some(detail) if self.options.allow_unverified => Ok(passed(Some(detail))),
             Some(detail) => Err(Failure { why: Withdrawal { reason: Code::NotEquivalent, detail }, differing }),
         }
     }

@@ -41,6 +41,8 @@ pub struct Settled {
     pub unverified: BTreeSet<SetId>,
     pub errors: Vec<FileError>,
     pub warnings: Vec<Warning>,
+    /// How each unit keeping changes was proven equivalent.
+    pub proofs: Vec<crate::report::UnitProof>,
 }
 
 impl Settled {
@@ -319,6 +321,10 @@ impl Settler<'_> {
             if let Some(detail) = &passed.unverified {
                 self.out.warnings.push(Warning::new(path.clone(), format!("kept unverified: {detail}")));
                 self.out.unverified.extend(sets.iter().copied());
+            }
+            if let Some(method) = passed.proof {
+                let (unit, functions) = (self.checker.units[u].label(), passed.proven_functions.clone());
+                self.out.proofs.push(crate::report::UnitProof { unit, method, functions });
             }
         }
     }

@@ -1,0 +1,209 @@
+//! Function-level proofs: a changed function proven once, by content, then
+//! called opaquely from every kernel that runs it.
+//!
+//! A kernel is compared with its helpers inlined, so a helper a migration
+//! changed in a header every unit includes was optimised again inside
+//! every kernel of every unit. Instead, each function both sides define
+//! differently is proven on its own first: a wrapper kernel calls it as the
+//! original's callers did (`wrappers.rs`), both wrappers go through the
+//! equivalence pipeline, and equal canonical wrappers prove that the
+//! result's function, given the original's pointers cast to generic, does
+//! what the original's did. The kernels then call it as a declaration on
+//! both sides, and compare their calls by name and arguments
+//! (`canonical.rs`): a kernel's proof goes through its callees'.
+//!
+//! A proof depends on the texts of the function and of everything it runs
+//! on both sides, and the declarations of the data they name (`ProofKey`):
+//! the verdict is kept by that key for the whole batch (the session), so
+//! units including the same header prove its functions once. Only
+//! functions defined in a file other units read too are proven so
+//! (`ProofScope`): a function only one unit runs costs less inlined. Which
+//! those are is the plan's to say, so the report says the same whatever
+//! order the checks run in. A function
+//! the proof does not apply to (its signature changed otherwise, or it
+//! reaches a kernel), or whose proof fails, is inlined as before; a kernel
+//! still differing is compared again with every helper inlined, and that
+//! verdict stands.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, OnceLock};
+
+use super::opaque::{Candidate, ProofKey};
+use super::{canonical, opaque, pipeline, wrappers};
+use crate::lower::{load, Context};
+
+/// Verdicts by key, for the batch.
+fn verdicts() -> &'static Mutex<HashMap<ProofKey, bool>> {
+    static VERDICTS: OnceLock<Mutex<HashMap<ProofKey, bool>>> = OnceLock::new();
+    VERDICTS.get_or_init(Default::default)
+}
+
+/// Forgets every verdict (the session's end).
+pub(crate) fn clear() {
+    if let Ok(mut verdicts) = verdicts().lock() {
+        *verdicts = HashMap::new();
+    }
+}
+
+/// Which of the `changed` functions of a check (original and result
+/// bitcode) are proven on their own: kept verdicts, and proofs made now for
+/// the others (kept too).
+pub(super) fn proven(context: &Context, original: &[u8], migrated: &[u8], name: &str, changed: Vec<Candidate>) -> Vec<Candidate> {
+    let known: Vec<Option<bool>> = match verdicts().lock() {
+        Ok(verdicts) => changed.iter().map(|c| verdicts.get(&c.key).copied()).collect(),
+        Err(_) => return Vec::new(),
+    };
+    let to_prove: Vec<(String, String)> = (changed.iter().zip(&known))
+        .filter(|(_, known)| known.is_none())
+        .map(|(c, _)| (c.original.clone(), c.result.clone()))
+        .collect();
+    let made = if to_prove.is_empty() {
+        BTreeSet::new()
+    } else {
+        crate::timings::time("verify: function proofs", || prove(context, original, migrated, name, &to_prove))
+    };
+    let mut out = Vec::new();
+    let mut unproven = BTreeSet::new();
+    let mut verdicts = verdicts().lock().ok();
+    for (candidate, known) in changed.into_iter().zip(known) {
+        let verdict = known.unwrap_or_else(|| made.contains(&candidate.original));
+        if let Some(verdicts) = verdicts.as_mut() {
+            verdicts.insert(candidate.key.clone(), verdict);
+        }
+        if verdict {
+            out.push(candidate);
+        } else {
+            unproven.insert(candidate.result);
+        }
+    }
+    // The result's function is declared for all its callers or none: one
+    // original it replaces left inlined (a merged member not proven) would
+    // compare its body with a call.
+    out.retain(|c| !unproven.contains(&c.result));
+    out
+}
+
+/// Proves the `pairs` (original function, the result's function replacing
+/// it) on fresh copies of both modules: the kernels dropped, the data made
+/// declarations, a wrapper per pair, every function defined alike kept
+/// out; returns the original functions proven.
+fn prove(context: &Context, original: &[u8], migrated: &[u8], name: &str, pairs: &[(String, String)]) -> BTreeSet<String> {
+    let attempt = || -> Option<BTreeSet<String>> {
+        let mut before = load(context, original, name).ok()?;
+        let mut after = load(context, migrated, name).ok()?;
+        for module in [&mut before, &mut after] {
+            pipeline::keep_only_kernels(module, &BTreeSet::new());
+            wrappers::without_initialisers(module);
+        }
+        let wrapped = wrappers::add_wrappers(&mut before, &mut after, pairs);
+        if wrapped.is_empty() {
+            return Some(BTreeSet::new());
+        }
+        let merged = wrapped.iter().cloned().collect();
+        opaque::share_identical(&mut before, &mut after, &merged);
+        pipeline::optimise_for_equivalence(&mut before).ok()?;
+        pipeline::optimise_for_equivalence(&mut after).ok()?;
+        let found = super::compare(&canonical::canonical_kernels(&mut before), &canonical::canonical_kernels(&mut after));
+        let equal: BTreeSet<&str> = found.equal.iter().filter_map(|k| k.strip_prefix(wrappers::WRAPPER_PREFIX)).collect();
+        Some(wrapped.into_iter().map(|(original, _)| original).filter(|f| equal.contains(f.as_str())).collect())
+    };
+    attempt().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crate::lower::Context;
+    use crate::options::{CompileOptions, Target};
+    use crate::verify::{compare_compiled, compile_for_equivalence, Equivalence, ProofScope, EQUIVALENCE_TRIPLE};
+
+    /// Compiles `original` as OpenCL C 1.2 and `migrated` as 2.0 (laid over
+    /// it) for the equivalence triple, and compares them twice, as two units
+    /// including the same code would (the second reusing the first's
+    /// proofs): the second's verdict, and the first's proven functions.
+    /// Needs clang-19: fails, never skips, without it.
+    fn compared(original: &str, migrated: &str, merged: &[(&str, &str)], shared: &[&str]) -> (Equivalence, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("unit.cl");
+        std::fs::write(&path, original).unwrap();
+        let options = CompileOptions::default();
+        let replaced = BTreeMap::from([(path.clone(), migrated.as_bytes().to_vec())]);
+        let compile = |args: &[String], replaced: &BTreeMap<_, _>| {
+            compile_for_equivalence(&path, args, replaced)
+                .expect("both sides compile (clang-19 must be installed: scripts/setup)")
+        };
+        let before = compile(&options.clang_args_for(None, EQUIVALENCE_TRIPLE), &BTreeMap::new());
+        let after = compile(&options.clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE), &replaced);
+        let scope = ProofScope {
+            merged: merged.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+            shared: shared.iter().map(|s| s.to_string()).collect(),
+        };
+        let context = Context::create();
+        let first = compare_compiled(&context, &before, &after, "unit.cl", None, &scope).unwrap();
+        (compare_compiled(&context, &before, &after, "unit.cl", None, &scope).unwrap(), first.proven_functions)
+    }
+
+    /// `helpers`, then a kernel given `__global` and `__local` memory making `calls`.
+    fn with_kernel(helpers: &str, calls: &str) -> String {
+        format!("{helpers}\n__kernel void k(__global int *g, __local int *l) {{\n  l[0] = g[1];\n{calls}}}\n")
+    }
+
+    #[test]
+    fn a_changed_helper_others_share_is_proven_once_and_called_opaquely() {
+        let original = with_kernel(
+            "int fp_scale(__global const int *p, int i) { int s = 0; for (int j = 0; j < i; j++) s += p[j] * 3; return s; }",
+            "  g[0] = fp_scale(g, 4) + fp_scale(g + 2, 3);\n",
+        );
+        let migrated = original.replace("int fp_scale(__global const int *p", "int fp_scale(const int *p");
+        // Only one unit's: inlined.
+        let (alone, _) = compared(&original, &migrated, &[], &[]);
+        assert!(alone.different.is_empty() && alone.proven_functions.is_empty(), "{alone:?}");
+        // Shared: proven on its own, and the kernel calls it (an offset pointer too), twice alike.
+        let (found, first) = compared(&original, &migrated, &[], &["fp_scale"]);
+        assert!(found.different.is_empty(), "{found:?}");
+        assert_eq!((found.proven_functions, first), (vec!["fp_scale".to_string()], vec!["fp_scale".to_string()]));
+        assert!(!found.whole_kernels);
+    }
+
+    #[test]
+    fn a_helper_reading_the_size_of_its_pointer_is_not_proven() {
+        // A `__local` pointer is 4 bytes at amdgcn, a generic one 8.
+        let original = with_kernel("int fp_width(__local int *p) { return (int) sizeof(p) + p[0]; }", "  g[0] = fp_width(l);\n");
+        let migrated = original.replace("int fp_width(__local int *p)", "int fp_width(int *p)");
+        let (found, _) = compared(&original, &migrated, &[], &["fp_width"]);
+        assert!(found.proven_functions.is_empty(), "{found:?}");
+        assert_eq!(found.different.len(), 1, "{found:?}");
+    }
+
+    #[test]
+    fn a_merge_whose_behaviour_changes_in_one_callers_space_is_not_proven() {
+        // The survivor does what the `__global` member did; the `__local` member added one.
+        let original = with_kernel(
+            "int fp_first_g(__global int *p) { return p[0]; }\nint fp_first_l(__local int *p) { return p[0] + 1; }",
+            "  g[0] = fp_first_g(g) + fp_first_l(l);\n",
+        );
+        let migrated = with_kernel("int fp_first(int *p) { return p[0]; }", "  g[0] = fp_first(g) + fp_first(l);\n");
+        let merged = [("fp_first_g", "fp_first"), ("fp_first_l", "fp_first")];
+        let members = ["fp_first_g", "fp_first_l"];
+        let (found, _) = compared(&original, &migrated, &merged, &members);
+        assert!(found.proven_functions.is_empty(), "{found:?}");
+        assert_eq!(found.different.len(), 1, "{found:?}");
+        // The same merge of members that did the same is proven, both spaces.
+        let original = original.replace("p[0] + 1", "p[0]");
+        let (found, _) = compared(&original, &migrated, &merged, &members);
+        assert!(found.different.is_empty(), "{found:?}");
+        assert_eq!(found.proven_functions, members);
+    }
+
+    #[test]
+    fn a_pointer_given_from_another_space_than_proven_is_caught() {
+        // Proven for `__global` pointers (as the original took them), then
+        // called with a `__local` one: equal pointers now, never before.
+        let original =
+            with_kernel("int fp_same(__global int *a, __global int *b) { return a == b; }", "  g[0] = fp_same(g, g + 1);\n");
+        let migrated = with_kernel("int fp_same(int *a, int *b) { return a == b; }", "  g[0] = fp_same(g, l);\n");
+        let (found, _) = compared(&original, &migrated, &[], &["fp_same"]);
+        assert_eq!(found.different.len(), 1, "{found:?}");
+    }
+}
