@@ -193,14 +193,12 @@ fn compare_modules(
 ) -> Result<(Equivalence, usize), VerifyError> {
     let mut before = loaded(context, original, name, only)?;
     let mut after = loaded(context, migrated, name, only)?;
-    let no_merges = BTreeMap::new();
     let (shared, proven) = match kept_out {
         KeptOut::Nothing => (0, Vec::new()),
-        KeptOut::Alike => (opaque::share_identical(&mut before, &mut after, &no_merges).shared, Vec::new()),
+        KeptOut::Alike => (opaque::share_identical(&mut before, &mut after, &ProofScope::default()).shared, Vec::new()),
         KeptOut::ProvenAndAlike(scope) => {
-            let sharing = opaque::share_identical(&mut before, &mut after, &scope.merged);
-            let changed = sharing.changed.into_iter().filter(|c| scope.shared.contains(&c.original)).collect();
-            let proven = functions::proven(context, original, migrated, name, changed);
+            let sharing = opaque::share_identical(&mut before, &mut after, scope);
+            let proven = functions::proven(context, original, migrated, name, sharing.changed);
             opaque::declare_proven(&mut before, &mut after, &proven);
             (sharing.shared, proven)
         }

@@ -23,6 +23,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::LLVMAttributeFunctionIndex;
 
 use super::canonical::canonical_type_names;
+use super::ProofScope;
 use crate::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 extern "C" {
@@ -113,12 +114,8 @@ struct Fingerprint {
 
 /// Drops the body of every non-kernel function defined alike in `original`
 /// and `migrated`, on both sides; returns how many, and the functions
-/// defined differently (`merged`: original link name -> the result's function replacing it).
-pub(super) fn share_identical(
-    original: &mut LoadedModule<'_>,
-    migrated: &mut LoadedModule<'_>,
-    merged: &std::collections::BTreeMap<String, String>,
-) -> Sharing {
+/// `scope` lets be proven on their own that are defined differently.
+pub(super) fn share_identical(original: &mut LoadedModule<'_>, migrated: &mut LoadedModule<'_>, scope: &ProofScope) -> Sharing {
     // SAFETY: both modules are alive and not otherwise borrowed; every
     // handle comes from them; strings LLVM allocates are disposed of.
     unsafe {
@@ -142,7 +139,7 @@ pub(super) fn share_identical(
                 shared.remove(name);
             }
         }
-        let changed = changed(&before, &after, &shared, merged);
+        let changed = changed(&before, &after, &shared, scope);
         for name in &shared {
             declare_only(original, name, &format!("{SHARED_PREFIX}{name}"));
             declare_only(migrated, name, &format!("{SHARED_PREFIX}{name}"));
@@ -151,9 +148,10 @@ pub(super) fn share_identical(
     }
 }
 
-/// The functions of the original (that the kernels reach) not shared, with
-/// the result's function replacing them (the same name, or the survivor
-/// `merged` names) when the kernels reach it, each with a key: the texts of
+/// The functions of the original (that the kernels reach) that `scope`
+/// lets be proven and that are not shared, with the result's function
+/// replacing them (the same name, or the survivor of a merge) when the
+/// kernels reach it, each with a key: the texts of
 /// both and of everything they call, to the leaves. Two checks giving a
 /// pair the same key would prove it alike, so a proof is kept by that key.
 /// A function reaching a kernel (whose text `fingerprints` does not keep) is none.
@@ -161,7 +159,7 @@ fn changed(
     before: &HashMap<String, Fingerprint>,
     after: &HashMap<String, Fingerprint>,
     shared: &HashSet<&String>,
-    merged: &std::collections::BTreeMap<String, String>,
+    scope: &ProofScope,
 ) -> Vec<Candidate> {
     let closure = |side: &HashMap<String, Fingerprint>, name: &String| {
         let mut seen = std::collections::BTreeMap::new();
@@ -176,9 +174,9 @@ fn changed(
         Some(seen)
     };
     let mut out: Vec<Candidate> = (before.keys())
-        .filter(|name| !shared.contains(name))
+        .filter(|name| scope.shared.contains(*name) && !shared.contains(name))
         .filter_map(|name| {
-            let result = merged.get(name).filter(|r| after.contains_key(*r)).unwrap_or(name);
+            let result = scope.merged.get(name).filter(|r| after.contains_key(*r)).unwrap_or(name);
             let key = (name.clone(), result.clone(), closure(before, name)?, closure(after, result)?);
             Some(Candidate { original: name.clone(), result: result.clone(), key })
         })

@@ -229,7 +229,7 @@ fn a_helper_the_same_on_both_sides_stays_a_call_unless_its_callees_differ() {
     let shared = |migrated: &[u8]| {
         let mut a = load(&context, &before, "a").unwrap();
         let mut b = load(&context, migrated, "b").unwrap();
-        opaque::share_identical(&mut a, &mut b, &BTreeMap::new()).shared
+        opaque::share_identical(&mut a, &mut b, &ProofScope::default()).shared
     };
     // `rounds`, `scaled` and `outer` are the same; `get` differs.
     assert_eq!(shared(&compile(&generic, &after_args)), 3);
