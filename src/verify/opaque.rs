@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::LLVMAttributeFunctionIndex;
+use llvm_sys::{LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex};
 
 use super::canonical::canonical_type_names;
 use super::ProofScope;
@@ -264,29 +264,40 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, Fingerp
 /// SAFETY: `function` is a defined function of a live module.
 unsafe fn named_globals(function: LLVMValueRef) -> Vec<LLVMValueRef> {
     let mut found = Vec::new();
+    for inst in instructions(function) {
+        let mut pending: Vec<LLVMValueRef> =
+            (0..LLVMGetNumOperands(inst).max(0) as u32).map(|i| LLVMGetOperand(inst, i)).collect();
+        while let Some(value) = pending.pop() {
+            if value.is_null() {
+                continue;
+            }
+            if !LLVMIsAGlobalVariable(value).is_null() {
+                if !found.contains(&value) {
+                    found.push(value);
+                }
+            } else if !LLVMIsAConstantExpr(value).is_null() {
+                pending.extend((0..LLVMGetNumOperands(value).max(0) as u32).map(|i| LLVMGetOperand(value, i)));
+            }
+        }
+    }
+    found
+}
+
+/// `function`'s instructions, block by block.
+///
+/// SAFETY: `function` is a defined function of a live module.
+unsafe fn instructions(function: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
     let mut block = LLVMGetFirstBasicBlock(function);
     while !block.is_null() {
         let mut inst = LLVMGetFirstInstruction(block);
         while !inst.is_null() {
-            let mut pending: Vec<LLVMValueRef> =
-                (0..LLVMGetNumOperands(inst).max(0) as u32).map(|i| LLVMGetOperand(inst, i)).collect();
-            while let Some(value) = pending.pop() {
-                if value.is_null() {
-                    continue;
-                }
-                if !LLVMIsAGlobalVariable(value).is_null() {
-                    if !found.contains(&value) {
-                        found.push(value);
-                    }
-                } else if !LLVMIsAConstantExpr(value).is_null() {
-                    pending.extend((0..LLVMGetNumOperands(value).max(0) as u32).map(|i| LLVMGetOperand(value, i)));
-                }
-            }
+            out.push(inst);
             inst = LLVMGetNextInstruction(inst);
         }
         block = LLVMGetNextBasicBlock(block);
     }
-    found
+    out
 }
 
 /// A program-scope variable as a declaration reads: name, space, type,
@@ -316,22 +327,11 @@ unsafe fn name_of(value: LLVMValueRef) -> String {
 ///
 /// SAFETY: `function` is a defined function of a live module.
 unsafe fn defined_callees(function: LLVMValueRef) -> Vec<LLVMValueRef> {
-    let mut callees = Vec::new();
-    let mut block = LLVMGetFirstBasicBlock(function);
-    while !block.is_null() {
-        let mut inst = LLVMGetFirstInstruction(block);
-        while !inst.is_null() {
-            if !LLVMIsACallInst(inst).is_null() {
-                let callee = LLVMGetCalledValue(inst);
-                if !LLVMIsAFunction(callee).is_null() && LLVMCountBasicBlocks(callee) > 0 {
-                    callees.push(callee);
-                }
-            }
-            inst = LLVMGetNextInstruction(inst);
-        }
-        block = LLVMGetNextBasicBlock(block);
-    }
-    callees
+    (instructions(function).into_iter())
+        .filter(|inst| !LLVMIsACallInst(*inst).is_null())
+        .map(|call| LLVMGetCalledValue(call))
+        .filter(|callee| !LLVMIsAFunction(*callee).is_null() && LLVMCountBasicBlocks(*callee) > 0)
+        .collect()
 }
 
 /// A printed IR line without what is numbered per module: metadata
@@ -399,11 +399,29 @@ unsafe fn declare_with_type(module: &mut LoadedModule<'_>, name: &str, declared:
             .collect();
         let replacement = LLVMBuildCall2(builder, declared_type, declaration, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
         LLVMSetInstructionCallConv(replacement, LLVMGetInstructionCallConv(call));
+        copy_call_attributes(call, replacement, params.len());
         LLVMReplaceAllUsesWith(call, replacement);
         LLVMInstructionEraseFromParent(call);
     }
     LLVMDisposeBuilder(builder);
     LLVMDeleteFunction(function);
+}
+
+/// The call-site attributes of `from` (the function's, the result's and
+/// each of `params` parameters') given to `to`, so the call claims what
+/// clang's call claimed.
+///
+/// SAFETY: both are calls of a live module, with `params` arguments each.
+unsafe fn copy_call_attributes(from: LLVMValueRef, to: LLVMValueRef, params: usize) {
+    let indices = [LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex].into_iter().chain(1..=params as u32);
+    for index in indices {
+        let count = LLVMGetCallSiteAttributeCount(from, index);
+        let mut attributes: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); count as usize];
+        LLVMGetCallSiteAttributes(from, index, attributes.as_mut_ptr());
+        for attribute in attributes {
+            LLVMAddCallSiteAttribute(to, index, attribute);
+        }
+    }
 }
 
 /// `name`'s definition in the module.
