@@ -165,7 +165,9 @@ pub struct Function {
     pub extent: ByteRange,
     pub in_macro: Option<String>,
     pub param_count: u32,
-    pub pointers: Vec<PointerDecl>,
+    /// Shared: a decision about one holds it too, and a header function
+    /// replayed in many units holds the same ones.
+    pub pointers: Vec<std::sync::Arc<PointerDecl>>,
     /// A helper definition's tokens as written (comments left out), to find
     /// definitions that differ only in address spaces; empty for kernels,
     /// prototypes and helpers using a macro the unit defines twice. Shared:

@@ -60,7 +60,7 @@ pub struct DeclDecision {
     pub link_name: String,
     pub kernel: bool,
     #[serde(skip)]
-    pub decl: PointerDecl,
+    pub decl: std::sync::Arc<PointerDecl>,
     pub node: Node,
     #[serde(flatten)]
     pub decision: Decision,
@@ -111,7 +111,7 @@ enum Role {
 /// One pointer declaration of a definition, with how it stands.
 struct Entry<'u> {
     function: &'u Function,
-    decl: &'u PointerDecl,
+    decl: &'u std::sync::Arc<PointerDecl>,
     node: Node,
     role: Role,
 }

@@ -26,14 +26,14 @@ impl Walker<'_, '_> {
         // Tokens before the name: specifiers and the return type.
         let head: Vec<RawToken> = tokens.iter().take_while(|t| t.start.offset < loc.offset).cloned().collect();
         let is_kernel = self.spells_kernel(&head);
-        let mut pointers: Vec<PointerDecl> = self.return_decl(c, &head, pos, &in_macro).into_iter().collect();
+        let mut pointers: Vec<Arc<PointerDecl>> = self.return_decl(c, &head, pos, &in_macro).into_iter().map(Arc::new).collect();
         let children = c.children();
         let param_count = self.params(&children, &mut pointers);
         let is_definition = c.is_definition();
         if is_definition {
             let body: Vec<Cursor> = children.into_iter().filter(|k| k.kind() != CursorKind::ParmDecl).collect();
             let locals = self.locals(body, &link_name, &in_macro);
-            pointers.extend(locals);
+            pointers.extend(locals.into_iter().map(Arc::new));
         }
         // A helper that uses a macro defined twice (directly or through other macros) may mean
         // something else than a copy spelled the same: it is not compared (left empty).
@@ -91,13 +91,13 @@ impl Walker<'_, '_> {
     }
 
     /// The parameters' pointer declarations, into `pointers`; returns how many parameters there are.
-    fn params(&mut self, children: &[Cursor], pointers: &mut Vec<PointerDecl>) -> u32 {
+    fn params(&mut self, children: &[Cursor], pointers: &mut Vec<Arc<PointerDecl>>) -> u32 {
         let mut param_count = 0;
         for child in children.iter().filter(|k| k.kind() == CursorKind::ParmDecl) {
             let index = param_count;
             param_count += 1;
             if let Some(decl) = self.pointer_decl(child, DeclKind::Param(index)) {
-                pointers.push(decl);
+                pointers.push(Arc::new(decl));
             }
         }
         param_count

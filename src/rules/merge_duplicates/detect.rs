@@ -211,7 +211,7 @@ fn read_only_of(f: &Function) -> Vec<bool> {
         d.levels.first().is_some_and(|l| l.space == Space::Constant)
             || crate::syntax::says_const(d.type_text.split('*').next().unwrap_or(""))
     };
-    f.pointers.iter().filter(|d| d.array.is_none()).map(pointee_const).collect()
+    f.pointers.iter().filter(|d| d.array.is_none()).map(|d| pointee_const(d)).collect()
 }
 
 /// A unit's definitions partitioned into classes of duplicates: identical
