@@ -172,6 +172,10 @@ impl Walker<'_, '_> {
                 tokens.into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
             identifiers.sort();
             identifiers.dedup();
+            // Collected in place, the list kept the tokens' whole buffer
+            // (every token of the range, several times a name's size) for
+            // as long as the unit lives.
+            identifiers.shrink_to_fit();
             self.syntax.skipped.push(SkippedRange { range, first_line, identifiers, escaping, spells_constant });
         }
         self.syntax.skipped.sort_by_key(|s| s.range);
