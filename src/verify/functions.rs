@@ -19,11 +19,11 @@
 //! functions defined in a file other units read too are proven so
 //! (`ProofScope`): a function only one unit runs costs less inlined. Which
 //! those are is the plan's to say, so the report says the same whatever
-//! order the checks run in. A function
-//! the proof does not apply to (its signature changed otherwise, or it
-//! reaches a kernel), or whose proof fails, is inlined as before; a kernel
-//! still differing is compared again with every helper inlined, and that
-//! verdict stands.
+//! order the checks run in. A function the proof does not apply to (its
+//! signature changed otherwise, or it reaches a kernel), or whose proof
+//! fails, is inlined as before; a kernel still differing is compared again
+//! with the changed helpers inlined, then with every helper inlined, and
+//! that verdict stands (`verify::compare_compiled`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, OnceLock};
