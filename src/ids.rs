@@ -153,9 +153,6 @@ impl<K: Ord + Clone> UnionFind<K> {
     }
 }
 
-/// `items` as a shared slice: the equal one already in `kept`, else a new
-/// one, kept there. Facts every unit including a header repeats are held
-/// once per batch this way.
 /// A value's hash, for keys kept by content within a process (`DefaultHasher`'s
 /// fixed keys: the same value hashes alike in every run of the same build).
 pub fn hash_of(value: &impl Hash) -> u64 {
@@ -174,6 +171,9 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
     Some((metadata.len(), metadata.modified().ok()?))
 }
 
+/// `items` as a shared slice: the equal one already in `kept`, else a new
+/// one, kept there. Facts every unit including a header repeats are held
+/// once per batch this way.
 pub fn intern<T: Hash + Eq>(kept: &mut HashSet<Arc<[T]>>, items: Vec<T>) -> Arc<[T]> {
     if let Some(same) = kept.get(items.as_slice()) {
         return same.clone();
