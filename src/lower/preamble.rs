@@ -29,10 +29,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use super::in_process;
 use crate::ids::{hash_of, stamp, Stamp};
+use crate::session::Shared;
 
 /// What makes two units' precompiled preambles the same.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -87,16 +88,11 @@ struct Store {
     weights: HashMap<u64, Option<u64>>,
 }
 
-fn store() -> &'static Mutex<Store> {
-    static STORE: OnceLock<Mutex<Store>> = OnceLock::new();
-    STORE.get_or_init(Mutex::default)
-}
+static STORE: Shared<Store> = Shared::new();
 
 /// Deletes every preamble (`crate::session`: when the last batch running ends).
 pub(crate) fn clear() {
-    if let Ok(mut store) = store().lock() {
-        *store = Store::default();
-    }
+    STORE.clear();
 }
 
 /// One compile that may use a precompiled preamble.
@@ -177,7 +173,7 @@ pub(super) fn weigh(hash: u64, main: &Path, read: &[PathBuf]) {
         .filter_map(|path| std::fs::metadata(path).ok())
         .map(|metadata| metadata.len())
         .sum();
-    if let Ok(mut store) = store().lock() {
+    if let Some(mut store) = STORE.lock() {
         store.weights.insert(hash, Some(bytes));
     }
 }
@@ -241,7 +237,7 @@ enum Ready {
 /// builds it if it is heavy enough (`None`: compile whole).
 fn built(request: &Request, key: Key) -> Option<Ready> {
     let (slot, dir) = {
-        let mut store = store().lock().ok()?;
+        let mut store = STORE.lock()?;
         if !store.built.contains_key(&key) {
             let hash = hash_of(&key);
             match store.weights.get(&hash) {

@@ -18,8 +18,9 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
+use crate::session::Shared;
 use crate::syntax::*;
 
 /// What one function's walk added at one stage, to replay.
@@ -62,21 +63,16 @@ struct Store {
     walks: HashMap<Key, Arc<Added>>,
 }
 
-fn store() -> &'static Mutex<Store> {
-    static STORE: OnceLock<Mutex<Store>> = OnceLock::new();
-    STORE.get_or_init(Mutex::default)
-}
+static STORE: Shared<Store> = Shared::new();
 
 /// Drops every shared walk (`crate::session`: when the last batch running ends).
 pub(crate) fn clear() {
-    if let Ok(mut store) = store().lock() {
-        *store = Store::default();
-    }
+    STORE.clear();
 }
 
 /// The walk stored under `key`, if a unit made it.
 pub(super) fn find(key: &Key) -> Option<Arc<Added>> {
-    let found = store().lock().ok()?.walks.get(key).cloned();
+    let found = STORE.lock()?.walks.get(key).cloned();
     #[cfg(test)]
     if found.is_some() {
         tests::HITS.with(|hits| hits.set(hits.get() + 1));
@@ -86,7 +82,7 @@ pub(super) fn find(key: &Key) -> Option<Arc<Added>> {
 
 /// Stores a walk for the units after this one.
 pub(super) fn keep(key: Key, added: Added) {
-    if let Ok(mut store) = store().lock() {
+    if let Some(mut store) = STORE.lock() {
         store.walks.entry(key).or_insert_with(|| Arc::new(added));
     }
 }

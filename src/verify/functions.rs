@@ -26,32 +26,27 @@
 //! that verdict stands (`verify::compare_compiled`).
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Mutex, OnceLock};
 
 use super::opaque::{Candidate, ProofKey};
 use super::{canonical, opaque, pipeline, wrappers};
 use crate::lower::{load, Context};
+use crate::session::Shared;
 
 /// Verdicts by key, for the batch.
-fn verdicts() -> &'static Mutex<HashMap<ProofKey, bool>> {
-    static VERDICTS: OnceLock<Mutex<HashMap<ProofKey, bool>>> = OnceLock::new();
-    VERDICTS.get_or_init(Default::default)
-}
+static VERDICTS: Shared<HashMap<ProofKey, bool>> = Shared::new();
 
 /// Forgets every verdict (the session's end).
 pub(crate) fn clear() {
-    if let Ok(mut verdicts) = verdicts().lock() {
-        *verdicts = HashMap::new();
-    }
+    VERDICTS.clear();
 }
 
 /// Which of the `changed` functions of a check (original and result
 /// bitcode) are proven on their own: kept verdicts, and proofs made now for
 /// the others (kept too).
 pub(super) fn proven(context: &Context, original: &[u8], migrated: &[u8], name: &str, changed: Vec<Candidate>) -> Vec<Candidate> {
-    let known: Vec<Option<bool>> = match verdicts().lock() {
-        Ok(verdicts) => changed.iter().map(|c| verdicts.get(&c.key).copied()).collect(),
-        Err(_) => return Vec::new(),
+    let known: Vec<Option<bool>> = match VERDICTS.lock() {
+        Some(verdicts) => changed.iter().map(|c| verdicts.get(&c.key).copied()).collect(),
+        None => return Vec::new(),
     };
     let to_prove: Vec<(String, String)> = (changed.iter().zip(&known))
         .filter(|(_, known)| known.is_none())
@@ -64,7 +59,7 @@ pub(super) fn proven(context: &Context, original: &[u8], migrated: &[u8], name: 
     };
     let mut out = Vec::new();
     let mut unproven = BTreeSet::new();
-    let mut verdicts = verdicts().lock().ok();
+    let mut verdicts = VERDICTS.lock();
     for (candidate, known) in changed.into_iter().zip(known) {
         let verdict = known.unwrap_or_else(|| made.contains(&candidate.original));
         if let Some(verdicts) = verdicts.as_mut() {
