@@ -231,16 +231,14 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, Fingerp
     let mut pending: Vec<LLVMValueRef> = Vec::new();
     let mut function = LLVMGetFirstFunction(module.module().as_mut_ptr());
     while !function.is_null() {
-        let cc = LLVMGetFunctionCallConv(function);
-        if LLVMCountBasicBlocks(function) > 0 && (cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC) {
+        if LLVMCountBasicBlocks(function) > 0 && is_kernel(function) {
             pending.extend(defined_callees(function));
         }
         function = LLVMGetNextFunction(function);
     }
     while let Some(function) = pending.pop() {
-        let cc = LLVMGetFunctionCallConv(function);
         let name = name_of(function);
-        if cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC || out.contains_key(&name) {
+        if is_kernel(function) || out.contains_key(&name) {
             continue;
         }
         let callees = defined_callees(function);
@@ -359,7 +357,7 @@ fn without_numbering(line: &str) -> String {
 ///
 /// SAFETY: the module is alive.
 unsafe fn declare_only(module: &mut LoadedModule<'_>, name: &str, declared: &str) -> Option<LLVMTypeRef> {
-    let function = defined(module, name)?;
+    let function = defined(module.module().as_mut_ptr(), name)?;
     let function_type = LLVMGlobalGetValueType(function);
     let declaration = declaration_like(module, function, declared, function_type)?;
     LLVMReplaceAllUsesWith(function, declaration);
@@ -374,7 +372,7 @@ unsafe fn declare_only(module: &mut LoadedModule<'_>, name: &str, declared: &str
 ///
 /// SAFETY: the module is alive; `declared_type` is a function type of its context.
 unsafe fn declare_with_type(module: &mut LoadedModule<'_>, name: &str, declared: &str, declared_type: LLVMTypeRef) {
-    let Some(function) = defined(module, name) else { return };
+    let Some(function) = defined(module.module().as_mut_ptr(), name) else { return };
     let calls = callers(function);
     if calls.is_none() || LLVMCountParamTypes(declared_type) != LLVMCountParams(function) {
         declare_only(module, name, declared);
@@ -426,11 +424,18 @@ unsafe fn copy_call_attributes(from: LLVMValueRef, to: LLVMValueRef, params: usi
 
 /// `name`'s definition in the module.
 ///
-/// SAFETY: the module is alive.
-unsafe fn defined(module: &mut LoadedModule<'_>, name: &str) -> Option<LLVMValueRef> {
+/// SAFETY: `module` is alive.
+pub(super) unsafe fn defined(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
     let cname = std::ffi::CString::new(name).ok()?;
-    let function = LLVMGetNamedFunction(module.module().as_mut_ptr(), cname.as_ptr());
+    let function = LLVMGetNamedFunction(module, cname.as_ptr());
     (!function.is_null() && LLVMCountBasicBlocks(function) > 0).then_some(function)
+}
+
+/// Whether `function` is a kernel (SPIR's or amdgcn's calling convention).
+///
+/// SAFETY: `function` is a function of a live module.
+pub(super) unsafe fn is_kernel(function: LLVMValueRef) -> bool {
+    matches!(LLVMGetFunctionCallConv(function), AMDGPU_KERNEL_CC | SPIR_KERNEL_CC)
 }
 
 /// Every call of `function`, when calling is all that is done with it.

@@ -18,7 +18,8 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMTypeKind;
 
-use crate::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
+use super::opaque::{defined, is_kernel};
+use crate::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC};
 
 /// The prefix of a wrapper kernel's name: no `_Z`, no C identifier can spell it.
 pub(super) const WRAPPER_PREFIX: &str = "clasp.proof.";
@@ -44,7 +45,7 @@ pub(super) fn add_wrappers(
             return wrapped;
         }
         for (name, result) in pairs {
-            let (Some(f_before), Some(f_after)) = (defined(before, name), defined(after, result)) else { continue };
+            let (Some(f_before), Some(f_after)) = (helper(before, name), helper(after, result)) else { continue };
             let Some(params) = original_parameters(f_before, f_after) else { continue };
             add_wrapper(before, f_before, name, &params);
             add_wrapper(after, f_after, name, &params);
@@ -57,12 +58,8 @@ pub(super) fn add_wrappers(
 /// `name`, when the module defines it and it is no kernel.
 ///
 /// SAFETY: `module` is alive.
-unsafe fn defined(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
-    let cname = std::ffi::CString::new(name).ok()?;
-    let function = LLVMGetNamedFunction(module, cname.as_ptr());
-    let cc = if function.is_null() { 0 } else { LLVMGetFunctionCallConv(function) };
-    (!function.is_null() && LLVMCountBasicBlocks(function) > 0 && cc != AMDGPU_KERNEL_CC && cc != SPIR_KERNEL_CC)
-        .then_some(function)
+unsafe fn helper(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
+    defined(module, name).filter(|function| !is_kernel(*function))
 }
 
 /// The original's parameter types, when the two definitions differ at most
