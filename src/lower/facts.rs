@@ -1,8 +1,10 @@
 //! A module's facts read per function, then put together: `lower` reads a
-//! unit compiled against its batch's shared preamble (`preamble`), which
-//! holds the unit's functions and the headers' it uses, and completes it
-//! with the other header functions from the preamble compiled alone, as
-//! the unit compiled whole would have them.
+//! unit compiled against its batch's shared preamble (`preamble`), whose
+//! precompiled header declares the headers' functions without their bodies,
+//! so the unit's compile defines its own functions only (a call into a
+//! header function still reads as a call into a defined one), and completes
+//! it with every header function from the preamble compiled alone, as the
+//! unit compiled whole would have them.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -12,7 +14,7 @@ use crate::syntax::Space;
 
 /// Extracts facts from already compiled bitcode or textual IR.
 pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<IrFacts, LoadError> {
-    Ok(Parts::read(context, bytes, name)?.into_facts())
+    Ok(Parts::read(context, bytes, name, &HashSet::new())?.into_facts())
 }
 
 /// One defined or declared function's facts, as its module shows them.
@@ -32,10 +34,20 @@ pub(super) struct FunctionFacts {
 pub(super) struct Parts {
     functions: Vec<FunctionFacts>,
     globals: Vec<(String, Space, u64)>,
+    /// The names of the functions it defines.
+    pub(super) defined: HashSet<String>,
 }
 
 impl Parts {
-    pub(super) fn read(context: &Context, bytes: &[u8], name: &str) -> Result<Parts, LoadError> {
+    /// The parts of the module in `bytes`; `defined_elsewhere` names the
+    /// functions the program defines that the module only declares (a
+    /// shared preamble's, for a unit compiled against it).
+    pub(super) fn read(
+        context: &Context,
+        bytes: &[u8],
+        name: &str,
+        defined_elsewhere: &HashSet<String>,
+    ) -> Result<Parts, LoadError> {
         let module = llvm::load(context, bytes, name)?;
         let mut parts = Parts::default();
         for f in module.functions() {
@@ -58,9 +70,11 @@ impl Parts {
                 declared_callees: Default::default(),
             };
             if f.is_definition {
+                parts.defined.insert(f.name.clone());
+                let trace = trace::FunctionTrace::new(&f, defined_elsewhere);
                 let mut calls = Vec::new();
                 for (callee, defined) in
-                    f.instructions.iter().filter(|i| i.op() == Some(llvm::Op::Call)).filter_map(|i| i.callee())
+                    f.instructions.iter().filter(|i| i.op() == Some(llvm::Op::Call)).filter_map(|i| trace.callee(*i))
                 {
                     if defined {
                         calls.push(callee);
@@ -71,7 +85,6 @@ impl Parts {
                 calls.sort();
                 calls.dedup();
                 facts.function.calls = calls;
-                let trace = trace::FunctionTrace::new(&f);
                 facts.function.locals = trace.locals();
                 facts.flows = trace.flows();
                 facts.written = trace.written_globals();
@@ -153,6 +166,7 @@ pub(super) mod tests {
         void unused_table(__global int *out) { out[0] = pick(table); }\n\
         static void unused_static(__global float *f) { f[0] = 1.0f; }\n\
         inline static void calls_hook(__global int *p) { user_hook(p); }\n\
+        __global int *at(__global int *p, int i) { return p + i; }\n\
         #endif\n";
 
     /// A header heavy enough to precompile (`preamble::WORTH_PRECOMPILING`), as a big codebase's are.
@@ -161,9 +175,10 @@ pub(super) mod tests {
     }
 
     /// Each unit's facts against the shared preamble are those of the unit
-    /// compiled whole; `uses_preamble` says which units can share it. A
-    /// unit's compile against a precompiled header emits the header's
-    /// external functions and those it uses, not its unused `inline static` ones.
+    /// compiled whole; `uses_preamble` says which units can share it. The
+    /// precompiled header holds no function bodies: a unit's compile against
+    /// it defines the unit's own functions only, and every header function's
+    /// facts come from the preamble compiled alone.
     #[test]
     fn facts_against_the_shared_preamble_are_the_whole_units() {
         let _session = crate::session::Session::begin();
@@ -173,10 +188,18 @@ pub(super) mod tests {
         let units = [
             // The first compile of a preamble compiles whole and weighs it: it is precompiled for the second.
             ("a.cl", a, false),
-            // It defines the function a header function calls, and uses that function: its own compile has it.
+            // It defines the function a header function calls, and uses that function: the preamble's
+            // facts of `calls_hook` (an external call) are not this unit's, which compiles whole.
             (
                 "b.cl",
                 "/* unit b: another comment */\n#include \"h.h\"\n\nint user_hook(__global int *p) { return p[0]; }\nkernel void kb(__global int *p) { calls_hook(p); }\n",
+                false,
+            ),
+            // It calls header functions, one returning what it was given: calls into functions the
+            // preamble defines are calls into parameters and results, as if the unit defined them.
+            (
+                "d.cl",
+                "// unit d\n#include \"h.h\"\n\nkernel void kd(__global int *p, __local int *l) { used(p); unused(p, l); __global int *q = at(p, 1); used(q); }\n",
                 true,
             ),
             // It defines `user_hook` without using the `inline static` `calls_hook`: the preamble's facts

@@ -26,6 +26,7 @@ extern "C" {
         argv: *const *const c_char,
         argc: usize,
         main_as: *const c_char,
+        declarations_only: c_int,
         output: *mut *mut c_char,
         output_len: *mut usize,
         messages: *mut *mut c_char,
@@ -71,6 +72,25 @@ pub struct Compiled {
 /// exist: a VFS overlay in `args` must lay `input` over it), so its quoted
 /// includes are looked up in that path's directory.
 pub fn compile(clang: &Path, args: &[String], input: &Path, main_as: Option<&Path>) -> Result<Compiled, ClangError> {
+    compile_with(clang, args, input, main_as, Bodies::Kept)
+}
+
+/// Whether a compile parses function bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bodies {
+    Kept,
+    /// Skipped where clang can (a precompiled header of declarations only).
+    Skipped,
+}
+
+/// `compile`, with function bodies kept or skipped.
+pub fn compile_with(
+    clang: &Path,
+    args: &[String],
+    input: &Path,
+    main_as: Option<&Path>,
+    bodies: Bodies,
+) -> Result<Compiled, ClangError> {
     let mut words = Vec::with_capacity(args.len() + 2);
     words.push(c_string(clang.as_os_str().as_bytes())?);
     for arg in args {
@@ -93,6 +113,7 @@ pub fn compile(clang: &Path, args: &[String], input: &Path, main_as: Option<&Pat
             argv.as_ptr(),
             argv.len(),
             main_as_ptr,
+            c_int::from(bodies == Bodies::Skipped),
             &mut output,
             &mut output_len,
             &mut messages,

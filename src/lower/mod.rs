@@ -149,7 +149,7 @@ fn shared_preamble_use(
         None => std::fs::read(path).ok()?,
     };
     let clang = executable().ok()?;
-    let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, compile_alone: false };
+    let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, facts: false };
     preamble::arguments(&request)
 }
 
@@ -252,9 +252,11 @@ pub fn ir_args(language_args: &[String]) -> Vec<String> {
 
 /// Compiles `path` with `language_args` (from `CompileOptions::clang_args`)
 /// and extracts its facts in `context`. With a precompiled preamble shared
-/// by the batch (`preamble`), the unit's compile holds its own functions
-/// and the headers' it uses; the facts of the headers' other functions come
-/// from the preamble compiled alone, read once per batch.
+/// by the batch (`preamble`), the unit's compile defines its own functions
+/// only (the header's are declared: compiling them again in every unit, with
+/// debug locations in the precompiled header, was most of the compile); the
+/// facts of the headers' functions come from the preamble compiled alone,
+/// read once per batch.
 pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result<IrFacts, LowerError> {
     let args = ir_args(language_args);
     if let Some((facts, _)) = lower_with_preamble(context, path, &args)? {
@@ -266,9 +268,9 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
 
 /// The facts of a unit compiled against its shared preamble (`true`) or, the
 /// first of its preamble, whole, weighing it (`false`); `None` when it has none, or when a
-/// header function the unit does not use calls one the unit defines (its
-/// facts depend on the unit: a flow into a defined function is a parameter,
-/// into a declared one an external call).
+/// header function calls one the unit defines (its facts depend on the
+/// unit: a flow into a defined function is a parameter, into a declared one
+/// an external call).
 fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Result<Option<(IrFacts, bool)>, LowerError> {
     let Ok(text) = std::fs::read(path) else { return Ok(None) };
     let compiled =
@@ -283,7 +285,7 @@ fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Resul
         // Whatever clang says against the shared preamble, the unit compiled whole says it as the user knows it.
         Err(_) => return Ok(None),
     };
-    let own = Parts::read(context, &bitcode, &path.to_string_lossy())?;
+    let own = Parts::read(context, &bitcode, &path.to_string_lossy(), &parts.defined)?;
     Ok(own.completed_by(&parts).map(|parts| (parts.into_facts(), true)))
 }
 
@@ -298,14 +300,14 @@ enum Shared {
 /// The preamble `path` shares, with the facts of its functions read once per batch.
 fn shared_preamble(context: &Context, path: &Path, text: &[u8], args: &[String]) -> Option<Shared> {
     let clang = executable().ok()?;
-    let request = preamble::Request { clang: &clang, main: path, text, args, replaced: &Default::default(), compile_alone: true };
+    let request = preamble::Request { clang: &clang, main: path, text, args, replaced: &Default::default(), facts: true };
     let (extra, built) = match preamble::arguments(&request)? {
         preamble::Use::Shared(extra, built) => (extra, built),
         preamble::Use::Weigh(hash) => return Some(Shared::Weigh(hash)),
     };
     let parts = built.facts.get_or_init(|| {
         let alone = built.alone.as_ref()?;
-        Parts::read(context, alone, &path.to_string_lossy()).ok().map(Arc::new)
+        Parts::read(context, alone, &path.to_string_lossy(), &Default::default()).ok().map(Arc::new)
     });
     Some(Shared::Facts(extra, parts.clone()?))
 }

@@ -46,6 +46,8 @@ struct Key {
     text: Vec<u8>,
     /// Files laid over the disk for the compile (the unit's own main file aside).
     replaced: Vec<(PathBuf, Vec<u8>)>,
+    /// Built for `lower`'s facts (`Request::facts`): declarations only.
+    facts: bool,
 }
 
 /// A precompiled preamble, and what building it also produced.
@@ -55,8 +57,8 @@ pub(super) struct Built {
     /// The VFS overlay laying the preamble's text over its paths in the unit's directory.
     overlay: PathBuf,
     /// The preamble's text compiled as a file of its own with the same
-    /// arguments (`Request::compile_alone`): every function the headers
-    /// define, for the facts of those a unit's compile leaves out.
+    /// arguments (`Request::facts`): every function the headers define, for
+    /// their facts (a unit's compile only declares them).
     pub(super) alone: Option<Vec<u8>>,
     /// The facts of `alone`, read by the first unit that needs them.
     pub(super) facts: OnceLock<Option<Arc<super::Parts>>>,
@@ -108,8 +110,11 @@ pub(super) struct Request<'a> {
     /// The files an overlay in `args` lays over the disk (the main file's
     /// own entry is ignored): the key, since the overlay's path changes.
     pub(super) replaced: &'a BTreeMap<PathBuf, Vec<u8>>,
-    /// Also compile the preamble as a file of its own (for `lower`'s facts).
-    pub(super) compile_alone: bool,
+    /// For `lower`'s facts: the precompiled header declares the headers'
+    /// functions without their bodies, so a unit's compile defines its own
+    /// functions only, and the preamble is also compiled as a file of its
+    /// own, defining every header function (their facts, read once per batch).
+    pub(super) facts: bool,
 }
 
 /// Headers a precompiled preamble must weigh at least (with the compile's
@@ -151,6 +156,7 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
             .filter(|(path, _)| Some(*path) != canonical_main.as_ref() && path.as_path() != main)
             .map(|(path, text)| (path.clone(), text.clone()))
             .collect(),
+        facts: request.facts,
     };
     let built = match built(request, key)? {
         Ready::Built(built) => built,
@@ -266,7 +272,7 @@ fn built(request: &Request, key: Key) -> Option<Ready> {
 }
 
 /// Compiles the preamble's text, as if in the unit's directory, to a
-/// precompiled header (and alone, with `compile_alone`). A VFS overlay lays
+/// precompiled header (and alone, for facts: `Request::facts`). A VFS overlay lays
 /// the text over paths in that directory; no file is written there.
 fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
     std::fs::create_dir_all(dir).ok()?;
@@ -282,7 +288,8 @@ fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
 
     let pch = dir.join("preamble.pch");
     let header_args = with_overlay(header_arguments(request.args, &pch));
-    let compiled = in_process::compile(request.clang, &header_args, &text, Some(&as_header)).ok()?;
+    let bodies = if request.facts { in_process::Bodies::Skipped } else { in_process::Bodies::Kept };
+    let compiled = in_process::compile_with(request.clang, &header_args, &text, Some(&as_header), bodies).ok()?;
     if !compiled.success {
         return None;
     }
@@ -298,7 +305,7 @@ fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
     if read.iter().any(|(_, then)| then.is_none()) {
         return None;
     }
-    let alone = if request.compile_alone {
+    let alone = if request.facts {
         let compiled = in_process::compile(request.clang, &with_overlay(request.args.to_vec()), &text, Some(&as_unit)).ok()?;
         Some(compiled.output).filter(|_| compiled.success)
     } else {

@@ -30,10 +30,14 @@ pub struct FunctionTrace<'a, 'm> {
     temporaries: HashMap<Val<'m>, Vec<Val<'m>>>,
     /// The working directory, for file names as the user gave them.
     cwd: Option<std::path::PathBuf>,
+    /// Functions the program defines outside this module (a shared
+    /// preamble's, which a unit's compile only declares): a call to one is
+    /// a call to a defined function.
+    defined_elsewhere: &'a HashSet<String>,
 }
 
 impl<'a, 'm> FunctionTrace<'a, 'm> {
-    pub fn new(function: &'a FunctionView<'m>) -> Self {
+    pub fn new(function: &'a FunctionView<'m>, defined_elsewhere: &'a HashSet<String>) -> Self {
         let mut declared: HashMap<Val<'m>, (String, u32)> = HashMap::new();
         let mut slots = HashMap::new();
         let mut temporaries: HashMap<Val<'m>, Vec<Val<'m>>> = HashMap::new();
@@ -78,7 +82,23 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
                 }
             }
         }
-        FunctionTrace { function, slots, temporaries, cwd: std::env::current_dir().ok() }
+        FunctionTrace { function, slots, temporaries, cwd: std::env::current_dir().ok(), defined_elsewhere }
+    }
+
+    /// A call's callee, and whether the program defines it (here or elsewhere).
+    pub fn callee(&self, call: Val<'m>) -> Option<(String, bool)> {
+        let (name, defined) = call.callee()?;
+        let defined = defined || self.defined_elsewhere.contains(&name);
+        Some((name, defined))
+    }
+
+    /// A call's result: a defined function's return, else something unknown.
+    fn call_source(&self, call: Val<'m>) -> Source {
+        match self.callee(call) {
+            Some((name, true)) => Source::Decl { node: Node::Return { func: name } },
+            Some((name, false)) => Source::Unknown { what: format!("result of `{}`", demangled_base(&name)) },
+            None => Source::Unknown { what: "indirect call".into() },
+        }
     }
 
     fn node(&self, slot: &Slot) -> Option<Node> {
@@ -123,7 +143,7 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
             }
             Some(Op::Load) => self.collect_load(value, out, seen),
             Some(Op::Call) => {
-                out.insert(call_source(value));
+                out.insert(self.call_source(value));
             }
             Some(Op::IntToPtr) => {
                 out.insert(Source::Unknown { what: "integer cast to pointer".into() });
@@ -229,7 +249,7 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
                 }
                 Some(Op::PtrToInt) => emit(inst.operand(0), Sink::Integer, inst),
                 Some(Op::Call) => {
-                    let Some((callee, defined)) = inst.callee() else { continue };
+                    let Some((callee, defined)) = self.callee(*inst) else { continue };
                     if callee.starts_with("llvm.") {
                         continue;
                     }
@@ -292,14 +312,5 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
             .collect();
         out.sort();
         out
-    }
-}
-
-/// A call's result: a defined function's return, else something unknown.
-fn call_source(value: Val<'_>) -> Source {
-    match value.callee() {
-        Some((name, true)) => Source::Decl { node: Node::Return { func: name } },
-        Some((name, false)) => Source::Unknown { what: format!("result of `{}`", demangled_base(&name)) },
-        None => Source::Unknown { what: "indirect call".into() },
     }
 }

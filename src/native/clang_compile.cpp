@@ -87,8 +87,11 @@ std::shared_ptr<clang::CompilerInvocation> cc1_invocation(llvm::ArrayRef<const c
 // a precompiled header records those as overridden, and no later compile
 // could read it without the same remapping.
 // `read` gets the name of every file the compile found (NUL-terminated each).
-int compile(llvm::ArrayRef<const char *> argv, const char *main_as, llvm::SmallVectorImpl<char> &output,
-            std::string &messages, std::string &read) {
+// With `declarations_only`, function bodies are skipped where clang can
+// (cc1 has no flag for it; clangd sets the same option): a precompiled
+// header built so declares its functions without defining them.
+int compile(llvm::ArrayRef<const char *> argv, const char *main_as, bool declarations_only,
+            llvm::SmallVectorImpl<char> &output, std::string &messages, std::string &read) {
   llvm::raw_string_ostream message_stream(messages);
 
   // Diagnostics of the driver itself (unknown arguments, a missing input).
@@ -110,6 +113,7 @@ int compile(llvm::ArrayRef<const char *> argv, const char *main_as, llvm::SmallV
   invocation->getCodeGenOpts().DisableFree = false;
   // The driver colours diagnostics when stderr is a terminal; these are read, not shown.
   invocation->getDiagnosticOpts().ShowColors = false;
+  if (declarations_only) invocation->getFrontendOpts().SkipFunctionBodies = true;
   if (main_as != nullptr) {
     auto &inputs = invocation->getFrontendOpts().Inputs;
     if (inputs.size() != 1 || !inputs[0].isFile()) {
@@ -153,7 +157,8 @@ extern "C" {
 
 // Compiles with `argv` (argv[0] is the clang executable whose resource
 // directory is used, the input file last, as on a command line), the input
-// compiled as if at `main_as` when that is not null (see `compile`). On return
+// compiled as if at `main_as` when that is not null (see `compile`), function
+// bodies skipped when `declarations_only` is not 0. On return
 // `*read` holds the names of the files the compile found, each NUL-terminated
 // (free with `clasp_clang_free`), and
 // `*output` holds what clang would have written to `-o -` and `*messages` its
@@ -162,7 +167,8 @@ extern "C" {
 // CrashRecoveryContext, as libclang catches parse crashes: best effort, what
 // clang leaves behind after a crash is not guaranteed, so under clasp's
 // supervisor the worker ends at once), 3 when an exception was caught.
-int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_as, char **output, size_t *output_len,
+int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_as, int declarations_only,
+                        char **output, size_t *output_len,
                         char **messages, size_t *messages_len, char **read, size_t *read_len) noexcept {
   *output = nullptr;
   *output_len = 0;
@@ -178,7 +184,8 @@ int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_a
     llvm::CrashRecoveryContext recovery;
     bool finished = recovery.RunSafely([&] {
       try {
-        status = compile(llvm::ArrayRef<const char *>(argv, argc), main_as, produced, text, files);
+        status = compile(llvm::ArrayRef<const char *>(argv, argc), main_as, declarations_only != 0, produced, text,
+                         files);
       } catch (const std::exception &e) {
         status = 3;
         text += std::string("error: clang threw an exception: ") + e.what();
