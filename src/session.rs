@@ -32,6 +32,7 @@ impl Drop for Session {
             if *running == 0 {
                 crate::lower::preamble::clear();
                 crate::parse::clear_shared_walks();
+                crate::parse::clear_shared_preambles();
                 crate::verify::clear_function_proofs();
             }
         }

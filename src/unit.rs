@@ -271,8 +271,7 @@ impl Workbench {
             let args = options.clang_args(Some(&standard.flags));
             // A kernel file's header functions are walked once per batch (not an embedded
             // kernel's: its text is not a file whose changes the batch would see).
-            let preamble = shared.then(|| lower::preamble::identity(input, text, &args)).flatten();
-            let preamble = preamble.map(|(size, identity)| crate::parse::Preamble { size, identity });
+            let preamble = shared.then(|| crate::parse::Preamble::of(input, text, &args)).flatten();
             let syntax = crate::timings::time("parse (libclang)", || self.parser.parse_sharing(input, text, &args, preamble))
                 .map_err(|e| UnitError::Tool { path: display.to_string(), error: ToolError::Parse(e) })?;
             let errors: Vec<String> = syntax.errors().map(|d| d.to_string()).collect();

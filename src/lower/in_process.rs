@@ -42,6 +42,8 @@ extern "C" {
         includes: *mut usize,
         normalized: *mut *mut c_char,
         normalized_len: *mut usize,
+        comments: *mut *mut usize,
+        comments_len: *mut usize,
     ) -> c_int;
     fn clasp_initialize_targets();
 }
@@ -150,19 +152,42 @@ pub struct Preamble {
     pub includes: usize,
     /// Its text with each comment replaced by one space and the newlines it spanned.
     pub normalized: Vec<u8>,
+    /// Each comment's byte range in the file, in order: where `normalized`
+    /// differs from the file's text.
+    pub comments: Vec<std::ops::Range<usize>>,
 }
 
 /// The preamble of `text`, found with clang's raw lexer; `None` if the shim failed.
 pub fn preamble(text: &[u8]) -> Option<Preamble> {
     let (mut size, mut includes) = (0usize, 0usize);
     let (mut normalized, mut normalized_len) = (std::ptr::null_mut(), 0usize);
+    let (mut comments, mut comments_len) = (std::ptr::null_mut(), 0usize);
     // SAFETY: `text` is valid for `len` bytes during the call (the shim copies
-    // it); the shim writes the sizes and one malloc'd buffer (or null), taken once below.
+    // it); the shim writes the sizes and two malloc'd buffers (or null), each
+    // copied and freed once below.
     let status = unsafe {
-        clasp_preamble(text.as_ptr() as *const c_char, text.len(), &mut size, &mut includes, &mut normalized, &mut normalized_len)
+        clasp_preamble(
+            text.as_ptr() as *const c_char,
+            text.len(),
+            &mut size,
+            &mut includes,
+            &mut normalized,
+            &mut normalized_len,
+            &mut comments,
+            &mut comments_len,
+        )
     };
     let normalized = take(normalized, normalized_len);
-    (status == 0).then_some(Preamble { size, includes, normalized })
+    let comments = if comments.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: the shim allocated `comments_len` offsets at `comments` with malloc and hands them over.
+        let bounds = unsafe { std::slice::from_raw_parts(comments, comments_len).to_vec() };
+        // SAFETY: the buffer is freed once, here, after the copy.
+        unsafe { clasp_clang_free(comments as *mut c_char) };
+        bounds.chunks_exact(2).map(|pair| pair[0]..pair[1]).collect()
+    };
+    (status == 0).then_some(Preamble { size, includes, normalized, comments })
 }
 
 fn c_string(bytes: &[u8]) -> Result<CString, ClangError> {

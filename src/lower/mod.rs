@@ -28,6 +28,9 @@ pub use llvm::LoadError;
 pub(crate) use llvm::{load, string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 pub use facts::facts_from_bitcode;
+/// A header heavy enough to precompile (tests).
+#[cfg(test)]
+pub(crate) use facts::tests::heavy;
 use facts::Parts;
 
 use crate::ir::IrFacts;

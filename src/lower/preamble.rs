@@ -124,7 +124,7 @@ pub(super) struct Request<'a> {
 /// lines of shared headers (about 150 KB) compile 2-4x faster against one;
 /// headers of a few KB (the small-files shape, 2-3 units a preamble) made
 /// the batch 8% slower. OpenCL's base header (31 KB) is in every compile.
-const WORTH_PRECOMPILING: u64 = 64 * 1024;
+pub(crate) const WORTH_PRECOMPILING: u64 = 64 * 1024;
 
 /// How a compile stands with its preamble.
 pub(super) enum Use {
@@ -184,17 +184,28 @@ pub(super) fn weigh(hash: u64, main: &Path, read: &[PathBuf]) {
     }
 }
 
-/// A unit's preamble, for sharing the walks of its headers' functions
-/// (`parse::Preamble`): its size in bytes and a hash of its normalised text,
-/// the directory it is read in and `args`; `None` when it includes nothing,
-/// or when `args` lay files over the disk (their contents are not the key).
-pub fn identity(main: &Path, text: &[u8], args: &[String]) -> Option<(u32, u64)> {
+/// A unit's preamble as `parse` shares it (`parse::Preamble`).
+pub struct Identity {
+    /// Its size in bytes.
+    pub size: u32,
+    /// A hash of its normalised text, the directory it is read in and the arguments.
+    pub identity: u64,
+    /// Its text, comments normalised (`in_process::Preamble`).
+    pub normalized: Vec<u8>,
+    /// Each comment's byte range in the file.
+    pub comments: Vec<std::ops::Range<usize>>,
+}
+
+/// A unit's preamble, for sharing its parse and the walks of its headers'
+/// functions (`parse::Preamble`); `None` when it includes nothing, or when
+/// `args` lay files over the disk (their contents are not the key).
+pub fn identity(main: &Path, text: &[u8], args: &[String]) -> Option<Identity> {
     if args.iter().any(|a| a == "-ivfsoverlay") {
         return None;
     }
     let found = including_preamble(text)?;
-    let identity = hash_of(&(found.normalized, main.parent(), args));
-    Some((u32::try_from(found.size).ok()?, identity))
+    let identity = hash_of(&(&found.normalized, main.parent(), args));
+    Some(Identity { size: u32::try_from(found.size).ok()?, identity, normalized: found.normalized, comments: found.comments })
 }
 
 /// The preamble of `text` when it includes anything (else there is nothing to share).

@@ -118,23 +118,30 @@ extern "C" {
 // when there is none), how many `#include`s it holds, and in `*normalized`
 // (malloc'd, free with `clasp_clang_free`) its text with every comment
 // replaced by one space and the newlines it spanned: preambles that differ
-// only in comments normalise alike, and every line keeps its number.
+// only in comments normalise alike, and every line keeps its number. In
+// `*comments` (malloc'd, free with `clasp_clang_free`), `*comments_len`
+// offsets: each comment's start and end in `text`, in order, two by two.
 // Returns 0, or 3 when anything was thrown (nothing is handed over).
 int clasp_preamble(const char *text, size_t len, size_t *size, size_t *includes, char **normalized,
-                   size_t *normalized_len) noexcept {
+                   size_t *normalized_len, size_t **comments, size_t *comments_len) noexcept {
   *size = 0;
   *includes = 0;
   *normalized = nullptr;
   *normalized_len = 0;
+  *comments = nullptr;
+  *comments_len = 0;
   try {
     // The lexer reads one byte past the end: std::string keeps a NUL there.
     const std::string buffer(text, len);
     Found found = find_preamble(buffer);
     std::string out;
     out.reserve(found.size);
+    std::vector<size_t> bounds;
     size_t at = 0;
     for (const auto &[start, end] : found.comments) {
       if (end > found.size) break;
+      bounds.push_back(start);
+      bounds.push_back(end);
       out.append(buffer, at, start - at);
       out.push_back(' ');
       for (size_t i = start; i < end; ++i)
@@ -144,6 +151,15 @@ int clasp_preamble(const char *text, size_t len, size_t *size, size_t *includes,
     out.append(buffer, at, found.size - at);
     *normalized = copy_out(out, normalized_len);
     if (*normalized == nullptr) return 3;
+    *comments = static_cast<size_t *>(std::malloc(bounds.empty() ? 1 : bounds.size() * sizeof(size_t)));
+    if (*comments == nullptr) {
+      std::free(*normalized);
+      *normalized = nullptr;
+      *normalized_len = 0;
+      return 3;
+    }
+    if (!bounds.empty()) std::memcpy(*comments, bounds.data(), bounds.size() * sizeof(size_t));
+    *comments_len = bounds.size();
     *size = found.size;
     *includes = found.includes;
     return 0;

@@ -11,12 +11,13 @@
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_uint};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use clang_sys::*;
 
 use super::error::ParseError;
+use super::preamble::Alias;
 
 /// libclang is loaded at run time so that its absence is a clear error.
 /// clang-sys keeps the loaded library per thread: load once, share it with
@@ -76,6 +77,52 @@ impl Index {
     /// `contents` is the main file's bytes as the caller read them, so offsets
     /// refer to exactly those bytes.
     pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<TranslationUnit<'_>, ParseError> {
+        self.parse_with(path, contents, args, CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing)
+    }
+
+    /// `parse` against a precompiled preamble (`args` name it): every
+    /// location `alias` names is read back into the unit's own text.
+    pub fn parse_against(
+        &self,
+        path: &Path,
+        contents: &[u8],
+        args: &[String],
+        alias: Alias,
+    ) -> Result<TranslationUnit<'_>, ParseError> {
+        let mut tu = self.parse(path, contents, args)?;
+        tu.alias = Some(alias);
+        Ok(tu)
+    }
+
+    /// Parses a unit's preamble (`path`, a header, laid over by `contents`)
+    /// and saves it as a precompiled header at `pch`, preprocessing record
+    /// included: the files it included, or `None` when clang says anything
+    /// about it, or cannot save it.
+    pub fn precompile(
+        &self,
+        path: &Path,
+        contents: &[u8],
+        args: &[String],
+        pch: &Path,
+    ) -> Result<Option<Vec<PathBuf>>, ParseError> {
+        let options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_ForSerialization;
+        let tu = self.parse_with(path, contents, args, options)?;
+        if !tu.diagnostics().is_empty() {
+            return Ok(None);
+        }
+        let c_pch = CString::new(pch.to_string_lossy().as_bytes())?;
+        // SAFETY: a live unit parsed for serialisation; the path lives for the call.
+        let saved = unsafe { clang_saveTranslationUnit(tu.raw, c_pch.as_ptr(), clang_defaultSaveOptions(tu.raw)) };
+        Ok((saved == CXSaveError_None).then(|| tu.included_files()))
+    }
+
+    fn parse_with(
+        &self,
+        path: &Path,
+        contents: &[u8],
+        args: &[String],
+        options: CXTranslationUnit_Flags,
+    ) -> Result<TranslationUnit<'_>, ParseError> {
         let c_path = CString::new(path.to_string_lossy().as_bytes())?;
         let mut unsaved = CXUnsavedFile {
             Filename: c_path.as_ptr(),
@@ -85,7 +132,6 @@ impl Index {
         let c_args: Vec<CString> = args.iter().map(|a| CString::new(a.as_bytes())).collect::<Result<_, _>>()?;
         let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
-        let options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
         // SAFETY: all pointers live for the duration of the call.
         let code = crate::isolation::phase(crate::isolation::Phase::Parsing, || unsafe {
             clang_parseTranslationUnit2(
@@ -106,7 +152,7 @@ impl Index {
         if code != CXError_Success || raw.is_null() {
             return Err(ParseError::Refused(code));
         }
-        Ok(TranslationUnit { raw, _index: PhantomData })
+        Ok(TranslationUnit { raw, alias: None, _index: PhantomData })
     }
 }
 
@@ -120,6 +166,8 @@ impl Drop for Index {
 /// A parsed translation unit.
 pub struct TranslationUnit<'i> {
     raw: CXTranslationUnit,
+    /// Parsed against a precompiled preamble: where its text is the unit's.
+    alias: Option<Alias>,
     _index: PhantomData<&'i Index>,
 }
 
@@ -161,13 +209,19 @@ pub enum TokenKind {
 
 type LocationResolver = unsafe fn(CXSourceLocation, *mut CXFile, *mut c_uint, *mut c_uint, *mut c_uint);
 
-fn resolve(loc: CXSourceLocation, resolver: LocationResolver) -> FileLoc {
-    resolve_naming(loc, resolver, &mut None)
+fn resolve(loc: CXSourceLocation, resolver: LocationResolver, alias: Option<&Alias>) -> FileLoc {
+    resolve_naming(loc, resolver, &mut None, alias)
 }
 
 /// `resolve`, naming the file through `last` (the previous location's file
 /// and name): a run of tokens in one file asks libclang for its name once.
-fn resolve_naming(loc: CXSourceLocation, resolver: LocationResolver, last: &mut Option<(CXFile, Arc<str>)>) -> FileLoc {
+/// A place in a precompiled preamble's text is the unit's own (`alias`).
+fn resolve_naming(
+    loc: CXSourceLocation,
+    resolver: LocationResolver,
+    last: &mut Option<(CXFile, Arc<str>)>,
+    alias: Option<&Alias>,
+) -> FileLoc {
     let mut file: CXFile = std::ptr::null_mut();
     let (mut line, mut column, mut offset): (c_uint, c_uint, c_uint) = (0, 0, 0);
     // SAFETY: out-pointers are valid locals; `resolver` is a libclang location accessor.
@@ -182,23 +236,27 @@ fn resolve_naming(loc: CXSourceLocation, resolver: LocationResolver, last: &mut 
             Some(name)
         }
     };
-    FileLoc { file: name, line, column, offset }
+    let loc = FileLoc { file: name, line, column, offset };
+    match alias {
+        Some(alias) => alias.unit_loc(loc),
+        None => loc,
+    }
 }
 
 /// Where a location is written (inside a macro argument: at the argument).
-fn file_loc(loc: CXSourceLocation) -> FileLoc {
-    resolve(loc, clang_getFileLocation)
+fn file_loc(loc: CXSourceLocation, alias: Option<&Alias>) -> FileLoc {
+    resolve(loc, clang_getFileLocation, alias)
 }
 
 /// Where a location's macro expansion is (inside a macro body: at the macro use).
-fn expansion_loc(loc: CXSourceLocation) -> FileLoc {
-    resolve(loc, clang_getExpansionLocation)
+fn expansion_loc(loc: CXSourceLocation, alias: Option<&Alias>) -> FileLoc {
+    resolve(loc, clang_getExpansionLocation, alias)
 }
 
 impl<'i> TranslationUnit<'i> {
     pub fn cursor(&self) -> Cursor<'_> {
         // SAFETY: the TU is alive for the cursor's lifetime.
-        Cursor { raw: unsafe { clang_getTranslationUnitCursor(self.raw) }, _tu: PhantomData }
+        Cursor { raw: unsafe { clang_getTranslationUnitCursor(self.raw) }, alias: self.alias.as_ref() }
     }
 
     pub fn diagnostics(&self) -> Vec<RawDiagnostic> {
@@ -210,7 +268,7 @@ impl<'i> TranslationUnit<'i> {
                 out.push(RawDiagnostic {
                     severity: clang_getDiagnosticSeverity(d) as u32,
                     message: owned(clang_getDiagnosticSpelling(d)),
-                    loc: expansion_loc(clang_getDiagnosticLocation(d)),
+                    loc: expansion_loc(clang_getDiagnosticLocation(d), self.alias.as_ref()),
                 });
                 clang_disposeDiagnostic(d);
             }
@@ -227,6 +285,7 @@ impl<'i> TranslationUnit<'i> {
         let mut count: c_uint = 0;
         let mut out = Vec::new();
         let mut last_file = None;
+        let alias = self.alias.as_ref();
         // SAFETY: the token array is read within its count and disposed once;
         // locations are rebuilt from files of this unit.
         unsafe {
@@ -245,8 +304,8 @@ impl<'i> TranslationUnit<'i> {
                 out.push(RawToken {
                     kind,
                     text: owned(clang_getTokenSpelling(self.raw, t)),
-                    start: resolve_naming(clang_getRangeStart(range), clang_getFileLocation, &mut last_file),
-                    end: resolve_naming(clang_getRangeEnd(range), clang_getFileLocation, &mut last_file),
+                    start: resolve_naming(clang_getRangeStart(range), clang_getFileLocation, &mut last_file, alias),
+                    end: resolve_naming(clang_getRangeEnd(range), clang_getFileLocation, &mut last_file, alias),
                 });
             }
             if !tokens.is_null() {
@@ -258,12 +317,16 @@ impl<'i> TranslationUnit<'i> {
 
     fn expansion_range(&self, range: CXSourceRange) -> CXSourceRange {
         let at = |loc: CXSourceLocation| {
-            let mut file: CXFile = std::ptr::null_mut();
-            let mut offset: c_uint = 0;
+            let (mut file, mut spelled_in): (CXFile, CXFile) = (std::ptr::null_mut(), std::ptr::null_mut());
+            let (mut offset, mut spelled_at): (c_uint, c_uint) = (0, 0);
             // SAFETY: out-pointers are valid locals; the file belongs to this unit.
             unsafe {
                 clang_getExpansionLocation(loc, &mut file, std::ptr::null_mut(), std::ptr::null_mut(), &mut offset);
-                if file.is_null() {
+                clang_getSpellingLocation(loc, &mut spelled_in, std::ptr::null_mut(), std::ptr::null_mut(), &mut spelled_at);
+                // Not in a macro: the location is its own expansion. (Finding a
+                // file's location again scans every file of the unit, which in
+                // a precompiled header means reading each one back.)
+                if file.is_null() || (file == spelled_in && offset == spelled_at) {
                     loc
                 } else {
                     clang_getLocationForOffset(self.raw, file, offset)
@@ -274,8 +337,21 @@ impl<'i> TranslationUnit<'i> {
         unsafe { clang_getRange(at(clang_getRangeStart(range)), at(clang_getRangeEnd(range))) }
     }
 
+    /// Every file the unit included (directly or not), the main file among them.
+    pub fn included_files(&self) -> Vec<PathBuf> {
+        extern "C" fn visit(file: CXFile, _stack: *mut CXSourceLocation, _depth: c_uint, data: CXClientData) {
+            // SAFETY: `data` is the Vec passed below, alive for the visit; the file belongs to the unit.
+            let out = unsafe { &mut *(data as *mut Vec<PathBuf>) };
+            out.push(PathBuf::from(owned(unsafe { clang_getFileName(file) })));
+        }
+        let mut out: Vec<PathBuf> = Vec::new();
+        // SAFETY: the callback only pushes into `out`.
+        unsafe { clang_getInclusions(self.raw, visit, &mut out as *mut Vec<PathBuf> as CXClientData) };
+        out
+    }
+
     /// Ranges of every file of the unit that the preprocessor skipped (`#if 0` ...).
-    pub fn skipped_ranges(&self) -> Vec<Extent> {
+    pub fn skipped_ranges(&self) -> Vec<Extent<'_>> {
         let mut out = Vec::new();
         // SAFETY: the range list is read within its count and disposed once.
         unsafe {
@@ -286,7 +362,7 @@ impl<'i> TranslationUnit<'i> {
             for i in 0..(*list).count as usize {
                 let raw = *(*list).ranges.add(i);
                 if clang_Location_isInSystemHeader(clang_getRangeStart(raw)) == 0 {
-                    out.push(Extent { raw });
+                    out.push(Extent { raw, alias: self.alias.as_ref() });
                 }
             }
             clang_disposeSourceRangeList(list);
@@ -304,18 +380,19 @@ impl Drop for TranslationUnit<'_> {
 
 /// A source range; resolve it with `start()`/`end()`.
 #[derive(Clone, Copy)]
-pub struct Extent {
+pub struct Extent<'tu> {
     raw: CXSourceRange,
+    alias: Option<&'tu Alias>,
 }
 
-impl Extent {
+impl Extent<'_> {
     pub fn start(&self) -> FileLoc {
         // SAFETY: plain value accessor.
-        file_loc(unsafe { clang_getRangeStart(self.raw) })
+        file_loc(unsafe { clang_getRangeStart(self.raw) }, self.alias)
     }
     pub fn end(&self) -> FileLoc {
         // SAFETY: plain value accessor.
-        file_loc(unsafe { clang_getRangeEnd(self.raw) })
+        file_loc(unsafe { clang_getRangeEnd(self.raw) }, self.alias)
     }
 }
 
@@ -323,7 +400,8 @@ impl Extent {
 #[derive(Clone, Copy)]
 pub struct Cursor<'tu> {
     raw: CXCursor,
-    _tu: PhantomData<&'tu ()>,
+    /// Its unit's (`TranslationUnit::alias`).
+    alias: Option<&'tu Alias>,
 }
 
 /// Cursor kinds the walker distinguishes.
@@ -352,7 +430,7 @@ pub enum CursorKind {
 
 impl<'tu> Cursor<'tu> {
     fn wrap(&self, raw: CXCursor) -> Cursor<'tu> {
-        Cursor { raw, _tu: PhantomData }
+        Cursor { raw, alias: self.alias }
     }
 
     pub fn kind(&self) -> CursorKind {
@@ -396,15 +474,15 @@ impl<'tu> Cursor<'tu> {
         owned(unsafe { clang_Cursor_getMangling(self.raw) })
     }
 
-    pub fn extent(&self) -> Extent {
+    pub fn extent(&self) -> Extent<'tu> {
         // SAFETY: valid cursor.
-        Extent { raw: unsafe { clang_getCursorExtent(self.raw) } }
+        Extent { raw: unsafe { clang_getCursorExtent(self.raw) }, alias: self.alias }
     }
 
     /// Where the cursor is, as the file position of its expansion.
     pub fn location(&self) -> FileLoc {
         // SAFETY: valid cursor.
-        expansion_loc(unsafe { clang_getCursorLocation(self.raw) })
+        expansion_loc(unsafe { clang_getCursorLocation(self.raw) }, self.alias)
     }
 
     pub fn is_definition(&self) -> bool {

@@ -37,11 +37,12 @@ pub(super) struct Added {
     pub(super) identifiers: Vec<String>,
 }
 
-/// The stages of the walk that visit a function.
+/// The stages of the walk that visit a function, and a program-scope variable's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Stage {
     Uses,
     Declaration,
+    Variable,
 }
 
 /// A function's walk at one stage, in one context.
@@ -87,16 +88,6 @@ pub(super) fn keep(key: Key, added: Added) {
     }
 }
 
-/// What a unit brings to the walk that makes its header functions shareable:
-/// its preamble's size and identity (`lower::preamble_identity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Preamble {
-    /// The main file's first `size` bytes.
-    pub size: u32,
-    /// Its normalised text, the unit's directory and arguments, hashed.
-    pub identity: u64,
-}
-
 #[cfg(test)]
 mod tests {
     use crate::parse::{Parser, Preamble};
@@ -139,15 +130,15 @@ mod tests {
         for (name, text) in units {
             let path = dir.path().join(name);
             std::fs::write(&path, text).unwrap();
-            let (size, identity) = crate::lower::preamble::identity(&path, text.as_bytes(), &args).unwrap();
-            let preamble = Some(Preamble { size, identity });
+            let preamble = Some(Preamble::of(&path, text.as_bytes(), &args).unwrap());
             let shared = parser.parse_sharing(&path, text.as_bytes(), &args, preamble).unwrap();
             let whole = parser.parse(&path, text.as_bytes(), &args).unwrap();
             let json =
                 |s: &crate::syntax::KernelSyntax| (serde_json::to_string_pretty(s).unwrap(), format!("{:?}", s.identifiers));
             assert_eq!(json(&shared), json(&whole), "{name}");
         }
-        // Four functions, each walked twice (their uses, then their declaration), replayed in b only.
-        assert_eq!(HITS.with(|h| h.get()) - before, 8);
+        // Four functions, each walked twice (their uses, then their declaration), and the
+        // program-scope `table`, replayed in b only.
+        assert_eq!(HITS.with(|h| h.get()) - before, 9);
     }
 }

@@ -19,6 +19,7 @@ mod function;
 mod libclang;
 mod macros;
 mod memo;
+mod preamble;
 mod uses;
 mod vars;
 mod walker;
@@ -33,7 +34,8 @@ use walker::Walker;
 pub use error::ParseError;
 pub use libclang::ensure_loaded;
 pub(crate) use memo::clear as clear_shared_walks;
-pub use memo::Preamble;
+pub(crate) use preamble::clear as clear_shared_preambles;
+pub use preamble::Preamble;
 
 /// A reusable libclang session (one per worker thread).
 pub struct Parser {
@@ -51,8 +53,10 @@ impl Parser {
         self.parse_sharing(path, contents, args, None)
     }
 
-    /// `parse`, sharing the walks of the functions of the headers `preamble`
-    /// includes with the batch's other units that include them alike (`memo`).
+    /// `parse`, sharing the batch's other units' parse of `preamble`
+    /// (`preamble`: a precompiled header of it) and the walks of the
+    /// functions of the headers it includes, with the units that include
+    /// them alike (`memo`).
     pub fn parse_sharing(
         &self,
         path: &Path,
@@ -60,8 +64,32 @@ impl Parser {
         args: &[String],
         preamble: Option<Preamble>,
     ) -> Result<KernelSyntax, ParseError> {
+        let Some(preamble) = preamble else {
+            let tu = self.index.parse(path, contents, args)?;
+            return Ok(Walker::new(&tu, path, None).run());
+        };
+        match preamble::arguments(&self.index, path, contents, args, &preamble) {
+            Some(preamble::Use::Against(extra, alias)) => {
+                let against = [args, &extra[..]].concat();
+                if let Ok(tu) = self.index.parse_against(path, contents, &against, alias) {
+                    let syntax = Walker::new(&tu, path, Some(preamble.clone())).run();
+                    // An error reads as it does for the unit parsed whole.
+                    if syntax.errors().next().is_none() {
+                        #[cfg(test)]
+                        preamble::counted::AGAINST.with(|n| n.set(n.get() + 1));
+                        return Ok(syntax);
+                    }
+                }
+            }
+            Some(preamble::Use::Weigh(weighing)) => {
+                let tu = self.index.parse(path, contents, args)?;
+                preamble::weigh(weighing, path, &tu.included_files());
+                return Ok(Walker::new(&tu, path, Some(preamble)).run());
+            }
+            None => {}
+        }
         let tu = self.index.parse(path, contents, args)?;
-        Ok(Walker::new(&tu, path, preamble).run())
+        Ok(Walker::new(&tu, path, Some(preamble)).run())
     }
 
     /// The byte ranges of `path`'s own tokens as written (macros unexpanded,

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::declarator::TypedefFacts;
 use super::libclang::{Cursor, CursorKind, Extent, FileLoc, RawDiagnostic, TokenKind, TranslationUnit};
-use super::memo::{self, Added, Key, Preamble, Stage};
+use super::memo::{self, Added, Key, Stage};
+use super::preamble::Preamble;
 use crate::syntax::*;
 
 pub(super) struct Walker<'t, 'i> {
@@ -159,10 +160,10 @@ impl<'t, 'i> Walker<'t, 'i> {
                     Some(key) => self.shared_walk(key, |walker| walker.record_function(c)),
                     None => self.record_function(c),
                 },
-                CursorKind::VarDecl => {
-                    let v = self.program_var(c, None);
-                    self.syntax.program_vars.push(v);
-                }
+                CursorKind::VarDecl => match self.shared_key(c, Stage::Variable) {
+                    Some(key) => self.shared_walk(key, |walker| walker.record_program_var(c)),
+                    None => self.record_program_var(c),
+                },
                 _ => {}
             }
             // Other declarations' names (types, variables): their bodies name nothing a new function could clash with.
@@ -185,9 +186,14 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.syntax.functions.push(f);
     }
 
+    fn record_program_var(&mut self, c: &Cursor) {
+        let v = self.program_var(c, None);
+        self.syntax.program_vars.push(v);
+    }
+
     /// Whether a place is in the unit's preamble: its main file's first bytes, or a file the preamble includes.
     fn in_preamble(&self, loc: &FileLoc) -> bool {
-        let Some(preamble) = self.preamble else { return false };
+        let Some(preamble) = self.preamble.as_ref() else { return false };
         let Some(file) = loc.file.as_deref().and_then(|f| self.file_indexes.get(f)) else { return false };
         (*file == 0 && loc.offset < preamble.size) || self.preamble_files.contains(file)
     }
@@ -195,7 +201,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     /// The unit's context for shared walks (see `memo`): its preamble, its
     /// other files as they are on disk, and every macro it defines.
     fn sharing_context(&self) -> Option<u64> {
-        let preamble = self.preamble?;
+        let preamble = self.preamble.as_ref()?;
         if self.preamble_files.is_empty() {
             return None;
         }
