@@ -27,7 +27,7 @@ pub use pin::builtin_pins;
 use pin::own_pin;
 
 /// What happens to one declaration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "decision", rename_all = "kebab-case")]
 pub enum Decision {
     /// The qualifier goes. `required`: 2.0 would reject the code otherwise;
@@ -46,15 +46,16 @@ pub enum Decision {
 }
 
 /// One spelled value that reaches a declaration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Evidence {
     pub space: Space,
     pub from: String,
     pub at: String,
 }
 
-/// The decision for one pointer declaration, with its evidence.
-#[derive(Debug, Clone, Serialize)]
+/// The decision for one pointer declaration, with its evidence. Equal
+/// decisions are one shared value in a batch (`Decisions`, `intern`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeclDecision {
     pub function: String,
     pub link_name: String,
@@ -65,6 +66,47 @@ pub struct DeclDecision {
     #[serde(flatten)]
     pub decision: Decision,
     pub receives: Vec<Evidence>,
+}
+
+impl std::hash::Hash for DeclDecision {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The declaration by its place: equal declarations are at the same place.
+        (&self.function, &self.link_name, self.kernel, self.decl.pos, &self.node, &self.decision, &self.receives).hash(state);
+    }
+}
+
+/// A unit's decisions, each shared with the units deciding the same (`intern`).
+pub type Decisions = Vec<std::sync::Arc<DeclDecision>>;
+
+/// A batch's distinct decisions. Units including the same headers decide
+/// most of their declarations alike (a header helper the unit does not
+/// call reads the same everywhere): each unit holding its own copies was
+/// most of what planning held per unit.
+#[derive(Default)]
+pub struct Interned {
+    distinct: std::sync::Mutex<HashSet<std::sync::Arc<DeclDecision>>>,
+}
+
+impl Interned {
+    /// `decls` as shared values: each equal to one already seen is that one.
+    pub fn intern(&self, decls: Vec<DeclDecision>) -> Decisions {
+        let Ok(mut distinct) = self.distinct.lock() else {
+            return decls.into_iter().map(std::sync::Arc::new).collect();
+        };
+        let mut out: Decisions = decls
+            .into_iter()
+            .map(|d| match distinct.get(&d) {
+                Some(shared) => shared.clone(),
+                None => {
+                    let shared = std::sync::Arc::new(d);
+                    distinct.insert(shared.clone());
+                    shared
+                }
+            })
+            .collect();
+        out.shrink_to_fit();
+        out
+    }
 }
 
 /// Knobs that come from the command line and the batch, not the unit.
@@ -328,4 +370,44 @@ fn inner_named(decl: &PointerDecl) -> bool {
         .iter()
         .skip(1)
         .any(|l| matches!(l.space, Space::Global | Space::Local | Space::Private) && !matches!(l.spelling, Spelling::Unqualified))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::{CompileOptions, Target};
+
+    /// Two units including one header decide its declarations alike: their
+    /// decisions are one shared value each, equal to what each unit decided;
+    /// those that differ (their kernels' parameters) stay apart.
+    #[test]
+    fn equal_decisions_of_two_units_are_one_shared_value() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("h.h"),
+            "float first(__global float *p) { return p[1]; }\nfloat twice(__global float *p) { return first(p) * 2; }\n",
+        )
+        .unwrap();
+        let kernel =
+            |space: &str| format!("#include \"h.h\"\nkernel void k(__global float *o, {space} float *in) {{ o[0] = in[0]; }}\n");
+        let bench = crate::unit::Workbench::new().expect("clang-19 must be installed (scripts/setup)");
+        let load = |name: &str, text: String| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            bench.load(&path, &CompileOptions::default(), Target::Cl20).unwrap()
+        };
+        let (a, b) = (load("a.cl", kernel("__global")), load("b.cl", kernel("__local")));
+        let options = InferOptions::for_target(Target::Cl20);
+        let (owned_a, owned_b) = (infer(&a, &options).decls, infer(&b, &options).decls);
+        let interned = Interned::default();
+        let (shared_a, shared_b) = (interned.intern(owned_a.clone()), interned.intern(owned_b.clone()));
+        assert_eq!(shared_a.iter().map(|d| (**d).clone()).collect::<Vec<_>>(), owned_a);
+        assert_eq!(shared_b.iter().map(|d| (**d).clone()).collect::<Vec<_>>(), owned_b);
+        let header = |decls: &Decisions, function: &str| decls.iter().find(|d| d.function == function).unwrap().clone();
+        for helper in ["first", "twice"] {
+            assert!(std::sync::Arc::ptr_eq(&header(&shared_a, helper), &header(&shared_b, helper)), "{helper}: one value");
+        }
+        let kernel_in = |decls: &Decisions| decls.iter().find(|d| d.decl.name == "in").unwrap().clone();
+        assert!(!std::sync::Arc::ptr_eq(&kernel_in(&shared_a), &kernel_in(&shared_b)), "the kernels' own declarations differ");
+    }
 }

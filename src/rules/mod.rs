@@ -15,6 +15,7 @@ pub mod program_scope;
 
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::codes::Code;
 use crate::infer::{spaces, Decision, DeclDecision, Evidence};
@@ -255,7 +256,7 @@ pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: St
 }
 
 /// Every fix for a unit's decisions, in source order.
-pub fn fixes(unit: &Unit, decisions: &[DeclDecision]) -> Vec<Fix> {
+pub fn fixes(unit: &Unit, decisions: &[Arc<DeclDecision>]) -> Vec<Fix> {
     let mut out: Vec<Fix> = decisions
         .iter()
         .filter_map(|d| match d.decl.kind {

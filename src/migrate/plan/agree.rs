@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::codes::Code;
 use crate::ids::DeclKey;
-use crate::infer::{infer, Decision, DeclDecision, InferOptions};
+use crate::infer::{infer, Decision, Decisions, DeclDecision, InferOptions, Interned};
 use crate::options::MigrateOptions;
 use crate::report::Refusal;
 use crate::syntax::FileIndex;
@@ -20,7 +20,7 @@ pub(super) fn agree_on_headers(
     options: &MigrateOptions,
     root: &Path,
     moved: &[BTreeSet<(FileIndex, u32)>],
-) -> Vec<Vec<DeclDecision>> {
+) -> Vec<Decisions> {
     let mut per_unit: Vec<InferOptions> =
         units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, root, moved)).collect();
     for _ in 0..8 {
@@ -71,7 +71,7 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTr
 /// another), each with why it stays named and whether a configuration said so.
 /// Files of one unit only have one answer; headers, and files built in several
 /// configurations, may have more.
-fn conflicts(units: &[Unit], decisions: &[Vec<DeclDecision>]) -> BTreeMap<DeclKey, (String, bool)> {
+fn conflicts(units: &[Unit], decisions: &[Decisions]) -> BTreeMap<DeclKey, (String, bool)> {
     // Key -> "generic?" -> the first unit answering so, and why.
     let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
     for (unit, decided) in units.iter().zip(decisions) {
@@ -96,14 +96,16 @@ fn conflicts(units: &[Unit], decisions: &[Vec<DeclDecision>]) -> BTreeMap<DeclKe
 
 /// Every unit's decisions, on `jobs` threads (the inference is pure: the result
 /// does not depend on how the units are shared out).
-fn infer_all(units: &[Unit], per_unit: &[InferOptions], jobs: usize) -> Vec<Vec<DeclDecision>> {
+fn infer_all(units: &[Unit], per_unit: &[InferOptions], jobs: usize) -> Vec<Decisions> {
     let chunk = units.len().div_ceil(jobs.max(1)).max(1);
+    let interned = &Interned::default();
     std::thread::scope(|scope| {
         let workers: Vec<_> = units
             .chunks(chunk)
             .zip(per_unit.chunks(chunk))
             .map(|(units, options)| {
-                scope.spawn(move || units.iter().zip(options).map(|(u, o)| infer(u, o).decls).collect::<Vec<_>>())
+                scope
+                    .spawn(move || units.iter().zip(options).map(|(u, o)| interned.intern(infer(u, o).decls)).collect::<Vec<_>>())
             })
             .collect();
         workers.into_iter().flat_map(|w| w.join().expect("inference worker")).collect()

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
 use crate::ids::{DeclKey, Files, UnionFind, UnitId};
-use crate::infer::{Decision, DeclDecision};
+use crate::infer::{Decision, Decisions};
 use crate::ir::{Sink, Source};
 use crate::options::MigrateOptions;
 use crate::report::{Refusal, Warning};
@@ -108,7 +108,7 @@ pub struct Plan {
 /// What planning decides before grouping: the decisions (with the
 /// followers of moved tables moved), the moves, the merges, and what stays.
 struct Decided {
-    decisions: Vec<Vec<DeclDecision>>,
+    decisions: Vec<Decisions>,
     moves: Vec<Move>,
     merges: Vec<Merge>,
     unmerged: Vec<Unmerged>,
@@ -212,7 +212,7 @@ impl Plan {
 
 /// Per unit, its fixes, each with the key of the declaration it changes;
 /// declarations linked by a flow are joined in `keys` (they stand or fall together).
-fn linked_fixes(units: &[Unit], decisions: &[Vec<DeclDecision>], keys: &mut UnionFind<DeclKey>) -> Vec<Vec<(DeclKey, Fix)>> {
+fn linked_fixes(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFind<DeclKey>) -> Vec<Vec<(DeclKey, Fix)>> {
     let mut unit_fixes = Vec::new();
     for (unit, decided) in units.iter().zip(decisions) {
         let key_of_node: HashMap<&crate::ir::Node, DeclKey> = decided
@@ -353,7 +353,7 @@ fn add_units_editing_each_set(units: &[Unit], plan: &mut Plan) {
 }
 
 /// Each refusal once, however many units include its file, sorted; per unit, the blocking ones.
-fn collect_refusals(units: &[Unit], decisions: &[Vec<DeclDecision>], stays: Vec<Refusal>, plan: &mut Plan) {
+fn collect_refusals(units: &[Unit], decisions: &[Decisions], stays: Vec<Refusal>, plan: &mut Plan) {
     let mut known: std::collections::HashSet<(PathBuf, u32, String)> = std::collections::HashSet::new();
     for (unit, decided) in units.iter().zip(decisions) {
         let mut blocking = Vec::new();

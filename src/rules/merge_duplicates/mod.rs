@@ -32,7 +32,7 @@ use serde::Serialize;
 
 use crate::codes::Code;
 use crate::ids::{DeclKey, UnitId};
-use crate::infer::{Decision, DeclDecision};
+use crate::infer::{Decision, Decisions};
 use crate::rules::Fix;
 use crate::syntax::{FileIndex, Space};
 use crate::unit::Unit;
@@ -120,7 +120,7 @@ pub type Withdrawn = BTreeMap<DeclKey, (Code, String)>;
 /// root, the withdrawn merges, the name probe and the `__constant` members
 /// whose data cannot move.
 pub struct FindContext<'a> {
-    pub decisions: &'a [Vec<DeclDecision>],
+    pub decisions: &'a [Decisions],
     pub root: &'a Path,
     pub withdrawn: &'a Withdrawn,
     pub taken: NameProbe<'a>,
@@ -271,7 +271,7 @@ impl Candidate {
 fn build(
     units: &[Unit],
     detected: &Detected,
-    decisions: &[Vec<DeclDecision>],
+    decisions: &[Decisions],
     candidate: &Candidate,
     members: Vec<Member>,
     name: String,

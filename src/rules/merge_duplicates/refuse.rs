@@ -12,7 +12,7 @@ use super::survivor::{covers_const, survivors};
 use super::{Candidate, Kept, Member, Withdrawn};
 use crate::codes::Code;
 use crate::ids::{DeclKey, UnitId};
-use crate::infer::{Decision, DeclDecision};
+use crate::infer::{Decision, Decisions};
 use crate::syntax::{ByteRange, Space};
 use crate::unit::Unit;
 
@@ -169,7 +169,7 @@ fn line_of(unit: &Unit, range: ByteRange) -> usize {
 pub(super) fn unmergeable_members(
     units: &[Unit],
     views: &[UnitView],
-    decisions: &[Vec<DeclDecision>],
+    decisions: &[Decisions],
     members: &[Member],
     seeing: &BTreeSet<UnitId>,
     constant_stays: &BTreeMap<DeclKey, String>,

@@ -4,13 +4,14 @@
 //! wanted, with why.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::components::{components, tables_of, Component};
 use super::{Chosen, Why};
 use crate::codes::Code;
 use crate::flowgraph::FlowGraph;
 use crate::ids::{DeclKey, UnitId};
-use crate::infer::DeclDecision;
+use crate::infer::{Decisions, DeclDecision};
 use crate::ir::Source;
 use crate::options::{GlobalsPolicy, MigrateOptions};
 use crate::rules::merge_duplicates::ConstantTwin;
@@ -34,7 +35,7 @@ pub struct Choice {
 /// first, those that bring a program within the budget (all movable ones
 /// with `--globals prefer-global`); a table in a shared header moves in
 /// every program including it, or in none.
-pub fn choose(units: &[Unit], decisions: &[Vec<DeclDecision>], options: &MigrateOptions, twins: &[ConstantTwin]) -> Choice {
+pub fn choose(units: &[Unit], decisions: &[Decisions], options: &MigrateOptions, twins: &[ConstantTwin]) -> Choice {
     if !options.target.has_program_scope_globals() {
         return without_globals(units, options);
     }
@@ -111,7 +112,7 @@ fn settle(choice: &mut Choice, u: UnitId, unit: &Unit, components: &[Component],
 /// in every unit defining it, must be a follower of a movable component.
 fn choose_for_merges(
     units: &[Unit],
-    decisions: &[Vec<DeclDecision>],
+    decisions: &[Decisions],
     per_unit: &mut [Vec<Component>],
     twins: &[ConstantTwin],
 ) -> BTreeMap<DeclKey, String> {
@@ -160,7 +161,7 @@ fn choose_for_merges(
 /// `__constant` parameter, a table that cannot move, with why).
 fn unmovable_source(
     unit: &Unit,
-    decisions: &[DeclDecision],
+    decisions: &[Arc<DeclDecision>],
     components: &[Component],
     decl: &crate::syntax::PointerDecl,
 ) -> String {

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use super::Why;
 use crate::codes::Code;
@@ -50,7 +51,7 @@ pub(super) fn tables_of(unit: &Unit) -> Vec<Table<'_>> {
 
 /// The unit's tables grouped into components (tables whose addresses reach a
 /// common pointer), each with its followers or why it cannot move.
-pub(super) fn components(unit: &Unit, decisions: &[DeclDecision], tables: &[Table], root: &Path) -> Vec<Component> {
+pub(super) fn components(unit: &Unit, decisions: &[Arc<DeclDecision>], tables: &[Table], root: &Path) -> Vec<Component> {
     let graph = FlowGraph::new(&unit.ir);
     let reach: Vec<Result<BTreeSet<Node>, (Code, String)>> = tables.iter().map(|t| reached(unit, &graph, decisions, t)).collect();
     // Tables reaching a common declaration join one component.
@@ -79,7 +80,12 @@ pub(super) fn components(unit: &Unit, decisions: &[DeclDecision], tables: &[Tabl
 }
 
 /// The declarations a table's address reaches, or why it escapes clasp's sight.
-fn reached(unit: &Unit, graph: &FlowGraph, decisions: &[DeclDecision], table: &Table) -> Result<BTreeSet<Node>, (Code, String)> {
+fn reached(
+    unit: &Unit,
+    graph: &FlowGraph,
+    decisions: &[Arc<DeclDecision>],
+    table: &Table,
+) -> Result<BTreeSet<Node>, (Code, String)> {
     let source = Source::Global { name: table.var.ir_name.clone() };
     let mut reached = BTreeSet::new();
     for flow in unit.ir.flows.iter().filter(|f| f.from == source) {
@@ -116,7 +122,7 @@ fn escape_phrase(sink: &Sink) -> String {
 }
 
 /// `t` of `first`, as the source names a declaration the IR knows.
-fn node_name(decisions: &[DeclDecision], node: &Node) -> String {
+fn node_name(decisions: &[Arc<DeclDecision>], node: &Node) -> String {
     match decisions.iter().find(|d| &d.node == node) {
         Some(d) => format!("`{}` of `{}`", d.decl.name, d.function),
         None => match node {
@@ -135,7 +141,7 @@ fn node_name(decisions: &[DeclDecision], node: &Node) -> String {
 fn movable(
     unit: &Unit,
     graph: &FlowGraph,
-    decisions: &[DeclDecision],
+    decisions: &[Arc<DeclDecision>],
     tables: &[Table],
     reach: &[Result<BTreeSet<Node>, (Code, String)>],
     indexes: &[usize],

@@ -17,7 +17,7 @@ pub mod constant_to_global;
 pub mod infer_space;
 
 use crate::ids::{DeclKey, UnitId};
-use crate::infer::{DeclDecision, Evidence};
+use crate::infer::{Decisions, Evidence};
 use crate::rules::{Because, Fix, VariableEvidence};
 use crate::syntax::{FileIndex, ProgramVar, Space};
 use crate::unit::Unit;
@@ -72,7 +72,7 @@ struct Why {
 /// not become generic (a kernel's local, a helper pointer pinned otherwise)
 /// `__global const` too. The generic ones are the generic rules' fixes, in
 /// the same change set (their keys are among the move's).
-pub fn build(units: &[Unit], decisions: &[Vec<DeclDecision>], chosen: &Chosen) -> Option<Move> {
+pub fn build(units: &[Unit], decisions: &[Decisions], chosen: &Chosen) -> Option<Move> {
     let unit = &units[chosen.unit];
     let mut keys = Vec::new();
     let mut follower_edits = Vec::new();
