@@ -26,13 +26,13 @@ impl<'a> FlowGraph<'a> {
     /// Flows into `node`.
     pub fn incoming(&self, node: &Node) -> impl Iterator<Item = &'a Flow> + '_ {
         let node = node.clone();
-        self.facts.flows.iter().filter(move |f| matches!(&f.to, Sink::Decl { node: n } if *n == node))
+        self.facts.flows.iter().map(|f| &**f).filter(move |f| matches!(&f.to, Sink::Decl { node: n } if *n == node))
     }
 
     /// Flows out of `node`.
     pub fn outgoing(&self, node: &Node) -> impl Iterator<Item = &'a Flow> + '_ {
         let node = node.clone();
-        self.facts.flows.iter().filter(move |f| matches!(&f.from, Source::Decl { node: n } if *n == node))
+        self.facts.flows.iter().map(|f| &**f).filter(move |f| matches!(&f.from, Source::Decl { node: n } if *n == node))
     }
 
     /// The sources a value ultimately comes from: walks back through

@@ -6,6 +6,8 @@
 //! questions ("where does this ultimately come from?") are answered by
 //! walking these edges.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::syntax::Space;
@@ -124,17 +126,19 @@ pub struct IrGlobal {
     pub written: bool,
 }
 
-/// Everything `lower` learns about one translation unit.
+/// Everything `lower` learns about one translation unit. A function's facts
+/// and flows are shared values: units compiled against one preamble share
+/// those of its headers' functions (`lower::facts`).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IrFacts {
-    pub functions: Vec<IrFunction>,
+    pub functions: Vec<Arc<IrFunction>>,
     pub globals: Vec<IrGlobal>,
-    pub flows: Vec<Flow>,
+    pub flows: Vec<Arc<Flow>>,
 }
 
 impl IrFacts {
     pub fn function(&self, name: &str) -> Option<&IrFunction> {
-        self.functions.iter().find(|f| f.name == name)
+        self.functions.iter().find(|f| f.name == name).map(|f| &**f)
     }
 
     /// The kernels that run any of `functions` (IR names): themselves, or through calls.

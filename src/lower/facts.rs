@@ -7,6 +7,7 @@
 //! unit compiled whole would have them.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use super::{llvm, trace, Context, LoadError};
 use crate::ir::{spir_space, Flow, IrFacts, IrFunction, IrGlobal};
@@ -18,10 +19,12 @@ pub fn facts_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result
 }
 
 /// One defined or declared function's facts, as its module shows them.
-#[derive(Debug, Clone)]
+/// Shared: every unit compiled against a preamble holds its header
+/// functions' facts, once per batch.
+#[derive(Debug)]
 pub(super) struct FunctionFacts {
-    function: IrFunction,
-    flows: Vec<Flow>,
+    function: Arc<IrFunction>,
+    flows: Vec<Arc<Flow>>,
     /// Globals it stores into directly.
     written: BTreeSet<String>,
     /// Functions it calls that its module only declares: were one defined
@@ -32,7 +35,7 @@ pub(super) struct FunctionFacts {
 /// A module's facts before they are put together: per function, and its globals.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Parts {
-    functions: Vec<FunctionFacts>,
+    functions: Vec<Arc<FunctionFacts>>,
     globals: Vec<(String, Space, u64)>,
     /// The names of the functions it defines.
     pub(super) defined: HashSet<String>,
@@ -55,20 +58,16 @@ impl Parts {
                 continue;
             }
             let params = f.params.iter().map(|p| p.pointer_space().and_then(spir_space)).collect();
-            let mut facts = FunctionFacts {
-                function: IrFunction {
-                    name: f.name.clone(),
-                    is_kernel: f.is_kernel,
-                    is_definition: f.is_definition,
-                    params,
-                    returns: f.return_space.and_then(spir_space),
-                    locals: Vec::new(),
-                    calls: Vec::new(),
-                },
-                flows: Vec::new(),
-                written: Default::default(),
-                declared_callees: Default::default(),
+            let mut function = IrFunction {
+                name: f.name.clone(),
+                is_kernel: f.is_kernel,
+                is_definition: f.is_definition,
+                params,
+                returns: f.return_space.and_then(spir_space),
+                locals: Vec::new(),
+                calls: Vec::new(),
             };
+            let (mut flows, mut written, mut declared_callees) = (Vec::new(), BTreeSet::new(), BTreeSet::new());
             if f.is_definition {
                 parts.defined.insert(f.name.clone());
                 let trace = trace::FunctionTrace::new(&f, defined_elsewhere);
@@ -79,17 +78,18 @@ impl Parts {
                     if defined {
                         calls.push(callee);
                     } else if !callee.starts_with("llvm.") {
-                        facts.declared_callees.insert(callee);
+                        declared_callees.insert(callee);
                     }
                 }
                 calls.sort();
                 calls.dedup();
-                facts.function.calls = calls;
-                facts.function.locals = trace.locals();
-                facts.flows = trace.flows();
-                facts.written = trace.written_globals();
+                function.calls = calls;
+                function.locals = trace.locals();
+                flows = trace.flows().into_iter().map(Arc::new).collect();
+                written = trace.written_globals();
             }
-            parts.functions.push(facts);
+            let function = Arc::new(function);
+            parts.functions.push(Arc::new(FunctionFacts { function, flows, written, declared_callees }));
         }
         parts.globals = module
             .globals()
@@ -132,10 +132,10 @@ impl Parts {
     pub(super) fn into_facts(self) -> IrFacts {
         let mut facts = IrFacts::default();
         let mut written = BTreeSet::new();
-        for f in self.functions {
-            facts.flows.extend(f.flows);
-            written.extend(f.written);
-            facts.functions.push(f.function);
+        for f in &self.functions {
+            facts.flows.extend(f.flows.iter().cloned());
+            written.extend(f.written.iter().cloned());
+            facts.functions.push(f.function.clone());
         }
         facts.globals = self
             .globals

@@ -356,7 +356,7 @@ mod tests {
         let context = Context::create();
         let facts = lower(&context, &path, &CompileOptions::default().clang_args(None))
             .expect("clang-19 must be installed (scripts/setup)");
-        let actual: Vec<String> = facts.flows.iter().map(line).collect();
+        let actual: Vec<String> = facts.flows.iter().map(|f| line(f)).collect();
         let expected: Vec<String> = expected.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
         assert_eq!(actual, expected, "flows of:\n{source}");
     }
