@@ -48,6 +48,20 @@ extern "C" {
     fn clasp_initialize_targets();
 }
 
+/// Hands the pages freed since back to the system. A unit's check (its
+/// compiles, modules and pass pipeline: LLVM's and clang's allocations) is
+/// freed when it ends, but the C allocator keeps the pages while longer-lived
+/// values sit between them, so the resident memory grew with every unit
+/// checked (400-unit shared-headers bench: peak 401 MB, 358 MB trimming
+/// after each check, at no measurable cost in time).
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; no pointer is involved.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Registers every LLVM target, as the clang executable does (see `crate::targets`).
 pub fn initialize_targets() {
     // SAFETY: no arguments; the shim registers the targets once (std::call_once) and catches everything.

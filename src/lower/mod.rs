@@ -187,6 +187,8 @@ pub fn check_in_process(args: &[String]) -> Result<(), ClangError> {
     }
 }
 
+pub use in_process::release_freed_memory;
+
 /// Registers LLVM's targets (the shim does what the clang executable does).
 pub(crate) fn initialize_targets() {
     in_process::initialize_targets();

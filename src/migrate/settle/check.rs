@@ -99,6 +99,18 @@ pub(super) struct Baseline {
     pub(super) uncompilable: Option<String>,
 }
 
+impl Baseline {
+    /// Whether a unit's baseline, after a check with `result`, is still to be
+    /// read: to find what failed (a failure is bisected), or to prove its
+    /// repairs (`Settler::prove_kept_repairs`). A unit that passed is compared
+    /// again only when planning again changes its result (a merge withdrawn
+    /// elsewhere), and then compiles its baseline again: each unit's compiled
+    /// original kept to the end grew the batch's memory with every unit.
+    pub(super) fn still_needed(baseline: &Result<Baseline, String>, result: &Result<Passed, Failure>) -> bool {
+        result.is_err() || baseline.as_ref().is_ok_and(|b| b.repaired)
+    }
+}
+
 /// A check of some of a unit's sets, and what it found.
 pub(super) type Checked = (BTreeSet<SetId>, Result<Passed, Failure>);
 
@@ -217,8 +229,12 @@ impl<'a> Checker<'a> {
             return known;
         }
         let result = self.check_replaced(context, u, original, &replaced, &self.proof_scope(u, sets));
+        // A baseline is kept for the next rounds only while it may be needed
+        // again (`Baseline::still_needed`); one is a compile away.
         if let (Some(baseline), Ok(mut baselines)) = (original.as_ref(), self.memo.baselines.lock()) {
-            baselines.entry(baseline_key).or_insert_with(|| Some(baseline.clone()));
+            if Baseline::still_needed(baseline, &result) {
+                baselines.entry(baseline_key).or_insert_with(|| Some(baseline.clone()));
+            }
         }
         if let Ok(mut results) = self.memo.results.lock() {
             results.insert(key, result.clone());

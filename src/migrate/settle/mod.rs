@@ -23,7 +23,7 @@ use crate::ids::UnitId;
 use crate::lower::Context;
 use crate::unit::Unit;
 pub use check::Memo;
-use check::{Checked, Checker, Failure, Original, Passed};
+use check::{Baseline, Checked, Checker, Failure, Original, Passed};
 use unrepairable::Cause;
 
 /// Why a change set was withdrawn.
@@ -129,6 +129,10 @@ impl Settler<'_> {
                     let mut original = None;
                     let label = checker.units[u].label();
                     let result = crate::isolation::for_unit(&label, || checker.check(&context, u, &mut original, &sets));
+                    // Dropped here, not with the pass's results: every unit's would be held at once.
+                    let original = original.filter(|baseline| Baseline::still_needed(baseline, &result));
+                    drop(context);
+                    crate::lower::release_freed_memory();
                     let note = format!("{} planned changes, ", checker.plan.sets.len());
                     progress.done(&checker.units[u].path, &note);
                     (u, original, (sets, result))
