@@ -169,7 +169,11 @@ pub fn plan(
 ) -> Plan {
     let Decided { decisions, moves, merges, unmerged, warnings, stays } = decide(units, detected, options, probe, withdrawn);
     let mut keys = UnionFind::default();
-    let mut unit_fixes = linked_fixes(units, &decisions, &mut keys);
+    link_generic_flows(units, &decisions, &mut keys);
+    // The rules' fixes of each unit are made as its turn comes to be grouped
+    // (`group_into_sets`): every unit's at once, mostly the same header
+    // edits again, was the most planning held. These come after them.
+    let mut unit_fixes: Vec<Vec<(DeclKey, Fix)>> = vec![Vec::new(); units.len()];
     let mut plan = Plan { unmerged, warnings, ..Plan::default() };
     // Moved variables stand or fall with the pointers that follow them.
     for m in moves {
@@ -183,7 +187,7 @@ pub fn plan(
         unit_fixes[u].push((key, fix));
     }
     join_merges(units, &merges, &mut keys, &mut unit_fixes, &mut plan);
-    let set_of_root = group_into_sets(units, unit_fixes, &mut keys, &mut plan);
+    let set_of_root = group_into_sets(units, &decisions, unit_fixes, &mut keys, &mut plan);
     register_merges(merges, files, &set_of_root, &mut keys, &mut plan);
     drop_deleted_edits(&mut plan);
     add_units_editing_each_set(units, &mut plan);
@@ -210,10 +214,9 @@ impl Plan {
     }
 }
 
-/// Per unit, its fixes, each with the key of the declaration it changes;
-/// declarations linked by a flow are joined in `keys` (they stand or fall together).
-fn linked_fixes(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFind<DeclKey>) -> Vec<Vec<(DeclKey, Fix)>> {
-    let mut unit_fixes = Vec::new();
+/// Declarations becoming generic that a flow links are joined in `keys`
+/// (they stand or fall together).
+fn link_generic_flows(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFind<DeclKey>) {
     for (unit, decided) in units.iter().zip(decisions) {
         let key_of_node: HashMap<&crate::ir::Node, DeclKey> = decided
             .iter()
@@ -230,10 +233,7 @@ fn linked_fixes(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFind<De
                 }
             }
         }
-        let fixes = rules::fixes(unit, decided).into_iter().map(|fix| (unit.key(fix.decl.file, fix.decl.offset), fix)).collect();
-        unit_fixes.push(fixes);
     }
-    unit_fixes
 }
 
 /// A merge stands or falls with its members' generic rewrites and the merges it calls into.
@@ -268,12 +268,15 @@ fn join_merges(
 /// first fix comes (units in order); each fix once, identical edits once.
 fn group_into_sets(
     units: &[Unit],
+    decisions: &[Decisions],
     unit_fixes: Vec<Vec<(DeclKey, Fix)>>,
     keys: &mut UnionFind<DeclKey>,
     plan: &mut Plan,
 ) -> BTreeMap<DeclKey, SetId> {
     let mut set_of_root: BTreeMap<DeclKey, SetId> = BTreeMap::new();
-    for (unit, fixes) in units.iter().zip(unit_fixes) {
+    for ((unit, decided), more) in units.iter().zip(decisions).zip(unit_fixes) {
+        let rules = rules::fixes(unit, decided).into_iter().map(|fix| (unit.key(fix.decl.file, fix.decl.offset), fix));
+        let fixes = rules.chain(more);
         // A file of the unit as clang names it -> its id (for its text, read once by the unit).
         let id_of: HashMap<&Path, FileIndex> =
             (0..unit.syntax.files.len()).map(|id| (unit.syntax.files[id].as_path(), id)).collect();
