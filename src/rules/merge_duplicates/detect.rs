@@ -45,14 +45,26 @@ impl<'u> Detected<'u> {
     }
 }
 
-/// One word of a definition, normalised for comparison.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Word<'a> {
-    Text(&'a str),
+/// One word of a definition, coded for comparison.
+#[derive(Debug, Clone, Copy)]
+enum Word {
+    /// A text, by its number in the unit.
+    Text(u64),
     /// The function's own name.
     Own,
-    /// A call to another helper definition, by its class.
+    /// A call to another helper definition, by its place (compared by its class).
     Callee(usize),
+}
+
+impl Word {
+    /// The word as one number, calls by the callee's class: distinct words, distinct numbers.
+    fn number(self, class: &[usize]) -> u64 {
+        match self {
+            Word::Text(n) => n << 2,
+            Word::Own => 1,
+            Word::Callee(i) => ((class[i] as u64) << 2) | 2,
+        }
+    }
 }
 
 /// Where each definition and each function name appears in the batch, so
@@ -219,23 +231,33 @@ fn read_only_of(f: &Function) -> Vec<bool> {
 fn classes(view: &UnitView) -> BTreeMap<DeclKey, usize> {
     let keys: Vec<&DeclKey> = view.words.keys().collect();
     let index: HashMap<&DeclKey, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    // Each definition's words coded once as numbers (a text by its first
+    // place in the unit), so that each round compares numbers, not texts:
+    // the refinement was most of duplicate detection on big headers.
+    let mut texts: HashMap<&str, u64> = HashMap::new();
+    let coded: Vec<Vec<Word>> = keys
+        .iter()
+        .map(|key| {
+            view.words[*key]
+                .iter()
+                .map(|w| match w {
+                    RawWord::Text(t) => {
+                        let next = texts.len() as u64;
+                        Word::Text(*texts.entry(t).or_insert(next))
+                    }
+                    RawWord::Own => Word::Own,
+                    RawWord::Callee(k) => Word::Callee(index[k]),
+                })
+                .collect()
+        })
+        .collect();
     let mut class: Vec<usize> = (0..keys.len()).collect();
     loop {
-        let mut first_with: HashMap<Vec<Word>, usize> = HashMap::new();
-        let next: Vec<usize> = keys
+        let mut first_with: HashMap<Vec<u64>, usize> = HashMap::new();
+        let next: Vec<usize> = coded
             .iter()
             .enumerate()
-            .map(|(i, key)| {
-                let words: Vec<Word> = view.words[*key]
-                    .iter()
-                    .map(|w| match w {
-                        RawWord::Text(t) => Word::Text(t),
-                        RawWord::Own => Word::Own,
-                        RawWord::Callee(k) => Word::Callee(class[index[k]]),
-                    })
-                    .collect();
-                *first_with.entry(words).or_insert(i)
-            })
+            .map(|(i, words)| *first_with.entry(words.iter().map(|w| w.number(&class)).collect()).or_insert(i))
             .collect();
         if next == class {
             return keys.into_iter().copied().zip(class).collect();
