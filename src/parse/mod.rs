@@ -4,7 +4,7 @@
 //! on owned data only: functions, their pointer declarations with each
 //! level's qualifier as spelled (keyword, macro use, or hidden), program-scope
 //! variables, `#if`-skipped ranges and diagnostics. Libclang handles never
-//! leave this module; the FFI itself is confined to `libclang.rs`.
+//! leave this module; the FFI itself is confined to `libclang/`.
 //!
 //! The walk is one `Walker` over the unit, its methods grouped by what they read:
 //! `walker` (the top level and its stages), `macros` (macro definitions and uses,
