@@ -23,6 +23,7 @@ pub mod lower;
 pub mod migrate;
 pub mod options;
 pub mod parse;
+pub mod precompiled;
 pub mod progress;
 pub mod render;
 pub mod report;

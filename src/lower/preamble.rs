@@ -9,7 +9,7 @@
 //! directory, compiled with the same arguments over the same replaced
 //! files, share one precompiled header of it, built once per batch when a
 //! second compile asks for it and the first found the headers heavy enough
-//! (`WORTH_PRECOMPILING`: for light ones it costs more than it saves). Each
+//! (`precompiled::WORTH_PRECOMPILING`: for light ones it costs more than it saves). Each
 //! unit then compiles against it, skipping its own preamble bytes (cc1's
 //! `-preamble-bytes`): what follows sees exactly the declarations and
 //! macros it saw before, and its own lines and offsets are unchanged.
@@ -27,13 +27,13 @@
 //! The files live in a directory of the process's temporary directory (the
 //! supervisor's, for a worker), removed when the run ends (`crate::session`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::in_process;
-use crate::ids::{hash_of, stamp, Stamp};
-use crate::session::Shared;
+use crate::ids::{hash_of, Stamp};
+use crate::precompiled::{self, Precompiled, Ready};
 
 /// What makes two units' precompiled preambles the same.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -68,29 +68,14 @@ pub(super) struct Built {
     read: Vec<(PathBuf, Option<Stamp>)>,
 }
 
-impl Built {
-    fn stale(&self) -> bool {
-        self.read.iter().any(|(path, then)| stamp(path) != *then)
+impl precompiled::Built for Built {
+    fn read(&self) -> &[(PathBuf, Option<Stamp>)] {
+        &self.read
     }
 }
 
-type Slot = Arc<OnceLock<Option<Arc<Built>>>>;
-
-/// Every preamble built in this process: key -> built once (threads asking
-/// for one being built wait for it).
-#[derive(Default)]
-struct Store {
-    dir: Option<tempfile::TempDir>,
-    /// Preambles built so far: each in its own directory, never reused.
-    count: usize,
-    built: HashMap<Key, Slot>,
-    /// Per key hash, the bytes the first compile asking for it read besides
-    /// the unit's own file (`None` until it reports them). A collision only
-    /// lends one preamble another's weight.
-    weights: HashMap<u64, Option<u64>>,
-}
-
-static STORE: Shared<Store> = Shared::new();
+/// Every preamble built in this process for clang's compiles.
+static STORE: Precompiled<Key, Built> = Precompiled::new("clasp-preambles-", "preamble: precompile");
 
 /// Deletes every preamble (`crate::session`: when the last batch running ends).
 pub(crate) fn clear() {
@@ -116,15 +101,6 @@ pub(super) struct Request<'a> {
     /// own, defining every header function (their facts, read once per batch).
     pub(super) facts: bool,
 }
-
-/// Headers a precompiled preamble must weigh at least (with the compile's
-/// other files) to be worth building: it costs about two compiles (the header,
-/// and the preamble alone for the facts), and saves a share of each compile
-/// as large as the headers' share of it. Measured with `scripts/bench`: 4,600
-/// lines of shared headers (about 150 KB) compile 2-4x faster against one;
-/// headers of a few KB (the small-files shape, 2-3 units a preamble) made
-/// the batch 8% slower. OpenCL's base header (31 KB) is in every compile.
-pub(crate) const WORTH_PRECOMPILING: u64 = 64 * 1024;
 
 /// How a compile stands with its preamble.
 pub(super) enum Use {
@@ -158,7 +134,7 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
             .collect(),
         facts: request.facts,
     };
-    let built = match built(request, key)? {
+    let built = match STORE.ready(&key, |path| build(request, &key, path))? {
         Ready::Built(built) => built,
         Ready::Weigh(hash) => return Some(Use::Weigh(hash)),
     };
@@ -172,16 +148,7 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
 /// What the first compile of a preamble (`Use::Weigh`) read: every file but
 /// `main`, in bytes, decides whether later compiles share a precompiled one.
 pub(super) fn weigh(hash: u64, main: &Path, read: &[PathBuf]) {
-    let main = std::fs::canonicalize(main).ok();
-    let bytes = read
-        .iter()
-        .filter(|path| std::fs::canonicalize(path).ok() != main)
-        .filter_map(|path| std::fs::metadata(path).ok())
-        .map(|metadata| metadata.len())
-        .sum();
-    if let Some(mut store) = STORE.lock() {
-        store.weights.insert(hash, Some(bytes));
-    }
+    STORE.weigh(hash, main, read);
 }
 
 /// A unit's preamble as `parse` shares it (`parse::Preamble`).
@@ -243,45 +210,6 @@ fn key_args(args: &[String]) -> Vec<String> {
     out
 }
 
-/// Where a key's preamble stands for the compile asking.
-enum Ready {
-    Built(Arc<Built>),
-    /// The first compile asking: it compiles whole and weighs the preamble.
-    Weigh(u64),
-}
-
-/// The preamble for `key`: the first compile asking weighs it, a later one
-/// builds it if it is heavy enough (`None`: compile whole).
-fn built(request: &Request, key: Key) -> Option<Ready> {
-    let (slot, dir) = {
-        let mut store = STORE.lock()?;
-        if !store.built.contains_key(&key) {
-            let hash = hash_of(&key);
-            match store.weights.get(&hash) {
-                None => {
-                    store.weights.insert(hash, None);
-                    return Some(Ready::Weigh(hash));
-                }
-                Some(Some(bytes)) if *bytes >= WORTH_PRECOMPILING => {}
-                Some(_) => return None,
-            }
-        }
-        let stale = store.built.get(&key).and_then(|slot| slot.get()).and_then(Option::as_ref).is_some_and(|b| b.stale());
-        if stale {
-            store.built.remove(&key);
-        }
-        if store.dir.is_none() {
-            store.dir = tempfile::Builder::new().prefix("clasp-preambles-").tempdir().ok();
-        }
-        let dir = store.dir.as_ref()?.path().join(format!("{}", store.count));
-        store.count += 1;
-        let slot = store.built.entry(key.clone()).or_default().clone();
-        (slot, dir)
-    };
-    let built = slot.get_or_init(|| crate::timings::time("preamble: precompile", || build(request, &key, &dir)).map(Arc::new));
-    built.clone().map(Ready::Built)
-}
-
 /// Compiles the preamble's text, as if in the unit's directory, to a
 /// precompiled header (and alone, for facts: `Request::facts`). A VFS overlay lays
 /// the text over paths in that directory; no file is written there.
@@ -304,18 +232,9 @@ fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
     if !compiled.success {
         return None;
     }
-    // The store's own files (the preamble's text, the header being written) are not the user's.
-    let read: Vec<(PathBuf, Option<Stamp>)> = (compiled.read.into_iter())
-        .filter(|path| !path.starts_with(dir) && *path != as_header)
-        .map(|path| {
-            let then = stamp(&path);
-            (path, then)
-        })
-        .collect();
-    // A file only an overlay provides (an embedded kernel's text) has no stamp to go stale by.
-    if read.iter().any(|(_, then)| then.is_none()) {
-        return None;
-    }
+    // The store's own files (the preamble's text, the header being written) are not the user's;
+    // a file only an overlay provides (an embedded kernel's text) has no stamp to go stale by.
+    let read = precompiled::stamped(compiled.read.into_iter().filter(|path| !path.starts_with(dir) && *path != as_header))?;
     let alone = if request.facts {
         let compiled = in_process::compile(request.clang, &with_overlay(request.args.to_vec()), &text, Some(&as_unit)).ok()?;
         Some(compiled.output).filter(|_| compiled.success)

@@ -23,14 +23,13 @@
 //! parse against the preamble has an error is parsed whole again, so the
 //! error reads as it does for the unit alone.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::libclang::{FileLoc, Index};
-use crate::ids::{stamp, Stamp};
-use crate::session::Shared;
+use crate::ids::Stamp;
+use crate::precompiled::{self, Precompiled, Ready};
 
 /// What a unit brings to share its preamble: the preamble itself
 /// (`lower::preamble::identity`).
@@ -134,19 +133,13 @@ struct Built {
     read: Vec<(PathBuf, Option<Stamp>)>,
 }
 
-type Slot = Arc<OnceLock<Option<Arc<Built>>>>;
-
-#[derive(Default)]
-struct Store {
-    dir: Option<tempfile::TempDir>,
-    /// Preambles built so far: each in its own file, never reused.
-    count: usize,
-    built: HashMap<Key, Slot>,
-    /// The bytes the first unit of a preamble included (`None` until it says).
-    weights: HashMap<Key, Option<u64>>,
+impl precompiled::Built for Built {
+    fn read(&self) -> &[(PathBuf, Option<Stamp>)] {
+        &self.read
+    }
 }
 
-static STORE: Shared<Store> = Shared::new();
+static STORE: Precompiled<Key, Built> = Precompiled::new("clasp-parse-preambles-", "preamble: precompile for libclang");
 
 /// Deletes every precompiled preamble (`crate::session`: when the last batch running ends).
 pub(crate) fn clear() {
@@ -161,8 +154,8 @@ pub(super) enum Use {
     Weigh(Weighing),
 }
 
-/// The first unit of a preamble, weighing it.
-pub(super) struct Weighing(Key);
+/// The first unit of a preamble, weighing it (its key's hash).
+pub(super) struct Weighing(u64);
 
 /// How the unit at `main` (its text `contents`) parsed with `args` uses the
 /// preamble it shares, precompiling it first if it is heavy and no unit has;
@@ -173,32 +166,10 @@ pub(super) fn arguments(index: &Index, main: &Path, contents: &[u8], args: &[Str
     }
     let dir = main.parent()?.to_path_buf();
     let key = Key { args: args.to_vec(), dir, normalized: preamble.normalized.clone() };
-    let (slot, pch) = {
-        let mut store = STORE.lock()?;
-        if !store.built.contains_key(&key) {
-            match store.weights.get(&key) {
-                None => {
-                    store.weights.insert(key.clone(), None);
-                    return Some(Use::Weigh(Weighing(key)));
-                }
-                Some(Some(bytes)) if *bytes >= crate::lower::preamble::WORTH_PRECOMPILING => {}
-                Some(_) => return None,
-            }
-        }
-        let stale = store.built.get(&key).and_then(|slot| slot.get()).and_then(Option::as_ref).is_some_and(|b| stale(b));
-        if stale {
-            store.built.remove(&key);
-        }
-        if store.dir.is_none() {
-            store.dir = tempfile::Builder::new().prefix("clasp-parse-preambles-").tempdir().ok();
-        }
-        let pch = store.dir.as_ref()?.path().join(format!("{}.pch", store.count));
-        store.count += 1;
-        (store.built.entry(key.clone()).or_default().clone(), pch)
+    let built = match STORE.ready(&key, |path| build(index, &key, &path.with_extension("pch")))? {
+        Ready::Built(built) => built,
+        Ready::Weigh(hash) => return Some(Use::Weigh(Weighing(hash))),
     };
-    let built =
-        slot.get_or_init(|| crate::timings::time("preamble: precompile for libclang", || build(index, &key, &pch)).map(Arc::new));
-    let built = built.as_ref()?;
     let mut extra = vec!["-include-pch".to_string(), built.pch.display().to_string()];
     extra.extend(["-Xclang", &format!("-preamble-bytes={},1", preamble.size), "-Xclang", "-fno-validate-pch"].map(String::from));
     Some(Use::Against(extra, Alias::new(built.name.clone(), main, contents, preamble)))
@@ -206,19 +177,7 @@ pub(super) fn arguments(index: &Index, main: &Path, contents: &[u8], args: &[Str
 
 /// What the first unit of a preamble included (every file but its own) decides whether later units share one.
 pub(super) fn weigh(weighing: Weighing, main: &Path, included: &[PathBuf]) {
-    let bytes = included
-        .iter()
-        .filter(|path| path.as_path() != main)
-        .filter_map(|path| std::fs::metadata(path).ok())
-        .map(|metadata| metadata.len())
-        .sum();
-    if let Some(mut store) = STORE.lock() {
-        store.weights.insert(weighing.0, Some(bytes));
-    }
-}
-
-fn stale(built: &Built) -> bool {
-    built.read.iter().any(|(path, then)| stamp(path) != *then)
+    STORE.weigh(weighing.0, main, included);
 }
 
 /// Parses the preamble's text as a header in the unit's directory and saves it at `pch`.
@@ -227,12 +186,8 @@ fn build(index: &Index, key: &Key, pch: &Path) -> Option<Built> {
     let header = std::path::absolute(key.dir.join(".clasp-preamble.h")).ok()?;
     let args = header_arguments(&key.args);
     let included = index.precompile(&header, &key.normalized, &args, pch).ok()??;
-    let read: Vec<(PathBuf, Option<Stamp>)> =
-        included.into_iter().filter(|path| *path != header).map(|path| (path.clone(), stamp(&path))).collect();
     // A file only an overlay provides has no stamp to go stale by.
-    if read.iter().any(|(_, then)| then.is_none()) {
-        return None;
-    }
+    let read = precompiled::stamped(included.into_iter().filter(|path| *path != header))?;
     Some(Built { pch: pch.to_path_buf(), name: header.to_string_lossy().into_owned(), read })
 }
 
