@@ -278,7 +278,8 @@ pub struct UnqualifiedCastArg {
 pub struct KernelSyntax {
     /// Files of the unit as clang names them; `files[0]` is the main file.
     pub files: Vec<PathBuf>,
-    pub functions: Vec<Function>,
+    /// Shared: a header function's walk replayed in every unit including it is one value.
+    pub functions: Vec<std::sync::Arc<Function>>,
     pub program_vars: Vec<ProgramVar>,
     pub skipped: Vec<SkippedRange>,
     pub diagnostics: Vec<Diagnostic>,
@@ -302,7 +303,7 @@ impl KernelSyntax {
     pub fn function(&self, link_name: &str) -> Option<&Function> {
         // Prefer the definition over prototypes.
         let mut found = None;
-        for f in self.functions.iter().filter(|f| f.link_name == link_name) {
+        for f in self.functions.iter().map(|f| &**f).filter(|f| f.link_name == link_name) {
             if f.is_definition {
                 return Some(f);
             }

@@ -303,7 +303,10 @@ impl Workbench {
         // macro (a kernel stamped out by `DEFINE_KERNEL(...)`), which tokens alone miss.
         let mut syntax = syntax;
         for function in syntax.functions.iter_mut() {
-            function.is_kernel |= ir.function(&function.link_name).is_some_and(|f| f.is_kernel);
+            // Changed only where it differs: a shared function stays shared.
+            if !function.is_kernel && ir.function(&function.link_name).is_some_and(|f| f.is_kernel) {
+                Arc::make_mut(function).is_kernel = true;
+            }
         }
         let source_map = SourceMap::whole_file(path, text.len() as u32);
         let sources = syntax

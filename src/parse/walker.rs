@@ -179,7 +179,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             capture.identifiers.clone_from(&words);
         }
         self.syntax.identifiers.extend(words);
-        let f = self.function(c, tokens);
+        let f = std::sync::Arc::new(self.function(c, tokens));
         if let Some(capture) = self.capture.as_mut() {
             capture.function = Some(f.clone());
         }

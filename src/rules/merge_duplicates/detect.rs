@@ -138,8 +138,12 @@ fn view<'u>(unit: &'u Unit, root: &Path, kept: &mut HashSet<Arc<[RawWord<'u>]>>)
 fn helper_defs<'u>(unit: &'u Unit, root: &Path) -> (BTreeMap<DeclKey, &'u Function>, HashMap<&'u str, DeclKey>) {
     let mut defs = BTreeMap::new();
     let mut link_to_key: HashMap<&str, DeclKey> = HashMap::new();
-    let helpers =
-        unit.syntax.functions.iter().filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty());
+    let helpers = unit
+        .syntax
+        .functions
+        .iter()
+        .map(|f| &**f)
+        .filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty());
     for f in helpers {
         if crate::root::is_under(root, unit.canonical(f.pos.file)) {
             let key = unit.key(f.pos.file, f.pos.offset);
