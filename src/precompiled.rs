@@ -129,6 +129,28 @@ fn stale(built: &impl Built) -> bool {
     built.read().iter().any(|(path, then)| stamp(path) != *then)
 }
 
+/// Whether `args` put text before the main file (`-include`, `-include-pch`,
+/// `-imacros`): a preamble precompiled on its own would not stand for it.
+pub fn text_before_main(args: &[String]) -> bool {
+    args.iter().any(|a| a.starts_with("-include") || a.starts_with("-imacros"))
+}
+
+/// A unit's arguments for its preamble compiled as a header (`-x cl`
+/// becomes `-x cl-header`).
+pub fn as_header(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut words = args.iter().peekable();
+    while let Some(arg) = words.next() {
+        if arg == "-x" && words.peek().is_some_and(|w| *w == "cl") {
+            words.next();
+            out.extend(["-x".to_string(), "cl-header".to_string()]);
+        } else {
+            out.push(arg.clone());
+        }
+    }
+    out
+}
+
 /// The files a build read, stamped now (`None` when one has no stamp: a
 /// file only an overlay provides, which could not go stale).
 pub fn stamped(read: impl IntoIterator<Item = PathBuf>) -> Option<Vec<(PathBuf, Option<Stamp>)>> {

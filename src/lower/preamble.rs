@@ -186,11 +186,8 @@ fn plain_compile(args: &[String]) -> bool {
     let language = args.windows(2).filter(|w| w[0] == "-x").map(|w| w[1].as_str()).collect::<Vec<_>>();
     language == ["cl"]
         && args.iter().any(|a| a == "-emit-llvm")
-        && !args.iter().any(|a| {
-            ["-include", "-imacros", "-include-pch", "-fsyntax-only", "-E"].contains(&a.as_str())
-                || a.starts_with("-include")
-                || a.starts_with("-imacros")
-        })
+        && !args.iter().any(|a| a == "-fsyntax-only" || a == "-E")
+        && !precompiled::text_before_main(args)
 }
 
 /// `args` without the overlay's path (its contents are the key's `replaced`).
@@ -247,21 +244,18 @@ fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
 /// The arguments that precompile the preamble: the unit's, as a header,
 /// written to `pch` instead of IR to standard output.
 fn header_arguments(args: &[String], pch: &Path) -> Vec<String> {
-    let mut out = Vec::with_capacity(args.len() + 2);
-    let mut words = args.iter().peekable();
+    let mut kept = Vec::with_capacity(args.len());
+    let mut words = args.iter();
     while let Some(arg) = words.next() {
         match arg.as_str() {
             "-emit-llvm" | "-c" => {}
             "-o" => {
                 words.next();
             }
-            "-x" if words.peek().is_some_and(|w| *w == "cl") => {
-                words.next();
-                out.extend(["-x".to_string(), "cl-header".to_string()]);
-            }
-            _ => out.push(arg.clone()),
+            _ => kept.push(arg.clone()),
         }
     }
+    let mut out = precompiled::as_header(&kept);
     out.extend(["-o".to_string(), pch.display().to_string()]);
     out
 }

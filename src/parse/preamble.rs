@@ -161,7 +161,7 @@ pub(super) struct Weighing(u64);
 /// preamble it shares, precompiling it first if it is heavy and no unit has;
 /// `None`: parse whole.
 pub(super) fn arguments(index: &Index, main: &Path, contents: &[u8], args: &[String], preamble: &Preamble) -> Option<Use> {
-    if args.iter().any(|a| a == "-include" || a == "-include-pch" || a.starts_with("-include") || a.starts_with("-imacros")) {
+    if precompiled::text_before_main(args) {
         return None;
     }
     let dir = main.parent()?.to_path_buf();
@@ -184,26 +184,11 @@ pub(super) fn weigh(weighing: Weighing, main: &Path, included: &[PathBuf]) {
 fn build(index: &Index, key: &Key, pch: &Path) -> Option<Built> {
     // Absolute: the precompiled header names its file so, whatever it is given.
     let header = std::path::absolute(key.dir.join(".clasp-preamble.h")).ok()?;
-    let args = header_arguments(&key.args);
+    let args = precompiled::as_header(&key.args);
     let included = index.precompile(&header, &key.normalized, &args, pch).ok()??;
     // A file only an overlay provides has no stamp to go stale by.
     let read = precompiled::stamped(included.into_iter().filter(|path| *path != header))?;
     Some(Built { pch: pch.to_path_buf(), name: header.to_string_lossy().into_owned(), read })
-}
-
-/// The unit's arguments, for its preamble parsed as a header.
-fn header_arguments(args: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(args.len());
-    let mut words = args.iter().peekable();
-    while let Some(arg) = words.next() {
-        if arg == "-x" && words.peek().is_some_and(|w| *w == "cl") {
-            words.next();
-            out.extend(["-x".to_string(), "cl-header".to_string()]);
-        } else {
-            out.push(arg.clone());
-        }
-    }
-    out
 }
 
 /// Units this thread parsed against a precompiled preamble (tests parse on their own thread).
