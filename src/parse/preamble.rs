@@ -260,6 +260,34 @@ mod tests {
         assert_eq!(AGAINST.with(|n| n.get()) - before, 6);
     }
 
+    /// A unit with an error, parsed against its preamble, is parsed whole
+    /// again: its error reads as it does for the unit alone.
+    #[test]
+    fn an_error_against_the_shared_preamble_reads_as_the_whole_units() {
+        let _session = Session::begin();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("h.h"), crate::lower::heavy(HEADER)).unwrap();
+        let args = crate::options::CompileOptions::default().clang_args(None);
+        let parser = Parser::new().unwrap();
+        let parse = |name: &str, body: &str| {
+            let path = dir.path().join(name);
+            let text = format!("// {name}\n#include \"h.h\"\n{body}");
+            std::fs::write(&path, &text).unwrap();
+            let preamble = Preamble::of(&path, text.as_bytes(), &args);
+            let shared = parser.parse_sharing(&path, text.as_bytes(), &args, preamble).unwrap();
+            let whole = parser.parse(&path, text.as_bytes(), &args).unwrap();
+            let errors = |s: &crate::syntax::KernelSyntax| s.errors().map(|d| d.to_string()).collect::<Vec<_>>();
+            (errors(&shared), errors(&whole))
+        };
+        parse("a.cl", "kernel void k(__global float *o) { o[0] = first(o); }\n");
+        let before = AGAINST.with(|n| n.get());
+        let (shared, whole) = parse("b.cl", "kernel void k(__global float *o) {\n  o[0] = missing(o);\n}\n");
+        assert_eq!(AGAINST.with(|n| n.get()), before, "not kept from the parse against the preamble");
+        assert!(!whole.is_empty());
+        assert_eq!(shared, whole);
+        assert!(shared[0].contains("b.cl:4:10"), "{shared:?}");
+    }
+
     /// A header changed since its preamble was precompiled (a second run in
     /// the same process) is parsed again.
     #[test]
