@@ -201,6 +201,62 @@ pub struct FunctionRef {
     pub caller: String,
 }
 
+/// A unit's uses of function names, in walk order: runs of them shared with
+/// every unit that replays the same header function's walk (one value for
+/// the batch), and the unit's own, still open to the walk.
+#[derive(Debug, Clone, Default)]
+pub struct References {
+    sealed: Vec<std::sync::Arc<[FunctionRef]>>,
+    open: Vec<FunctionRef>,
+}
+
+impl References {
+    pub fn iter(&self) -> impl Iterator<Item = &FunctionRef> + Clone {
+        self.sealed.iter().flat_map(|run| run.iter()).chain(&self.open)
+    }
+
+    pub fn len(&self) -> usize {
+        self.sealed.iter().map(|run| run.len()).sum::<usize>() + self.open.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn push(&mut self, reference: FunctionRef) {
+        self.open.push(reference);
+    }
+
+    /// The references pushed since the last `seal`, to amend while a walk records them.
+    pub fn open_mut(&mut self) -> &mut Vec<FunctionRef> {
+        &mut self.open
+    }
+
+    /// Closes the open references into a run of their own, and returns it
+    /// (empty when none was open), for other units to share.
+    pub fn seal(&mut self) -> std::sync::Arc<[FunctionRef]> {
+        let run: std::sync::Arc<[FunctionRef]> = std::mem::take(&mut self.open).into();
+        if !run.is_empty() {
+            self.sealed.push(run.clone());
+        }
+        run
+    }
+
+    /// Appends a run another unit sealed.
+    pub fn extend_shared(&mut self, run: &std::sync::Arc<[FunctionRef]>) {
+        self.seal();
+        if !run.is_empty() {
+            self.sealed.push(run.clone());
+        }
+    }
+}
+
+impl Serialize for References {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 /// A program-scope variable, or a `static` one in a function (same rules in 2.0).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProgramVar {
@@ -284,8 +340,8 @@ pub struct KernelSyntax {
     pub skipped: Vec<SkippedRange>,
     pub diagnostics: Vec<Diagnostic>,
     pub unqualified_cast_args: Vec<UnqualifiedCastArg>,
-    /// Every use of a function's name in a function body, in source order.
-    pub references: Vec<FunctionRef>,
+    /// Every use of a function's name in a function body, in walk order.
+    pub references: References,
     /// Object-like macros that expand to exactly one address-space keyword (`GLOBAL` -> global).
     pub qualifier_macros: BTreeMap<String, Space>,
     /// Identifier -> the first macro (by name) whose definition names it.

@@ -28,7 +28,7 @@ use crate::syntax::*;
 pub(super) struct Added {
     /// Files met for the first time, in order.
     pub(super) files: Vec<String>,
-    pub(super) references: Vec<FunctionRef>,
+    pub(super) references: Arc<[FunctionRef]>,
     pub(super) unqualified_cast_args: Vec<UnqualifiedCastArg>,
     pub(super) sizeof_targets: Vec<(FileIndex, u32)>,
     pub(super) cast_targets: Vec<((FileIndex, u32), (Space, u32))>,

@@ -16,7 +16,7 @@ impl Walker<'_, '_> {
     pub(super) fn find_observed_uses(&mut self, c: &Cursor) {
         let caller = if c.mangling().is_empty() { c.spelling() } else { c.mangling() };
         let mut called: HashSet<(FileIndex, u32)> = HashSet::new();
-        let first_reference = self.syntax.references.len();
+        let first_reference = self.syntax.references.open_mut().len();
         let mut stack = c.children();
         while let Some(node) = stack.pop() {
             match node.kind() {
@@ -53,7 +53,7 @@ impl Walker<'_, '_> {
             }
             stack.extend(node.children());
         }
-        let mine = &mut self.syntax.references[first_reference..];
+        let mine = &mut self.syntax.references.open_mut()[first_reference..];
         for reference in mine.iter_mut() {
             reference.called = called.contains(&(reference.range.file, reference.range.start));
         }

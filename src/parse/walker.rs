@@ -233,12 +233,14 @@ impl<'t, 'i> Walker<'t, 'i> {
             self.replay(&added);
             return;
         }
-        let (references, casts, vars) =
-            (self.syntax.references.len(), self.syntax.unqualified_cast_args.len(), self.syntax.program_vars.len());
+        // The walk's references are a run of their own, kept once for every unit replaying it.
+        self.syntax.references.seal();
+        let (casts, vars) = (self.syntax.unqualified_cast_args.len(), self.syntax.program_vars.len());
         self.capture = Some(Added::default());
         walk(self);
+        let references = self.syntax.references.seal();
         let Some(mut added) = self.capture.take() else { return };
-        added.references = self.syntax.references[references..].to_vec();
+        added.references = references;
         added.unqualified_cast_args = self.syntax.unqualified_cast_args[casts..].to_vec();
         added.program_vars = self.syntax.program_vars[vars..].to_vec();
         memo::keep(key, added);
@@ -249,7 +251,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         for file in &added.files {
             self.file_index(file);
         }
-        self.syntax.references.extend(added.references.iter().cloned());
+        self.syntax.references.extend_shared(&added.references);
         self.syntax.unqualified_cast_args.extend(added.unqualified_cast_args.iter().cloned());
         self.sizeof_targets.extend(added.sizeof_targets.iter().copied());
         for (key, cast) in &added.cast_targets {
@@ -270,7 +272,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.syntax.identifiers.extend(self.macro_words.values().flatten().cloned());
         // Kept for the whole run, once per unit: no growth slack.
         self.syntax.functions.shrink_to_fit();
-        self.syntax.references.shrink_to_fit();
+        self.syntax.references.seal();
         self.syntax.program_vars.shrink_to_fit();
         self.syntax.skipped.shrink_to_fit();
         self.syntax
