@@ -201,6 +201,46 @@ pub struct FunctionRef {
     pub caller: String,
 }
 
+/// A unit's identifiers: the words of the header functions whose walks it
+/// shares with other units (one set for every unit sharing the same walks),
+/// and its own other words.
+#[derive(Clone, Default)]
+pub struct Identifiers {
+    own: BTreeSet<String>,
+    shared: std::sync::Arc<BTreeSet<String>>,
+}
+
+impl Identifiers {
+    pub fn contains(&self, word: &str) -> bool {
+        self.own.contains(word) || self.shared.contains(word)
+    }
+
+    /// Every word once, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &String> {
+        self.own.union(&self.shared)
+    }
+
+    pub fn insert(&mut self, word: String) {
+        self.own.insert(word);
+    }
+
+    pub fn extend(&mut self, words: impl IntoIterator<Item = String>) {
+        self.own.extend(words);
+    }
+
+    /// Makes `shared` the shared words; the unit's own keep only what it does not hold.
+    pub fn share(&mut self, shared: std::sync::Arc<BTreeSet<String>>) {
+        self.own.retain(|word| !shared.contains(word));
+        self.shared = shared;
+    }
+}
+
+impl std::fmt::Debug for Identifiers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
 /// A unit's uses of function names, in walk order: runs of them shared with
 /// every unit that replays the same header function's walk (one value for
 /// the batch), and the unit's own, still open to the walk.
@@ -349,7 +389,7 @@ pub struct KernelSyntax {
     pub macro_bodies: BTreeMap<String, String>,
     /// Identifiers the unit writes: in function definitions, macros and `#if`-skipped text, and the names of its other top-level declarations.
     #[serde(skip)]
-    pub identifiers: BTreeSet<String>,
+    pub identifiers: Identifiers,
 }
 
 impl KernelSyntax {

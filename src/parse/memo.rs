@@ -34,7 +34,7 @@ pub(super) struct Added {
     pub(super) cast_targets: Vec<((FileIndex, u32), (Space, u32))>,
     pub(super) function: Option<std::sync::Arc<Function>>,
     pub(super) program_vars: Vec<ProgramVar>,
-    pub(super) identifiers: Vec<String>,
+    pub(super) identifiers: Arc<[String]>,
 }
 
 /// The stages of the walk that visit a function, and a program-scope variable's.
@@ -62,6 +62,9 @@ pub(super) struct Key {
 #[derive(Default)]
 struct Store {
     walks: HashMap<Key, Arc<Added>>,
+    /// The shared walks' words a unit met (by the runs' addresses, kept
+    /// alive by `walks`, in order) -> their union, one set for those units.
+    words: HashMap<Vec<usize>, Arc<std::collections::BTreeSet<String>>>,
 }
 
 static STORE: Shared<Store> = Shared::new();
@@ -85,6 +88,17 @@ pub(super) fn find(key: &Key) -> Option<Arc<Added>> {
 pub(super) fn keep(key: Key, added: Added) {
     if let Some(mut store) = STORE.lock() {
         store.walks.entry(key).or_insert_with(|| Arc::new(added));
+    }
+}
+
+/// The union of the words of shared walks `runs` (each an `Added::identifiers`),
+/// one value for every unit that met the same runs.
+pub(super) fn shared_words(runs: &[Arc<[String]>]) -> Arc<std::collections::BTreeSet<String>> {
+    let union = || Arc::new(runs.iter().flat_map(|run| run.iter().cloned()).collect());
+    let key: Vec<usize> = runs.iter().map(|run| run.as_ptr() as usize).collect();
+    match STORE.lock() {
+        Some(mut store) => store.words.entry(key).or_insert_with(union).clone(),
+        None => union(),
     }
 }
 

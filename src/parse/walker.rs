@@ -46,6 +46,8 @@ pub(super) struct Walker<'t, 'i> {
     files_hash: u64,
     /// While a shareable function is walked: what the walk adds beyond the syntax's vectors.
     pub(super) capture: Option<Added>,
+    /// The words of the shared walks met (made or replayed), in order.
+    shared_words: Vec<std::sync::Arc<[String]>>,
 }
 
 impl<'t, 'i> Walker<'t, 'i> {
@@ -67,6 +69,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             context: None,
             files_hash: 0,
             capture: None,
+            shared_words: Vec::new(),
         };
         walker.file_index(&main.to_string_lossy());
         walker
@@ -175,10 +178,13 @@ impl<'t, 'i> Walker<'t, 'i> {
     fn record_function(&mut self, c: &Cursor) {
         let tokens = self.tu.tokens(&c.extent());
         let words: Vec<String> = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone()).collect();
-        if let Some(capture) = self.capture.as_mut() {
-            capture.identifiers.clone_from(&words);
+        match self.capture.as_mut() {
+            Some(capture) => {
+                capture.identifiers = words.into();
+                self.shared_words.push(capture.identifiers.clone());
+            }
+            None => self.syntax.identifiers.extend(words),
         }
-        self.syntax.identifiers.extend(words);
         let f = std::sync::Arc::new(self.function(c, tokens));
         if let Some(capture) = self.capture.as_mut() {
             capture.function = Some(f.clone());
@@ -257,7 +263,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         for (key, cast) in &added.cast_targets {
             self.cast_targets.entry(*key).or_insert(*cast);
         }
-        self.syntax.identifiers.extend(added.identifiers.iter().cloned());
+        self.shared_words.push(added.identifiers.clone());
         self.syntax.functions.extend(added.function.iter().cloned());
         self.syntax.program_vars.extend(added.program_vars.iter().cloned());
     }
@@ -270,6 +276,9 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.record_qualifier_macros();
         self.syntax.identifiers.extend(self.macro_words.keys().cloned());
         self.syntax.identifiers.extend(self.macro_words.values().flatten().cloned());
+        if !self.shared_words.is_empty() {
+            self.syntax.identifiers.share(memo::shared_words(&self.shared_words));
+        }
         // Kept for the whole run, once per unit: no growth slack.
         self.syntax.functions.shrink_to_fit();
         self.syntax.references.seal();
