@@ -26,7 +26,7 @@ pub struct Detected<'u> {
 impl<'u> Detected<'u> {
     /// Finds the groups of `units`, among definitions under `root`.
     pub fn new(units: &'u [Unit], root: &Path) -> Detected<'u> {
-        let mut kept = HashSet::new();
+        let mut kept = Kept::default();
         let views: Vec<UnitView> = units.iter().map(|u| view(u, root, &mut kept)).collect();
         let per_unit: Vec<BTreeMap<DeclKey, usize>> = views.iter().map(classes).collect();
         let index = Index::new(units, &views);
@@ -36,7 +36,7 @@ impl<'u> Detected<'u> {
 
     /// The qualifier signature of a definition, as the first unit defining it reads it.
     pub(super) fn signature(&self, key: &DeclKey) -> Option<&Vec<Option<Space>>> {
-        self.index.defining.get(key).and_then(|us| self.views[us[0]].signature.get(key))
+        self.index.defining.get(key).and_then(|us| self.views[us[0]].defs.get(key)).map(|d| &d.signature)
     }
 
     /// The distinct qualifier signatures of a group's members.
@@ -103,16 +103,28 @@ impl<'u> Index<'u> {
 
 /// A unit's helper definitions, normalised.
 pub(super) struct UnitView<'u> {
-    /// Definition -> the function.
-    pub(super) defs: BTreeMap<DeclKey, &'u Function>,
-    /// Definition -> its words, with calls to helper definitions left as
-    /// keys. Shared: every unit including a header reads its helpers alike,
-    /// and holds one copy of their words for the batch.
-    pub(super) words: BTreeMap<DeclKey, Arc<[RawWord<'u>]>>,
-    /// Definition -> per pointer declaration, the space of the qualifier the comparison ignores.
-    pub(super) signature: BTreeMap<DeclKey, Vec<Option<Space>>>,
-    /// Definition -> per pointer declaration, whether it points to read-only data (`const`, `__constant`).
-    pub(super) read_only: BTreeMap<DeclKey, Vec<bool>>,
+    /// Definition -> how the unit reads it. Shared: every unit including a
+    /// header reads its helpers alike, and holds one `Def` for the batch.
+    pub(super) defs: BTreeMap<DeclKey, Arc<Def<'u>>>,
+}
+
+/// A helper definition as a unit reads it.
+pub(super) struct Def<'u> {
+    pub(super) function: &'u Function,
+    /// Its words, with calls to helper definitions left as keys.
+    pub(super) words: Arc<[RawWord<'u>]>,
+    /// Per pointer declaration, the space of the qualifier the comparison ignores.
+    pub(super) signature: Vec<Option<Space>>,
+    /// Per pointer declaration, whether it points to read-only data (`const`, `__constant`).
+    pub(super) read_only: Vec<bool>,
+}
+
+/// The words and definitions already read in the batch, each kept once.
+#[derive(Default)]
+struct Kept<'u> {
+    words: HashSet<Arc<[RawWord<'u>]>>,
+    /// (the function's address, its words' address) -> the definition.
+    defs: HashMap<(usize, usize), Arc<Def<'u>>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -122,15 +134,23 @@ pub(super) enum RawWord<'a> {
     Callee(DeclKey),
 }
 
-/// A unit's helper definitions under the edit root, with their words
-/// (`kept`: the words already read in the batch, each once).
-fn view<'u>(unit: &'u Unit, root: &Path, kept: &mut HashSet<Arc<[RawWord<'u>]>>) -> UnitView<'u> {
-    let (defs, link_to_key) = helper_defs(unit, root);
+/// A unit's helper definitions under the edit root, with their words.
+fn view<'u>(unit: &'u Unit, root: &Path, kept: &mut Kept<'u>) -> UnitView<'u> {
+    let (functions, link_to_key) = helper_defs(unit, root);
     let reader = WordReader::new(unit, link_to_key);
-    let words = defs.iter().map(|(key, f)| (*key, crate::ids::intern(kept, reader.words(f)))).collect();
-    let signature = defs.iter().map(|(key, f)| (*key, signature_of(f))).collect();
-    let read_only = defs.iter().map(|(key, f)| (*key, read_only_of(f))).collect();
-    UnitView { defs, words, signature, read_only }
+    let defs = functions
+        .into_iter()
+        .map(|(key, function)| {
+            let words = crate::ids::intern(&mut kept.words, reader.words(function));
+            // One function read into the same words is one definition, whichever unit reads it.
+            let identity = (function as *const Function as usize, words.as_ptr() as usize);
+            let def = kept.defs.entry(identity).or_insert_with(|| {
+                Arc::new(Def { function, signature: signature_of(function), read_only: read_only_of(function), words })
+            });
+            (key, def.clone())
+        })
+        .collect();
+    UnitView { defs }
 }
 
 /// The unit's helper definitions under the edit root (not kernels, not
@@ -233,7 +253,7 @@ fn read_only_of(f: &Function) -> Vec<bool> {
 /// A unit's definitions partitioned into classes of duplicates: identical
 /// words, calls compared by the callee's class, refined until stable.
 fn classes(view: &UnitView) -> BTreeMap<DeclKey, usize> {
-    let keys: Vec<&DeclKey> = view.words.keys().collect();
+    let keys: Vec<&DeclKey> = view.defs.keys().collect();
     let index: HashMap<&DeclKey, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     // Each definition's words coded once as numbers (a text by its first
     // place in the unit), so that each round compares numbers, not texts:
@@ -242,7 +262,8 @@ fn classes(view: &UnitView) -> BTreeMap<DeclKey, usize> {
     let coded: Vec<Vec<Word>> = keys
         .iter()
         .map(|key| {
-            view.words[*key]
+            view.defs[*key]
+                .words
                 .iter()
                 .map(|w| match w {
                     RawWord::Text(t) => {
@@ -319,8 +340,9 @@ fn copies_of<'v>(group: BTreeSet<DeclKey>, index: &Index, views: &'v [UnitView])
         .filter_map(|key| {
             let units = index.defining.get(&key)?;
             let view = &views[units[0]];
-            let name = view.defs.get(&key)?.name.as_str();
-            Some(SpaceCopy { seen_by: units.iter().copied().collect(), signature: view.signature.get(&key), name, key })
+            let def = view.defs.get(&key)?;
+            let name = def.function.name.as_str();
+            Some(SpaceCopy { seen_by: units.iter().copied().collect(), signature: Some(&def.signature), name, key })
         })
         .collect()
 }
@@ -388,7 +410,7 @@ impl Detected<'_> {
             .iter()
             .filter_map(|key| {
                 let u = *index.defining.get(key)?.first()?;
-                let f = views[u].defs.get(key)?;
+                let f = views[u].defs.get(key)?.function;
                 Some(Member {
                     name: f.name.clone(),
                     file: units[u].syntax.files[f.pos.file].clone(),
@@ -407,7 +429,7 @@ impl Detected<'_> {
         let mut out = BTreeSet::new();
         for m in members {
             for &u in index.defining.get(&m.key).into_iter().flatten() {
-                for word in views[u].words.get(&m.key).into_iter().flat_map(|w| w.iter()) {
+                for word in views[u].defs.get(&m.key).into_iter().flat_map(|d| d.words.iter()) {
                     if let RawWord::Callee(k) = word {
                         out.insert(*k);
                     }

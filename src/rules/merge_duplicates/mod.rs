@@ -284,7 +284,7 @@ fn build(
         // The members this unit defines, by link name: looked up per member, not per definition
         // of the unit (a header's helpers are in every unit including it).
         let defined_here: BTreeSet<&str> =
-            keys.iter().filter_map(|k| detected.views[u].defs.get(*k)).map(|f| f.link_name.as_str()).collect();
+            keys.iter().filter_map(|k| detected.views[u].defs.get(*k)).map(|d| d.function.link_name.as_str()).collect();
         for d in &decisions[u] {
             if defined_here.contains(d.link_name.as_str())
                 && links.contains(d.link_name.as_str())

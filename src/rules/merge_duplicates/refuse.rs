@@ -54,7 +54,7 @@ fn declared_elsewhere(
         let unit = &units[u];
         let syntax = &unit.syntax;
         // A unit defining its own function of that name is about another function.
-        if views[u].defs.values().any(|f| links.contains(f.link_name.as_str()))
+        if views[u].defs.values().any(|d| links.contains(d.function.link_name.as_str()))
             || syntax.functions.iter().any(|f| f.is_definition && links.contains(f.link_name.as_str()))
         {
             continue;
@@ -177,7 +177,7 @@ pub(super) fn unmergeable_members(
     let mut kept = Vec::new();
     'member: for m in members {
         for &u in seeing {
-            let Some(f) = views[u].defs.get(&m.key) else { continue };
+            let Some(f) = views[u].defs.get(&m.key).map(|d| d.function) else { continue };
             for decl in f.pointers.iter().filter(|d| d.array.is_none()) {
                 let Some(level) = decl.levels.first().filter(|l| l.spelling.range().is_some()) else { continue };
                 let decision = decisions[u].iter().find(|d| {
@@ -226,7 +226,7 @@ pub(super) fn drop_calls_to_unmerged(detected: &Detected, in_groups: &BTreeSet<D
                     .into_iter()
                     .find(|k| in_groups.contains(k) && !merging.contains(k) && *k != m.key);
                 if let Some(k) = stray {
-                    let defined = index.defining.get(&k).and_then(|us| views[us[0]].defs.get(&k));
+                    let defined = index.defining.get(&k).and_then(|us| views[us[0]].defs.get(&k)).map(|d| d.function);
                     let name = defined.map(|f| f.name.clone()).unwrap_or_default();
                     let why = format!("calls `{name}`, whose group does not merge");
                     candidate.kept.push(Kept { member: m.clone(), code: Code::CallsUnmerged, why });

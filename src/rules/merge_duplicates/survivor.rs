@@ -20,7 +20,8 @@ pub(super) fn survivor(units: &[Unit], views: &[UnitView], merging: &[Member], s
 
 /// Whether `survivor` points to read-only data wherever `member` does.
 pub(super) fn covers_const(views: &[UnitView], seeing: &BTreeSet<UnitId>, survivor: &Member, member: &Member) -> bool {
-    let read_only = |m: &Member| seeing.iter().find_map(|u| views[*u].read_only.get(&m.key)).cloned().unwrap_or_default();
+    let read_only =
+        |m: &Member| seeing.iter().find_map(|u| views[*u].defs.get(&m.key)).map(|d| d.read_only.clone()).unwrap_or_default();
     let (s, m) = (read_only(survivor), read_only(member));
     m.iter().enumerate().all(|(i, ro)| !ro || s.get(i) == Some(&true))
 }
