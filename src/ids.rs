@@ -183,6 +183,16 @@ pub fn intern<T: Hash + Eq>(kept: &mut HashSet<Arc<[T]>>, items: Vec<T>) -> Arc<
     items
 }
 
+/// `value`, or the equal one `kept` already holds: equal values kept once.
+pub fn intern_value<T: Hash + Eq>(kept: &mut HashSet<Arc<T>>, value: T) -> Arc<T> {
+    if let Some(same) = kept.get(&value) {
+        return same.clone();
+    }
+    let value = Arc::new(value);
+    kept.insert(value.clone());
+    value
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

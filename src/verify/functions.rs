@@ -132,7 +132,7 @@ mod tests {
         let after = compile(&options.clang_args_for(Some(&Target::Cl20.std_flags()), EQUIVALENCE_TRIPLE), &replaced);
         let scope = ProofScope {
             merged: merged.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
-            shared: shared.iter().map(|s| s.to_string()).collect(),
+            shared: std::sync::Arc::new(shared.iter().map(|s| s.to_string()).collect()),
         };
         let context = Context::create();
         let first = compare_compiled(&context, &before, &after, "unit.cl", None, &scope).unwrap();

@@ -35,7 +35,7 @@ pub struct ProofScope {
     /// The functions (link names) worth a proof of their own: those defined
     /// in a file other units read too, whose proof they reuse. A function
     /// only one unit runs costs less inlined.
-    pub shared: BTreeSet<String>,
+    pub shared: std::sync::Arc<BTreeSet<String>>,
 }
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -3,8 +3,9 @@
 //! original compiled as the target, or with its required repairs), with
 //! every check memoised across rounds of planning.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::Withdrawal;
 use crate::codes::Code;
@@ -56,27 +57,32 @@ pub(super) struct Checker<'a> {
     pub(super) plan: &'a Plan,
     pub(super) options: &'a MigrateOptions,
     /// Per unit (its own options: a configuration's): clang arguments as the target, for spir64 and for the equivalence triple.
-    pub(super) target_args: Vec<Vec<String>>,
-    pub(super) result_args: Vec<Vec<String>>,
+    /// (Equal ones, as every unit of one configuration has, are one value.)
+    pub(super) target_args: Vec<Arc<Vec<String>>>,
+    pub(super) result_args: Vec<Arc<Vec<String>>>,
     /// Per unit: its files' canonical paths.
     pub(super) files: Vec<BTreeSet<PathBuf>>,
     /// Per unit: the kernels that run a function any of its sets changes (the others cannot differ).
     pub(super) kernels: Vec<BTreeSet<String>>,
     /// Per unit: the functions it defines in a file other units read too
     /// (link names): a proof of one of them on its own serves them all.
-    pub(super) shared_functions: Vec<BTreeSet<String>>,
+    /// (Units reading the same shared files hold one set.)
+    pub(super) shared_functions: Vec<Arc<BTreeSet<String>>>,
 }
 
 /// Per unit, the link names of the functions it defines in a file another unit reads too.
-fn shared_functions(units: &[Unit], files: &[BTreeSet<PathBuf>]) -> Vec<BTreeSet<String>> {
+fn shared_functions(units: &[Unit], files: &[BTreeSet<PathBuf>]) -> Vec<Arc<BTreeSet<String>>> {
     let mut readers: HashMap<&std::path::Path, usize> = HashMap::new();
     for path in files.iter().flatten() {
         *readers.entry(path.as_path()).or_default() += 1;
     }
     let shared = |unit: &Unit, f: &crate::syntax::Function| readers.get(unit.canonical(f.pos.file)).is_some_and(|n| *n > 1);
+    let mut kept = HashSet::new();
     (units.iter())
         .map(|unit| {
-            (unit.syntax.functions.iter()).filter(|f| f.is_definition && shared(unit, f)).map(|f| f.link_name.clone()).collect()
+            let names =
+                (unit.syntax.functions.iter()).filter(|f| f.is_definition && shared(unit, f)).map(|f| f.link_name.clone());
+            crate::ids::intern_value(&mut kept, names.collect())
         })
         .collect()
 }
@@ -129,6 +135,8 @@ fn kernels_changed<'s>(unit: &Unit, plan: &Plan, sets: impl Iterator<Item = &'s 
 impl<'a> Checker<'a> {
     pub(super) fn new(units: &'a [Unit], plan: &'a Plan, options: &'a MigrateOptions, memo: &'a Memo) -> Checker<'a> {
         let target_flags = options.target.std_flags();
+        let mut kept = HashSet::new();
+        let mut args = |args: Vec<String>| crate::ids::intern_value(&mut kept, args);
         let files: Vec<BTreeSet<PathBuf>> =
             units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect();
         Checker {
@@ -136,8 +144,8 @@ impl<'a> Checker<'a> {
             units,
             plan,
             options,
-            target_args: units.iter().map(|u| u.compile.clang_args(Some(&target_flags))).collect(),
-            result_args: units.iter().map(|u| u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE)).collect(),
+            target_args: units.iter().map(|u| args(u.compile.clang_args(Some(&target_flags)))).collect(),
+            result_args: units.iter().map(|u| args(u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE))).collect(),
             kernels: units.iter().zip(&plan.unit_sets).map(|(unit, sets)| kernels_changed(unit, plan, sets.iter())).collect(),
             shared_functions: shared_functions(units, &files),
             files,
