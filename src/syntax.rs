@@ -315,7 +315,7 @@ pub struct ProgramVar {
 }
 
 /// A range the preprocessor skipped, with the identifiers written in it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct SkippedRange {
     pub range: ByteRange,
     pub first_line: u32,
@@ -377,7 +377,8 @@ pub struct KernelSyntax {
     /// Shared: a header function's walk replayed in every unit including it is one value.
     pub functions: Vec<std::sync::Arc<Function>>,
     pub program_vars: Vec<ProgramVar>,
-    pub skipped: Vec<SkippedRange>,
+    /// (A header's, equal in every unit including it alike, is one value for the batch.)
+    pub skipped: Vec<std::sync::Arc<SkippedRange>>,
     pub diagnostics: Vec<Diagnostic>,
     pub unqualified_cast_args: Vec<UnqualifiedCastArg>,
     /// Every use of a function's name in a function body, in walk order.

@@ -135,7 +135,8 @@ fn qualifier_pin(decl: &PointerDecl, level: &Level) -> Pin {
 /// risk only where it could pass a __constant pointer: it spells __constant, or
 /// names a __constant variable or pointer of the unit.
 fn skipped_caller_pin(syntax: &KernelSyntax, function: &Function) -> Pin {
-    let naming: Vec<&SkippedRange> = syntax.skipped.iter().filter(|s| s.identifiers.contains(&function.name)).collect();
+    let naming: Vec<&SkippedRange> =
+        syntax.skipped.iter().map(|s| &**s).filter(|s| s.identifiers.contains(&function.name)).collect();
     let constants = if naming.is_empty() { BTreeSet::new() } else { constant_names(syntax) };
     let could_pass_constant =
         |s: &SkippedRange| s.spells_constant || s.identifiers.iter().any(|name| constants.contains(name.as_str()));

@@ -176,7 +176,8 @@ impl Walker<'_, '_> {
             // (every token of the range, several times a name's size) for
             // as long as the unit lives.
             identifiers.shrink_to_fit();
-            self.syntax.skipped.push(SkippedRange { range, first_line, identifiers, escaping, spells_constant });
+            let skipped = SkippedRange { range, first_line, identifiers, escaping, spells_constant };
+            self.syntax.skipped.push(super::memo::intern_skipped(skipped));
         }
         self.syntax.skipped.sort_by_key(|s| s.range);
     }

@@ -65,6 +65,8 @@ struct Store {
     /// The shared walks' words a unit met (by the runs' addresses, kept
     /// alive by `walks`, in order) -> their union, one set for those units.
     words: HashMap<Vec<usize>, Arc<std::collections::BTreeSet<String>>>,
+    /// `#if`-skipped ranges, each once (a header's is the same in every unit including it alike).
+    skipped: std::collections::HashSet<Arc<SkippedRange>>,
 }
 
 static STORE: Shared<Store> = Shared::new();
@@ -99,6 +101,14 @@ pub(super) fn shared_words(runs: &[Arc<[String]>]) -> Arc<std::collections::BTre
     match STORE.lock() {
         Some(mut store) => store.words.entry(key).or_insert_with(union).clone(),
         None => union(),
+    }
+}
+
+/// `skipped`, or the equal range a unit read before.
+pub(super) fn intern_skipped(skipped: SkippedRange) -> Arc<SkippedRange> {
+    match STORE.lock() {
+        Some(mut store) => crate::ids::intern_value(&mut store.skipped, skipped),
+        None => Arc::new(skipped),
     }
 }
 
