@@ -28,9 +28,17 @@ impl<'u> Detected<'u> {
     pub fn new(units: &'u [Unit], root: &Path) -> Detected<'u> {
         let mut kept = Kept::default();
         let views: Vec<UnitView> = units.iter().map(|u| view(u, root, &mut kept)).collect();
-        let per_unit: Vec<BTreeMap<DeclKey, usize>> = views.iter().map(classes).collect();
-        let index = Index::new(units, &views);
-        let groups = join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views)).collect();
+        let mut per_unit: Vec<BTreeMap<DeclKey, usize>> = views.iter().map(classes).collect();
+        let mut index = Index::new(&views);
+        let groups: Vec<BTreeSet<DeclKey>> =
+            join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views)).collect();
+        // Later questions are about groups only: what is kept of the classes
+        // and the names is what they ask about (kept for the whole batch).
+        let grouped: HashSet<DeclKey> = groups.iter().flatten().copied().collect();
+        for classes in &mut per_unit {
+            classes.retain(|key, _| grouped.contains(key));
+        }
+        index.name_grouped(units, &views, &grouped);
         Detected { views, per_unit, index, groups }
     }
 
@@ -73,26 +81,36 @@ impl Word {
 pub(super) struct Index<'u> {
     /// Definition -> the units defining it, in order.
     pub(super) defining: HashMap<DeclKey, Vec<UnitId>>,
-    /// IR name -> the units declaring, defining or naming a function of that name.
+    /// IR name of a grouped definition -> the units declaring, defining or
+    /// naming a function of that name.
     pub(super) naming: HashMap<&'u str, BTreeSet<UnitId>>,
 }
 
 impl<'u> Index<'u> {
-    fn new(units: &'u [Unit], views: &[UnitView]) -> Index<'u> {
+    fn new(views: &[UnitView]) -> Index<'u> {
         let mut defining: HashMap<DeclKey, Vec<UnitId>> = HashMap::new();
         for (u, view) in UnitId::enumerate(views) {
             for key in view.defs.keys() {
                 defining.entry(*key).or_default().push(u);
             }
         }
-        let mut naming: HashMap<&str, BTreeSet<UnitId>> = HashMap::new();
+        Index { defining, naming: HashMap::new() }
+    }
+
+    /// Fills `naming` for the IR names of the `grouped` definitions.
+    fn name_grouped(&mut self, units: &'u [Unit], views: &[UnitView<'u>], grouped: &HashSet<DeclKey>) {
+        let wanted: HashSet<&'u str> = (views.iter().flat_map(|v| v.defs.iter()))
+            .filter(|(key, _)| grouped.contains(key))
+            .map(|(_, def)| def.function.link_name.as_str())
+            .collect();
         for (u, unit) in UnitId::enumerate(units) {
             let names = unit.syntax.functions.iter().map(|f| f.link_name.as_str());
             for name in names.chain(unit.syntax.references.iter().map(|r| r.link_name.as_str())) {
-                naming.entry(name).or_default().insert(u);
+                if let Some(name) = wanted.get(name) {
+                    self.naming.entry(name).or_default().insert(u);
+                }
             }
         }
-        Index { defining, naming }
     }
 
     /// The units defining a member of `group`.
