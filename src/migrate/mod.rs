@@ -105,7 +105,7 @@ fn plan_and_settle(
     };
     let mut withdrawn = Withdrawn::new();
     // Duplicate groups depend only on the units and the root: found once per batch.
-    let detected = crate::timings::time("plan: duplicates", || Detected::new(units, &options.root));
+    let detected = crate::timings::time("plan: duplicates", || pool.install(|| Detected::new(units, &options.root)));
     let memo = settle::Memo::default();
     loop {
         let mut plan = crate::timings::time("plan", || plan::plan(units, files, &detected, options, &probe, &withdrawn));

@@ -24,11 +24,13 @@ pub struct Detected<'u> {
 }
 
 impl<'u> Detected<'u> {
-    /// Finds the groups of `units`, among definitions under `root`.
+    /// Finds the groups of `units`, among definitions under `root`. Each
+    /// unit is read and classed on the current rayon pool's threads.
     pub fn new(units: &'u [Unit], root: &Path) -> Detected<'u> {
-        let mut kept = Kept::default();
-        let views: Vec<UnitView> = units.iter().map(|u| view(u, root, &mut kept)).collect();
-        let mut per_unit: Vec<BTreeMap<DeclKey, usize>> = views.iter().map(classes).collect();
+        use rayon::prelude::*;
+        let kept = std::sync::Mutex::new(Kept::default());
+        let views: Vec<UnitView> = units.par_iter().map(|u| view(u, root, &kept)).collect();
+        let mut per_unit: Vec<BTreeMap<DeclKey, usize>> = views.par_iter().map(classes).collect();
         let mut index = Index::new(&views);
         let groups: Vec<BTreeSet<DeclKey>> =
             join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views)).collect();
@@ -152,14 +154,20 @@ pub(super) enum RawWord<'a> {
     Callee(DeclKey),
 }
 
-/// A unit's helper definitions under the edit root, with their words.
-fn view<'u>(unit: &'u Unit, root: &Path, kept: &mut Kept<'u>) -> UnitView<'u> {
+/// A unit's helper definitions under the edit root, with their words
+/// (read unlocked; `kept` locked once per unit to share them).
+fn view<'u>(unit: &'u Unit, root: &Path, kept: &std::sync::Mutex<Kept<'u>>) -> UnitView<'u> {
     let (functions, link_to_key) = helper_defs(unit, root);
     let reader = WordReader::new(unit, link_to_key);
-    let defs = functions
+    let read: Vec<(DeclKey, &Function, Vec<RawWord>)> =
+        functions.into_iter().map(|(key, function)| (key, function, reader.words(function))).collect();
+    // A poisoned lock means another unit's reading panicked: the batch is failing anyway.
+    let mut kept = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let kept = &mut *kept;
+    let defs = read
         .into_iter()
-        .map(|(key, function)| {
-            let words = crate::ids::intern(&mut kept.words, reader.words(function));
+        .map(|(key, function, words)| {
+            let words = crate::ids::intern(&mut kept.words, words);
             // One function read into the same words is one definition, whichever unit reads it.
             let identity = (function as *const Function as usize, words.as_ptr() as usize);
             let def = kept.defs.entry(identity).or_insert_with(|| {
