@@ -216,6 +216,16 @@ mod tests {
     }
 
     #[test]
+    fn equal_values_are_interned_once() {
+        let mut kept = HashSet::new();
+        let a = intern_value(&mut kept, vec!["-O0".to_string()]);
+        let b = intern_value(&mut kept, vec!["-O0".to_string()]);
+        let c = intern_value(&mut kept, vec!["-O2".to_string()]);
+        assert!(Arc::ptr_eq(&a, &b) && !Arc::ptr_eq(&a, &c));
+        assert_eq!(kept.len(), 2);
+    }
+
+    #[test]
     fn file_ids_order_as_their_paths() {
         let paths: BTreeSet<PathBuf> = ["/b/x.cl", "/a/z.h", "/a/y/w.cl", "/a-b.cl"].into_iter().map(PathBuf::from).collect();
         let files = Files::new(paths.clone());

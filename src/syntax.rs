@@ -414,3 +414,46 @@ impl KernelSyntax {
 pub fn says_const(type_text: &str) -> bool {
     type_text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "const")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn reference(callee: &str, start: u32) -> FunctionRef {
+        let range = ByteRange { file: 0, start, end: start + callee.len() as u32 };
+        let (callee, caller) = (callee.to_string(), "k".to_string());
+        FunctionRef { link_name: callee.clone(), callee, range, called: true, spelled: true, caller }
+    }
+
+    /// Shared runs and the unit's own references read back in the order they were added.
+    #[test]
+    fn references_keep_the_walk_order_across_shared_runs() {
+        let mut walked = References::default();
+        walked.push(reference("a", 1));
+        let header = walked.seal();
+        let mut unit = References::default();
+        unit.push(reference("own", 0));
+        unit.extend_shared(&header);
+        unit.push(reference("b", 9));
+        unit.open_mut()[0].called = false;
+        let names: Vec<&str> = unit.iter().map(|r| r.callee.as_str()).collect();
+        assert_eq!(names, ["own", "a", "b"]);
+        assert_eq!(unit.len(), 3);
+        // The open reference amended is the unit's own ("b"), not the shared run's.
+        assert!(!unit.iter().nth(2).unwrap().called && header[0].called);
+        assert_eq!(serde_json::to_value(&unit).unwrap().as_array().map(|a| a.len()), Some(3));
+    }
+
+    /// Words given to `share` leave the unit's own set; every word is still found, once.
+    #[test]
+    fn identifiers_shared_and_own_are_one_set() {
+        let mut words = Identifiers::default();
+        words.extend(["mine", "both"].map(String::from));
+        words.share(Arc::new(["both", "header"].map(String::from).into()));
+        assert!(["mine", "both", "header"].iter().all(|w| words.contains(w)));
+        assert!(!words.contains("other"));
+        assert_eq!(words.iter().collect::<Vec<_>>(), ["both", "header", "mine"]);
+        assert_eq!(words.own.len(), 1);
+    }
+}
