@@ -62,9 +62,11 @@ pub(super) struct Key {
 #[derive(Default)]
 struct Store {
     walks: HashMap<Key, Arc<Added>>,
-    /// The shared walks' words a unit met (by the runs' addresses, kept
-    /// alive by `walks`, in order) -> their union, one set for those units.
-    words: HashMap<Vec<usize>, Arc<std::collections::BTreeSet<String>>>,
+    /// The shared walks' words a unit met (by the runs' addresses, in
+    /// order) -> the runs, held so that no address is reused while the
+    /// key stands (a walk two units made at once keeps one unit's), and
+    /// their union, one set for those units.
+    words: HashMap<Vec<usize>, (Vec<Arc<[String]>>, Arc<std::collections::BTreeSet<String>>)>,
     /// `#if`-skipped ranges, each once (a header's is the same in every unit including it alike).
     skipped: std::collections::HashSet<Arc<SkippedRange>>,
 }
@@ -99,7 +101,7 @@ pub(super) fn shared_words(runs: &[Arc<[String]>]) -> Arc<std::collections::BTre
     let union = || Arc::new(runs.iter().flat_map(|run| run.iter().cloned()).collect());
     let key: Vec<usize> = runs.iter().map(|run| run.as_ptr() as usize).collect();
     match STORE.lock() {
-        Some(mut store) => store.words.entry(key).or_insert_with(union).clone(),
+        Some(mut store) => store.words.entry(key).or_insert_with(|| (runs.to_vec(), union())).1.clone(),
         None => union(),
     }
 }
