@@ -59,6 +59,9 @@ pub(super) struct Key {
     pub(super) stage: Stage,
 }
 
+/// The runs of words a unit met, and their union.
+type SharedWords = (Vec<Arc<[String]>>, Arc<std::collections::BTreeSet<String>>);
+
 #[derive(Default)]
 struct Store {
     walks: HashMap<Key, Arc<Added>>,
@@ -66,7 +69,7 @@ struct Store {
     /// order) -> the runs, held so that no address is reused while the
     /// key stands (a walk two units made at once keeps one unit's), and
     /// their union, one set for those units.
-    words: HashMap<Vec<usize>, (Vec<Arc<[String]>>, Arc<std::collections::BTreeSet<String>>)>,
+    words: HashMap<Vec<usize>, SharedWords>,
     /// `#if`-skipped ranges, each once (a header's is the same in every unit including it alike).
     skipped: std::collections::HashSet<Arc<SkippedRange>>,
 }
