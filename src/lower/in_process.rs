@@ -50,10 +50,11 @@ extern "C" {
 
 /// Hands the pages freed since back to the system. A unit's check (its
 /// compiles, modules and pass pipeline: LLVM's and clang's allocations) is
-/// freed when it ends, but the C allocator keeps the pages while longer-lived
-/// values sit between them, so the resident memory grew with every unit
-/// checked (400-unit shared-headers bench: peak 401 MB, 358 MB trimming
-/// after each check, at no measurable cost in time).
+/// freed when it ends, but an allocator keeps freed pages for reuse, so the
+/// resident memory grew with every unit checked (400-unit shared-headers
+/// bench, with glibc's allocator: peak 401 MB, 358 MB trimming after each
+/// check). mimalloc (see `main.rs`) is the process's allocator: its
+/// collection, forced, on the calling thread's heap.
 pub fn release_freed_memory() {
     // SAFETY: mi_collect only releases free memory; no pointer is involved.
     unsafe { libmimalloc_sys::mi_collect(true) }
