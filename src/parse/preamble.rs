@@ -215,17 +215,23 @@ mod tests {
         #endif\n\
         #endif\n";
 
+    /// A session, a directory holding `h.h` (`HEADER`, heavy enough to
+    /// precompile), the default arguments and a parser.
+    fn with_header() -> (Session, tempfile::TempDir, Vec<String>, Parser) {
+        let session = Session::begin();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("h.h"), crate::lower::heavy(HEADER)).unwrap();
+        let args = crate::options::CompileOptions::default().clang_args(None);
+        (session, dir, args, Parser::new().unwrap())
+    }
+
     /// A unit parsed against its batch's precompiled preamble has the syntax
     /// it has parsed whole: its own preamble's places (directives among
     /// comments of every length, a macro it defines there, text `#if` left
     /// out there) read back into its own text, offsets and columns included.
     #[test]
     fn a_unit_parsed_against_the_shared_preamble_has_its_syntax_parsed_whole() {
-        let _session = Session::begin();
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("h.h"), crate::lower::heavy(HEADER)).unwrap();
-        let args = crate::options::CompileOptions::default().clang_args(None);
-        let parser = Parser::new().unwrap();
+        let (_session, dir, args, parser) = with_header();
         let body = "\nLOCAL_AS float *keep(LOCAL_AS float *l) { return l; }\n\
             kernel void k(GLOBAL_AS float *o, LOCAL_AS float *l) { o[0] = first(o) + table[1] + keep(l)[0]; }\n";
         let rest = "#include \"h.h\"\n#ifdef NOT_SET\n#define WIDTH 4\n#endif\n";
@@ -264,11 +270,7 @@ mod tests {
     /// again: its error reads as it does for the unit alone.
     #[test]
     fn an_error_against_the_shared_preamble_reads_as_the_whole_units() {
-        let _session = Session::begin();
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("h.h"), crate::lower::heavy(HEADER)).unwrap();
-        let args = crate::options::CompileOptions::default().clang_args(None);
-        let parser = Parser::new().unwrap();
+        let (_session, dir, args, parser) = with_header();
         let parse = |name: &str, body: &str| {
             let path = dir.path().join(name);
             let text = format!("// {name}\n#include \"h.h\"\n{body}");
@@ -292,12 +294,8 @@ mod tests {
     /// the same process) is parsed again.
     #[test]
     fn a_header_changed_since_precompiling_is_parsed_again() {
-        let _session = Session::begin();
-        let dir = tempfile::tempdir().unwrap();
+        let (_session, dir, args, parser) = with_header();
         let header = dir.path().join("h.h");
-        std::fs::write(&header, crate::lower::heavy(HEADER)).unwrap();
-        let args = crate::options::CompileOptions::default().clang_args(None);
-        let parser = Parser::new().unwrap();
         let names = |name: &str| {
             let path = dir.path().join(name);
             let text = "#include \"h.h\"\nkernel void k(__global float *o) { o[0] = first(o); }\n";
