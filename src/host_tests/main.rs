@@ -4,7 +4,7 @@
 //! build's options), and what it recorded is compiled with clang-19.
 //!
 //! One test crate (`[[test]] name = "host"`); `support` holds the harness
-//! (`run_host`, `compiles_as`, `compile_all`), reusable by tests that run
+//! (`run_host`, `compiles_as_built`, `compile_all`), reusable by tests that run
 //! `clasp migrate --write` on a fixture copy before running its host.
 //! Missing tools (cc, c++, python3, clang-19) fail the tests, never skip them.
 
