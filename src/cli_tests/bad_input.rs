@@ -4,7 +4,6 @@
 //! unreadable file, a missing include, a unit including itself, and an
 //! `#error` in one configuration only.
 
-use std::path::Path;
 use std::process::Command;
 
 use crate::support::{clasp_in, HELPER_UNIT};
@@ -110,6 +109,7 @@ fn an_error_in_one_configuration_leaves_the_file_unchanged() {
     let dir = batch("k.cl", format!("#ifdef FAST\n#error no fast path here\n#endif\n{HELPER_UNIT}").as_bytes());
     let config = "[[configuration]]\nname = \"fast\"\noptions = [\"-DFAST\"]\n\n[[configuration]]\nname = \"plain\"\n";
     std::fs::write(dir.path().join("clasp.toml"), config).unwrap();
+    let before = std::fs::read(dir.path().join("k.cl")).unwrap();
     let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "-q", "."]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("./k.cl:2:2: error: no fast path here\n./k.cl: note: in configuration `fast`"), "{stderr}");
@@ -118,5 +118,10 @@ fn an_error_in_one_configuration_leaves_the_file_unchanged() {
     let (_, json, _) = clasp_in(dir.path(), &["migrate", "-q", "--json", "."]);
     let json = String::from_utf8_lossy(&json);
     assert!(json.contains("which has errors as ./k.cl [fast]"), "{json}");
-    assert!(Path::new(&dir.path().join("k.cl")).exists());
+    // Written for real: alone, the configuration that builds would migrate k.cl's helper; the file stays as it was.
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "-q", "--write", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(std::fs::read(dir.path().join("k.cl")).unwrap(), before, "k.cl changed");
+    let good = std::fs::read_to_string(dir.path().join("good.cl")).unwrap();
+    assert!(good.contains("float first(const float *v)"), "the batch went on: {good}");
 }

@@ -58,17 +58,34 @@ fn any_change_to_what_the_batch_read_is_a_miss() {
 #[test]
 fn no_cache_errors_and_writes_are_never_replayed() {
     let dir = demo();
-    clasp_in(dir.path(), &["migrate", "--no-cache", "--check", "."]);
-    assert_eq!(replayed(dir.path(), &["--no-cache", "--check", "."]).0, 2);
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--no-cache", "--check", "."]);
+    assert_eq!(code, 1, "{stderr}");
+    // A miss, not any exit 2: the run went as far as looking for a stored result.
+    assert_missed(replayed(dir.path(), &["--no-cache", "--check", "."]), "--no-cache never replays");
     assert!(!dir.path().join(".clasp_cache").exists(), "--no-cache stores nothing");
     std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/migrate/syntax_error.cl"), dir.path().join("broken.cl"))
         .unwrap();
     let (code, _, _) = clasp_in(dir.path(), &["migrate", "--check", "."]);
     assert_eq!(code, 2);
-    assert_eq!(replayed(dir.path(), &["--check", "."]).0, 2, "a batch with an error is not stored");
+    // A stored batch with an error would replay as exit 2 too: only the miss's message tells them apart.
+    assert_missed(replayed(dir.path(), &["--check", "."]), "a batch with an error is not stored");
     std::fs::remove_file(dir.path().join("broken.cl")).unwrap();
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "."]);
     assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = replayed(dir.path(), &["--write", "."]);
-    assert_eq!(code, 2, "a run that writes is never replayed: {stderr}");
+    // Over the written tree a second `--write` changes nothing: were it stored, the files it read are unchanged and it would replay.
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_missed(replayed(dir.path(), &["--write", "."]), "a run that writes is never replayed");
+    // The control: the same tree, the same run without writing, is stored and replayed.
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = replayed(dir.path(), &["--check", "."]);
+    assert_eq!(code, 0, "a run that only reads is replayed: {stderr}");
+}
+
+/// `--test-cache-only` found no stored result (exit 2 with its message, nothing on stdout).
+fn assert_missed((code, stdout, stderr): (i32, Vec<u8>, String), why: &str) {
+    assert_eq!(code, 2, "{why}: {stderr}");
+    assert!(stderr.contains("no stored result for this run (--test-cache-only)"), "{why}: {stderr}");
+    assert!(stdout.is_empty(), "{why}: replayed {}", String::from_utf8_lossy(&stdout));
 }

@@ -1,7 +1,6 @@
 //! Exit codes and error messages: a clean run, usage errors, missing tools
 //! and files, and batches that go on past a broken (or crashing) file.
 
-use std::path::Path;
 use std::process::Command;
 
 use crate::support::{clasp, copy_fixture, HELPER_UNIT};
@@ -64,7 +63,12 @@ fn usage_errors_exit_two() {
     let (code, _, stderr) = clasp(&["analyze", "--std", "CL9.9", "x.cl"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown OpenCL C standard"), "{stderr}");
-    assert!(Path::new(env!("CARGO_BIN_EXE_clasp")).exists());
+    // An unknown flag is a usage error before any file is read: the path named does not exist.
+    let (code, stdout, stderr) = clasp(&["migrate", "--no-such-flag", "no_such.cl"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("unexpected argument '--no-such-flag'"), "{stderr}");
+    assert!(!stderr.contains("no_such.cl"), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
 }
 
 #[test]

@@ -56,16 +56,24 @@ fn sarif_lists_every_fix_and_refusal_with_its_edits() {
 
 #[test]
 fn json_report_has_time_per_stage_with_timings() {
+    let started = std::time::Instant::now();
     let (code, stdout, stderr) = clasp(&["migrate", "--format", "json", "--timings", "fixtures/migrate/chain.cl"]);
+    let wall = started.elapsed().as_secs_f64();
     assert_eq!(code, 0, "{stderr}");
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
-    let stages: Vec<&str> = report["timings"].as_array().unwrap().iter().map(|t| t["stage"].as_str().unwrap()).collect();
+    let timings = report["timings"].as_array().unwrap();
+    let stages: Vec<&str> = timings.iter().map(|t| t["stage"].as_str().unwrap()).collect();
     assert!(stages.iter().any(|s| s.starts_with("parse")) && stages.iter().any(|s| s.starts_with("lower")), "{stages:?}");
-    assert!(report["timings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|t| t["seconds"].as_f64().unwrap() >= 0.0 && t["calls"].as_u64().unwrap() > 0));
+    assert!(stages.windows(2).all(|w| w[0] < w[1]), "one entry per stage, sorted: {stages:?}");
+    for timing in timings {
+        // Measured, not made up: every timed stage took some time, and less than the whole process.
+        let seconds = timing["seconds"].as_f64().unwrap();
+        assert!(seconds > 0.0 && seconds < wall, "{timing} (the process took {wall:.3} s)");
+        assert!(timing["calls"].as_u64().unwrap() > 0, "{timing}");
+        // The same figure the human-readable line on stderr gives.
+        let line = format!("clasp: time: {}: {seconds:.3} s in {} calls", timing["stage"].as_str().unwrap(), timing["calls"]);
+        assert!(stderr.contains(&line), "{line} not in:\n{stderr}");
+    }
 }
 
 #[test]

@@ -23,22 +23,30 @@ fn write_applies_in_place_keeps_permissions_and_then_nothing_is_pending() {
 }
 
 #[test]
-fn diff_applies_with_git_apply() {
+fn diff_applies_with_git_apply_and_gives_what_write_writes() {
     let dir = tempfile::tempdir().unwrap();
     let file = copy_fixture(dir.path(), "return_pointer.cl");
+    let original = std::fs::read(&file).unwrap();
     let (code, diff, stderr) = clasp(&["migrate", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(diff.starts_with("--- a/"), "{diff}");
     let patch = dir.path().join("p.diff");
     // Paths in the diff are as given (absolute here): apply from the root.
     std::fs::write(&patch, &diff).unwrap();
-    let status = Command::new("git")
-        .args(["apply", "--unsafe-paths", "--directory=/", "-p1", "--check"])
+    let output = Command::new("git")
+        .args(["apply", "--unsafe-paths", "--directory=/", "-p1"])
         .arg(&patch)
         .current_dir("/")
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success(), "git apply rejected:\n{diff}");
+    assert!(output.status.success(), "git apply rejected:\n{diff}\n{}", String::from_utf8_lossy(&output.stderr));
+    let patched = std::fs::read(&file).unwrap();
+    assert_ne!(patched, original, "the diff changed nothing");
+    // The same file, written by clasp: byte for byte what the reviewed diff gave.
+    std::fs::write(&file, &original).unwrap();
+    let (code, stdout, stderr) = clasp(&["migrate", "--write", file.to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert_eq!(String::from_utf8(std::fs::read(&file).unwrap()).unwrap(), String::from_utf8(patched).unwrap());
 }
 
 #[test]
