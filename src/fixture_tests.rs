@@ -19,6 +19,14 @@ fn fixture_args(fixture: &Path) -> Vec<String> {
 /// Runs clasp on a fixture (a file, or a directory as one batch), given
 /// relative to the crate root when inside it; returns (exit code, stdout, stderr).
 fn run_fixture(command: &str, fixture: &Path, extra: &[&str]) -> (i32, String, String) {
+    let (code, out, err) = run_fixture_bytes(command, fixture, extra);
+    // Lossy for the snapshots only: a fixture may be Latin-1 (its diff lines
+    // are its own bytes); the diff's bytes are applied as they are below.
+    (code, String::from_utf8_lossy(&out).into_owned(), err)
+}
+
+/// As `run_fixture`, with stdout as clasp wrote it.
+fn run_fixture_bytes(command: &str, fixture: &Path, extra: &[&str]) -> (i32, Vec<u8>, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let relative = fixture.strip_prefix(root).unwrap_or(fixture).to_path_buf();
     let mut args = vec!["clasp".to_string(), command.to_string()];
@@ -32,9 +40,7 @@ fn run_fixture(command: &str, fixture: &Path, extra: &[&str]) -> (i32, String, S
     let (mut out, mut err) = (Vec::new(), Vec::new());
     std::env::set_current_dir(root).unwrap();
     let code = clasp::run(plain(args), &mut out, &mut err);
-    // Lossy for the snapshots only: a fixture may be Latin-1 (its diff lines
-    // are its own bytes); byte-exact output is checked in src/cli_tests/.
-    (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8(err).unwrap())
+    (code, out, String::from_utf8(err).unwrap())
 }
 
 /// A JSON report starts with its version (layout and clasp's), checked and
@@ -112,8 +118,12 @@ fn migrate_statistics() {
 fn analyze_json_is_sorted_and_stable() {
     settings().bind(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let (code, stdout, _) = run_fixture("analyze", &root.join("fixtures/analyze/flows.cl"), &["--json"]);
+        let flows = root.join("fixtures/analyze/flows.cl");
+        let (code, stdout, _) = run_fixture("analyze", &flows, &["--json"]);
         assert_eq!(code, 0);
+        // Stable: a second run prints the same bytes.
+        let again = run_fixture("analyze", &flows, &["--json"]);
+        assert_eq!((again.0, again.1.as_str()), (code, stdout.as_str()), "two runs differ");
         let (_, breaks, _) = run_fixture("analyze", &root.join("fixtures/analyze/breaks_under_cl20.cl"), &["--json"]);
         let breaks: serde_json::Value = serde_json::from_str(&breaks).expect("valid JSON");
         let compiles = &breaks["files"][0]["compiles"];
@@ -122,16 +132,62 @@ fn analyze_json_is_sorted_and_stable() {
         let error = compiles["unchanged_as_target"]["error"].as_str().unwrap();
         assert!(error.contains("breaks_under_cl20.cl:11:21: error:") && error.contains("changes address space"), "{error}");
         let mut value: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+        // Sorted: functions by file and line, each one's pointers by line and column.
+        let functions = value["files"][0]["functions"].as_array().unwrap();
+        let at = |v: &serde_json::Value| (v["file"].as_str().map(str::to_string), v["line"].as_u64(), v["col"].as_u64());
+        assert!(functions.len() > 1 && functions.windows(2).all(|w| at(&w[0]) < at(&w[1])), "functions out of order");
+        for function in functions {
+            let pointers = function["pointers"].as_array().unwrap();
+            assert!(pointers.windows(2).all(|w| at(&w[0]) < at(&w[1])), "{}: pointers out of order", function["name"]);
+        }
         versioned(&mut value);
         insta::assert_snapshot!("analyze_flows_json", serde_json::to_string_pretty(&value).unwrap());
     });
 }
 
-/// Compiles `path` with the default options of `std` (`-cl-std=` flags);
+/// The clang-19 executable (`scripts/setup` installs it): fixtures are
+/// checked with the compiler a user has, not through clasp's own arguments
+/// and in-process compile.
+const CLANG19: &str = "/usr/lib/llvm-19/bin/clang";
+
+/// The target a fixture declares (`--target T` among its clasp-args), cl2.0
+/// when it declares none, as clasp's own default is.
+fn declared_target(fixture: &Path) -> String {
+    let args = fixture_args(fixture);
+    let given = args.iter().position(|a| a == "--target").map(|i| args[i + 1].clone());
+    given.or_else(|| args.iter().find_map(|a| a.strip_prefix("--target=").map(str::to_string))).unwrap_or("cl2.0".into())
+}
+
+/// The clang flags of each target, written here from the OpenCL C
+/// specification's feature macros (not taken from clasp): 3.0 with generic
+/// pointers and program-scope globals, or 3.0 with neither.
+fn target_flags(target: &str) -> Vec<&'static str> {
+    match target {
+        "cl2.0" => vec!["-cl-std=CL2.0"],
+        "cl3.0" => vec![
+            "-cl-std=CL3.0",
+            "-Xclang",
+            "-cl-ext=-all,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables",
+        ],
+        "cl3.0-nogeneric" => vec!["-cl-std=CL3.0", "-Xclang", "-cl-ext=-all"],
+        other => panic!("a fixture declares target {other}, which this harness does not know"),
+    }
+}
+
+/// Compiles `path` with clang-19 for spir64, syntax only, with `flags`;
 /// returns clang's messages on failure.
-fn compiles_as(path: &Path, std_flags: &[String]) -> Result<(), String> {
-    let args = clasp::options::CompileOptions::default().clang_args(Some(std_flags));
-    clasp::verify::compiles(path, &args, &Default::default()).map_err(|e| e.to_string())
+fn clang19(path: &Path, flags: &[&str]) -> Result<(), String> {
+    let output = std::process::Command::new(CLANG19)
+        .args(["-x", "cl"])
+        .args(flags)
+        .args(["-target", "spir64", "-fsyntax-only"])
+        .arg(path)
+        .output()
+        .unwrap_or_else(|e| panic!("run {CLANG19} (scripts/setup installs it): {e}"));
+    match output.status.success() {
+        true => Ok(()),
+        false => Err(String::from_utf8_lossy(&output.stderr).into_owned()),
+    }
 }
 
 /// Every `.cl` file of a fixture (itself, or those in its directory).
@@ -148,44 +204,96 @@ fn programs(fixture: &Path) -> Vec<std::path::PathBuf> {
     found
 }
 
-/// Snapshot of `migrate --explain`, then the promises behind it on a copy:
-/// the input compiles as 1.2, `--write` gives code that compiles as 2.0, a
-/// second run over it (no flags) changes nothing, and a failing batch writes nothing.
-fn check_migrate_fixture(fixture: &Path, snapshot: &str) {
-    let (code, stdout, stderr) = run_fixture("migrate", fixture, &["--explain"]);
-    insta::assert_snapshot!(snapshot, format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}"));
+/// A fixture where nothing may change says so on a line of its own
+/// (`// expect: unchanged`, in a file fixture or any file of a directory one).
+fn declares_unchanged(fixture: &Path) -> bool {
+    walkdir::WalkDir::new(fixture).into_iter().map(|e| e.unwrap()).filter(|e| e.file_type().is_file()).any(|e| {
+        std::fs::read(e.path()).is_ok_and(|t| String::from_utf8_lossy(&t).lines().any(|l| l.trim() == "// expect: unchanged"))
+    })
+}
 
-    let cl12 = vec!["-cl-std=CL1.2".to_string()];
-    let target_flags = if fixture_args(fixture).iter().any(|a| a == "cl3.0") {
-        clasp::options::Target::Cl30.std_flags()
-    } else {
-        clasp::options::Target::Cl20.std_flags()
-    };
-    let copy_root = tempfile::tempdir().unwrap();
-    let copy = copy_root.path().join(fixture.file_name().unwrap());
-    copy_tree(fixture, &copy);
-    let (code_write, _, stderr_write) = run_fixture("migrate", &copy, &["--write"]);
+/// Applies `diff` (paths `a/...` relative to the crate root) with
+/// `git apply` under `root`, where the fixture's copy lies at its relative path.
+fn apply_diff(root: &Path, diff: &[u8]) {
+    let patch = root.join("printed.diff");
+    std::fs::write(&patch, diff).unwrap();
+    let output = std::process::Command::new("git").args(["apply", "-p1"]).arg(&patch).current_dir(root).output().expect("git");
+    assert!(output.status.success(), "git apply rejects the printed diff: {}", String::from_utf8_lossy(&output.stderr));
+    std::fs::remove_file(&patch).unwrap();
+}
+
+/// Snapshot of `migrate --explain`, then the promises behind it on copies:
+/// a fixture declared unchanged prints no diff (and every other one does,
+/// or exits 2); the input compiles as 1.2; the printed diff, applied with
+/// `git apply`, gives byte for byte what `--write` writes; that compiles
+/// (clang-19) as the fixture's declared target; a second run over it (no
+/// flags) changes nothing; and a failing batch writes nothing.
+fn check_migrate_fixture(fixture: &Path, snapshot: &str) {
+    let (code, diff, stderr) = run_fixture_bytes("migrate", fixture, &["--explain"]);
+    let stdout = String::from_utf8_lossy(&diff);
+    insta::assert_snapshot!(snapshot, format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}"));
+    let name = fixture.display();
+    if declares_unchanged(fixture) {
+        assert_eq!((code, &*stdout), (clasp::cli::EXIT_OK, ""), "{name} is declared unchanged: {stderr}");
+    } else if code != clasp::cli::EXIT_ERROR {
+        assert!(!diff.is_empty(), "{name}: no diff, yet not declared `// expect: unchanged`: {stderr}");
+    }
+    let target = target_flags(&declared_target(fixture));
+    // Two copies, each laid out as the fixture's path from the crate root, where the diff's paths apply.
+    let relative = fixture.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let (applied_root, written_root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (applied, written) = (applied_root.path().join(relative), written_root.path().join(relative));
+    copy_tree(fixture, &applied);
+    copy_tree(fixture, &written);
+    let (code_write, out_write, stderr_write) = run_fixture_bytes("migrate", &written, &["--write"]);
     let expected = if code == clasp::cli::EXIT_ERROR { code } else { clasp::cli::EXIT_OK };
-    assert_eq!(code_write, expected, "{stderr_write}");
+    assert_eq!((code_write, out_write.is_empty()), (expected, true), "{stderr_write}");
     if code == clasp::cli::EXIT_ERROR {
-        assert!(same_tree(fixture, &copy), "{}: a batch with errors changed files", fixture.display());
+        assert!(same_tree(fixture, &written), "{name}: a batch with errors changed files");
         return;
     }
-    for (original, migrated) in programs(fixture).iter().zip(programs(&copy)) {
+    if !diff.is_empty() {
+        apply_diff(applied_root.path(), &diff);
+    }
+    assert_same_files(&applied, &written);
+    for (original, migrated) in programs(fixture).iter().zip(programs(&written)) {
         if is_lenient(original) {
             // Legacy code only lenient vendor compilers accept: clang rejects it as 1.2, reads it as 2.0.
-            assert!(compiles_as(original, &cl12).is_err(), "fixture {} says lenient but is valid CL1.2", original.display());
-            compiles_as(original, &clasp::options::Target::Cl20.std_flags())
+            assert!(
+                clang19(original, &["-cl-std=CL1.2"]).is_err(),
+                "fixture {} says lenient but is valid CL1.2",
+                original.display()
+            );
+            clang19(original, &["-cl-std=CL2.0"])
                 .unwrap_or_else(|e| panic!("fixture {} is not valid CL2.0: {e}", original.display()));
         } else {
-            compiles_as(original, &cl12).unwrap_or_else(|e| panic!("fixture {} is not valid CL1.2: {e}", original.display()));
+            clang19(original, &["-cl-std=CL1.2"])
+                .unwrap_or_else(|e| panic!("fixture {} is not valid CL1.2: {e}", original.display()));
         }
-        compiles_as(&migrated, &target_flags)
-            .unwrap_or_else(|e| panic!("migrated {} does not compile as the target: {e}", original.display()));
+        clang19(&migrated, &target)
+            .unwrap_or_else(|e| panic!("migrated {} does not compile as the target {target:?}: {e}", original.display()));
     }
     // With no flag: `--std auto` reads the result as the target's standard.
-    let (again, diff, stderr_again) = run_fixture("migrate", &copy, &[]);
-    assert_eq!((again, diff.as_str()), (0, ""), "second run over {}: {stderr_again}", fixture.display());
+    let (again, diff, stderr_again) = run_fixture("migrate", &written, &[]);
+    assert_eq!((again, diff.as_str()), (0, ""), "second run over {name}: {stderr_again}");
+}
+
+/// `applied` and `written` hold the same files, byte for byte (named by the first that differs).
+fn assert_same_files(applied: &Path, written: &Path) {
+    for entry in walkdir::WalkDir::new(written).into_iter().map(|e| e.unwrap()).filter(|e| e.file_type().is_file()) {
+        // A file fixture is its own one entry (an empty relative path).
+        let relative = entry.path().strip_prefix(written).unwrap();
+        let other = if relative.as_os_str().is_empty() { applied.to_path_buf() } else { applied.join(relative) };
+        let (from_diff, from_write) = (std::fs::read(&other).unwrap(), std::fs::read(entry.path()).unwrap());
+        assert!(
+            from_diff == from_write,
+            "{}: the printed diff gives\n{}\nbut --write wrote\n{}",
+            entry.path().display(),
+            String::from_utf8_lossy(&from_diff),
+            String::from_utf8_lossy(&from_write)
+        );
+    }
+    assert!(same_tree(applied, written), "{}: the trees hold different files", written.display());
 }
 
 /// A fixture of legacy code that clang rejects as 1.2 (a program-scope
@@ -197,6 +305,7 @@ fn is_lenient(program: &Path) -> bool {
 
 fn copy_tree(from: &Path, to: &Path) {
     if from.is_file() {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(from, to).unwrap();
         return;
     }
@@ -279,9 +388,14 @@ fn edit_root_covers_the_work_tree() {
     let (code, _, stderr) = run(&["--write"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(same_tree(&fixtures.join("sdk"), &base.join("sdk")), "a header outside the edit root changed");
-    let target = clasp::options::CompileOptions { include_dirs: vec![base.join("sdk")], ..Default::default() }
-        .clang_args(Some(&clasp::options::Target::Cl20.std_flags()));
-    clasp::verify::compiles(&base.join("project/kernels/blend.cl"), &target, &Default::default())
+    // Each header under the root changed, wherever it lies; the helper the SDK declares did not.
+    let header = |path: &str| std::fs::read_to_string(base.join("project").join(path)).unwrap();
+    assert!(header("kernels/beside.h").contains("float first_of(const float *p)"), "beside");
+    assert!(header("kernels/detail/below.h").contains("void store_at(float *p, int i, float v)"), "below");
+    assert!(header("kernels/detail/below.h").contains("uchar byte_at(__global const uchar *b, int i)"), "declared outside");
+    assert!(header("include/shared.h").contains("float mean2(const float *t)"), "above");
+    let include = format!("-I{sdk}");
+    clang19(&base.join("project/kernels/blend.cl"), &["-cl-std=CL2.0", &include])
         .unwrap_or_else(|e| panic!("the migrated tree does not compile as 2.0: {e}"));
     let (again, diff, stderr) = run(&["--std", "CL2.0"]);
     assert_eq!((again, diff.as_str()), (0, ""), "second run: {stderr}");
