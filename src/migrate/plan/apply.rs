@@ -50,3 +50,63 @@ pub(in crate::migrate) fn apply_edits<'e>(
     migrated.extend_from_slice(&original[cursor..]);
     Ok(migrated)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The invariant behind `overlapping-edits`: the planner applies change
+    //! sets only while their edits are disjoint, and refuses (never merges)
+    //! two that overlap. Ordinary code never makes such sets (identical
+    //! edits count once), so the invariant is tested here, not by a fixture.
+
+    use super::*;
+    use crate::migrate::plan::ChangeSet;
+
+    const TEXT: &[u8] = b"float f(__global float *p) { return p[0]; }\n";
+
+    fn edit(start: u32, end: u32, replacement: &str) -> Edit {
+        Edit { file: PathBuf::from("k.cl"), start, end, replacement: replacement.to_string() }
+    }
+
+    /// A plan over `k.cl` with one set per list of edits.
+    fn plan(sets: &[&[Edit]]) -> Plan {
+        let file = PathBuf::from("/k.cl");
+        let mut plan = Plan::default();
+        plan.originals.insert(file.clone(), (PathBuf::from("k.cl"), TEXT.to_vec()));
+        for edits in sets {
+            let edits = BTreeMap::from([(file.clone(), edits.iter().cloned().collect())]);
+            plan.sets.push(ChangeSet { edits, ..ChangeSet::default() });
+        }
+        plan
+    }
+
+    fn applied(plan: &Plan, sets: &[usize]) -> Result<Vec<u8>, String> {
+        let ids = sets.iter().map(|&i| SetId(i)).collect();
+        apply(plan, &ids, &BTreeSet::from([PathBuf::from("/k.cl")])).map(|mut texts| texts.remove(Path::new("/k.cl")).unwrap())
+    }
+
+    #[test]
+    fn overlapping_change_sets_are_refused_never_merged() {
+        // `__global ` is bytes 8..17; the second set's edit starts inside it.
+        let plan = plan(&[&[edit(8, 17, "")], &[edit(12, 23, "float")]]);
+        assert_eq!(applied(&plan, &[0]).unwrap(), b"float f(float *p) { return p[0]; }\n");
+        assert!(applied(&plan, &[1]).is_ok(), "each set alone applies");
+        let refused = applied(&plan, &[0, 1]).unwrap_err();
+        assert_eq!(refused, "k.cl: error: overlapping or invalid edits at byte 12");
+    }
+
+    #[test]
+    fn identical_edits_count_once_and_adjacent_ones_both_apply() {
+        let plan = plan(&[&[edit(8, 17, "")], &[edit(8, 17, "")], &[edit(17, 22, "double")]]);
+        assert_eq!(applied(&plan, &[0, 1]).unwrap(), b"float f(float *p) { return p[0]; }\n");
+        assert_eq!(applied(&plan, &[0, 1, 2]).unwrap(), b"float f(double *p) { return p[0]; }\n");
+    }
+
+    #[test]
+    fn an_edit_past_the_end_or_an_unreadable_file_is_refused() {
+        let past = plan(&[&[edit(40, 60, "")]]);
+        assert_eq!(applied(&past, &[0]).unwrap_err(), "k.cl: error: overlapping or invalid edits at byte 40");
+        let mut unreadable = plan(&[&[edit(8, 17, "")]]);
+        unreadable.originals.get_mut(Path::new("/k.cl")).unwrap().1.clear();
+        assert_eq!(applied(&unreadable, &[0]).unwrap_err(), "k.cl: error: cannot read");
+    }
+}
