@@ -93,8 +93,9 @@ fn write_virtual(scratch: &Path, stem: &str, virtual_path: &Path, text: &[u8]) -
 /// A `[[program]]` of `clasp.toml`: its sources concatenated in order, as
 /// `clCreateProgramWithSource` does, compiled like an embedded kernel under
 /// a virtual name; `map` says which source file holds each byte. A source
-/// wholly wrapped as a C++ raw string literal (`R"delim(` ... `)delim"`, so
-/// the host can `#include` it) contributes its content and stays wrapped.
+/// wrapped as a C++ raw string literal (`R"delim(` ... `)delim"`, so the
+/// host can `#include` it; see [`raw_string_content`]) contributes its
+/// content, and the wrapper and whatever is around it stay as they are.
 #[derive(Debug, Clone)]
 pub struct Program {
     pub name: String,
@@ -129,25 +130,60 @@ impl Program {
     }
 }
 
-/// The content of a file that is wholly one C++ raw string literal
-/// (`R"delim(` ... `)delim"`, blanks around it), as a byte range.
+/// The content of a file that is wholly one C++ raw string literal, as a
+/// byte range: `R"delim(` ... `)delim"` with any delimiter, and around it
+/// only comments (line or block), blank lines and preprocessor lines (a
+/// licence block, `#pragma once`, a closing note), which stay as they are.
+/// The file is read with tree-sitter-cpp, so a `R"(` inside a comment or a
+/// second literal is never taken for the wrapper. `None` when the file is
+/// anything else (kernel code as it is, a syntax error, two literals).
 pub fn raw_string_content(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
-    let start = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
-    let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-    let inner = bytes.get(start..end)?.strip_prefix(b"R\"")?;
-    let open = inner.iter().position(|b| *b == b'(')?;
-    let delimiter = &inner[..open];
-    // A raw string's delimiter: at most 16 characters, none of them blank, parenthesis or backslash.
-    if delimiter.len() > 16 || delimiter.iter().any(|b| b.is_ascii_whitespace() || matches!(b, b'(' | b')' | b'\\' | b'"')) {
-        return None;
+    // Most kernel files hold no raw string at all: they are not parsed.
+    memchr::memmem::find(bytes, b"R\"")?;
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&tree_sitter_cpp::LANGUAGE.into()).ok()?;
+    let tree = parser.parse(bytes, None)?;
+    let mut literal = None;
+    let mut cursor = tree.root_node().walk();
+    for node in tree.root_node().named_children(&mut cursor) {
+        match node.kind() {
+            "comment" => {}
+            kind if kind.starts_with("preproc_") && !kind.starts_with("preproc_if") => {}
+            // The wrapper: one raw string, with comments and no `;`. tree-sitter
+            // reads it as a statement missing its `;`, or as an error node
+            // holding the literal alone (a wrapper on one line): neither is
+            // an error of the wrapper.
+            "expression_statement" | "ERROR" if literal.is_none() => literal = Some(only_raw_string(node)?),
+            _ => return None,
+        }
     }
+    let literal = literal?;
+    let text = &bytes[literal.start_byte()..literal.end_byte()];
+    // `R"delim(` (any encoding prefix before the `R`) ... `)delim"`.
+    let quote = text.iter().position(|b| *b == b'"')?;
+    let open = quote + text[quote..].iter().position(|b| *b == b'(')?;
+    let delimiter = &text[quote + 1..open];
     let close: Vec<u8> = [b")".as_slice(), delimiter, b"\""].concat();
-    let body = &inner[open + 1..];
-    if body.len() < close.len() || !body.ends_with(&close) {
+    if !text.ends_with(&close) || text.len() < open + 1 + close.len() {
         return None;
     }
-    let content_start = start + 2 + open + 1;
-    Some(content_start..end - close.len())
+    Some(literal.start_byte() + open + 1..literal.end_byte() - close.len())
+}
+
+/// The one raw string literal a statement (or an error node) is made of,
+/// comments aside; `None` if it holds anything else or a syntax error.
+fn only_raw_string(statement: tree_sitter::Node) -> Option<tree_sitter::Node> {
+    let mut cursor = statement.walk();
+    let mut found = None;
+    for child in statement.children(&mut cursor) {
+        match child.kind() {
+            "comment" => {}
+            ";" if child.is_missing() => {}
+            "raw_string_literal" if found.is_none() && !child.has_error() => found = Some(child),
+            _ => return None,
+        }
+    }
+    found
 }
 
 /// FNV-1a: a hash that is the same on every run and platform.
@@ -269,6 +305,28 @@ mod tests {
         assert_eq!(&text[range], b"\nfloat f(void);\n");
         assert_eq!(raw_string_content(b"float f(void);\n"), None);
         assert_eq!(raw_string_content(b"R\"x(a)y\""), None, "the delimiters differ");
+    }
+
+    #[test]
+    fn a_wrapper_among_comments_and_preprocessor_lines_gives_its_content() {
+        for (text, content) in [
+            ("/* Licence.\n * Two lines. */\n// A note.\n\nR\"cl(\nkernel void k() {}\n)cl\"\n// The end.\n", "\nkernel void k() {}\n"),
+            ("#pragma once\n// R\"( in a comment is no wrapper\nR\"===(\nfloat f(void); // \")\" inside\n)===\"  /* after */\n", "\nfloat f(void); // \")\" inside\n"),
+            ("R\"x( )x\"", " "),
+        ] {
+            let range = raw_string_content(text.as_bytes()).unwrap_or_else(|| panic!("wrapped: {text:?}"));
+            assert_eq!(&text[range], content);
+        }
+        for text in [
+            "R\"(a)\"\nR\"(b)\"\n",
+            "int x;\nR\"(a)\"\n",
+            "R\"(a)\";\nint x;\n",
+            "// R\"(a)\"\nkernel void k() {}\n",
+            "\"plain\"\n",
+            "#if A\nR\"(a)\"\n#endif\n",
+        ] {
+            assert_eq!(raw_string_content(text.as_bytes()), None, "{text:?}");
+        }
     }
 
     #[test]
