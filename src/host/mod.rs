@@ -25,6 +25,7 @@
 
 mod builds;
 mod decode;
+mod includes;
 mod index;
 mod literal;
 mod options;
@@ -158,6 +159,10 @@ pub struct Literal {
     pub variable: Option<String>,
     /// The program-creation API that takes it, directly or through `variable`.
     pub passed_to: Option<String>,
+    /// The files it is `#include`d from, in order (`#include "axpy.opencl"`
+    /// where a string is expected: the file holds the literal); `text` is
+    /// then empty and the literal `undecodable`.
+    pub included: Vec<String>,
 }
 
 /// A call that creates a program from source strings.
@@ -181,6 +186,9 @@ pub struct ProgramCreation {
     /// Source variables declared in no scope of this file: another file's
     /// (a generated header's string copy, included by the host).
     pub external: Vec<String>,
+    /// The files `#include`d as its sources, in order, as written (relative
+    /// to the host file's directory); none of them is among `literals`.
+    pub included: Vec<String>,
 }
 
 /// What a build call builds.

@@ -62,7 +62,7 @@ fn creation<'t>(
                 "clCreateProgramWithSource" => {
                     Some(("clCreateProgramWithSource", list.get(2).copied().into_iter().collect(), program_variable(node, src)))
                 }
-                "cl::Program" => Some(("cl::Program", cpp_sources(list), program_variable(node, src))),
+                "cl::Program" => Some(("cl::Program", cpp_sources(list, src), program_variable(node, src))),
                 _ => None,
             }
         }
@@ -85,12 +85,20 @@ fn cpp_declaration<'t>(node: Node<'t>, src: &[u8]) -> Option<(&'static str, Vec<
         "function_declarator" => declarator.child_by_field_name("parameters")?,
         _ => return None,
     };
-    Some(("cl::Program", cpp_sources(args(list)), declarator_name(declarator, src)))
+    Some(("cl::Program", cpp_sources(args(list), src), declarator_name(declarator, src)))
 }
 
 /// `cl::Program(ctx, sources)`: the sources follow the context; a single
-/// argument is the sources (the default context).
-fn cpp_sources(list: Vec<Node>) -> Vec<Node> {
+/// argument is the sources (the default context). Trailing arguments that
+/// are a `build` flag (`true`, `false`) or an error pointer (`&err`,
+/// `nullptr`) are no sources.
+fn cpp_sources<'t>(mut list: Vec<Node<'t>>, src: &[u8]) -> Vec<Node<'t>> {
+    // A declaration read as a function's has `true` as a parameter's type.
+    let flag_or_error =
+        |a: &Node| a.kind() == "pointer_expression" || matches!(text(*a, src), "true" | "false" | "nullptr" | "NULL");
+    while list.last().is_some_and(flag_or_error) {
+        list.pop();
+    }
     if list.len() > 1 {
         list[1..].to_vec()
     } else {
@@ -136,9 +144,20 @@ fn describe<'t>(
     sources: &[Node<'t>],
     variable: Option<String>,
 ) -> ProgramCreation {
-    let mut tracer = Sources { context, literals: Vec::new(), visited: Vec::new(), untraced: None, external: Vec::new() };
+    let mut tracer = Sources {
+        context,
+        literals: Vec::new(),
+        visited: Vec::new(),
+        untraced: None,
+        external: Vec::new(),
+        included: Vec::new(),
+    };
     for &source in sources {
         tracer.follow(source);
+    }
+    if !tracer.included.is_empty() && !tracer.literals.is_empty() {
+        // Which comes first is not recorded: such a program is not known whole.
+        tracer.why("its sources are both literals and `#include`d files".into());
     }
     ProgramCreation {
         at: position(creation.node),
@@ -149,6 +168,7 @@ fn describe<'t>(
         literals: tracer.literals,
         untraced: tracer.untraced,
         external: tracer.external,
+        included: tracer.included,
     }
 }
 
@@ -171,6 +191,8 @@ struct Sources<'c, 't, 's> {
     untraced: Option<String>,
     /// Variables declared in no scope of this file (another file's, e.g. a generated header's).
     external: Vec<String>,
+    /// Files `#include`d where a source string is expected.
+    included: Vec<String>,
 }
 
 impl<'t> Sources<'_, 't, '_> {
@@ -182,7 +204,10 @@ impl<'t> Sources<'_, 't, '_> {
     fn visit(&mut self, n: Node<'t>) -> bool {
         let src = self.context.src;
         if let Some(i) = self.context.literal_of(n) {
-            if !self.literals.contains(&i) {
+            let included = &self.context.literals[i].literal.included;
+            if !included.is_empty() {
+                self.included.extend(included.iter().cloned());
+            } else if !self.literals.contains(&i) {
                 self.literals.push(i);
             }
             return false;

@@ -52,12 +52,27 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
     }
     let mut parser = Parser::new();
     let tree = parser.set_language(&language.grammar()).ok().and_then(|()| parser.parse(text, None));
-    let Some(tree) = tree else {
+    let Some(mut tree) = tree else {
         // Only a grammar/library version mismatch gets here.
         return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
     };
+    // `#include`s standing for source strings: parsed again with them blanked (see `includes`).
+    let operands = match language {
+        HostLanguage::Python => Vec::new(),
+        _ => super::includes::operands(tree.root_node(), text),
+    };
+    let blanked;
+    let text = match operands.is_empty() {
+        true => text,
+        false => {
+            blanked = super::includes::blanked(text, &operands);
+            tree = parser.parse(&blanked, None).unwrap_or(tree);
+            blanked.as_slice()
+        }
+    };
+    let included: HashSet<u32> = operands.iter().map(|o| o.name_start).collect();
     let (index, names_program_type) = index(tree.root_node(), text, language);
-    let literals = decode_literals(&index, text, language);
+    let literals = decode_literals(&index, text, language, &included);
     let by_node = literals.iter().enumerate().map(|(i, f)| (f.node.id(), i)).collect();
     let file_scope = Default::default();
     let mut context = Context { src: text, language, index, names_program_type, literals, by_node, file_scope };
@@ -141,7 +156,7 @@ fn index<'t>(root: Node<'t>, src: &[u8], language: HostLanguage) -> (Index<'t>, 
 }
 
 /// Every literal of the file, decoded, in file order.
-fn decode_literals<'t>(index: &Index<'t>, src: &[u8], language: HostLanguage) -> Vec<Found<'t>> {
+fn decode_literals<'t>(index: &Index<'t>, src: &[u8], language: HostLanguage, included: &HashSet<u32>) -> Vec<Found<'t>> {
     (index.literals.iter())
         .map(|found| {
             let decoded = match (language, found.kind) {
@@ -149,16 +164,27 @@ fn decode_literals<'t>(index: &Index<'t>, src: &[u8], language: HostLanguage) ->
                 (_, "call_expression") => stringify::decode(found.node, src),
                 _ => decode_c(found.node, src),
             };
-            Found { node: found.node, function: found.function, literal: literal(found.node, src, decoded) }
+            Found { node: found.node, function: found.function, literal: literal(found.node, src, included, decoded) }
         })
         .collect()
 }
 
-fn literal(node: Node, src: &[u8], mut decoded: Decoded) -> Literal {
+fn literal(node: Node, src: &[u8], included: &HashSet<u32>, mut decoded: Decoded) -> Literal {
     if let Some(why) = formatted(node, src) {
         decoded.undecodable.get_or_insert(why);
         decoded.pieces.clear();
     }
+    let included = match super::includes::included_files(node, src, included) {
+        Ok(files) if !files.is_empty() => {
+            decoded = Decoded { undecodable: Some("its text is in the files it `#include`s".into()), ..Decoded::default() };
+            files
+        }
+        Ok(files) => files,
+        Err(why) => {
+            decoded = Decoded { undecodable: Some(why), ..Decoded::default() };
+            Vec::new()
+        }
+    };
     Literal {
         start: position(node),
         range: range(node),
@@ -168,6 +194,7 @@ fn literal(node: Node, src: &[u8], mut decoded: Decoded) -> Literal {
         undecodable: decoded.undecodable,
         variable: variable(node, src),
         passed_to: None,
+        included,
     }
 }
 

@@ -112,3 +112,30 @@ fn facts_survive_a_syntax_error_elsewhere() {
     assert_eq!(facts.programs.len(), 1, "{facts:?}");
     assert_eq!(facts.build_calls.len(), 1);
 }
+
+#[test]
+fn files_included_where_sources_are_expected_are_the_programs_sources() {
+    let c = "static const char *sources[] = {\n#include \"common.opencl\"\n,\n#include \"kernels/axpy.opencl\"\n};\n\
+             void f(cl_context ctx) {\n  cl_program p = clCreateProgramWithSource(ctx, 2, sources, NULL, NULL);\n}\n";
+    let cpp =
+        "void f(cl::Context ctx) {\n  cl::Program::Sources sources{\n#include \"a.hpp\"\n    ,\n#include \"b.hpp\"\n  };\n  \
+               cl::Program program(ctx, sources);\n}\n";
+    let one =
+        "void f(cl::Context ctx) {\n  std::string src =\n#include \"a.hpp\"\n  ;\n  cl::Program program(ctx, src, true);\n}\n";
+    for (name, src, files) in [
+        ("host.c", c, vec!["common.opencl", "kernels/axpy.opencl"]),
+        ("host.cpp", cpp, vec!["a.hpp", "b.hpp"]),
+        ("host.cpp", one, vec!["a.hpp"]),
+    ] {
+        let facts = scan_str(name, src);
+        let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+        assert_eq!(program.included, files, "{name}");
+        assert_eq!((program.literals.len(), program.untraced.as_deref()), (0, None), "{name}");
+        assert!(facts.literals.is_empty(), "an `#include` line is no kernel literal: {:?}", facts.literals);
+    }
+    // A literal beside an included file: which comes first is not recorded.
+    let mixed = "static const char *sources[] = { \"#define N 4\\n\",\n#include \"a.opencl\"\n};\n\
+                 void f(cl_context ctx) { clCreateProgramWithSource(ctx, 2, sources, NULL, NULL); }\n";
+    let facts = scan_str("host.c", mixed);
+    assert!(facts.programs[0].untraced.as_deref().is_some_and(|w| w.contains("`#include`d")), "{:?}", facts.programs);
+}

@@ -383,6 +383,7 @@ mod tests {
             untraced: None,
             file_names: vec![name.to_string()],
             external: Vec::new(),
+            included: Vec::new(),
         };
         // Only a's program changed: b's host building its own kernel/k.cl is not linked to it.
         let linked = |host: &str, names: &[&str]| {
