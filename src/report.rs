@@ -139,12 +139,29 @@ pub struct HostReport {
     pub files: usize,
     pub build_calls: Vec<BuildCallReport>,
     pub embedded: Vec<EmbeddedReport>,
+    /// Programs the hosts gather from `#include`d files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<IncludedProgramReport>,
 }
 
 impl HostReport {
     pub fn is_empty(&self) -> bool {
         self.files == 0 && self.build_calls.is_empty() && self.embedded.is_empty()
     }
+}
+
+/// A program gathered by `#include`, as the JSON report lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct IncludedProgramReport {
+    /// The host file and the line of the program's creation.
+    pub file: PathBuf,
+    pub line: u32,
+    /// Its sources, in order.
+    pub sources: Vec<PathBuf>,
+    /// The `[[program]]` it is, or the name clasp gave it.
+    pub program: String,
+    /// No `[[program]]` declares it: clasp inferred it from the host.
+    pub inferred: bool,
 }
 
 /// A kernel embedded in a host file as a string literal.

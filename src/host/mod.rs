@@ -24,6 +24,7 @@
 //! stringify macro's body (`#A`), which tree-sitter does not parse.
 
 mod builds;
+mod constructor;
 mod decode;
 mod includes;
 mod index;
@@ -238,4 +239,11 @@ pub enum OptionsArg {
     Variable { name: String, init: Box<OptionsArg> },
     /// Built at run time, a parameter, read from the environment...
     Untraced { why: String },
+    /// A constructor that builds (`cl::Program program(ctx, src, true)`)
+    /// takes no options: the `true` at `flag` is turned off and the
+    /// declaration (ending at `statement_end`) is followed by a build of
+    /// `program` with the options, on a line indented by `indent`, its
+    /// status stored in `error` as the constructor did.
+    /// `rest`: the file's bytes from the flag's end to the declaration's.
+    BuildFlag { flag: Range<u32>, statement_end: u32, rest: String, program: String, error: Option<String>, indent: String },
 }

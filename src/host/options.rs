@@ -16,7 +16,11 @@ use super::{OptionsArg, PieceForm};
 ///   `build(devices)` -> `build(devices, "-cl-std=CL2.0")`, Python
 ///   `build()` -> `build(options=["-cl-std=CL2.0"])`);
 /// - a Python list gets the flag as a new item, or its `-cl-std=` item replaced;
-/// - a traced variable has its initialiser edited.
+/// - a traced variable has its initialiser edited;
+/// - a building constructor (`cl::Program p(ctx, src, true)`) builds no
+///   more, and the declaration is followed by `p.build("-cl-std=CL2.0");`
+///   (`err = p.build(...)` when it reported to `&err`): one edit, from the
+///   flag to the declaration's end, the bytes between kept.
 ///
 /// `None` for untraced options: clasp cannot tell what they hold.
 pub fn options_edit(arg: &OptionsArg, std_flag: &str) -> Option<(Range<u32>, String)> {
@@ -44,6 +48,13 @@ pub fn options_edit(arg: &OptionsArg, std_flag: &str) -> Option<(Range<u32>, Str
             Some((*insert_at..*insert_at, format!("{comma}{}", quoted(std_flag, true))))
         }
         OptionsArg::Variable { init, .. } => options_edit(init, std_flag),
+        OptionsArg::BuildFlag { flag, statement_end, rest, program, error, indent } => {
+            // From the flag to the end of the declaration: `true, &err);` ->
+            // `false, &err);\n    err = program.build("-cl-std=CL2.0");`.
+            let assign = error.as_ref().map(|e| format!("{e} = ")).unwrap_or_default();
+            let build = format!("\n{indent}{assign}{program}.build({});", quoted(std_flag, false));
+            Some((flag.start..*statement_end, format!("false{rest}{build}")))
+        }
         OptionsArg::Untraced { .. } => None,
     }
 }

@@ -82,7 +82,9 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
             context.literals[i].literal.passed_to.get_or_insert_with(|| creation.api.clone());
         }
     }
-    let build_calls = builds::find(&context, &creations);
+    let mut build_calls = builds::find(&context, &creations);
+    build_calls.extend(super::constructor::find(&context, &creations));
+    build_calls.sort_by_key(|c| c.at.byte);
     report(path, context, creations.into_iter().map(|(c, _)| c).collect(), build_calls)
 }
 

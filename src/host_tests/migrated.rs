@@ -260,3 +260,46 @@ fn an_embedded_kernel_s_functions_are_reported_at_the_host_file_and_line() {
     let expected = |line: u64, name: &str| ("./host.c".to_string(), line, name.to_string());
     assert_eq!(at, vec![expected(10, "scale_g"), expected(15, "scale_l"), expected(20, "scale")], "{}", run.stdout);
 }
+
+#[test]
+fn wrapped_files_gathered_by_include_are_one_inferred_program_and_its_build_asks_for_cl20() {
+    let (_work, copy, run) = migrated("cpp_included_sources", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("warning:"), "no `#include` line is read as a kernel:\n{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    assert!(programs[0].source.contains("float total(const float *p, int n)"), "{}", programs[0].source);
+    // Around each wrapper, the file is as it was: the licence block, the notes, the delimiters.
+    for (file, head, tail) in [
+        ("common.opencl", "/*\n * Sample licence", ")cl\"\n// End of common.opencl.\n"),
+        ("scale.opencl", "// The kernel: uses", ")===\"  /* the wrapper ends here */\n"),
+    ] {
+        let (original, now) = (read(fixture_dir("cpp_included_sources").join(file)), read(copy.join(file)));
+        assert!(now.starts_with(&original[..original.find("R\"").unwrap()]) && now.starts_with(head), "{now}");
+        assert!(now.ends_with(tail), "{now}");
+    }
+    let json = clasp(&copy, &["migrate", "--json", "-q", "."]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
+    let program = &report["host"]["programs"][0];
+    assert_eq!((program["inferred"].as_bool(), program["line"].as_u64()), (Some(true), Some(16)), "{}", json.stdout);
+    assert_eq!(program["sources"], serde_json::json!(["./common.opencl", "./scale.opencl"]));
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_building_constructor_builds_after_its_declaration_with_the_standard() {
+    let (_work, copy, run) = migrated("cpp_building_constructor", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let host = read(copy.join("host.cpp"));
+    let edited = "    cl::Program program(context, source, false, &err);\n    err = program.build(\"-cl-std=CL2.0\");\n";
+    assert!(host.contains(edited), "{host}");
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    assert!(programs[0].source.contains("float length_g(const float *v, int n)"), "{}", programs[0].source);
+    let wrapped = read(copy.join("norm.opencl"));
+    assert!(
+        wrapped.starts_with("// Licence: this sample is free for any use.\n") && wrapped.ends_with(")kernel\"\n"),
+        "{wrapped}"
+    );
+    assert_settled(&copy);
+}

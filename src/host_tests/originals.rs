@@ -23,6 +23,8 @@ const FIXTURES: &[Expected] = &[
     Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
     Expected { name: "c_two_sources", builds: &[&[None]], source_file: None },
     Expected { name: "c_untouched", builds: &[&[None]], source_file: Some("kernels/copy.cl") },
+    Expected { name: "cpp_building_constructor", builds: &[&[None]], source_file: None },
+    Expected { name: "cpp_included_sources", builds: &[&[Some("")]], source_file: None },
     Expected {
         name: "cpp_kernel_file",
         builds: &[&[Some("-cl-mad-enable -cl-std=CL1.2")]],
@@ -133,4 +135,17 @@ fn c_generated_header() {
 #[test]
 fn c_untouched() {
     check_original("c_untouched");
+}
+
+#[test]
+fn cpp_building_constructor() {
+    let programs = check_original("cpp_building_constructor");
+    assert!(programs[0].source.starts_with("\nfloat length_g("), "the wrapper's content: {}", programs[0].source);
+}
+
+#[test]
+fn cpp_included_sources() {
+    let programs = check_original("cpp_included_sources");
+    assert!(programs[0].source.starts_with("\nfloat total_g("), "{}", programs[0].source);
+    assert!(programs[0].source.contains("__kernel void scale("), "{}", programs[0].source);
 }

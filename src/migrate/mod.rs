@@ -47,7 +47,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     let scratch_dir = scratch.as_ref().ok().map(|d| d.path());
     let (host, embedded_jobs) =
         crate::timings::time("host: prepare", || host::prepare(&pool, host_files, jobs, scratch_dir, options, &mut result));
-    let mut jobs: Vec<Job> = jobs.iter().cloned().chain(embedded_jobs).collect();
+    let mut jobs: Vec<Job> = jobs.iter().filter(|j| !host.is_included_part(j)).cloned().chain(embedded_jobs).collect();
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();

@@ -227,13 +227,19 @@ fn creations_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Vec<&'f ProgramCr
 fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Link {
     let host = crate::root::canonical(host);
     let (mut out, mut unchanged) = (Vec::new(), false);
+    let mut named = |file: &Path| match changed.programs.iter().find(|(canonical, _)| canonical == file) {
+        Some((_, shown)) => out.push(shown.clone()),
+        None => unchanged = true,
+    };
     for name in &creation.file_names {
         for file in changed.kernel_files.iter().filter(|f| names_file(&host, name, f)) {
-            match changed.programs.iter().find(|(canonical, _)| canonical == file) {
-                Some((_, shown)) => out.push(shown.clone()),
-                None => unchanged = true,
-            }
+            named(file);
         }
+    }
+    // An `#include`d source is found from the host's own directory, as the preprocessor finds it.
+    let dir = host.parent().unwrap_or(Path::new("/"));
+    for name in &creation.included {
+        named(&crate::root::canonical(&dir.join(name)));
     }
     out.sort();
     out.dedup();

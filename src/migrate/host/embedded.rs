@@ -130,8 +130,15 @@ fn undecodable(host: &HostInput, literal: &Literal, why: &str, result: &mut Migr
 /// The batch's options plus those of the build call that builds the
 /// literal's program, where they can be traced (`-DN=4` from `clBuildProgram(..., "-DN=4", ...)`).
 fn compile_options(facts: &HostFacts, literal: usize, host: &Path, batch: &CompileOptions) -> CompileOptions {
+    match facts.programs.iter().position(|p| p.literals.contains(&literal)) {
+        Some(creation) => creation_options(facts, creation, host, batch),
+        None => batch.clone(),
+    }
+}
+
+/// The batch's options plus those of the build call that builds the program of `creation`, where they can be traced.
+pub(super) fn creation_options(facts: &HostFacts, creation: usize, host: &Path, batch: &CompileOptions) -> CompileOptions {
     let mut compile = batch.clone();
-    let Some(creation) = facts.programs.iter().position(|p| p.literals.contains(&literal)) else { return compile };
     let dir = host.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     for call in facts.build_calls.iter().filter(|c| builds(facts, c, creation)) {
         if let Some(options) = option_text(&call.options) {

@@ -13,6 +13,7 @@
 mod build_calls;
 mod copies;
 mod embedded;
+mod included;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -34,6 +35,8 @@ pub struct HostBatch {
     hosts: Vec<HostInput>,
     embedded: Vec<Arc<Embedded>>,
     copies: Vec<Copy>,
+    /// The files of the programs hosts gather by `#include` (canonical).
+    parts: BTreeSet<PathBuf>,
 }
 
 /// Scans `host_files` and returns the batch's host side and the jobs of the
@@ -49,13 +52,25 @@ pub fn prepare(
 ) -> (HostBatch, Vec<Job>) {
     let units: BTreeSet<PathBuf> = jobs.iter().map(|j| canonical(&j.path)).collect();
     let files: Vec<&PathBuf> = host_files.iter().filter(|path| !units.contains(&canonical(path))).collect();
-    let hosts = scan_all(pool, &files, result);
+    let mut hosts = scan_all(pool, &files, result);
+    let (included_jobs, parts) = included::find(&hosts, jobs, options, result);
+    // A wrapped file a host includes as a program's source is no host file of its own.
+    hosts.retain(|h| !parts.contains(&canonical(&h.path)));
     let copies = copies::find(&hosts, jobs);
-    let (embedded, embedded_jobs) = match scratch {
+    let (embedded, mut embedded_jobs) = match scratch {
         Some(dir) => embedded::jobs(&hosts, &copies, dir, options, result),
         None => (Vec::new(), Vec::new()),
     };
-    (HostBatch { hosts, embedded, copies }, embedded_jobs)
+    embedded_jobs.extend(included_jobs);
+    (HostBatch { hosts, embedded, copies, parts }, embedded_jobs)
+}
+
+impl HostBatch {
+    /// Whether a kernel file is a source of a program a host gathers by
+    /// `#include` (then it is no unit of its own: it only compiles in its program).
+    pub fn is_included_part(&self, job: &Job) -> bool {
+        job.program.is_none() && job.embedded.is_none() && self.parts.contains(&canonical(&job.path))
+    }
 }
 
 /// Per host file (its index in the batch), the fixes to write into it.
