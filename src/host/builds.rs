@@ -8,6 +8,7 @@
 use tree_sitter::Node;
 
 use super::index::Indexed;
+use super::members::member;
 use super::scan::{is_wrapper, Context};
 use super::syntax::{args, closing, declarator_name, function_name, position, range, text, unwrap};
 use super::trace::{describe_write, function_label, lookup, Binding};
@@ -42,14 +43,14 @@ fn c_build<'t>(
     let callee = node.child_by_field_name("function")?;
     let list = node.child_by_field_name("arguments")?;
     let arguments = args(list);
-    let (api, program, options) = match callee.kind() {
+    let (api, program, options, object) = match callee.kind() {
         "identifier" if matches!(text(callee, src), "clBuildProgram" | "clCompileProgram") => {
             let options = match arguments.get(3) {
                 Some(&arg) => classify(context, arg, 0),
                 None => OptionsArg::Untraced { why: "the call has no options argument (fewer than four arguments)".into() },
             };
             let program = ProgramRef::Expr(arguments.first().map_or("", |p| text(*p, src)).to_string());
-            (text(callee, src).to_string(), program, options)
+            (text(callee, src).to_string(), program, options, arguments.first().copied())
         }
         "field_expression" => {
             let method = text(callee.child_by_field_name("field")?, src);
@@ -62,11 +63,13 @@ fn c_build<'t>(
                 None if may_be_program(context, object, creations) => ProgramRef::Expr(text(object, src).to_string()),
                 None => return None,
             };
-            (format!("cl::Program::{method}"), program, cpp_options(context, list, &arguments))
+            (format!("cl::Program::{method}"), program, cpp_options(context, list, &arguments), Some(object))
         }
         _ => return None,
     };
-    Some(BuildCall { at: position(node), api, function: call.function.and_then(|f| function_name(f, src)), program, options })
+    let member = object.filter(|_| matches!(program, ProgramRef::Expr(_))).and_then(|o| member(context, o));
+    let function = call.function.and_then(|f| function_name(f, src));
+    Some(BuildCall { at: position(node), api, function, program, member, options })
 }
 
 /// Whether the object of a C++ `.build(...)`/`->build(...)` may be a
@@ -169,6 +172,7 @@ fn python_build<'t>(
         return None;
     }
     let program = creation_of(object).map_or_else(|| ProgramRef::Expr(text(object, src).to_string()), ProgramRef::Creation);
+    let member = matches!(program, ProgramRef::Expr(_)).then(|| member(context, object)).flatten();
     let known = matches!(program, ProgramRef::Creation(_))
         || creations.iter().any(|(c, _)| c.variable.as_deref() == Some(text(object, src)))
         || imports_pyopencl(context);
@@ -182,6 +186,7 @@ fn python_build<'t>(
         api: format!("pyopencl.Program.{method}"),
         function: call.function.and_then(|f| function_name(f, src)),
         program,
+        member,
         options,
     })
 }

@@ -30,6 +30,7 @@ pub(crate) fn find<'t>(context: &Context<'t, '_>, creations: &[(ProgramCreation,
             api: "cl::Program (building constructor)".into(),
             function,
             program: ProgramRef::Creation(i),
+            member: None,
             options,
         });
     }
@@ -40,8 +41,10 @@ pub(crate) fn find<'t>(context: &Context<'t, '_>, creations: &[(ProgramCreation,
 /// `T p{a, b}`, or one read as a function declaration, whose "parameters"
 /// are the arguments).
 fn constructor_arguments(node: Node) -> Option<Vec<Node>> {
-    if node.kind() == "call_expression" {
-        return node.child_by_field_name("arguments").map(args);
+    match node.kind() {
+        "call_expression" => return node.child_by_field_name("arguments").map(args),
+        "field_initializer" => return node.named_child(1).map(args),
+        _ => {}
     }
     let declarator = node.child_by_field_name("declarator")?;
     let list = match declarator.kind() {
@@ -53,9 +56,9 @@ fn constructor_arguments(node: Node) -> Option<Vec<Node>> {
 }
 
 /// What a building constructor's build can be edited into: the flag to turn
-/// off, the declaration's end to build after, the program's variable, the
-/// error variable the constructor sets (`&err`); untraced when the creation
-/// is no declaration of a variable or its error pointer is not `&name`.
+/// off, where the build goes, the program's variable, the error variable
+/// the constructor sets (`&err`); untraced when the program is stored in no
+/// variable (a temporary) or its error pointer is not `&name`.
 fn build_flag<'t>(
     context: &Context<'t, '_>,
     node: Node<'t>,
@@ -64,9 +67,10 @@ fn build_flag<'t>(
     error: Option<Node<'t>>,
 ) -> OptionsArg {
     let src = context.src;
-    let statement = std::iter::successors(Some(node), |n| n.parent()).find(|n| n.kind() == "declaration");
-    let (Some(statement), Some(program)) = (statement, creation.variable.clone()) else {
-        return OptionsArg::Untraced { why: "the constructor builds the program, with no options, outside a declaration".into() };
+    let (Some(site), Some(program)) = (build_site(node, src), creation.variable.clone()) else {
+        return OptionsArg::Untraced {
+            why: "the constructor builds the program, with no options, and stores it in no variable".into(),
+        };
     };
     let error = match error.map(|e| (e, text(e, src))) {
         None | Some((_, "nullptr" | "NULL" | "0")) => None,
@@ -77,15 +81,62 @@ fn build_flag<'t>(
             return OptionsArg::Untraced { why: format!("the constructor builds the program and reports to `{other}`") };
         }
     };
-    let line_start = src[..statement.start_byte()].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let indent: String =
-        src[line_start..statement.start_byte()].iter().take_while(|b| matches!(b, b' ' | b'\t')).map(|b| *b as char).collect();
     OptionsArg::BuildFlag {
         flag: flag.start_byte() as u32..flag.end_byte() as u32,
-        statement_end: statement.end_byte() as u32,
-        rest: String::from_utf8_lossy(&src[flag.end_byte()..statement.end_byte()]).into_owned(),
+        end: site.end as u32,
+        rest: String::from_utf8_lossy(&src[flag.end_byte()..site.kept_to]).into_owned(),
         program,
         error,
-        indent,
+        indent: site.indent,
+        close: site.close,
     }
+}
+
+/// Where the build of a building constructor goes.
+struct Site {
+    /// The file's bytes up to here are kept; those from here to `end` are `close`.
+    kept_to: usize,
+    end: usize,
+    indent: String,
+    close: String,
+}
+
+/// Where the build of a building constructor goes, and the indentation of
+/// its line: after the declaration (`cl::Program p(ctx, src, true);`) or
+/// the assignment statement (`p = cl::Program(ctx, src, true);`) that
+/// stores the program; for a member initializer (`: program_(ctx, src,
+/// true) {`), first in the constructor's body, indented as its first
+/// statement, or one level (four spaces) deeper than the constructor in an
+/// empty body, whose closing brace then goes on a line of its own.
+fn build_site(node: Node, src: &[u8]) -> Option<Site> {
+    if node.kind() != "field_initializer" {
+        let statement = std::iter::successors(Some(node), |n| n.parent())
+            .take_while(|n| !matches!(n.kind(), "compound_statement" | "function_definition"))
+            .find(|n| matches!(n.kind(), "declaration" | "expression_statement"))?;
+        let end = statement.end_byte();
+        return Some(Site { kept_to: end, end, indent: indent_of(statement, src), close: String::new() });
+    }
+    let definition = std::iter::successors(Some(node), |n| n.parent()).find(|n| n.kind() == "function_definition")?;
+    let body = definition.child_by_field_name("body")?;
+    let open = body.child(0).filter(|b| b.kind() == "{")?.end_byte();
+    match body.named_child(0) {
+        Some(first) if src[open..first.start_byte()].contains(&b'\n') => {
+            Some(Site { kept_to: open, end: open, indent: indent_of(first, src), close: String::new() })
+        }
+        // `{}`, or a body on the constructor's line: the build gets a line of its own.
+        _ => {
+            let outer = indent_of(definition, src);
+            let (end, close) = match body.named_child_count() {
+                0 => (body.end_byte(), format!("\n{outer}}}")),
+                _ => (open, format!("\n{outer}    ")),
+            };
+            Some(Site { kept_to: open, end, indent: format!("{outer}    "), close })
+        }
+    }
+}
+
+/// The blanks that start the line of `node`, up to it.
+fn indent_of(node: Node, src: &[u8]) -> String {
+    let line_start = src[..node.start_byte()].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    src[line_start..node.start_byte()].iter().take_while(|b| matches!(b, b' ' | b'\t')).map(|b| *b as char).collect()
 }

@@ -36,6 +36,7 @@ const INDEXED: &[&str] = &[
     "call",
     "declaration",
     "field_declaration",
+    "field_initializer",
     "init_declarator",
     "parameter_declaration",
     "optional_parameter_declaration",

@@ -29,6 +29,7 @@ mod decode;
 mod includes;
 mod index;
 mod literal;
+mod members;
 mod options;
 mod programs;
 mod scan;
@@ -176,6 +177,9 @@ pub struct ProgramCreation {
     pub function: Option<String>,
     /// The variable the program is assigned to or declared as.
     pub variable: Option<String>,
+    /// The class member it is stored in, `Class::name` (see `members`):
+    /// a build of that member in any method of the class builds it.
+    pub member: Option<String>,
     /// Indexes into [`HostFacts::literals`], in the order the sources are concatenated.
     pub literals: Vec<usize>,
     /// Why some source could not be traced to a literal of this file (read
@@ -211,6 +215,8 @@ pub struct BuildCall {
     pub api: String,
     pub function: Option<String>,
     pub program: ProgramRef,
+    /// The class member the built program is read from, `Class::name`.
+    pub member: Option<String>,
     pub options: OptionsArg,
 }
 
@@ -240,10 +246,12 @@ pub enum OptionsArg {
     /// Built at run time, a parameter, read from the environment...
     Untraced { why: String },
     /// A constructor that builds (`cl::Program program(ctx, src, true)`)
-    /// takes no options: the `true` at `flag` is turned off and the
-    /// declaration (ending at `statement_end`) is followed by a build of
-    /// `program` with the options, on a line indented by `indent`, its
-    /// status stored in `error` as the constructor did.
-    /// `rest`: the file's bytes from the flag's end to the declaration's.
-    BuildFlag { flag: Range<u32>, statement_end: u32, rest: String, program: String, error: Option<String>, indent: String },
+    /// takes no options: the `true` at `flag` is turned off and the build
+    /// of `program` with the options goes at `end` (after the statement
+    /// that stores the program, or first in the body of the constructor
+    /// whose member initializer it is), on a line indented by `indent`, its
+    /// status stored in `error` as the constructor did. `rest`: the file's
+    /// bytes from the flag's end to `end`, kept; `close`: what follows the
+    /// build (an empty body's closing brace, put on a line of its own).
+    BuildFlag { flag: Range<u32>, end: u32, rest: String, program: String, error: Option<String>, indent: String, close: String },
 }

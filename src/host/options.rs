@@ -18,9 +18,11 @@ use super::{OptionsArg, PieceForm};
 /// - a Python list gets the flag as a new item, or its `-cl-std=` item replaced;
 /// - a traced variable has its initialiser edited;
 /// - a building constructor (`cl::Program p(ctx, src, true)`) builds no
-///   more, and the declaration is followed by `p.build("-cl-std=CL2.0");`
-///   (`err = p.build(...)` when it reported to `&err`): one edit, from the
-///   flag to the declaration's end, the bytes between kept.
+///   more, and the statement that stores the program is followed by
+///   `p.build("-cl-std=CL2.0");` (`err = p.build(...)` when it reported to
+///   `&err`): one edit, from the flag to the statement's end, the bytes
+///   between kept; a member initializer's build goes first in the
+///   constructor's body.
 ///
 /// `None` for untraced options: clasp cannot tell what they hold.
 pub fn options_edit(arg: &OptionsArg, std_flag: &str) -> Option<(Range<u32>, String)> {
@@ -48,12 +50,12 @@ pub fn options_edit(arg: &OptionsArg, std_flag: &str) -> Option<(Range<u32>, Str
             Some((*insert_at..*insert_at, format!("{comma}{}", quoted(std_flag, true))))
         }
         OptionsArg::Variable { init, .. } => options_edit(init, std_flag),
-        OptionsArg::BuildFlag { flag, statement_end, rest, program, error, indent } => {
+        OptionsArg::BuildFlag { flag, end, rest, program, error, indent, close } => {
             // From the flag to the end of the declaration: `true, &err);` ->
             // `false, &err);\n    err = program.build("-cl-std=CL2.0");`.
             let assign = error.as_ref().map(|e| format!("{e} = ")).unwrap_or_default();
             let build = format!("\n{indent}{assign}{program}.build({});", quoted(std_flag, false));
-            Some((flag.start..*statement_end, format!("false{rest}{build}")))
+            Some((flag.start..*end, format!("false{rest}{build}{close}")))
         }
         OptionsArg::Untraced { .. } => None,
     }

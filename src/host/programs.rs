@@ -26,7 +26,9 @@ pub(crate) fn find<'t>(context: &Context<'t, '_>) -> Vec<(ProgramCreation, Node<
     let mut found = Vec::new();
     for indexed in &context.index.nodes {
         if let Some((api, sources, variable)) = creation(context, indexed, &aliases) {
-            found.push((describe(context, indexed, api, &sources, variable), indexed.node));
+            let mut described = describe(context, indexed, api, &sources, variable);
+            described.member = stored_in_member(context, indexed.node);
+            found.push((described, indexed.node));
         }
     }
     found
@@ -67,8 +69,41 @@ fn creation<'t>(
             }
         }
         (_, "declaration") => cpp_declaration(node, src),
+        (HostLanguage::Cpp, "field_initializer") => cpp_member_initializer(context, node),
         _ => None,
     }
+}
+
+/// `Blur(const cl::Context &c) : program_(c, source, true) {}`: a member
+/// initializer of a field the file declares as a `cl::Program`.
+fn cpp_member_initializer<'t>(
+    context: &Context<'t, '_>,
+    node: Node<'t>,
+) -> Option<(&'static str, Vec<Node<'t>>, Option<String>)> {
+    let src = context.src;
+    let field = node.named_child(0).filter(|f| f.kind() == "field_identifier")?;
+    let name = text(field, src);
+    let is_program = context.index.nodes.iter().filter(|n| n.kind == "field_declaration").any(|n| {
+        let ty: String = n.node.child_by_field_name("type").map_or("", |t| text(t, src)).split_whitespace().collect();
+        let mut cursor = n.node.walk();
+        let mut declarators = n.node.children_by_field_name("declarator", &mut cursor);
+        ty.trim_start_matches("::") == "cl::Program" && declarators.any(|d| declarator_name(d, src).as_deref() == Some(name))
+    });
+    let list = node.child_by_field_name("arguments").or_else(|| node.named_child(1))?;
+    is_program.then(|| ("cl::Program", cpp_sources(args(list), src), Some(name.to_string())))
+}
+
+/// The class member a creation is stored in: a member initializer's
+/// field, or the left side of the assignment that stores it (`self.prg =
+/// cl.Program(...)`, `program_ = cl::Program(...)`).
+fn stored_in_member<'t>(context: &Context<'t, '_>, node: Node<'t>) -> Option<String> {
+    if node.kind() == "field_initializer" {
+        return super::members::member(context, node.named_child(0)?);
+    }
+    let stored = stored_value(node, context.src);
+    let parent = stored.parent().filter(|p| matches!(p.kind(), "assignment_expression" | "assignment"))?;
+    let left = parent.child_by_field_name("left").filter(|l| l.id() != stored.id())?;
+    super::members::member(context, left)
 }
 
 /// `cl::Program program(ctx, src);`, `cl::Program program{ctx, src};`. A
@@ -89,36 +124,47 @@ fn cpp_declaration<'t>(node: Node<'t>, src: &[u8]) -> Option<(&'static str, Vec<
 }
 
 /// `cl::Program(ctx, sources)`: the sources follow the context; a single
-/// argument is the sources (the default context). Trailing arguments that
-/// are a `build` flag (`true`, `false`) or an error pointer (`&err`,
-/// `nullptr`) are no sources.
+/// argument is the sources (the default context). The `build` flag
+/// (`true`, `false`) and what follows it, and a trailing error pointer
+/// (`&err`, `nullptr`), are no sources. The bindings' constructors from
+/// source take at most a context and the sources before those; the others
+/// (`cl::Program(ctx, devices, binaries, ...)`, `cl::Program(ctx, devices,
+/// kernel_names)`) create a program from no source: none is returned.
 fn cpp_sources<'t>(mut list: Vec<Node<'t>>, src: &[u8]) -> Vec<Node<'t>> {
     // A declaration read as a function's has `true` as a parameter's type.
-    let flag_or_error =
-        |a: &Node| a.kind() == "pointer_expression" || matches!(text(*a, src), "true" | "false" | "nullptr" | "NULL");
-    while list.last().is_some_and(flag_or_error) {
+    if let Some(flag) = list.iter().skip(1).position(|a| matches!(text(*a, src), "true" | "false")) {
+        list.truncate(flag + 1);
+    }
+    let error = |a: &Node| a.kind() == "pointer_expression" || matches!(text(*a, src), "nullptr" | "NULL");
+    while list.last().is_some_and(error) {
         list.pop();
     }
-    if list.len() > 1 {
-        list[1..].to_vec()
-    } else {
-        list
+    match list.len() {
+        0 | 1 => list,
+        2 => list[1..].to_vec(),
+        _ => Vec::new(),
     }
 }
 
 /// The variable a program is stored in: `program = create(...)`, `T program
 /// = create(...)`, or `prg = cl.Program(...).build()` (build returns the program).
 fn program_variable(call: Node, src: &[u8]) -> Option<String> {
+    super::syntax::assigned_name(stored_value(call, src), src)
+}
+
+/// The value that holds a created program: the creation, or the chained
+/// `.build()` calls around it (pyopencl's `build` returns the program).
+fn stored_value<'t>(call: Node<'t>, src: &[u8]) -> Node<'t> {
     let mut at = call;
     loop {
-        if let Some(name) = super::syntax::assigned_name(at, src) {
-            return Some(name);
-        }
-        let parent = at.parent()?;
+        let Some(parent) = at.parent() else { return at };
         let chained_build = parent.kind() == "attribute"
             && parent.child_by_field_name("attribute").is_some_and(|a| text(a, src) == "build")
             && parent.parent().is_some_and(|p| p.kind() == "call");
-        at = if chained_build { parent.parent()? } else { return None };
+        match (chained_build, parent.parent()) {
+            (true, Some(call)) => at = call,
+            _ => return at,
+        }
     }
 }
 
@@ -164,6 +210,7 @@ fn describe<'t>(
         api: api.to_string(),
         function: creation.function.and_then(|f| function_name(f, context.src)),
         variable,
+        member: None,
         file_names: file_names(context, creation.function, &tracer.literals),
         literals: tracer.literals,
         untraced: tracer.untraced,

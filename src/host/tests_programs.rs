@@ -139,3 +139,44 @@ fn files_included_where_sources_are_expected_are_the_programs_sources() {
     let facts = scan_str("host.c", mixed);
     assert!(facts.programs[0].untraced.as_deref().is_some_and(|w| w.contains("`#include`d")), "{:?}", facts.programs);
 }
+
+#[test]
+fn the_bindings_constructors_from_binaries_or_built_in_kernels_take_no_source() {
+    let src = "void f(cl::Context ctx, std::vector<cl::Device> devices, cl::Program::Binaries bins, cl_int err) {\n  \
+               cl::Program kernels(ctx, devices, \"scan;sort\");\n  cl::Program binary(ctx, devices, bins, nullptr, &err);\n  \
+               cl::Program built(\"kernel void k() {}\", true, &err);\n}\n";
+    let facts = scan_str("host.cpp", src);
+    let literals: Vec<usize> = facts.programs.iter().map(|p| p.literals.len()).collect();
+    assert_eq!(literals, [0, 0, 1], "{:?}", facts.programs);
+    assert_eq!(facts.literals.len(), 1, "`scan;sort` names built-in kernels: no kernel text: {:?}", facts.literals);
+}
+
+#[test]
+fn programs_kept_in_members_are_named_by_class_and_member() {
+    let py = "import pyopencl as cl\nclass Blur:\n    def __init__(self, ctx):\n        self.prg = cl.Program(ctx, SRC)\n\
+              \n    def prepare(self):\n        self.prg.build()\n\ndef f(ctx):\n    prg = cl.Program(ctx, SRC)\n    prg.build()\n";
+    let cpp = "class Blur {\n  Blur(const cl::Context &c) : program_(c, src, true) {}\n  void reload(const cl::Context &c);\n  \
+               int prepare() { return this->program_.build(); }\n  cl::Program program_;\n};\n\
+               void Blur::reload(const cl::Context &c) { program_ = cl::Program(c, src); program_.build(); }\n\
+               void f(cl::Context c) { cl::Program program_(c, src); program_.build(); }\n";
+    for (name, src, creations, builds) in [
+        ("host.py", py, vec![Some("Blur::prg"), None], vec![Some("Blur::prg"), None]),
+        (
+            "host.cpp",
+            cpp,
+            vec![Some("Blur::program_"), Some("Blur::program_"), None],
+            vec![
+                None, // the member initializer's own build, a creation of its own
+                Some("Blur::program_"),
+                Some("Blur::program_"),
+                None,
+            ],
+        ),
+    ] {
+        let facts = scan_str(name, src);
+        let members: Vec<Option<&str>> = facts.programs.iter().map(|p| p.member.as_deref()).collect();
+        assert_eq!(members, creations, "{name}: {:?}", facts.programs);
+        let members: Vec<Option<&str>> = facts.build_calls.iter().map(|c| c.member.as_deref()).collect();
+        assert_eq!(members, builds, "{name}: {:?}", facts.build_calls);
+    }
+}

@@ -303,3 +303,58 @@ fn a_building_constructor_builds_after_its_declaration_with_the_standard() {
     );
     assert_settled(&copy);
 }
+
+/// The options of every build, in program order, with `-cl-std=CL2.0`
+/// where the original passed none or others.
+fn every_build_asks_for_cl20(programs: &[Recorded], original: &[Option<&str>]) {
+    let builds: Vec<Vec<Option<String>>> = programs.iter().map(|p| p.builds.clone()).collect();
+    let want: Vec<Vec<Option<String>>> =
+        (original.iter()).map(|o| vec![Some(o.map_or("-cl-std=CL2.0".to_string(), |o| format!("{o} -cl-std=CL2.0")))]).collect();
+    assert_eq!(builds, want);
+}
+
+#[test]
+fn every_build_form_of_the_cpp_bindings_asks_for_cl20() {
+    let (_work, copy, run) = migrated("cpp_build_forms", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("warning:"), "every build is linked and traced:\n{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    let scaled = Some("-DSCALE=2.0f");
+    every_build_asks_for_cl20(&programs, &[None, None, None, scaled, None, None, None, None, None]);
+    let host = read(copy.join("host.cpp"));
+    for edited in [
+        "err |= sums.build(\"-cl-std=CL2.0\");",
+        "err |= maxima.build(devices, \"-cl-std=CL2.0\");",
+        "err |= minima.build(device, \"-cl-std=CL2.0\");",
+        "err |= scaled.build(devices, \"-DSCALE=2.0f -cl-std=CL2.0\", nullptr, nullptr);",
+        "err |= part.compile(\"-cl-std=CL2.0\");",
+        "cl::Program bits(default_source, false);\n    bits.build(\"-cl-std=CL2.0\");\n",
+        // The member initializer's build opens the constructor's body.
+        ": smooth_(context, smooth_source, false), devices_(devices)\n    {\n        smooth_.build(\"-cl-std=CL2.0\");\n        tuned_ =",
+        "return tuned_.build(devices_, \"-cl-std=CL2.0\");",
+        "edges_ = cl::Program(context, edge_source, false);\n        edges_.build(\"-cl-std=CL2.0\");\n",
+    ] {
+        assert!(host.contains(edited), "{edited}\n---\n{host}");
+    }
+    assert_settled(&copy);
+}
+
+#[test]
+fn every_pyopencl_build_form_asks_for_cl20() {
+    let (_work, copy, run) = migrated("py_build_forms", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("warning:"), "every build is linked and traced:\n{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    every_build_asks_for_cl20(&programs, &[None, Some("-DUNROLL=2"), Some("-DUNROLL=2"), None, None]);
+    let host = read(copy.join("host.py"));
+    for edited in [
+        "cl.Program(context, SUM).build(options=[\"-cl-std=CL2.0\"])",
+        "build(options=[\"-DUNROLL=2\", \"-cl-std=CL2.0\"])",
+        "build(\"-DUNROLL=2 -cl-std=CL2.0\")",
+        "prg.build(options=[\"-cl-std=CL2.0\"])",
+        "self.prg.build(devices=devices, options=[\"-cl-std=CL2.0\"])",
+    ] {
+        assert!(host.contains(edited), "{edited}\n---\n{host}");
+    }
+    assert_settled(&copy);
+}

@@ -23,6 +23,7 @@ const FIXTURES: &[Expected] = &[
     Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
     Expected { name: "c_two_sources", builds: &[&[None]], source_file: None },
     Expected { name: "c_untouched", builds: &[&[None]], source_file: Some("kernels/copy.cl") },
+    Expected { name: "cpp_build_forms", builds: CPP_BUILD_FORMS, source_file: None },
     Expected { name: "cpp_building_constructor", builds: &[&[None]], source_file: None },
     Expected { name: "cpp_included_sources", builds: &[&[Some("")]], source_file: None },
     Expected {
@@ -32,9 +33,19 @@ const FIXTURES: &[Expected] = &[
     },
     Expected { name: "cpp_program_parts", builds: &[&[Some("-DRADIUS=2")]], source_file: None },
     Expected { name: "cpp_raw_string", builds: &[&[Some("-DTILE=16 -cl-std=CL1.2")]], source_file: None },
+    Expected { name: "py_build_forms", builds: PY_BUILD_FORMS, source_file: None },
     Expected { name: "py_kernel_file", builds: &[&[Some("-cl-fast-relaxed-math")]], source_file: Some("kernels/smooth.cl") },
     Expected { name: "py_triple_quoted", builds: &[&[Some("-DN=4")]], source_file: None },
 ];
+
+/// `cpp_build_forms`: build(), build(devices), build(device), build(devices,
+/// "-DSCALE=2.0f", ...), compile(), and four constructors that build or
+/// methods that build members, none with options.
+const CPP_BUILD_FORMS: &[&[Option<&str>]] =
+    &[&[None], &[None], &[None], &[Some("-DSCALE=2.0f")], &[None], &[None], &[None], &[None], &[None]];
+
+/// `py_build_forms`: build(), options=[...], "...", a variable's build(), an attribute's build(devices=...).
+const PY_BUILD_FORMS: &[&[Option<&str>]] = &[&[None], &[Some("-DUNROLL=2")], &[Some("-DUNROLL=2")], &[None], &[None]];
 
 /// Runs the fixture `name`'s host, checks what it recorded against
 /// `FIXTURES`, and that it compiles as CL1.2; returns the recording.
@@ -148,4 +159,17 @@ fn cpp_included_sources() {
     let programs = check_original("cpp_included_sources");
     assert!(programs[0].source.starts_with("\nfloat total_g("), "{}", programs[0].source);
     assert!(programs[0].source.contains("__kernel void scale("), "{}", programs[0].source);
+}
+
+#[test]
+fn cpp_build_forms() {
+    let programs = check_original("cpp_build_forms");
+    assert!(programs[5].source.contains("__kernel void bits("), "the default context's program: {}", programs[5].source);
+    assert!(programs[8].source.contains("__kernel void edges("), "{}", programs[8].source);
+}
+
+#[test]
+fn py_build_forms() {
+    let programs = check_original("py_build_forms");
+    assert!(programs[4].source.contains("__kernel void smooth("), "{}", programs[4].source);
 }

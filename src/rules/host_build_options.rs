@@ -200,18 +200,22 @@ fn keep_shared_options(host: &HostInput, decided: &mut [Decided], flag: &str) {
 
 /// The creations of the program `call` may build: the chained one, or
 /// every one in the same function, before the call, assigned to the
-/// variable the call names (several when branches assign it).
+/// variable the call names (several when branches assign it); failing
+/// those, when the call builds a class member, every creation stored in
+/// that member, in any method of the class.
 fn creations_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Vec<&'f ProgramCreation> {
     match &call.program {
         ProgramRef::Creation(i) => facts.programs.get(*i).into_iter().collect(),
         ProgramRef::Expr(expr) => {
             let name = expr.trim().trim_start_matches(['&', '*']).trim();
-            facts
-                .programs
-                .iter()
+            let local: Vec<&ProgramCreation> = (facts.programs.iter())
                 .filter(|p| p.function == call.function && p.at.byte < call.at.byte)
                 .filter(|p| p.variable.as_deref() == Some(name))
-                .collect()
+                .collect();
+            match &call.member {
+                Some(member) if local.is_empty() => facts.programs.iter().filter(|p| p.member.as_ref() == Some(member)).collect(),
+                _ => local,
+            }
         }
     }
 }
@@ -390,6 +394,7 @@ mod tests {
             file_names: vec![name.to_string()],
             external: Vec::new(),
             included: Vec::new(),
+            member: None,
         };
         // Only a's program changed: b's host building its own kernel/k.cl is not linked to it.
         let linked = |host: &str, names: &[&str]| {
