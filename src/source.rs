@@ -6,8 +6,13 @@
 //! that holds it, and says in which form that file holds it, so an edit of
 //! the unit can be written back where it came from.
 
+mod wrapped;
+
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use wrapped::{escaped_string_content, raw_string_content};
 
 /// A kernel embedded in a host file as a string literal, ready for clang:
 /// its decoded text lives in a scratch file that a VFS overlay maps to the
@@ -93,9 +98,10 @@ fn write_virtual(scratch: &Path, stem: &str, virtual_path: &Path, text: &[u8]) -
 /// A `[[program]]` of `clasp.toml`: its sources concatenated in order, as
 /// `clCreateProgramWithSource` does, compiled like an embedded kernel under
 /// a virtual name; `map` says which source file holds each byte. A source
-/// wrapped as a C++ raw string literal (`R"delim(` ... `)delim"`, so the
-/// host can `#include` it; see [`raw_string_content`]) contributes its
-/// content, and the wrapper and whatever is around it stay as they are.
+/// wrapped so that a host can `#include` it (see `wrapped`) contributes the
+/// text its wrapper holds: a C++ raw string's content as it is, or the
+/// decoded text of a run of escaped C literals; the wrapper and whatever
+/// is around it stay as they are.
 #[derive(Debug, Clone)]
 pub struct Program {
     pub name: String,
@@ -115,9 +121,9 @@ impl Program {
         let (mut text, mut parts) = (Vec::new(), Vec::new());
         for file in files {
             let bytes = std::fs::read(file)?;
-            let content = raw_string_content(&bytes).unwrap_or(0..bytes.len());
-            text.extend_from_slice(&bytes[content.clone()]);
-            parts.push((file.clone(), content.start as u32..content.end as u32, Form::Verbatim));
+            let (content, start, form) = source_content(bytes);
+            text.extend_from_slice(&content);
+            parts.push((file.clone(), start..start + content.len() as u32, form));
         }
         let map = SourceMap::concatenated(parts);
         let (wrapper, overlay) = write_virtual(scratch, &format!("program-{}", sanitized(name)), &virtual_path, &text)?;
@@ -130,60 +136,20 @@ impl Program {
     }
 }
 
-/// The content of a file that is wholly one C++ raw string literal, as a
-/// byte range: `R"delim(` ... `)delim"` with any delimiter, and around it
-/// only comments (line or block), blank lines and preprocessor lines (a
-/// licence block, `#pragma once`, a closing note), which stay as they are.
-/// The file is read with tree-sitter-cpp, so a `R"(` inside a comment or a
-/// second literal is never taken for the wrapper. `None` when the file is
-/// anything else (kernel code as it is, a syntax error, two literals).
-pub fn raw_string_content(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
-    // Most kernel files hold no raw string at all: they are not parsed.
-    memchr::memmem::find(bytes, b"R\"")?;
-    let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&tree_sitter_cpp::LANGUAGE.into()).ok()?;
-    let tree = parser.parse(bytes, None)?;
-    let mut literal = None;
-    let mut cursor = tree.root_node().walk();
-    for node in tree.root_node().named_children(&mut cursor) {
-        match node.kind() {
-            "comment" => {}
-            kind if kind.starts_with("preproc_") && !kind.starts_with("preproc_if") => {}
-            // The wrapper: one raw string, with comments and no `;`. tree-sitter
-            // reads it as a statement missing its `;`, or as an error node
-            // holding the literal alone (a wrapper on one line): neither is
-            // an error of the wrapper.
-            "expression_statement" | "ERROR" if literal.is_none() => literal = Some(only_raw_string(node)?),
-            _ => return None,
+/// The text a program source gives its program, where it starts in its
+/// form's own bytes (the file's, or an escaped wrapper's decoded text), and
+/// that form.
+fn source_content(bytes: Vec<u8>) -> (Vec<u8>, u32, Form) {
+    if let Some(content) = raw_string_content(&bytes) {
+        return (bytes[content.clone()].to_vec(), content.start as u32, Form::Verbatim);
+    }
+    match escaped_string_content(&bytes) {
+        Some(literal) => {
+            let text = literal.text.clone().into_bytes();
+            (text, 0, Form::Escaped(Arc::new(EscapedSource { literal, file_text: bytes })))
         }
+        None => (bytes, 0, Form::Verbatim),
     }
-    let literal = literal?;
-    let text = &bytes[literal.start_byte()..literal.end_byte()];
-    // `R"delim(` (any encoding prefix before the `R`) ... `)delim"`.
-    let quote = text.iter().position(|b| *b == b'"')?;
-    let open = quote + text[quote..].iter().position(|b| *b == b'(')?;
-    let delimiter = &text[quote + 1..open];
-    let close: Vec<u8> = [b")".as_slice(), delimiter, b"\""].concat();
-    if !text.ends_with(&close) || text.len() < open + 1 + close.len() {
-        return None;
-    }
-    Some(literal.start_byte() + open + 1..literal.end_byte() - close.len())
-}
-
-/// The one raw string literal a statement (or an error node) is made of,
-/// comments aside; `None` if it holds anything else or a syntax error.
-fn only_raw_string(statement: tree_sitter::Node) -> Option<tree_sitter::Node> {
-    let mut cursor = statement.walk();
-    let mut found = None;
-    for child in statement.children(&mut cursor) {
-        match child.kind() {
-            "comment" => {}
-            ";" if child.is_missing() => {}
-            "raw_string_literal" if found.is_none() && !child.has_error() => found = Some(child),
-            _ => return None,
-        }
-    }
-    found
 }
 
 /// FNV-1a: a hash that is the same on every run and platform.
@@ -197,10 +163,22 @@ fn sanitized(name: &str) -> String {
 }
 
 /// How a file holds a segment of a unit's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
     /// Byte for byte: a kernel file, or the inside of a raw string literal.
     Verbatim,
+    /// Decoded from a run of escaped C string literals that is the whole
+    /// file (see `wrapped`): the segment's offsets count the literal's
+    /// decoded text, mapped to the file through [`crate::host::Literal::to_file`].
+    Escaped(Arc<EscapedSource>),
+}
+
+/// A file wrapping its source as escaped literals: the decoded literal and
+/// the bytes it was decoded from.
+#[derive(Debug, PartialEq, Eq)]
+pub struct EscapedSource {
+    pub literal: crate::host::Literal,
+    pub file_text: Vec<u8>,
 }
 
 /// A run of the unit's text held by one file.
@@ -208,10 +186,23 @@ pub enum Form {
 pub struct Segment {
     /// The bytes of the unit's text.
     pub unit: Range<u32>,
-    /// The file that holds them, and where they start in it.
+    /// The file that holds them, and where they start in it (in the
+    /// decoded text, for the escaped form).
     pub file: PathBuf,
     pub file_start: u32,
     pub form: Form,
+}
+
+impl Segment {
+    /// The file bytes that spell `unit` (a range within the segment).
+    fn file_range(&self, unit: Range<u32>) -> Option<FileRange<'_>> {
+        let local = unit.start - self.unit.start + self.file_start..unit.end - self.unit.start + self.file_start;
+        let range = match &self.form {
+            Form::Verbatim => local.clone(),
+            Form::Escaped(source) => source.literal.to_file(local.clone())?,
+        };
+        Some(FileRange { file: &self.file, range, unit, local, form: &self.form })
+    }
 }
 
 /// A unit's text as segments of files, in order, covering it without gaps.
@@ -225,7 +216,31 @@ pub struct SourceMap {
 pub struct FileRange<'m> {
     pub file: &'m Path,
     pub range: Range<u32>,
-    pub form: Form,
+    /// The range of the unit's text it was mapped from.
+    pub unit: Range<u32>,
+    /// The same range in the form's own bytes (the decoded text, when escaped).
+    local: Range<u32>,
+    pub form: &'m Form,
+}
+
+impl FileRange<'_> {
+    /// The edit that replaces these bytes with `replacement`, in the file's
+    /// own form: the range and the replacement as the file spells it
+    /// (escaped inside escaped literals, where a deletion emptying whole
+    /// literal lines takes the lines).
+    pub fn spelled(&self, replacement: &str) -> (Range<u32>, String) {
+        match self.form {
+            Form::Verbatim => (self.range.clone(), replacement.to_string()),
+            Form::Escaped(source) => {
+                let spelled = source.literal.encode(self.local.start, replacement);
+                let range = match spelled.is_empty() {
+                    true => crate::host::whole_literal_lines(&source.file_text, self.range.clone()),
+                    false => self.range.clone(),
+                };
+                (range, spelled)
+            }
+        }
+    }
 }
 
 impl SourceMap {
@@ -234,7 +249,8 @@ impl SourceMap {
         SourceMap { segments: vec![Segment { unit: 0..len, file: path.to_path_buf(), file_start: 0, form: Form::Verbatim }] }
     }
 
-    /// Sources concatenated in order: each `(file, range in it, form)` follows the last.
+    /// Sources concatenated in order: each `(file, range in its form's
+    /// bytes, form)` follows the last.
     pub fn concatenated(parts: impl IntoIterator<Item = (PathBuf, Range<u32>, Form)>) -> SourceMap {
         let mut at = 0;
         let segments = parts
@@ -254,24 +270,22 @@ impl SourceMap {
     }
 
     /// The file bytes a range of the unit's text comes from; `None` when the
-    /// range straddles two segments or lies outside the text (an edit there
-    /// cannot be written back as one edit of one file). An empty range at a
-    /// boundary belongs to the segment it starts.
+    /// range straddles two segments, lies outside the text, or cuts an
+    /// escape sequence (an edit there cannot be written back as one edit of
+    /// one file). An empty range at a boundary belongs to the segment it starts.
     pub fn to_file(&self, range: Range<u32>) -> Option<FileRange<'_>> {
         let starting = |s: &&Segment| s.unit.start <= range.start && range.start < s.unit.end && range.end <= s.unit.end;
         // An insertion at the very end of the text belongs to the last segment.
         let at_end = |s: &&Segment| range.is_empty() && range.start == s.unit.end;
         let segment = self.segments.iter().find(starting).or_else(|| self.segments.last().filter(at_end))?;
-        let to_file = |at: u32| at - segment.unit.start + segment.file_start;
-        Some(FileRange { file: &segment.file, range: to_file(range.start)..to_file(range.end), form: segment.form })
+        segment.file_range(range)
     }
-}
 
-impl SourceMap {
     /// The file bytes a range of the unit's text comes from, one range per
-    /// segment it covers, in order (None outside the text). An edit across
-    /// two sources is then written as its replacement in the first piece
-    /// and deletions in the others: the concatenation reads the same.
+    /// segment it covers, in order (None outside the text, or where a piece
+    /// cuts an escape sequence). An edit across two sources is then written
+    /// as its replacement in the first piece and deletions in the others:
+    /// the concatenation reads the same.
     pub fn to_files(&self, range: Range<u32>) -> Option<Vec<FileRange<'_>>> {
         if range.is_empty() {
             return self.to_file(range).map(|r| vec![r]);
@@ -280,54 +294,19 @@ impl SourceMap {
         if range.end > end_of_text {
             return None;
         }
-        let pieces: Vec<FileRange> = self
+        let pieces: Option<Vec<FileRange>> = self
             .segments
             .iter()
             .filter(|s| s.unit.start < range.end && range.start < s.unit.end)
-            .map(|s| {
-                let (start, end) = (range.start.max(s.unit.start), range.end.min(s.unit.end));
-                let to_file = |at: u32| at - s.unit.start + s.file_start;
-                FileRange { file: &s.file, range: to_file(start)..to_file(end), form: s.form }
-            })
+            .map(|s| s.file_range(range.start.max(s.unit.start)..range.end.min(s.unit.end)))
             .collect();
-        (!pieces.is_empty()).then_some(pieces)
+        pieces.filter(|p| !p.is_empty())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_file_wrapped_as_a_raw_string_gives_its_content() {
-        let text = b"R\"CLC(\nfloat f(void);\n)CLC\"\n";
-        let range = raw_string_content(text).expect("wrapped");
-        assert_eq!(&text[range], b"\nfloat f(void);\n");
-        assert_eq!(raw_string_content(b"float f(void);\n"), None);
-        assert_eq!(raw_string_content(b"R\"x(a)y\""), None, "the delimiters differ");
-    }
-
-    #[test]
-    fn a_wrapper_among_comments_and_preprocessor_lines_gives_its_content() {
-        for (text, content) in [
-            ("/* Licence.\n * Two lines. */\n// A note.\n\nR\"cl(\nkernel void k() {}\n)cl\"\n// The end.\n", "\nkernel void k() {}\n"),
-            ("#pragma once\n// R\"( in a comment is no wrapper\nR\"===(\nfloat f(void); // \")\" inside\n)===\"  /* after */\n", "\nfloat f(void); // \")\" inside\n"),
-            ("R\"x( )x\"", " "),
-        ] {
-            let range = raw_string_content(text.as_bytes()).unwrap_or_else(|| panic!("wrapped: {text:?}"));
-            assert_eq!(&text[range], content);
-        }
-        for text in [
-            "R\"(a)\"\nR\"(b)\"\n",
-            "int x;\nR\"(a)\"\n",
-            "R\"(a)\";\nint x;\n",
-            "// R\"(a)\"\nkernel void k() {}\n",
-            "\"plain\"\n",
-            "#if A\nR\"(a)\"\n#endif\n",
-        ] {
-            assert_eq!(raw_string_content(text.as_bytes()), None, "{text:?}");
-        }
-    }
 
     #[test]
     fn hosts_of_one_name_in_two_directories_get_their_own_scratch_files() {
@@ -356,7 +335,7 @@ mod tests {
     fn a_whole_file_maps_to_itself() {
         let map = SourceMap::whole_file(Path::new("k.cl"), 100);
         let mapped = map.to_file(10..20).expect("inside");
-        assert_eq!((mapped.file, mapped.range, mapped.form), (Path::new("k.cl"), 10..20, Form::Verbatim));
+        assert_eq!((mapped.file, mapped.range, mapped.form), (Path::new("k.cl"), 10..20, &Form::Verbatim));
         assert_eq!(map.to_file(90..101), None, "past the end");
     }
 
@@ -377,5 +356,48 @@ mod tests {
         assert_eq!(pieces, vec![(Path::new("common.cl"), 38..40), (Path::new("part.cl"), 12..14)]);
         let insertion = map.to_file(40..40).expect("an insertion at the boundary");
         assert_eq!((insertion.file, insertion.range), (Path::new("part.cl"), 12..12));
+    }
+
+    /// `file`'s bytes with the edits of `(unit range, replacement)`s of the
+    /// map's text applied, each spelled in the file's form.
+    fn edited(map: &SourceMap, file: &[u8], edits: &[(Range<u32>, &str)]) -> String {
+        let mut spelled = Vec::new();
+        for (range, with) in edits {
+            // The replacement goes in the first piece; the others are deleted.
+            for (i, at) in map.to_files(range.clone()).expect("maps").iter().enumerate() {
+                spelled.push(at.spelled(if i == 0 { with } else { "" }));
+            }
+        }
+        spelled.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
+        let mut out = file.to_vec();
+        for (range, with) in spelled {
+            out.splice(range.start as usize..range.end as usize, with.bytes());
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn an_escaped_source_maps_back_through_its_literals() {
+        let file = "// Licence.\r\n\"float f_g(__global int *p)\\n\"\r\n\"{ return \\\"\\\"[0]; }\\n\"\r\n/* c */\r\n\"float f_l(__local int *p)\\n\"\r\n\"{ return 0; }\\n\"\r\n";
+        let (text, start, form) = source_content(file.as_bytes().to_vec());
+        let text = String::from_utf8(text).unwrap();
+        assert_eq!(text, "float f_g(__global int *p)\n{ return \"\"[0]; }\nfloat f_l(__local int *p)\n{ return 0; }\n");
+        let map = SourceMap::concatenated([(PathBuf::from("a.clh"), start..start + text.len() as u32, form)]);
+        let at = |needle: &str| text.find(needle).unwrap() as u32;
+        let edits = [
+            // A removal inside one literal, a replacement holding a quote and a
+            // newline (escaped again), and a deletion of whole literal lines
+            // across a comment (the lines go with it).
+            (at("__global ")..at("__global ") + 9, ""),
+            (at("f_g")..at("f_g") + 3, "f \"\n"),
+            (at("float f_l")..text.len() as u32, ""),
+        ];
+        let expected = "// Licence.\r\n\"float f \\\"\\n(int *p)\\n\"\r\n\"{ return \\\"\\\"[0]; }\\n\"\r\n/* c */\r\n";
+        assert_eq!(edited(&map, file.as_bytes(), &edits), expected);
+        // An edit that cuts an escape sequence (`\u00e9`: two bytes) cannot be written back.
+        let (text, start, form) = source_content(b"\"// caf\\u00e9\\n\"\n".to_vec());
+        let map = SourceMap::concatenated([(PathBuf::from("b.clh"), start..start + text.len() as u32, form)]);
+        assert_eq!(map.to_file(6..8).map(|at| at.range), Some(7..13), "the whole escape maps");
+        assert_eq!((map.to_file(6..7), map.to_files(7..9)), (None, None));
     }
 }

@@ -1,11 +1,34 @@
 //! Writing an edit of a literal's decoded text back into the file: mapping a
 //! decoded range to file bytes ([`Literal::to_file`]) and spelling the
 //! replacement in the literal's own form ([`Literal::encode`]); and whether
-//! the decoded text declares a kernel.
+//! the decoded text declares a kernel; and a file's wrapper of escaped
+//! literals decoded on its own ([`decode_wrapper`]).
 
 use std::ops::Range;
 
 use super::{Literal, Piece, PieceForm};
+
+/// The C string literal (or run of adjacent ones) that a file wrapping a
+/// source as escaped literals is made of, decoded as the host that
+/// `#include`s the file receives it; `None` when some of it is not known
+/// exactly (a macro among the literals, an unknown escape).
+pub fn decode_wrapper(node: tree_sitter::Node, src: &[u8]) -> Option<Literal> {
+    let decoded = super::decode::decode_c(node, src);
+    if decoded.undecodable.is_some() {
+        return None;
+    }
+    Some(Literal {
+        start: super::syntax::position(node),
+        range: super::syntax::range(node),
+        declares_kernel: declares_kernel(&decoded.text),
+        text: decoded.text,
+        pieces: decoded.pieces,
+        undecodable: None,
+        variable: None,
+        passed_to: None,
+        included: Vec::new(),
+    })
+}
 
 impl Literal {
     /// The file bytes that spell `decoded` (a range of [`Literal::text`]).
@@ -51,6 +74,27 @@ impl Literal {
             let last = self.pieces.iter().rposition(|p| !p.decoded.is_empty())?;
             (self.pieces[last].decoded.end == at).then_some(last)
         })
+    }
+}
+
+/// A deletion that empties the literals of whole lines (from just after
+/// the opening quote of a literal that starts its line to just before the
+/// closing quote of one that ends its line, as deleting a function of an
+/// escaped `"...\n"` kernel does) takes those lines with it, instead of
+/// leaving a `""` line behind.
+pub fn whole_literal_lines(text: &[u8], range: Range<u32>) -> Range<u32> {
+    let (start, end) = (range.start as usize, range.end as usize);
+    if start == 0 || end >= text.len() || text[start - 1] != b'"' || text[end] != b'"' {
+        return range;
+    }
+    let line_start = text[..start - 1].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let after = end + 1;
+    let line_end = text[after..].iter().position(|b| *b == b'\n').map_or(text.len(), |i| after + i + 1);
+    let blank = |bytes: &[u8]| bytes.iter().all(|b| *b == b' ' || *b == b'\t' || *b == b'\r' || *b == b'\n');
+    if blank(&text[line_start..start - 1]) && blank(&text[after..line_end]) {
+        line_start as u32..line_end as u32
+    } else {
+        range
     }
 }
 

@@ -47,6 +47,7 @@ mod tests_programs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+pub use literal::{decode_wrapper, whole_literal_lines};
 pub use options::options_edit;
 pub use scan::scan;
 
@@ -104,9 +105,9 @@ pub struct HostFacts {
 
 /// How a file spells the bytes of a [`Piece`]; the form an edit is written in.
 ///
-/// `crate::source::Form` has only `Verbatim` today; the integrator maps
-/// `CEscaped`/`PythonEscaped` onto it (or extends it) when host literals
-/// become units.
+/// A program source file wrapped as escaped C literals keeps its decoded
+/// [`Literal`] in `crate::source::Form::Escaped`, and its edits are written
+/// back through these pieces too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PieceForm {
     /// Byte for byte: a raw string (`R"d(...)d"`, `r"..."`), a stringify

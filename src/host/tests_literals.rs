@@ -207,3 +207,17 @@ fn files_with_no_word_a_fact_needs_are_not_parsed_and_give_nothing() {
     assert!(may_have_facts(b"auto p = make(ctx, src); p->build(\"-DN=4\");"));
     assert!(!may_have_facts(b"int kernelvoid; int kernel_void;"));
 }
+
+#[test]
+fn a_deletion_emptying_whole_literal_lines_takes_the_lines() {
+    let text = b"x =\n    \"a\\n\"\n    \"b\\n\"\n    \"c\\n\";\n";
+    let text = text.as_slice();
+    // Deleting `b\n` (the content of the middle literal) removes its whole line.
+    let b = text.iter().position(|c| *c == b'b').unwrap() as u32;
+    let range = crate::host::whole_literal_lines(text, b..b + 3);
+    let mut edited = text.to_vec();
+    edited.drain(range.start as usize..range.end as usize);
+    assert_eq!(String::from_utf8(edited).unwrap(), "x =\n    \"a\\n\"\n    \"c\\n\";\n");
+    // Part of a literal is not a line.
+    assert_eq!(crate::host::whole_literal_lines(text, b..b + 1), b..b + 1);
+}

@@ -105,34 +105,32 @@ fn conflicts(
 }
 
 /// The program's change as changes of its sources: every edit mapped into
-/// the source holding its bytes (one that straddles two sources is an error).
+/// the sources holding its bytes and spelled in their form (one that cuts
+/// an escape sequence is an error).
 fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, String> {
     let mut per_file: BTreeMap<PathBuf, Vec<Fix>> = BTreeMap::new();
     for fix in change.fixes {
         let mut by_file: BTreeMap<PathBuf, Vec<Edit>> = BTreeMap::new();
         for edit in fix.edits.iter().filter(|e| e.file == program.virtual_path) {
             let pieces = program.map.to_files(edit.start..edit.end).ok_or_else(|| {
-                format!("{}: error: an edit of bytes {}..{} is outside its text", program.label(), edit.start, edit.end)
+                format!(
+                    "{}: error: an edit of bytes {}..{} is outside its text or cuts an escape sequence of a source",
+                    program.label(),
+                    edit.start,
+                    edit.end
+                )
             })?;
             // The replacement goes in the first source; the rest of the range is deleted, but
             // for blanks only (a deletion tidying blank lines): they stay, so no source's first
             // line joins the last one of the source before it.
-            let mut unit_start = edit.start as usize;
             for (i, at) in pieces.into_iter().enumerate() {
-                let file = at.file.to_path_buf();
-                // The program's text holds each source's bytes as they are (verbatim).
-                let own = &program.text[unit_start..unit_start + at.range.len()];
-                unit_start += at.range.len();
+                let own = &program.text[at.unit.start as usize..at.unit.end as usize];
                 if i > 0 && own.iter().all(|b| b.is_ascii_whitespace()) {
                     continue;
                 }
-                let replacement = if i == 0 { edit.replacement.clone() } else { String::new() };
-                by_file.entry(file.clone()).or_default().push(Edit {
-                    file,
-                    start: at.range.start,
-                    end: at.range.end,
-                    replacement,
-                });
+                let (range, replacement) = at.spelled(if i == 0 { &edit.replacement } else { "" });
+                let file = at.file.to_path_buf();
+                by_file.entry(file.clone()).or_default().push(Edit { file, start: range.start, end: range.end, replacement });
             }
         }
         for (file, edits) in by_file {

@@ -291,46 +291,6 @@ pub(super) fn literal_edit(
 ) -> Option<Edit> {
     let at = literal.to_file(decoded.clone())?;
     let replacement = literal.encode(decoded.start, replacement);
-    let at = if replacement.is_empty() { whole_literal_lines(&host.text, at) } else { at };
+    let at = if replacement.is_empty() { crate::host::whole_literal_lines(&host.text, at) } else { at };
     Some(Edit { file: host.path.clone(), start: at.start, end: at.end, replacement })
-}
-
-/// A deletion that empties the literals of whole lines (from just after
-/// the opening quote of a literal that starts its line to just before the
-/// closing quote of one that ends its line, as deleting a function of an
-/// escaped `"...\n"` kernel does) takes those lines with it, instead of
-/// leaving a `""` line behind.
-pub(super) fn whole_literal_lines(text: &[u8], range: std::ops::Range<u32>) -> std::ops::Range<u32> {
-    let (start, end) = (range.start as usize, range.end as usize);
-    if start == 0 || end >= text.len() || text[start - 1] != b'"' || text[end] != b'"' {
-        return range;
-    }
-    let line_start = text[..start - 1].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let after = end + 1;
-    let line_end = text[after..].iter().position(|b| *b == b'\n').map_or(text.len(), |i| after + i + 1);
-    let blank = |bytes: &[u8]| bytes.iter().all(|b| *b == b' ' || *b == b'\t' || *b == b'\r' || *b == b'\n');
-    if blank(&text[line_start..start - 1]) && blank(&text[after..line_end]) {
-        line_start as u32..line_end as u32
-    } else {
-        range
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::whole_literal_lines;
-
-    #[test]
-    fn a_deletion_emptying_whole_literal_lines_takes_the_lines() {
-        let text = b"x =\n    \"a\\n\"\n    \"b\\n\"\n    \"c\\n\";\n";
-        let text = text.as_slice();
-        // Deleting `b\n` (the content of the middle literal) removes its whole line.
-        let b = text.iter().position(|c| *c == b'b').unwrap() as u32;
-        let range = whole_literal_lines(text, b..b + 3);
-        let mut edited = text.to_vec();
-        edited.drain(range.start as usize..range.end as usize);
-        assert_eq!(String::from_utf8(edited).unwrap(), "x =\n    \"a\\n\"\n    \"c\\n\";\n");
-        // Part of a literal is not a line.
-        assert_eq!(whole_literal_lines(text, b..b + 1), b..b + 1);
-    }
 }
