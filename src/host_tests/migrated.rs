@@ -287,6 +287,39 @@ fn wrapped_files_gathered_by_include_are_one_inferred_program_and_its_build_asks
 }
 
 #[test]
+fn c_sources_included_as_escaped_literals_are_one_program_migrated_in_their_literals() {
+    let (_work, copy, run) = migrated("c_included_sources", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("warning:"), "no `#include` line is read as a kernel:\n{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    let source = &programs[0].source;
+    assert!(source.contains("float first(const float *p, int n)\n{\n\treturn"), "{source}");
+    assert!(source.contains("tile[i] - first(tile, 4) - first(in, 4);"), "{source}");
+    let original_host = read(fixture_dir("c_included_sources").join("host.c"));
+    let host = read(copy.join("host.c"));
+    assert_eq!(host, original_host.replace("NULL, \"\", NULL", "NULL, \"-cl-std=CL2.0\", NULL"));
+    // Each file is still a run of literals, one a line, with the same lines around it.
+    for file in ["common.clh", "offsets.clh"] {
+        let (original, now) = (read(fixture_dir("c_included_sources").join(file)), read(copy.join(file)));
+        assert_ne!(original, now, "{file} is migrated");
+        let outside = |text: &str| {
+            let lines: Vec<&str> = text.lines().collect();
+            let first = lines.iter().position(|l| l.starts_with('"')).unwrap();
+            let last = lines.iter().rposition(|l| l.starts_with('"')).unwrap();
+            assert!(lines[first..=last].iter().all(|l| l.starts_with('"') && l.ends_with('"')), "{text}");
+            (lines[..first].join("\n"), lines[last + 1..].join("\n"))
+        };
+        assert_eq!(outside(&now), outside(&original), "{file}: the bytes around the literals");
+    }
+    let json = clasp(&copy, &["migrate", "--json", "-q", "."]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
+    let program = &report["host"]["programs"][0];
+    assert_eq!((program["inferred"].as_bool(), program["line"].as_u64()), (Some(true), Some(32)), "{}", json.stdout);
+    assert_settled(&copy);
+}
+
+#[test]
 fn a_building_constructor_builds_after_its_declaration_with_the_standard() {
     let (_work, copy, run) = migrated("cpp_building_constructor", &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);

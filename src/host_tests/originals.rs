@@ -18,6 +18,7 @@ const FIXTURES: &[Expected] = &[
     Expected { name: "c_escaped_literals", builds: &[&[Some("-DWIDTH=8")], &[None]], source_file: None },
     Expected { name: "c_escaped_snprintf", builds: &[&[Some("-DWIDTH=8")]], source_file: None },
     Expected { name: "c_file_snprintf", builds: &[&[Some("-DLANES=4")]], source_file: Some("kernels/blend.cl") },
+    Expected { name: "c_included_sources", builds: &[&[Some("")]], source_file: None },
     Expected { name: "c_generated_header", builds: &[&[None]], source_file: Some("kernels/reduce.cl") },
     Expected { name: "c_kernel_file", builds: &[&[None]], source_file: Some("kernels/scale.cl") },
     Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
@@ -152,6 +153,16 @@ fn c_untouched() {
 fn cpp_building_constructor() {
     let programs = check_original("cpp_building_constructor");
     assert!(programs[0].source.starts_with("\nfloat length_g("), "the wrapper's content: {}", programs[0].source);
+}
+
+#[test]
+fn c_included_sources() {
+    let programs = check_original("c_included_sources");
+    // The two files' literals as the compiler concatenates and decodes them, in array order.
+    let source = &programs[0].source;
+    assert!(source.starts_with("float first_g(__global const float *p, int n)\n{\n\treturn"), "{source}");
+    assert!(source.contains("}\n/* \"offsets\": each item"), "{source}");
+    assert!(source.ends_with("first_g(in, 4);\n}\n"), "{source}");
 }
 
 #[test]
