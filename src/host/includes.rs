@@ -1,6 +1,7 @@
 //! Sources a host gathers with `#include`: a file wrapped as a C++ raw
-//! string is `#include`d where a string is expected, so that the
-//! preprocessor pastes its literal in:
+//! string, or as a run of escaped C literals (see `crate::source`), is
+//! `#include`d where a string is expected, so that the preprocessor pastes
+//! its literals in:
 //!
 //! ```c
 //! static const char *sources[] = {
