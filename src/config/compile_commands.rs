@@ -260,6 +260,10 @@ mod tests {
         assert_eq!(kept, expected);
         assert!(full);
         assert_eq!(words("clang -std=cl2.0 -c k.cl").0, ["-cl-std=CL2.0"]);
+        // Every other argument reaches clang as after `--`; only the invocation's are dropped.
+        let (_, _, clang) =
+            all_words("clang -Wall -O2 -target spir -c -o k.o -Xclang -cl-ext=-cl_khr_fp64 -fno-builtin /abs/kernels/k.cl");
+        assert_eq!(clang, ["-Wall", "-Xclang", "-cl-ext=-cl_khr_fp64", "-fno-builtin"]);
         assert!(words("clang -std=c11 -c k.cl").0.is_empty());
     }
 

@@ -207,3 +207,27 @@ pub(super) fn names_file(host: &Path, name: &str, file: &Path) -> bool {
     };
     host.ancestors().skip(1).any(|dir| resolve(dir) == file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_resolve_from_the_host_directory_or_above() {
+        let (host, file) = (Path::new("/work/project/src/host.c"), Path::new("/work/project/kernels/scale.cl"));
+        assert!(names_file(host, "kernels/scale.cl", file), "from the project's directory");
+        assert!(names_file(host, "../kernels/scale.cl", file), "from the host's directory");
+        assert!(names_file(host, "./kernels/scale.cl", file));
+        assert!(!names_file(host, "scale.cl", file), "no directory of the host holds it");
+        assert!(!names_file(host, "other/scale.cl", file));
+        assert!(!names_file(host, "", file));
+        assert!(!names_file(Path::new("/work/elsewhere/host.c"), "kernels/scale.cl", file));
+    }
+
+    #[test]
+    fn a_caller_binds_to_the_nearest_definition_of_a_helper() {
+        let definers: BTreeSet<PathBuf> = ["/p/a/util.c", "/p/b/util.c"].into_iter().map(PathBuf::from).collect();
+        assert_eq!(nearest(Path::new("/p/a/main.c"), &definers), [Path::new("/p/a/util.c")]);
+        assert_eq!(nearest(Path::new("/p/c/main.c"), &definers).len(), 2, "equally near: both");
+    }
+}
