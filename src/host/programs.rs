@@ -85,8 +85,11 @@ fn cpp_declaration<'t>(node: Node<'t>, src: &[u8]) -> Option<(&'static str, Vec<
 }
 
 /// `cl::Program(ctx, sources)`: the sources follow the context; a single
-/// argument is the sources (the default context).
+/// argument is the sources (the default context). The trailing `build`
+/// flag and error pointer (`false, &err`) are no sources.
 fn cpp_sources(list: Vec<Node>) -> Vec<Node> {
+    let no_source = |n: &Node| matches!(n.kind(), "true" | "false" | "null" | "pointer_expression");
+    let list: Vec<Node> = list.into_iter().filter(|n| !no_source(n)).collect();
     if list.len() > 1 {
         list[1..].to_vec()
     } else {
