@@ -57,7 +57,9 @@ fn a_call_building_an_excluded_program_is_not_switched() {
 #[test]
 fn a_call_building_an_unanalysable_program_is_not_switched() {
     // tile.cl needs a -D the batch does not give: unanalysable, so unchanged.
-    let dir = two_programs("float head(__global float *p) { return p[0] * SCALE; }\n__kernel void k(__global float *a) { a[1] = head(a); }\n");
+    let dir = two_programs(
+        "float head(__global float *p) { return p[0] * SCALE; }\n__kernel void k(__global float *a) { a[1] = head(a); }\n",
+    );
     let (host, stderr) = out_dir_host(dir.path(), &[]);
     assert!(stderr.contains("1 unanalysable"), "{stderr}");
     assert!(host.contains("clBuildProgram(ps, 0, NULL, \"-cl-std=CL2.0\", NULL, NULL);"), "{host}");

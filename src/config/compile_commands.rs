@@ -5,13 +5,14 @@
 //!   list of host build options or one string; relative paths are relative
 //!   to the list's directory.
 //! - clang's `compile_commands.json` (what CMake and Bear write): `[{"directory",
-//!   "file", "arguments" | "command", "output"?}]`. Only OpenCL C entries are
-//!   units (a `.cl`, `.ocl` or `.opencl` file, or one compiled with `-x cl`);
-//!   of their arguments clasp keeps what a host passes to `clBuildProgram`
-//!   (`-D`, `-I`, `-include`, `-cl-std=` or `-std=CL..`, `-cl-*`, `-w`,
-//!   `-Werror`, `-g`, `-Xclang -finclude-default-header`) and drops the rest
-//!   (the compiler, the input and output, `-c`, `-O`, `-target`, warnings),
-//!   which would change what clasp compiles, not what the kernel means.
+//!   "file", "arguments" | "command", "output"?}]`. OpenCL C entries are
+//!   units (a `.cl`, `.ocl` or `.opencl` file, or one compiled with `-x
+//!   cl`); C, C++ and Python entries are host files of the batch. Of a
+//!   unit's arguments, what a host passes to `clBuildProgram` is taken as
+//!   such; every other argument reaches clang as it would after `--` on the
+//!   command line (`-Xclang` pairs included), and the preflight refuses one
+//!   clang rejects, naming it. Only the invocation's arguments are dropped
+//!   (see `host_words`).
 //!
 //! A file listed twice is built in two configurations (named by
 //! `configuration`, else by its position in the list).

@@ -15,7 +15,10 @@
 //!   pyopencl `Program`) and which literals they take;
 //! - [`BuildCall`]s (`clBuildProgram`, `clCompileProgram`, C++ `.build`/
 //!   `.compile`, pyopencl `.build`) and where their options come from, with
-//!   [`options_edit`] giving the one edit that makes them ask for a standard.
+//!   [`options_edit`] giving the one edit that makes them ask for a standard;
+//! - and, once every file is scanned, [`helper_calls`]: the calls of the
+//!   helpers whose creations take their source or file name from a
+//!   parameter ([`Through`]), with the kernel files each call names.
 //!
 //! Nothing here is wired into the pipeline: a unit whose text is a host
 //! literal is built from these facts elsewhere (see `crate::source`, and

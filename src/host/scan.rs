@@ -66,7 +66,11 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
 }
 
 /// Parses `text` and hands the indexed file, its literals decoded, to `read`.
-pub(crate) fn parsed<'s, R>(text: &'s [u8], language: HostLanguage, read: impl for<'t> FnOnce(Context<'t, 's>) -> R) -> Option<R> {
+pub(crate) fn parsed<'s, R>(
+    text: &'s [u8],
+    language: HostLanguage,
+    read: impl for<'t> FnOnce(Context<'t, 's>) -> R,
+) -> Option<R> {
     let mut parser = Parser::new();
     parser.set_language(&language.grammar()).ok()?;
     let tree = parser.parse(text, None)?;

@@ -158,9 +158,7 @@ fn helpers(pool: &rayon::ThreadPool, hosts: &[HostInput]) -> Helpers {
         return helpers;
     }
     let found: Vec<(PathBuf, crate::host::HelperCalls)> = pool.install(|| {
-        (hosts.par_iter())
-            .map(|h| (canonical(&h.path), crate::host::helper_calls(&h.text, h.facts.language, &names)))
-            .collect()
+        (hosts.par_iter()).map(|h| (canonical(&h.path), crate::host::helper_calls(&h.text, h.facts.language, &names))).collect()
     });
     for (host, calls) in found {
         for name in calls.defines {

@@ -168,7 +168,9 @@ fn helper_origins(host: &Path, through: &Through, changed: &Changed) -> Vec<Orig
                 }
                 Some(argument) => {
                     let why = argument.opaque.clone().unwrap_or_else(|| "it names no kernel file".into());
-                    out.push(Origin::Unknown(format!("`{function}` is called at {at} with a file name clasp cannot trace ({why})")));
+                    out.push(Origin::Unknown(format!(
+                        "`{function}` is called at {at} with a file name clasp cannot trace ({why})"
+                    )));
                 }
                 None => out.push(Origin::Unknown(format!("`{function}` is called at {at} without argument {}", p + 1))),
             }
