@@ -15,6 +15,7 @@ mod diagnostics;
 mod discovery;
 mod empty;
 mod errors;
+mod host_links;
 mod interactive;
 mod isolation;
 mod merges;

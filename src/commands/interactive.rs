@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Stop;
 use crate::codes::Code;
@@ -116,7 +116,8 @@ fn set_diff(set: &SetView) -> Vec<u8> {
             migrated.splice(start.min(end)..end, edit.replacement.bytes());
         }
         let shown = FileChange { migrated, fixes: Vec::new(), configurations: Vec::new(), ..change.clone() };
-        out.extend(render::diff(&shown));
+        // Shown to read, not to apply: named as from the current directory.
+        out.extend(render::diff(&shown, Path::new(".")));
     }
     out
 }

@@ -85,7 +85,7 @@ fn migrate_batch(
     if args.timings || crate::timings::requested() {
         migration.timings = crate::timings::stages();
     }
-    print_report(args, &migration, palettes.stdout, stdout);
+    print_report(args, &migration, &options.root, palettes.stdout, stdout);
     if let Some(selected) = &selected {
         selected.say(stderr);
     }
@@ -253,7 +253,7 @@ fn print_json(stdout: &mut dyn Write, value: &impl serde::Serialize) {
 /// The report on stdout: JSON, SARIF, statistics, or the diff. Written
 /// changes are not shown again; `--check --quiet` lists the files that
 /// would change instead of their diff, as `black --check` names them.
-fn print_report(args: &MigrateArgs, migration: &Migration, palette: Palette, stdout: &mut dyn Write) {
+fn print_report(args: &MigrateArgs, migration: &Migration, root: &Path, palette: Palette, stdout: &mut dyn Write) {
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
         Format::Json => print_json(stdout, &crate::report::Versioned::new(migration)),
@@ -264,13 +264,13 @@ fn print_report(args: &MigrateArgs, migration: &Migration, palette: Palette, std
         Format::Diff if args.write || args.out_dir.is_some() || args.interactive => {}
         Format::Diff if args.check && args.quiet => {
             for change in &migration.changes {
-                let _ = writeln!(stdout, "{}", render::display_path(&change.path));
+                let _ = writeln!(stdout, "{}", render::diff_path(&change.path, root));
             }
         }
         Format::Diff => {
             for change in &migration.changes {
                 // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
-                let _ = stdout.write_all(&palette.diff(render::diff(change)));
+                let _ = stdout.write_all(&palette.diff(render::diff(change, root)));
             }
         }
     }
@@ -312,11 +312,14 @@ fn print_diagnostics(
     }
 }
 
-/// 2 on any error, 1 with `--check` when changes are pending, else 0.
+/// 2 on any error, 1 with `--check` when changes are pending (clasp's, or a
+/// host build call that must be changed by hand: an untraced or unlinked
+/// one with a warning), else 0.
 fn exit_code(args: &MigrateArgs, migration: &Migration) -> i32 {
+    let host_work = migration.host.build_calls.iter().any(|c| c.pending);
     if !migration.errors.is_empty() {
         EXIT_ERROR
-    } else if args.check && !migration.changes.is_empty() {
+    } else if args.check && (!migration.changes.is_empty() || host_work) {
         EXIT_PENDING
     } else {
         EXIT_OK

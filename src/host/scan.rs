@@ -47,28 +47,38 @@ impl Context<'_, '_> {
 /// The facts of one host file. Never fails: tree-sitter recovers from
 /// syntax errors, and whatever parses around them is still reported.
 pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
+    let empty = || HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
     if !may_have_facts(text) {
-        return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
+        return empty();
     }
+    // `None` only on a grammar/library version mismatch.
+    parsed(text, language, |mut context| {
+        let creations = programs::find(&context);
+        for (creation, _) in &creations {
+            for &i in &creation.literals {
+                context.literals[i].literal.passed_to.get_or_insert_with(|| creation.api.clone());
+            }
+        }
+        let build_calls = builds::find(&context, &creations);
+        report(path, context, creations.into_iter().map(|(c, _)| c).collect(), build_calls)
+    })
+    .unwrap_or_else(empty)
+}
+
+/// Parses `text` and hands the indexed file, its literals decoded, to `read`.
+pub(crate) fn parsed<'s, R>(
+    text: &'s [u8],
+    language: HostLanguage,
+    read: impl for<'t> FnOnce(Context<'t, 's>) -> R,
+) -> Option<R> {
     let mut parser = Parser::new();
-    let tree = parser.set_language(&language.grammar()).ok().and_then(|()| parser.parse(text, None));
-    let Some(tree) = tree else {
-        // Only a grammar/library version mismatch gets here.
-        return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
-    };
+    parser.set_language(&language.grammar()).ok()?;
+    let tree = parser.parse(text, None)?;
     let (index, names_program_type) = index(tree.root_node(), text, language);
     let literals = decode_literals(&index, text, language);
     let by_node = literals.iter().enumerate().map(|(i, f)| (f.node.id(), i)).collect();
     let file_scope = Default::default();
-    let mut context = Context { src: text, language, index, names_program_type, literals, by_node, file_scope };
-    let creations = programs::find(&context);
-    for (creation, _) in &creations {
-        for &i in &creation.literals {
-            context.literals[i].literal.passed_to.get_or_insert_with(|| creation.api.clone());
-        }
-    }
-    let build_calls = builds::find(&context, &creations);
-    report(path, context, creations.into_iter().map(|(c, _)| c).collect(), build_calls)
+    Some(read(Context { src: text, language, index, names_program_type, literals, by_node, file_scope }))
 }
 
 /// Whether the bytes can hold a fact at all: every fact needs one of these

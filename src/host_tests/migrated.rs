@@ -141,7 +141,7 @@ fn the_json_report_lists_the_edited_build_call() {
     assert_eq!(call["api"], "clBuildProgram");
     assert_eq!(call["status"], "edited");
     assert_eq!((call["line"].as_u64(), call["col"].as_u64()), (Some(50), Some(11)));
-    assert_eq!(call["program"], "./kernels/scale.cl");
+    assert_eq!(call["program"], "kernels/scale.cl");
     let host_fix = report["changes"].as_array().unwrap().iter().find(|c| c["path"] == "./host.c").expect("host.c changed");
     assert_eq!(host_fix["fixes"][0]["rule"], "host-build-options");
 }
@@ -259,4 +259,26 @@ fn an_embedded_kernel_s_functions_are_reported_at_the_host_file_and_line() {
         .collect();
     let expected = |line: u64, name: &str| ("./host.c".to_string(), line, name.to_string());
     assert_eq!(at, vec![expected(10, "scale_g"), expected(15, "scale_l"), expected(20, "scale")], "{}", run.stdout);
+}
+
+/// A helper builds the file its caller names: the call is linked through
+/// the caller's argument, edited, and the driver gets 2.0 exactly there.
+fn a_helper_builds_what_its_caller_names(fixture: &str, kernel: &str, migrated_helper: &str) {
+    let (_work, copy, run) = migrated(fixture, &["--explain"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("builds {kernel}, migrated")), "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    assert!(read(copy.join(kernel)).contains(migrated_helper), "{}", read(copy.join(kernel)));
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_c_helper_in_the_same_file_builds_the_file_its_caller_names() {
+    a_helper_builds_what_its_caller_names("c_helper_parameter", "kernels/blur.cl", "float pair_mean(const float *p)");
+}
+
+#[test]
+fn a_cpp_helper_in_another_file_builds_the_file_its_caller_names() {
+    a_helper_builds_what_its_caller_names("cpp_helper_other_file", "kernels/gather.cl", "float pick(const float *p, int i)");
 }

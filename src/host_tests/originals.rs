@@ -19,10 +19,12 @@ const FIXTURES: &[Expected] = &[
     Expected { name: "c_escaped_snprintf", builds: &[&[Some("-DWIDTH=8")]], source_file: None },
     Expected { name: "c_file_snprintf", builds: &[&[Some("-DLANES=4")]], source_file: Some("kernels/blend.cl") },
     Expected { name: "c_generated_header", builds: &[&[None]], source_file: Some("kernels/reduce.cl") },
+    Expected { name: "c_helper_parameter", builds: &[&[None]], source_file: Some("kernels/blur.cl") },
     Expected { name: "c_kernel_file", builds: &[&[None]], source_file: Some("kernels/scale.cl") },
     Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
     Expected { name: "c_two_sources", builds: &[&[None]], source_file: None },
     Expected { name: "c_untouched", builds: &[&[None]], source_file: Some("kernels/copy.cl") },
+    Expected { name: "cpp_helper_other_file", builds: &[&[None]], source_file: Some("kernels/gather.cl") },
     Expected {
         name: "cpp_kernel_file",
         builds: &[&[Some("-cl-mad-enable -cl-std=CL1.2")]],

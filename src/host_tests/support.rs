@@ -90,7 +90,10 @@ fn host_command(copy: &Path, work: &Path) -> Command {
     let stub = stub_dir();
     let binary = work.join("host");
     if copy.join("host.c").is_file() {
-        compile_c(&[copy.join("host.c"), stub.join("stub_opencl.c")], &binary, false);
+        let mut sources = vec![copy.join("host.c")];
+        sources.extend(other_sources(copy, "c", "host.c"));
+        sources.push(stub.join("stub_opencl.c"));
+        compile_c(&sources, &binary, false);
         Command::new(binary)
     } else if copy.join("host.cpp").is_file() {
         let object = work.join("stub_opencl.o");
@@ -98,7 +101,7 @@ fn host_command(copy: &Path, work: &Path) -> Command {
         require("c++");
         let mut cxx = Command::new("c++");
         cxx.args(["-std=c++17", "-Wall", "-Werror", "-I"]).arg(&stub).arg("-o").arg(&binary);
-        cxx.arg(copy.join("host.cpp")).arg(&object).current_dir(copy);
+        cxx.arg(copy.join("host.cpp")).args(other_sources(copy, "cpp", "host.cpp")).arg(&object).current_dir(copy);
         expect_success(&format!("c++ {}", copy.join("host.cpp").display()), cxx.output());
         Command::new(binary)
     } else if copy.join("host.py").is_file() {
@@ -110,6 +113,17 @@ fn host_command(copy: &Path, work: &Path) -> Command {
     } else {
         panic!("{}: no host.c, host.cpp or host.py", copy.display())
     }
+}
+
+/// The host's other source files (`*.EXT` beside `main`, a helper's file), sorted.
+fn other_sources(copy: &Path, ext: &str, main: &str) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(copy).unwrap_or_else(|e| panic!("read {}: {e}", copy.display()));
+    let mut found: Vec<PathBuf> = entries
+        .map(|entry| entry.expect("read the fixture copy").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext) && p.file_name().is_some_and(|n| n != main))
+        .collect();
+    found.sort();
+    found
 }
 
 /// Compiles C `sources` against the stub headers into `output` (an object with `object`).

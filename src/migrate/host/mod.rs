@@ -23,7 +23,7 @@ use crate::host::{scan, HostFacts, HostLanguage};
 use crate::options::MigrateOptions;
 use crate::report::{FileError, Migration};
 use crate::root::canonical;
-use crate::rules::host_build_options::HostInput;
+use crate::rules::host_build_options::{Helpers, HostInput};
 use crate::rules::Fix;
 use crate::source::Embedded;
 use crate::unit::Unit;
@@ -32,6 +32,8 @@ use copies::Copy;
 /// What the host side carries from before loading to after settling.
 pub struct HostBatch {
     hosts: Vec<HostInput>,
+    /// The calls of helpers that create programs from what their callers pass.
+    helpers: Helpers,
     embedded: Vec<Arc<Embedded>>,
     copies: Vec<Copy>,
 }
@@ -50,12 +52,13 @@ pub fn prepare(
     let units: BTreeSet<PathBuf> = jobs.iter().map(|j| canonical(&j.path)).collect();
     let files: Vec<&PathBuf> = host_files.iter().filter(|path| !units.contains(&canonical(path))).collect();
     let hosts = scan_all(pool, &files, result);
+    let helpers = crate::timings::time("host: helpers", || helpers(pool, &hosts));
     let copies = copies::find(&hosts, jobs);
     let (embedded, embedded_jobs) = match scratch {
         Some(dir) => embedded::jobs(&hosts, &copies, dir, options, result),
         None => (Vec::new(), Vec::new()),
     };
-    (HostBatch { hosts, embedded, copies }, embedded_jobs)
+    (HostBatch { hosts, helpers, embedded, copies }, embedded_jobs)
 }
 
 /// Per host file (its index in the batch), the fixes to write into it.
@@ -95,8 +98,15 @@ pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result
             None => vec![u.canonical(0).to_path_buf()],
         })
         .collect();
-    let changed =
-        build_calls::Migrated { programs: &programs, kernel_files: &kernel_files, literals: &migrated, variables: &variables };
+    let kernel_variables = kernel_variables(&batch);
+    let changed = build_calls::Migrated {
+        programs: &programs,
+        kernel_files: &kernel_files,
+        literals: &migrated,
+        variables: &variables,
+        kernel_variables: &kernel_variables,
+        helpers: &batch.helpers,
+    };
     build_calls::decide_all(&batch.hosts, &hosts, &changed, options, result, &mut fixes);
     build_calls::apply(&batch.hosts, fixes, &expected, options, result);
 }
@@ -129,6 +139,34 @@ fn migrated_variables(batch: &HostBatch, migrated: &BTreeSet<(usize, usize)>) ->
         out.insert(variable.clone(), name);
     }
     out
+}
+
+/// Every variable a host file's kernel literal initialises.
+fn kernel_variables(batch: &HostBatch) -> BTreeSet<String> {
+    let literals = batch.hosts.iter().flat_map(|h| h.facts.literals.iter());
+    literals.filter(|l| l.declares_kernel).filter_map(|l| l.variable.clone()).collect()
+}
+
+/// The calls, in every host file, of the helpers some host file creates a
+/// program in from what its callers pass (`crate::host::helper_calls`).
+fn helpers(pool: &rayon::ThreadPool, hosts: &[HostInput]) -> Helpers {
+    use rayon::prelude::*;
+    let creations = hosts.iter().flat_map(|h| h.facts.programs.iter());
+    let names: BTreeSet<String> = creations.filter_map(|c| c.through.as_ref()).map(|t| t.function.clone()).collect();
+    let mut helpers = Helpers::default();
+    if names.is_empty() {
+        return helpers;
+    }
+    let found: Vec<(PathBuf, crate::host::HelperCalls)> = pool.install(|| {
+        (hosts.par_iter()).map(|h| (canonical(&h.path), crate::host::helper_calls(&h.text, h.facts.language, &names))).collect()
+    });
+    for (host, calls) in found {
+        for name in calls.defines {
+            helpers.definers.entry(name).or_default().insert(host.clone());
+        }
+        helpers.sites.extend(calls.calls.into_iter().map(|call| (host.clone(), call)));
+    }
+    helpers
 }
 
 /// The programs the migration changed: the main file (canonical, and as

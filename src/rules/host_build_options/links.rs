@@ -1,0 +1,235 @@
+//! What a build call builds, and whether clasp changed it.
+//!
+//! Each program creation reaching the call is followed to its origins: the
+//! embedded kernels it takes, another host file's kernel variables, the
+//! kernel files its source is read from (resolved as the host would at run
+//! time, from its own directory or one above it), and, for a helper that
+//! creates the program from what its callers pass, the files every caller
+//! of the batch names in those parameters (one level of calls). An origin
+//! is a program clasp changed, one it did not change (a file outside the
+//! batch, excluded, unanalysable or withdrawn counts as unchanged: clasp
+//! did not change it), or one clasp cannot name. The call's verdict follows
+//! from all of them: edited only when every origin changed, unchanged only
+//! when every origin is known and unchanged.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+
+use super::{Changed, HostInput};
+use crate::host::{HelperCall, ProgramCreation, Through};
+use crate::render::display_path;
+
+/// The calls of the batch's program-creating helpers, and which host files define each.
+#[derive(Debug, Default)]
+pub struct Helpers {
+    /// (calling host file, canonical; the call).
+    pub sites: Vec<(PathBuf, HelperCall)>,
+    /// Helper name -> the host files (canonical) that define it.
+    pub definers: BTreeMap<String, BTreeSet<PathBuf>>,
+}
+
+/// One thing a program is built from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Origin {
+    /// A program clasp changed, as reports name it.
+    Changed(String),
+    /// A program clasp did not change.
+    Unchanged(String),
+    /// Something clasp cannot name: why.
+    Unknown(String),
+}
+
+/// What the programs a build call may build come to.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Link {
+    /// Every one is a program clasp changed: these.
+    Changed(Vec<String>),
+    /// Every one is known, and none changed.
+    Unchanged(Vec<String>),
+    /// Some changed, some did not: one options string cannot suit both.
+    Mixed { changed: Vec<String>, unchanged: Vec<String> },
+    /// Some cannot be named: why.
+    Unknown(String),
+}
+
+/// The link of a build call reached by `creations` (at least one).
+pub(super) fn link(host: &HostInput, creations: &[&ProgramCreation], changed: &Changed) -> Link {
+    let mut origins: Vec<Origin> = creations.iter().flat_map(|c| creation_origins(host, c, changed)).collect();
+    origins.sort();
+    origins.dedup();
+    if let Some(why) = origins.iter().find_map(|o| if let Origin::Unknown(why) = o { Some(why.clone()) } else { None }) {
+        return Link::Unknown(why);
+    }
+    let pick = |changed: bool| -> Vec<String> {
+        (origins.iter())
+            .filter_map(|o| match o {
+                Origin::Changed(name) if changed => Some(name.clone()),
+                Origin::Unchanged(name) if !changed => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (migrated, unchanged) = (pick(true), pick(false));
+    match (migrated.is_empty(), unchanged.is_empty()) {
+        (true, _) => Link::Unchanged(unchanged),
+        (false, true) => Link::Changed(migrated),
+        (false, false) => Link::Mixed { changed: migrated, unchanged },
+    }
+}
+
+/// What one creation builds from.
+fn creation_origins(host: &HostInput, creation: &ProgramCreation, changed: &Changed) -> Vec<Origin> {
+    let mut out = Vec::new();
+    for &l in &creation.literals {
+        let literal = &host.facts.literals[l];
+        let name = format!("{}:{}", display_path(&host.path), literal.start.line);
+        if changed.literals.contains(&l) {
+            out.push(Origin::Changed(name));
+        } else if literal.declares_kernel {
+            out.push(Origin::Unchanged(format!("the kernel embedded at {name}")));
+        }
+    }
+    for variable in &creation.external {
+        out.push(match changed.variables.get(variable) {
+            Some(program) => Origin::Changed(display_path(program)),
+            None if changed.kernel_variables.contains(variable) => Origin::Unchanged(format!("the kernel in `{variable}`")),
+            None => Origin::Unknown(format!("`{variable}` is declared in no host file of the batch")),
+        });
+    }
+    let host_path = crate::root::canonical(&host.path);
+    let files: Vec<Origin> = creation.file_names.iter().flat_map(|name| file_origins(&host_path, name, changed)).collect();
+    let through = creation.through.as_ref().map(|through| helper_origins(&host_path, through, changed));
+    let read_from_files = !files.is_empty() || through.as_ref().is_some_and(|t| !t.is_empty());
+    out.extend(files);
+    out.extend(through.into_iter().flatten());
+    match (&creation.opaque, read_from_files) {
+        (Some(why), false) => out.push(Origin::Unknown(why.clone())),
+        (None, false) if out.is_empty() => {
+            let why = creation.untraced.clone().unwrap_or_else(|| "its source is not traced".into());
+            out.push(Origin::Unknown(why));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The programs a file name written in `host` (canonical) names: every
+/// kernel file of the batch it resolves to, else the name itself (a file
+/// clasp did not see, so did not change).
+fn file_origins(host: &Path, name: &str, changed: &Changed) -> Vec<Origin> {
+    let files: Vec<&PathBuf> = changed.kernel_files.iter().filter(|f| names_file(host, name, f)).collect();
+    if files.is_empty() {
+        return vec![Origin::Unchanged(display_path(Path::new(name)))];
+    }
+    (files.into_iter())
+        .map(|file| match changed.programs.iter().find(|(canonical, _)| canonical == file) {
+            Some((_, shown)) => Origin::Changed(display_path(shown)),
+            None => Origin::Unchanged(crate::render::shown_path(file)),
+        })
+        .collect()
+}
+
+/// What the callers of a program-creating helper pass it: at each
+/// parameter some caller passes a kernel file name in, every caller must
+/// pass one (a caller passing its own parameter, or a name computed at run
+/// time, makes the program unknown). Callers are the helper's own file's,
+/// and those of files that do not define a function of that name and whose
+/// nearest definer (by directory) is this file.
+fn helper_origins(host: &Path, through: &Through, changed: &Changed) -> Vec<Origin> {
+    let helpers = changed.helpers;
+    let definers = helpers.definers.get(&through.function);
+    let calls: Vec<(&PathBuf, &HelperCall)> = (helpers.sites.iter())
+        .filter(|(_, call)| call.callee == through.function)
+        .filter(|(caller, _)| match definers {
+            Some(definers) if definers.contains(caller) => caller.as_path() == host,
+            Some(definers) => nearest(caller, definers).contains(&host),
+            None => false,
+        })
+        .map(|(caller, call)| (caller, call))
+        .collect();
+    let function = &through.function;
+    if calls.is_empty() {
+        return vec![Origin::Unknown(format!("`{function}` reads a file its callers name, and no call of it was found"))];
+    }
+    let file_parameters: Vec<usize> = (through.parameters.iter().copied())
+        .filter(|&p| calls.iter().any(|(_, call)| call.arguments.get(p).is_some_and(|a| !a.file_names.is_empty())))
+        .collect();
+    if file_parameters.is_empty() {
+        let why = format!("no call of `{function}` names a kernel file in the parameters its program is read through");
+        return vec![Origin::Unknown(why)];
+    }
+    let mut out = Vec::new();
+    for (caller, call) in calls {
+        for &p in &file_parameters {
+            let at = format!("{}:{}", crate::render::shown_path(caller), call.at.line);
+            match call.arguments.get(p) {
+                Some(argument) if argument.opaque.is_none() && !argument.file_names.is_empty() => {
+                    out.extend(argument.file_names.iter().flat_map(|name| file_origins(caller, name, changed)))
+                }
+                Some(argument) => {
+                    let why = argument.opaque.clone().unwrap_or_else(|| "it names no kernel file".into());
+                    out.push(Origin::Unknown(format!(
+                        "`{function}` is called at {at} with a file name clasp cannot trace ({why})"
+                    )));
+                }
+                None => out.push(Origin::Unknown(format!("`{function}` is called at {at} without argument {}", p + 1))),
+            }
+        }
+    }
+    out
+}
+
+/// The definers nearest `caller`: sharing the longest leading directories with it.
+fn nearest<'d>(caller: &Path, definers: &'d BTreeSet<PathBuf>) -> Vec<&'d Path> {
+    let shared = |d: &Path| caller.components().zip(d.components()).take_while(|(a, b)| a == b).count();
+    let best = definers.iter().map(|d| shared(d)).max().unwrap_or(0);
+    definers.iter().filter(|d| shared(d) == best).map(PathBuf::as_path).collect()
+}
+
+/// Whether a file name written in host code (`kernels/scale.cl`,
+/// `../kernels/scale.cl`) names `file` (canonical) from `host` (canonical):
+/// joined to the host's directory or to one of its ancestors, it is `file`.
+pub(super) fn names_file(host: &Path, name: &str, file: &Path) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let resolve = |dir: &Path| {
+        let mut path = dir.to_path_buf();
+        for component in Path::new(name).components() {
+            match component {
+                Component::Normal(part) => path.push(part),
+                Component::ParentDir => {
+                    path.pop();
+                }
+                Component::RootDir => path = PathBuf::from("/"),
+                _ => {}
+            }
+        }
+        path
+    };
+    host.ancestors().skip(1).any(|dir| resolve(dir) == file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_resolve_from_the_host_directory_or_above() {
+        let (host, file) = (Path::new("/work/project/src/host.c"), Path::new("/work/project/kernels/scale.cl"));
+        assert!(names_file(host, "kernels/scale.cl", file), "from the project's directory");
+        assert!(names_file(host, "../kernels/scale.cl", file), "from the host's directory");
+        assert!(names_file(host, "./kernels/scale.cl", file));
+        assert!(!names_file(host, "scale.cl", file), "no directory of the host holds it");
+        assert!(!names_file(host, "other/scale.cl", file));
+        assert!(!names_file(host, "", file));
+        assert!(!names_file(Path::new("/work/elsewhere/host.c"), "kernels/scale.cl", file));
+    }
+
+    #[test]
+    fn a_caller_binds_to_the_nearest_definition_of_a_helper() {
+        let definers: BTreeSet<PathBuf> = ["/p/a/util.c", "/p/b/util.c"].into_iter().map(PathBuf::from).collect();
+        assert_eq!(nearest(Path::new("/p/a/main.c"), &definers), [Path::new("/p/a/util.c")]);
+        assert_eq!(nearest(Path::new("/p/c/main.c"), &definers).len(), 2, "equally near: both");
+    }
+}
