@@ -17,6 +17,7 @@ mod empty;
 mod errors;
 mod interactive;
 mod isolation;
+mod kill;
 mod merges;
 mod programs;
 mod reports;

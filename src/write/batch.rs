@@ -1,0 +1,136 @@
+//! Writing a batch whole or not at all.
+//!
+//! Every new file is first staged (a synced temporary file beside it, the
+//! file checked unchanged since it was read); then each file is checked
+//! again and only then are they all renamed, which takes milliseconds.
+//! Interrupting signals are deferred from the first temporary file on
+//! (`isolation::signals`): one received while staging removes every
+//! temporary file and ends the run with nothing written; one received once
+//! the renames have begun waits for them to finish. Nothing is written
+//! unless the supervisor that started this worker is still its parent.
+//!
+//! A file that cannot be written (read-only, changed since it was read, ...)
+//! keeps its error, and so do the files it shares a change set with
+//! (`group`): their edits stand or fall together, so none of them is written
+//! and the rest of the batch is.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::{stage, Staged};
+use crate::isolation::signals::{self, Deferral};
+
+/// One file to write.
+pub struct Planned<'a> {
+    /// Where the new bytes go (the file itself, or its copy under `--out-dir`).
+    pub destination: PathBuf,
+    pub bytes: &'a [u8],
+    /// The bytes the file must still hold (in place), or none (a copy).
+    pub expected: Option<&'a [u8]>,
+    /// Files of one group are written together or not at all.
+    pub group: usize,
+}
+
+/// Writes `files`; returns, for each file not written, its index and the error.
+/// Ends the process instead when interrupted (see the module doc).
+pub fn write_all(files: &[Planned]) -> BTreeMap<usize, String> {
+    let deferral = begin();
+    let mut failed: BTreeMap<usize, String> = BTreeMap::new();
+    let mut staged: BTreeMap<usize, Staged> = BTreeMap::new();
+    for (index, file) in files.iter().enumerate() {
+        match stage(&file.destination, file.bytes, file.expected) {
+            Ok(s) => {
+                staged.insert(index, s);
+            }
+            Err(e) => {
+                failed.insert(index, e.to_string());
+            }
+        }
+        staged = staged_or_ended(&deferral, staged);
+    }
+    fail_groups(files, &mut failed, &mut staged);
+    // Checked again just before the renames: staging a big batch takes a while.
+    for (index, s) in &staged {
+        if let Err(e) = s.check() {
+            failed.insert(*index, e.to_string());
+        }
+    }
+    fail_groups(files, &mut failed, &mut staged);
+    let staged = staged_or_ended(&deferral, staged);
+    crate::isolation::renaming();
+    for (index, s) in staged {
+        if let Err(e) = s.rename() {
+            failed.insert(index, e.to_string());
+        }
+    }
+    if let Some(signal) = deferral.pending() {
+        signals::end_interrupted(signal, true);
+    }
+    failed
+}
+
+/// Defers interrupting signals, once the supervisor is known to be there.
+fn begin() -> Deferral {
+    if !crate::isolation::supervisor_alive() {
+        signals::end_interrupted(libc::SIGTERM, false);
+    }
+    match signals::defer() {
+        Some(deferral) => deferral,
+        // A signal's handler is ending the process right now.
+        None => signals::end_interrupted(signals::received().unwrap_or(libc::SIGTERM), false),
+    }
+}
+
+/// `staged`, unless a signal came or the supervisor is gone: then every
+/// temporary file is removed and the process ends, nothing written.
+fn staged_or_ended<'a>(deferral: &Deferral, staged: BTreeMap<usize, Staged<'a>>) -> BTreeMap<usize, Staged<'a>> {
+    let signal = deferral.pending().or_else(|| (!crate::isolation::supervisor_alive()).then_some(libc::SIGTERM));
+    if let Some(signal) = signal {
+        drop(staged);
+        signals::end_interrupted(signal, false);
+    }
+    staged
+}
+
+/// Every file of a group with a failed file fails too, its temporary removed.
+fn fail_groups(files: &[Planned], failed: &mut BTreeMap<usize, String>, staged: &mut BTreeMap<usize, Staged>) {
+    let mut cause: BTreeMap<usize, &Path> = BTreeMap::new();
+    for index in failed.keys() {
+        cause.entry(files[*index].group).or_insert(&files[*index].destination);
+    }
+    for (index, file) in files.iter().enumerate() {
+        let Some(because) = cause.get(&file.group) else { continue };
+        if failed.contains_key(&index) {
+            continue;
+        }
+        staged.remove(&index);
+        let message = format!(
+            "{}: error: not written: its changes go with those of {}, which could not be written",
+            file.destination.display(),
+            because.display()
+        );
+        failed.insert(index, message);
+    }
+}
+
+/// Groups of files linked by the change sets they share (`sets[i]`: file `i`'s
+/// sets): each file's group number, the smallest index in its group.
+pub fn groups(sets: &[Vec<usize>]) -> Vec<usize> {
+    let mut group: Vec<usize> = (0..sets.len()).collect();
+    let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
+    fn root(group: &mut [usize], mut i: usize) -> usize {
+        while group[i] != i {
+            group[i] = group[group[i]];
+            i = group[i];
+        }
+        i
+    }
+    for (file, file_sets) in sets.iter().enumerate() {
+        for set in file_sets {
+            let other = *owner.entry(*set).or_insert(file);
+            let (a, b) = (root(&mut group, file), root(&mut group, other));
+            group[a.max(b)] = a.min(b);
+        }
+    }
+    (0..sets.len()).map(|i| root(&mut group, i)).collect()
+}
