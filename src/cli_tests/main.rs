@@ -16,6 +16,7 @@ mod discovery;
 mod empty;
 mod errors;
 mod interactive;
+mod interrupts;
 mod isolation;
 mod kill;
 mod merges;
