@@ -54,9 +54,8 @@ pub fn start(dir: &Path, tmp: &Path, args: &[&str]) -> Child {
 /// Sends `signal` (`KILL`, `TERM`, ...) to `pid`, or to its process group.
 pub fn send(pid: u32, signal: &str, group: bool) {
     let target = if group { format!("-{pid}") } else { pid.to_string() };
-    let status = Command::new("kill").args(["-s", signal, "--", &target]).stderr(Stdio::null()).status().unwrap();
-    // It may have ended already (kill then says so): that is a moment like another.
-    let _ = status;
+    // It may have ended already (kill then fails): that is a moment like another.
+    let _ = Command::new("kill").args(["-s", signal, "--", &target]).stderr(Stdio::null()).status().unwrap();
 }
 
 /// The processes whose environment names `tmp` (clasp's TMPDIR, and its workers' below it).
@@ -137,14 +136,14 @@ impl XorShift {
 
 const ARGS: &[&str] = &["migrate", "-q", "--no-cache", "--write", "."];
 
-#[test]
-fn a_write_killed_at_any_moment_leaves_the_whole_batch_or_nothing_and_no_trace() {
-    let seed = std::env::var("CLASP_KILL_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
-    println!("kill test seed: CLASP_KILL_SEED={seed}");
-    let mut rng = XorShift(seed);
+/// The files before and after an unkilled run, and how long it took.
+struct Reference {
+    original: BTreeMap<PathBuf, Vec<u8>>,
+    migrated: BTreeMap<PathBuf, Vec<u8>>,
+    span: Duration,
+}
+
+fn reference() -> Reference {
     let (work, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     migrate_fixtures(work.path());
     let original = snapshot(work.path());
@@ -157,56 +156,80 @@ fn a_write_killed_at_any_moment_leaves_the_whole_batch_or_nothing_and_no_trace()
     let changed = migrated.iter().filter(|(path, bytes)| original[*path] != **bytes).count();
     assert!(changed > 20, "{changed} files changed: {stderr}");
     assert!(scratch_folders(tmp.path()).is_empty() && temporaries(work.path()).is_empty());
-    let (mut none, mut whole, mut mixed) = (0, 0, 0);
-    for round in 0..20 {
-        let signal = ["KILL", "TERM", "INT"][(rng.next() % 3) as usize];
-        let group = rng.next() % 2 == 0;
-        let at = span.mul_f64(rng.unit());
-        let what = format!(
-            "round {round}: SIG{signal} to the {} at {at:?} of {span:?} (seed {seed})",
-            if group { "group" } else { "process" }
-        );
-        let (work, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        migrate_fixtures(work.path());
-        let child = start(work.path(), tmp.path(), ARGS);
-        std::thread::sleep(at);
-        send(child.id(), signal, group);
-        let (code, stderr) = finish(child);
-        wait_until_gone(tmp.path(), Duration::from_secs(30));
-        let number = if signal == "TERM" { 15 } else { 2 };
-        // Exit 2: it had ended; killed by the signal: it came before clasp set its handlers.
-        if signal != "KILL" && code != 2 && code != -number {
-            assert_eq!(code, 128 + number, "{what}: {stderr}");
-            let last = stderr.lines().last().unwrap_or("");
-            assert!(last.starts_with(&format!("clasp: interrupted (SIG{signal})")), "{what}: {stderr}");
-        }
-        let during_renames = signal == "KILL" && group && renames_began(tmp.path());
-        if signal == "KILL" {
-            // What a process killed outright left is removed by the next run.
-            let (code, stderr) = finish(start(work.path(), tmp.path(), &["migrate", "--help"]));
-            assert_eq!(code, 0, "{what}: {stderr}");
-        }
-        assert_eq!(scratch_folders(tmp.path()), Vec::<PathBuf>::new(), "{what}");
-        assert_eq!(temporaries(work.path()), Vec::<PathBuf>::new(), "{what}");
-        let now = snapshot(work.path());
-        assert_eq!(now.keys().collect::<Vec<_>>(), original.keys().collect::<Vec<_>>(), "{what}");
-        let (mut old, mut new) = (0, 0);
-        for (path, bytes) in &now {
-            match (*bytes == original[path], *bytes == migrated[path]) {
-                (true, true) => {}
-                (true, false) => old += 1,
-                (false, true) => new += 1,
-                (false, false) => panic!("{what}: {} is neither the original nor the migrated file", path.display()),
-            }
-        }
-        match (old, new) {
-            (_, 0) => none += 1,
-            (0, _) => whole += 1,
-            _ => {
-                assert!(during_renames, "{what}: {old} files old and {new} new, though the renames had not begun");
-                mixed += 1;
-            }
+    Reference { original, migrated, span }
+}
+
+/// What a killed run left: nothing written, all written, or (SIGKILL to
+/// every process during the renames, which nothing can defer) some of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Left {
+    Nothing,
+    Whole,
+    Mixed,
+}
+
+/// One run sent `signal` after `at`; checks what it left and says what that is.
+fn kill_once(reference: &Reference, signal: &str, group: bool, at: Duration, what: &str) -> Left {
+    let (work, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    migrate_fixtures(work.path());
+    let child = start(work.path(), tmp.path(), ARGS);
+    std::thread::sleep(at);
+    send(child.id(), signal, group);
+    let (code, stderr) = finish(child);
+    wait_until_gone(tmp.path(), Duration::from_secs(30));
+    let number = if signal == "TERM" { 15 } else { 2 };
+    // Exit 2: it had ended; killed by the signal: it came before clasp set its handlers.
+    if signal != "KILL" && code != 2 && code != -number {
+        assert_eq!(code, 128 + number, "{what}: {stderr}");
+        let last = stderr.lines().last().unwrap_or("");
+        assert!(last.starts_with(&format!("clasp: interrupted (SIG{signal})")), "{what}: {stderr}");
+    }
+    let during_renames = signal == "KILL" && group && renames_began(tmp.path());
+    if signal == "KILL" {
+        // What a process killed outright left is removed by the next run.
+        let (code, stderr) = finish(start(work.path(), tmp.path(), &["migrate", "--help"]));
+        assert_eq!(code, 0, "{what}: {stderr}");
+    }
+    assert_eq!(scratch_folders(tmp.path()), Vec::<PathBuf>::new(), "{what}");
+    assert_eq!(temporaries(work.path()), Vec::<PathBuf>::new(), "{what}");
+    let now = snapshot(work.path());
+    assert_eq!(now.keys().collect::<Vec<_>>(), reference.original.keys().collect::<Vec<_>>(), "{what}");
+    let (mut old, mut new) = (0, 0);
+    for (path, bytes) in &now {
+        match (*bytes == reference.original[path], *bytes == reference.migrated[path]) {
+            (true, true) => {}
+            (true, false) => old += 1,
+            (false, true) => new += 1,
+            (false, false) => panic!("{what}: {} is neither the original nor the migrated file", path.display()),
         }
     }
-    println!("20 kills: {none} wrote nothing, {whole} the whole batch, {mixed} killed outright during the renames");
+    match (old, new) {
+        (_, 0) => Left::Nothing,
+        (0, _) => Left::Whole,
+        _ => {
+            assert!(during_renames, "{what}: {old} files old and {new} new, though the renames had not begun");
+            Left::Mixed
+        }
+    }
+}
+
+#[test]
+fn a_write_killed_at_any_moment_leaves_the_whole_batch_or_nothing_and_no_trace() {
+    let seed = std::env::var("CLASP_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
+    println!("kill test seed: CLASP_KILL_SEED={seed}");
+    let mut rng = XorShift(seed);
+    let reference = reference();
+    let mut tally: BTreeMap<Left, usize> = BTreeMap::new();
+    for round in 0..20 {
+        let signal = ["KILL", "TERM", "INT"][(rng.next() % 3) as usize];
+        let group = rng.next().is_multiple_of(2);
+        let at = reference.span.mul_f64(rng.unit());
+        let whom = if group { "group" } else { "process" };
+        let what = format!("round {round}: SIG{signal} to the {whom} at {at:?} of {:?} (seed {seed})", reference.span);
+        *tally.entry(kill_once(&reference, signal, group, at, &what)).or_default() += 1;
+    }
+    println!("20 kills: {tally:?}");
 }

@@ -11,6 +11,10 @@
 //! A batch with no fault costs one more process start (tens of
 //! milliseconds) and a line of log per phase; a fault costs one more run of
 //! the batch up to the fault. `CLASP_NO_ISOLATION=1` runs in one process.
+//!
+//! An interrupted run writes the batch whole or not at all (`signals`,
+//! `write::batch`), and no worker outlives its supervisor (`supervisor`);
+//! what a supervisor killed outright left, the next one removes (`scratch`).
 
 use std::io::Write;
 

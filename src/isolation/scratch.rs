@@ -120,3 +120,19 @@ fn journals(scratch: &Path) -> Vec<PathBuf> {
         .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("journal-")))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_is_told_from_a_later_one_with_its_pid_by_its_start_time() {
+        let me = Process::running(std::process::id()).expect("this process runs");
+        assert!(me.is_alive());
+        assert!(!Process { start: me.start + 1, ..me }.is_alive(), "a reused pid is another process");
+        let name = format!("{}-{}", me.pid, me.start);
+        assert_eq!(Process::parse(&name), Some(me));
+        assert_eq!(Process::parse("12 34"), Some(Process { pid: 12, start: 34 }));
+        assert_eq!(Process::parse("xyz"), None);
+    }
+}

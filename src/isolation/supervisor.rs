@@ -11,6 +11,16 @@
 //! before every unit has been parsed, compiled and verified, so a run that
 //! dies has written nothing. When several units were in flight and none
 //! can be told from the others, the next run uses one thread.
+//!
+//! The worker never acts on its own: it gets SIGTERM when the supervisor
+//! dies, and writes nothing unless the supervisor is still its parent
+//! (`signals::die_with_parent`, `worker::supervisor_alive`). SIGINT,
+//! SIGTERM and SIGHUP sent to the supervisor are forwarded to the worker,
+//! which is waited for (it ends at once, or finishes its renames); the run
+//! then ends with 128 + the signal's number and a line saying whether
+//! anything was written, and is not run again. The scratch folder
+//! (`scratch`) is the supervisor's; the temporary files a worker killed
+//! outright leaves beside the files are removed from its journal.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -371,6 +381,18 @@ mod tests {
         // The same unit failing again after it was taken out is not looped on.
         let log = log_of(&["F a.cl\tclang crashed while compiling it"]);
         assert!(matches!(batch.learn(Outcome::Ended { status: exited(EXIT_CAUGHT_CRASH), log }), Next::Fail(_)));
+    }
+
+    #[test]
+    fn a_signal_to_the_worker_alone_is_an_interruption_that_knows_whether_renames_began() {
+        let exited = |code: i32| ExitStatus::from_raw(code << 8);
+        let outcome = |status, lines: &[&str]| Outcome::Ended { status, log: log_of(lines) };
+        assert_eq!(interrupted(&outcome(exited(130), &["U 1 a.cl"])), Some((2, false)));
+        assert_eq!(interrupted(&outcome(exited(143), &["R"])), Some((15, true)));
+        assert_eq!(interrupted(&outcome(killed_by(1), &[])), Some((1, false)));
+        // A crash is no interruption: the supervisor learns from it as before.
+        assert_eq!(interrupted(&outcome(killed_by(11), &[])), None);
+        assert_eq!(interrupted(&outcome(exited(2), &["R"])), None);
     }
 
     #[test]

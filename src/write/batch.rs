@@ -134,3 +134,35 @@ pub fn groups(sets: &[Vec<usize>]) -> Vec<usize> {
     }
     (0..sets.len()).map(|i| root(&mut group, i)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_sharing_a_change_set_are_one_group_even_through_a_third() {
+        // 0 and 2 share set 7; 2 and 3 share set 9; 1 and 4 share nothing.
+        let sets = vec![vec![7], vec![1], vec![7, 9], vec![9], vec![]];
+        assert_eq!(groups(&sets), vec![0, 1, 0, 0, 4]);
+    }
+
+    #[test]
+    fn a_failed_file_fails_its_group_and_removes_the_groups_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let planned =
+            |name: &str, group: usize| Planned { destination: dir.path().join(name), bytes: b"new\n", expected: None, group };
+        let files = vec![planned("a.cl", 0), planned("h.h", 0), planned("c.cl", 2)];
+        let mut staged: BTreeMap<usize, Staged> =
+            files.iter().enumerate().skip(1).map(|(i, f)| (i, stage(&f.destination, f.bytes, None).unwrap())).collect();
+        let mut failed: BTreeMap<usize, String> = [(0, "a.cl: error: is read-only; not written".to_string())].into();
+        fail_groups(&files, &mut failed, &mut staged);
+        assert_eq!(staged.keys().collect::<Vec<_>>(), [&2]);
+        let because = format!("its changes go with those of {}, which could not be written", dir.path().join("a.cl").display());
+        assert!(failed[&1].ends_with(&because), "{}", failed[&1]);
+        let names: Vec<String> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert_eq!(names.len(), 1, "only c.cl's temporary is left: {names:?}");
+        drop(staged);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
