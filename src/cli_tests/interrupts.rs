@@ -10,7 +10,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::kill::{finish, migrate_fixtures, processes_of, scratch_folders, send, snapshot, start, temporaries, wait_until_gone};
+use crate::kill::{
+    finish, migrate_fixtures, processes_of, renames_began, scratch_folders, send, snapshot, start, start_with, temporaries,
+    wait_until_gone,
+};
 
 /// A unit whose preprocessing does not end: each macro doubles the last.
 fn hanging() -> String {
@@ -77,6 +80,76 @@ fn an_interrupted_run_ends_with_128_plus_the_signal_and_writes_nothing() {
         wait_until_gone(tmp.path(), Duration::from_secs(5));
         assert!(snapshot(work.path()) == original, "SIG{signal}: files were written");
         assert_eq!(scratch_folders(tmp.path()), Vec::<std::path::PathBuf>::new(), "SIG{signal}");
+    }
+}
+
+/// Waits (at most a minute) until `ready` holds.
+fn wait_for(what: &str, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < Duration::from_secs(60), "never saw {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+const WRITE: &[&str] = &["migrate", "-q", "--no-cache", "--write", "."];
+/// Each file staged or renamed takes this long more: wide windows to interrupt.
+const PAUSE: (&str, &str) = ("CLASP_TEST_WRITE_PAUSE_MS", "25");
+
+#[test]
+fn a_signal_while_staging_writes_nothing_and_leaves_no_temporary_file() {
+    for (signal, group) in [("INT", true), ("TERM", false), ("KILL", false), ("KILL", true)] {
+        let (work, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        migrate_fixtures(work.path());
+        let original = snapshot(work.path());
+        let child = start_with(work.path(), tmp.path(), WRITE, &[PAUSE]);
+        wait_for("a staged file", || !temporaries(work.path()).is_empty());
+        send(child.id(), signal, group);
+        let (code, stderr) = finish(child);
+        wait_until_gone(tmp.path(), Duration::from_secs(5));
+        let case = format!("SIG{signal} (group: {group}) while staging: {stderr}");
+        match signal {
+            "INT" => assert_eq!((code, stderr.as_str()), (130, "clasp: interrupted (SIGINT); nothing was written\n")),
+            "TERM" => assert_eq!((code, stderr.as_str()), (143, "clasp: interrupted (SIGTERM); nothing was written\n")),
+            _ => assert_eq!(code, -9, "{case}"),
+        }
+        if signal == "KILL" {
+            // Its worker removed its temporary files (it got SIGTERM), or, killed too, the next run does.
+            assert_eq!(temporaries(work.path()).is_empty(), !group, "{case}");
+            let (code, stderr) = finish(start(work.path(), tmp.path(), &["migrate", "--help"]));
+            assert_eq!(code, 0, "{stderr}");
+        }
+        assert!(snapshot(work.path()) == original, "{case}: files were written");
+        assert_eq!(temporaries(work.path()), Vec::<std::path::PathBuf>::new(), "{case}");
+        assert_eq!(scratch_folders(tmp.path()), Vec::<std::path::PathBuf>::new(), "{case}");
+    }
+}
+
+#[test]
+fn a_signal_once_the_renames_began_waits_for_them_all() {
+    let (reference, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    migrate_fixtures(reference.path());
+    finish(start(reference.path(), tmp.path(), WRITE));
+    let migrated = snapshot(reference.path());
+    for (signal, group, name) in [("INT", true, "SIGINT"), ("KILL", false, "")] {
+        let (work, tmp) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        migrate_fixtures(work.path());
+        let child = start_with(work.path(), tmp.path(), WRITE, &[PAUSE]);
+        wait_for("the renames", || renames_began(tmp.path()));
+        send(child.id(), signal, group);
+        let (code, stderr) = finish(child);
+        wait_until_gone(tmp.path(), Duration::from_secs(10));
+        if signal == "INT" {
+            let said = format!("clasp: interrupted ({name}) once the changes were written, all of them\n");
+            assert_eq!((code, stderr), (130, said));
+        } else {
+            // clasp is gone at once; its worker got SIGTERM and finished the renames.
+            assert_eq!(code, -9);
+            finish(start(work.path(), tmp.path(), &["migrate", "--help"]));
+        }
+        assert!(snapshot(work.path()) == migrated, "SIG{signal} during the renames: the batch is not whole");
+        assert_eq!(temporaries(work.path()), Vec::<std::path::PathBuf>::new());
+        assert_eq!(scratch_folders(tmp.path()), Vec::<std::path::PathBuf>::new());
     }
 }
 

@@ -38,9 +38,15 @@ pub fn migrate_fixtures(dir: &Path) {
 
 /// Starts `clasp ARGS` in `dir` in its own process group, with `tmp` as its TMPDIR.
 pub fn start(dir: &Path, tmp: &Path, args: &[&str]) -> Child {
+    start_with(dir, tmp, args, &[])
+}
+
+/// `start`, with more variables in its environment.
+pub fn start_with(dir: &Path, tmp: &Path, args: &[&str], vars: &[(&str, &str)]) -> Child {
     use std::os::unix::process::CommandExt;
     Command::new(env!("CARGO_BIN_EXE_clasp"))
         .args(args)
+        .envs(vars.iter().copied())
         .current_dir(dir)
         .env("TMPDIR", tmp)
         .env_remove("CLASP_NO_ISOLATION")
@@ -112,7 +118,7 @@ pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether a worker's log in a leftover scratch folder says the renames had begun.
-fn renames_began(tmp: &Path) -> bool {
+pub fn renames_began(tmp: &Path) -> bool {
     scratch_folders(tmp).iter().flat_map(|folder| std::fs::read_dir(folder).unwrap().flatten()).any(|e| {
         e.file_name().to_string_lossy().starts_with("worker-")
             && std::fs::read_to_string(e.path()).unwrap_or_default().lines().any(|l| l == "R")

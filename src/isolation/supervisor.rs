@@ -52,6 +52,10 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
     let mut attempt = 0;
     loop {
         attempt += 1;
+        if let Some(signal) = signals::received() {
+            let _ = write!(stderr, "{}", signals::message(signal, false));
+            return 128 + signal;
+        }
         let outcome = match run_worker(args, scratch.path(), attempt, &batch) {
             Ok(outcome) => outcome,
             Err(e) => {

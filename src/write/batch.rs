@@ -13,6 +13,9 @@
 //! keeps its error, and so do the files it shares a change set with
 //! (`group`): their edits stand or fall together, so none of them is written
 //! and the rest of the batch is.
+//!
+//! `CLASP_TEST_WRITE_PAUSE_MS` (for tests) pauses that long after each file
+//! staged and each renamed, so that a test can interrupt either phase.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,6 +50,7 @@ pub fn write_all(files: &[Planned]) -> BTreeMap<usize, String> {
             }
         }
         staged = staged_or_ended(&deferral, staged);
+        test_pause();
     }
     fail_groups(files, &mut failed, &mut staged);
     // Checked again just before the renames: staging a big batch takes a while.
@@ -57,16 +61,28 @@ pub fn write_all(files: &[Planned]) -> BTreeMap<usize, String> {
     }
     fail_groups(files, &mut failed, &mut staged);
     let staged = staged_or_ended(&deferral, staged);
-    crate::isolation::renaming();
+    if !staged.is_empty() {
+        crate::isolation::renaming();
+    }
     for (index, s) in staged {
         if let Err(e) = s.rename() {
             failed.insert(index, e.to_string());
         }
+        test_pause();
     }
     if let Some(signal) = deferral.pending() {
         signals::end_interrupted(signal, true);
     }
     failed
+}
+
+/// The pause `CLASP_TEST_WRITE_PAUSE_MS` asks for, if any.
+fn test_pause() {
+    static PAUSE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    let pause = PAUSE.get_or_init(|| std::env::var("CLASP_TEST_WRITE_PAUSE_MS").ok()?.parse().ok());
+    if let Some(ms) = pause {
+        std::thread::sleep(std::time::Duration::from_millis(*ms));
+    }
 }
 
 /// Defers interrupting signals, once the supervisor is known to be there.
