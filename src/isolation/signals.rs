@@ -14,9 +14,11 @@
 //!   staged files (removing them all and ending) and after the renames.
 //!
 //! Deciding to end and starting to write exclude each other through one
-//! atomic state (`Working` -> `Exiting` in the handler, `Working` ->
-//! `Deferring` in the writer): a handler that has decided to end the
-//! process never races with a temporary file being created.
+//! atomic state, the number of batches being written (several in one
+//! process, as tests run them) or `EXITING`: the handler ends the process
+//! only by turning 0 into `EXITING`, and a writer counts itself in only if
+//! it is not `EXITING`, so a handler that has decided to end the process
+//! never races with a temporary file being created.
 //!
 //! A worker also dies with its supervisor: `die_with_parent` asks the
 //! kernel for SIGTERM when the thread that started it ends (the supervisor
@@ -25,7 +27,7 @@
 
 use std::os::unix::process::CommandExt;
 use std::process::Command;
-use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU8, Ordering};
 
 /// The signals that interrupt a run.
 pub const INTERRUPTS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
@@ -41,12 +43,14 @@ pub enum Role {
     Alone,
 }
 
-const WORKING: u8 = 0;
-const EXITING: u8 = 1;
-const DEFERRING: u8 = 2;
+/// No batch is being written.
+const WORKING: u32 = 0;
+/// A handler is ending the process.
+const EXITING: u32 = u32::MAX;
 
 static ROLE: AtomicU8 = AtomicU8::new(0);
-static STATE: AtomicU8 = AtomicU8::new(WORKING);
+/// `WORKING`, `EXITING`, or the number of batches being written.
+static STATE: AtomicU32 = AtomicU32::new(WORKING);
 /// The first interrupting signal received, 0 if none.
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
@@ -131,10 +135,8 @@ pub struct Deferral(());
 
 /// Defers interrupting signals; `None` when the process is already ending on one.
 pub fn defer() -> Option<Deferral> {
-    match STATE.compare_exchange(WORKING, DEFERRING, Ordering::SeqCst, Ordering::SeqCst) {
-        Ok(_) => Some(Deferral(())),
-        Err(_) => None,
-    }
+    let counted = STATE.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < EXITING - 1).then_some(n + 1));
+    counted.ok().map(|_| Deferral(()))
 }
 
 impl Deferral {
@@ -146,7 +148,7 @@ impl Deferral {
 
 impl Drop for Deferral {
     fn drop(&mut self) {
-        STATE.store(WORKING, Ordering::SeqCst);
+        STATE.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -185,5 +187,20 @@ pub fn die_with_parent(command: &mut Command, parent: u32) {
             }
             Ok(())
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_written_at_once_in_one_process_each_defer_signals() {
+        let first = defer().expect("no handler is ending the process");
+        let second = defer().expect("a second batch at the same time defers too");
+        drop(first);
+        assert!(STATE.load(Ordering::SeqCst) >= 1, "the second batch still defers");
+        drop(second);
+        assert!(defer().is_some());
     }
 }
