@@ -22,6 +22,9 @@ pub enum Outcome {
     Unchanged,
     /// Something could change but does not, with a stable reason code.
     Refused { reason: Code, detail: String },
+    /// Its changes were to be written (`--write`, `--out-dir`), but its file
+    /// could not be (the file's error says why): it is as it was.
+    NotWritten,
 }
 
 /// The outcome of one function definition.

@@ -55,8 +55,10 @@ impl Mode {
 pub fn summary(migration: &Migration, mode: Mode) -> String {
     let words = mode.words();
     let (migrated, refused, unchanged) = functions(migration, &words);
+    let not_written = migration.functions.iter().filter(|f| f.outcome == Outcome::NotWritten).count();
+    let not_written = if not_written == 0 { String::new() } else { format!(", {not_written} not written") };
     format!(
-        "clasp: {}, {migrated}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
+        "clasp: {}, {migrated}{not_written}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
         plural(migration.files_seen, "file", ""),
         merges(migration, &words),
         variables(migration, &words),
@@ -75,6 +77,7 @@ fn functions(migration: &Migration, words: &Words) -> (String, String, usize) {
             Outcome::Migrated { verified: true } => verified += 1,
             Outcome::Migrated { verified: false } => unverified += 1,
             Outcome::Unchanged => unchanged += 1,
+            Outcome::NotWritten => {}
             Outcome::Refused { reason, .. } => *reasons.entry(reason.as_str()).or_default() += 1,
         }
     }

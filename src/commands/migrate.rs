@@ -221,21 +221,40 @@ fn refuse_dirty_files(migration: &mut Migration) -> bool {
     true
 }
 
-/// Writes every changed file, atomically: in place, or mirrored under `out_dir`.
+/// Writes the changed files, whole or not at all (`write::batch`): in place,
+/// or mirrored under `out_dir`. A file that could not be written, and those
+/// sharing a change set with it, are errors, and their functions not migrated.
 fn write(migration: &mut Migration, out_dir: Option<&Path>) {
+    use crate::write::batch::{groups, write_all, Planned};
     migration.written = true;
-    let mut failed = Vec::new();
-    for change in &migration.changes {
-        let (destination, expected) = match out_dir {
-            Some(out) => (crate::write::mirrored(out, &change.path), None),
-            None => (change.path.clone(), Some(change.original.as_slice())),
-        };
-        if let Err(message) = crate::write::write_atomically(&destination, &change.migrated, expected).map_err(|e| e.to_string())
-        {
-            failed.push(FileError { path: change.path.clone(), message });
+    let sets: Vec<Vec<usize>> =
+        migration.changes.iter().map(|c| c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect()).collect();
+    let files: Vec<Planned> = migration
+        .changes
+        .iter()
+        .zip(groups(&sets))
+        .map(|(change, group)| match out_dir {
+            Some(out) => {
+                Planned { destination: crate::write::mirrored(out, &change.path), bytes: &change.migrated, expected: None, group }
+            }
+            None => {
+                Planned { destination: change.path.clone(), bytes: &change.migrated, expected: Some(&change.original), group }
+            }
+        })
+        .collect();
+    let failed = write_all(&files);
+    let mut not_written = std::collections::BTreeSet::new();
+    for (index, message) in failed {
+        let change = &migration.changes[index];
+        not_written.insert(change.canonical.clone());
+        migration.errors.push(FileError { path: change.path.clone(), message });
+    }
+    for function in &mut migration.functions {
+        let migrated = matches!(function.outcome, crate::report::Outcome::Migrated { .. });
+        if migrated && not_written.contains(&crate::root::canonical(&function.file)) {
+            function.outcome = crate::report::Outcome::NotWritten;
         }
     }
-    migration.errors.extend(failed);
 }
 
 /// `value` as pretty JSON and a newline, streamed: a big batch's report is
