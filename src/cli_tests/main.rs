@@ -18,6 +18,7 @@ mod errors;
 mod interactive;
 mod isolation;
 mod merges;
+mod prefix_macros;
 mod programs;
 mod reports;
 mod rules;

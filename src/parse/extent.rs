@@ -72,9 +72,7 @@ impl<'t> Walker<'t, '_> {
         // Backwards from the declaration: the nearest empty use ending before it, if only blanks lie
         // between, and if it is not the name a directive tests (`#ifdef NOINLINE`, which clang
         // records as a use too): the token before it says.
-        while let Some((&use_start, &(use_end, use_cursor))) =
-            uses.range(around.previous_end.min(at)..at).next_back()
-        {
+        while let Some((&use_start, &(use_end, use_cursor))) = uses.range(around.previous_end.min(at)..at).next_back() {
             let between = self.tu.tokens(&use_cursor.extent().through(&first.start_point()));
             if use_end > at || between.iter().any(|t| t.start.offset >= use_end && t.start.offset < at) {
                 break;

@@ -3,9 +3,9 @@
 //! variables it holds, and for a helper definition its tokens, to compare
 //! with copies of it elsewhere.
 
+use super::extent::Neighbours;
 use super::libclang::{Cursor, CursorKind, Extent, RawToken, TokenKind, TypeKind};
 use super::macros::MacroMeaning;
-use super::extent::Neighbours;
 use super::walker::Walker;
 use crate::syntax::*;
 use std::collections::HashSet;

@@ -268,7 +268,9 @@ mod tests {
             assert_eq!(json(&shared), json(&whole), "{name}");
             assert!(!whole.skipped.is_empty() && whole.qualifier_macros.contains_key("LOCAL_AS"), "{name}");
             // The empty `NOINLINE` before a function is the function's, not the `#ifndef` that tests it.
-            for (function, header, start) in [("first", true, "NOINLINE "), ("keep", false, "NOINLINE "), ("plain", true, "float ")] {
+            for (function, header, start) in
+                [("first", true, "NOINLINE "), ("keep", false, "NOINLINE "), ("plain", true, "float ")]
+            {
                 let f = whole.function(function).unwrap();
                 let file = if header { std::fs::read(dir.path().join("h.h")).unwrap() } else { text.as_bytes().to_vec() };
                 assert!(file[f.extent.start as usize..].starts_with(start.as_bytes()), "{name}: {function}");

@@ -352,7 +352,8 @@ impl<'i> TranslationUnit<'i> {
                 std::ptr::null_mut(),
                 std::ptr::null_mut(),
             );
-            let start = if file.is_null() { clang_getRangeStart(extent.raw) } else { clang_getLocationForOffset(self.raw, file, 0) };
+            let start =
+                if file.is_null() { clang_getRangeStart(extent.raw) } else { clang_getLocationForOffset(self.raw, file, 0) };
             Extent { raw: clang_getRange(start, start), alias: self.alias.as_ref() }
         }
     }
