@@ -137,6 +137,8 @@ codes! {
     UnrepairableUnit = "unrepairable-unit", Reason;
     /// Two change sets edit overlapping bytes.
     OverlappingEdits = "overlapping-edits", Reason;
+    /// The file could not be written (`--write`, `--out-dir`).
+    NotWritten = "not-written", Reason;
     /// A host build call's options cannot be traced to a literal clasp can edit.
     UntracedOptions = "untraced-options", Reason;
     /// A host build call cannot be linked to the program it builds.

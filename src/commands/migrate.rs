@@ -13,7 +13,9 @@ use super::Stop;
 use crate::cli::args::{Format, MigrateArgs};
 use crate::cli::project::{Inputs, Project};
 use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
+use crate::codes::Code;
 use crate::migrate::{migrate, FileError, MigrateOptions, Migration};
+use crate::report::Outcome;
 use crate::render;
 use crate::style::{Palette, Palettes};
 use crate::summary::Mode;
@@ -233,6 +235,15 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
         if let Err(message) = crate::write::write_atomically(&destination, &change.migrated, expected).map_err(|e| e.to_string())
         {
             failed.push(FileError { path: change.path.clone(), message });
+        }
+    }
+    // A function of a file left as it was is not migrated: the summary says what happened.
+    for error in &failed {
+        let detail = error.located();
+        for account in migration.functions.iter_mut().filter(|f| f.file == error.path) {
+            if matches!(account.outcome, Outcome::Migrated { .. }) {
+                account.outcome = Outcome::Refused { reason: Code::NotWritten, detail: detail.clone() };
+            }
         }
     }
     migration.errors.extend(failed);

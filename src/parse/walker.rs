@@ -118,7 +118,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     /// The stages in order. File ids are handed out as files are first met,
     /// so the order of the stages is part of the output.
     pub(super) fn run(mut self) -> KernelSyntax {
-        let diagnostics = self.tu.diagnostics().into_iter().filter_map(diagnostic);
+        let diagnostics = diagnostics(self.tu.diagnostics(), &self.syntax.files[0]);
         self.syntax.diagnostics.extend(diagnostics);
         let top = self.tu.cursor().children();
         // Macros and includes first: declarations refer to them.
@@ -295,19 +295,37 @@ impl<'t, 'i> Walker<'t, 'i> {
     }
 }
 
-/// A libclang diagnostic worth keeping: warnings and errors (not notes).
-fn diagnostic(d: RawDiagnostic) -> Option<Diagnostic> {
+/// The libclang diagnostics worth keeping (warnings and errors, not notes),
+/// each with a place in a file.
+///
+/// clang stops a unit at its first fatal error (a missing `#include`);
+/// libclang, asked to keep going, goes on and reports what cascades from it
+/// (every name the header would have declared): those are left out. A
+/// diagnostic in no file is placed where clang was: "too many errors
+/// emitted" at the error before it; the options' own (a bad `-D`, a missing
+/// `-include` file), which come first, at the unit's first line, saying
+/// `<command line>` as clang does.
+fn diagnostics(raw: Vec<RawDiagnostic>, main: &Path) -> Vec<Diagnostic> {
     // libclang severities: 2 warning, 3 error, 4 fatal.
-    let severity = match d.severity {
-        2 => Severity::Warning,
-        s if s >= 3 => Severity::Error,
-        _ => return None,
-    };
-    Some(Diagnostic {
-        severity,
-        message: d.message,
-        file: PathBuf::from(d.loc.file.as_deref().unwrap_or_default()),
-        line: d.loc.line,
-        col: d.loc.column,
-    })
+    let end = raw.iter().position(|d| d.severity >= 4).map_or(raw.len(), |fatal| fatal + 1);
+    let mut kept: Vec<Diagnostic> = Vec::new();
+    for d in raw.into_iter().take(end) {
+        let severity = match d.severity {
+            2 => Severity::Warning,
+            s if s >= 3 => Severity::Error,
+            _ => continue,
+        };
+        let diagnostic = match d.loc.file.as_deref() {
+            Some(file) => Diagnostic { severity, message: d.message, file: PathBuf::from(file), line: d.loc.line, col: d.loc.column },
+            None => match kept.last() {
+                Some(before) => Diagnostic { severity, message: d.message, ..before.clone() },
+                None => {
+                    let message = format!("<command line>: {}", d.message);
+                    Diagnostic { severity, message, file: main.to_path_buf(), line: 1, col: 1 }
+                }
+            },
+        };
+        kept.push(diagnostic);
+    }
+    kept
 }

@@ -223,3 +223,14 @@ cannot be read. The rest is kept.",
     safety: "Check that the file named is readable; otherwise report the warning, since overlapping edits point at a \
 clasp bug. The other change sets are unaffected.",
 };
+
+pub(super) const NOT_WRITTEN: Doc = Doc {
+    summary: "The file could not be written (`--write`, `--out-dir`).",
+    what: "A function whose changes were verified is counted as this, not as migrated, when its file could not be \
+written: read-only, changed since it was read, a full disk. The error names the file and the cause.",
+    why: "The summary says what happened: a function in a file left as it was has not been migrated.",
+    example: r#"$ chmod a-w kernels/scale.cl && clasp migrate --write kernels
+./kernels/scale.cl:1:1: error: is read-only; not written"#,
+    refuses: "When writing a verified change fails; the file is left as it was and the other files are written.",
+    safety: "Make the file writable (or free the disk) and run again: nothing of it was changed.",
+};

@@ -83,6 +83,7 @@ pub(super) fn doc(code: Code) -> Doc {
         Code::NotEquivalent => batch::NOT_EQUIVALENT,
         Code::UnrepairableUnit => batch::UNREPAIRABLE_UNIT,
         Code::OverlappingEdits => batch::OVERLAPPING_EDITS,
+        Code::NotWritten => batch::NOT_WRITTEN,
         Code::UntracedOptions => host::UNTRACED_OPTIONS,
         Code::UnlinkedBuild => host::UNLINKED_BUILD,
     }

@@ -78,9 +78,11 @@ impl Index {
     /// Parses one file with the given compiler arguments; detailed
     /// preprocessing records are kept so macro uses can be seen.
     /// `contents` is the main file's bytes as the caller read them, so offsets
-    /// refer to exactly those bytes.
+    /// refer to exactly those bytes. Not `KeepGoing`: as clang-19 does, the
+    /// unit stops at a fatal error (a missing `#include`), which libclang
+    /// then reports as fatal, not as an error followed by its cascade.
     pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<TranslationUnit<'_>, ParseError> {
-        self.parse_with(path, contents, args, CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing)
+        self.parse_with(path, contents, args, CXTranslationUnit_DetailedPreprocessingRecord)
     }
 
     /// `parse` against a precompiled preamble (`args` name it): every
