@@ -71,7 +71,9 @@ impl FileError {
         let own = self.path.display().to_string();
         let placed = |prefix: &str| {
             let mut parts = prefix.rsplitn(3, ':');
-            let numbers = [parts.next(), parts.next()].iter().all(|p| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
+            let numbers = [parts.next(), parts.next()]
+                .iter()
+                .all(|p| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
             numbers && parts.next().is_some()
         };
         let lines: Vec<String> = self
@@ -79,9 +81,7 @@ impl FileError {
             .lines()
             .map(|line| match line.split_once(": error: ") {
                 Some((prefix, rest))
-                    if !placed(prefix)
-                        && !prefix.is_empty()
-                        && (prefix == own || std::path::Path::new(prefix).is_file()) =>
+                    if !placed(prefix) && !prefix.is_empty() && (prefix == own || std::path::Path::new(prefix).is_file()) =>
                 {
                     format!("{prefix}:1:1: error: {rest}")
                 }

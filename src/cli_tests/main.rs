@@ -4,6 +4,7 @@
 //! One test crate (`[[test]] name = "cli"`), its tests grouped by theme;
 //! `support` holds what they share.
 
+mod actionable_errors;
 mod bad_input;
 mod build_options;
 mod cache;

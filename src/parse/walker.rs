@@ -316,7 +316,9 @@ fn diagnostics(raw: Vec<RawDiagnostic>, main: &Path) -> Vec<Diagnostic> {
             _ => continue,
         };
         let diagnostic = match d.loc.file.as_deref() {
-            Some(file) => Diagnostic { severity, message: d.message, file: PathBuf::from(file), line: d.loc.line, col: d.loc.column },
+            Some(file) => {
+                Diagnostic { severity, message: d.message, file: PathBuf::from(file), line: d.loc.line, col: d.loc.column }
+            }
             None => match kept.last() {
                 Some(before) => Diagnostic { severity, message: d.message, ..before.clone() },
                 None => {
