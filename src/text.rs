@@ -60,7 +60,7 @@ mod tests {
         let elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0>\0\x01\0\0\0";
         assert_eq!(
             not_text(elf).as_deref(),
-            Some("not a text file (control byte 0x7f at offset 0; 16 of its first 24 bytes are control bytes)")
+            Some("not a text file (control byte 0x7f at offset 0; 20 of its first 24 bytes are control bytes)")
         );
         let utf16: Vec<u8> = "__kernel void k() {}".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
         assert!(not_text(&utf16).unwrap().starts_with("not a text file (NUL byte at offset 1;"));
