@@ -137,15 +137,9 @@ fn host_calls(migration: &Migration) -> Vec<Explained> {
     lines
 }
 
-/// An error as printed: one about a whole file (`a.cl: error: cannot read`)
-/// is placed at its first line and column, so that every error line starts
-/// `file:line:col: error:` for editors' and CI's problem matchers.
+/// An error as printed (`FileError::located`).
 pub fn error_message(error: &FileError) -> String {
-    let whole_file = format!("{}: error: ", error.path.display());
-    match error.message.strip_prefix(&whole_file) {
-        Some(rest) if !error.path.as_os_str().is_empty() => format!("{}:1:1: error: {rest}", error.path.display()),
-        _ => error.message.clone(),
-    }
+    error.located()
 }
 
 /// When kernels changed and no host build call was found for them: which

@@ -56,11 +56,53 @@ pub struct FileChange {
     pub configurations: Vec<String>,
 }
 
-/// An error for one file; the batch goes on.
-#[derive(Debug, Clone, Serialize)]
+/// An error for one file; the batch goes on. Reported (printed, in JSON
+/// and SARIF) as `located` says.
+#[derive(Debug, Clone)]
 pub struct FileError {
     pub path: PathBuf,
     pub message: String,
+}
+
+impl FileError {
+    /// The message with every error line about a whole file (`a.cl: error:
+    /// cannot read`, the error's own file or another that exists) placed at
+    /// its first line and column, so that each starts `file:line:col:
+    /// error:` for editors' and CI's problem matchers. Lines already placed,
+    /// notes, and `clasp: error:` (about no file) are left as they are.
+    pub fn located(&self) -> String {
+        let own = self.path.display().to_string();
+        let placed = |prefix: &str| {
+            let mut parts = prefix.rsplitn(3, ':');
+            let numbers = [parts.next(), parts.next()]
+                .iter()
+                .all(|p| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
+            numbers && parts.next().is_some()
+        };
+        let lines: Vec<String> = self
+            .message
+            .lines()
+            .map(|line| match line.split_once(": error: ") {
+                Some((prefix, rest))
+                    if !placed(prefix) && !prefix.is_empty() && (prefix == own || std::path::Path::new(prefix).is_file()) =>
+                {
+                    format!("{prefix}:1:1: error: {rest}")
+                }
+                _ => line.to_string(),
+            })
+            .collect();
+        lines.join("\n")
+    }
+}
+
+impl Serialize for FileError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut error = serializer.serialize_struct("FileError", 2)?;
+        error.serialize_field("path", &self.path)?;
+        error.serialize_field("message", &self.located())?;
+        error.end()
+    }
 }
 
 #[derive(Debug, Default, Serialize)]

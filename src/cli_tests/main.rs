@@ -4,6 +4,7 @@
 //! One test crate (`[[test]] name = "cli"`), its tests grouped by theme;
 //! `support` holds what they share.
 
+mod actionable_errors;
 mod bad_input;
 mod build_options;
 mod cache;
@@ -21,6 +22,7 @@ mod interrupts;
 mod isolation;
 mod kill;
 mod merges;
+mod prefix_macros;
 mod programs;
 mod reports;
 mod rules;

@@ -196,29 +196,26 @@ fn load_units(
 /// A job with no unit: an error (a warning for an embedded kernel clang
 /// rejects: a literal clasp took for a kernel may need options it could not trace).
 fn record_failure(job: &Job, failure: Failed, result: &mut Migration) {
-    let message = match failure {
-        Failed::Isolated(message) => {
-            // A unit that crashed or hung clang is an error, embedded or not.
-            result.unanalysable.push(job.path.clone());
-            result.errors.push(FileError { path: job.path.clone(), message });
-            return;
-        }
-        Failed::Load(message) => message,
-    };
+    // A file is unanalysable once, however many of its configurations failed.
     if !result.unanalysable.contains(&job.path) {
         result.unanalysable.push(job.path.clone());
     }
+    let (message, isolated) = match failure {
+        Failed::Isolated(message) => (message, true),
+        Failed::Load(message) => (message, false),
+    };
     let message = match &job.configuration {
         Some(name) => format!("{message}\n{}: note: in configuration `{name}`", job.path.display()),
         None => message,
     };
     match &job.embedded {
-        Some(e) => {
+        // A unit that crashed or hung clang is an error, embedded or not.
+        Some(e) if !isolated => {
             let first = message.lines().next().unwrap_or_default();
             let message = format!("the embedded kernel is left as it is: clasp cannot analyse it: {first}");
             result.warnings.push(Warning::at(e.host.clone(), e.line, e.col, message));
         }
-        None => result.errors.push(FileError { path: job.path.clone(), message }),
+        _ => result.errors.push(FileError { path: job.path.clone(), message }),
     }
 }
 
