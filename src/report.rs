@@ -97,6 +97,11 @@ pub struct Migration {
     /// The changed programs, as a device compiler would be given them (for `--device-check`).
     #[serde(skip)]
     pub programs: Vec<ChangedProgram>,
+    /// With `MigrateOptions::each_set` (`--interactive`): per kept change
+    /// set (its number, as in `FixOrigin::set`), the files it alone writes,
+    /// rendered by the code that renders `changes`: the diff its review shows.
+    #[serde(skip)]
+    pub set_changes: std::collections::BTreeMap<usize, Vec<FileChange>>,
     /// Every file the batch read (units, the files they include, host files,
     /// program sources), as named: what a cached result depends on.
     #[serde(skip)]

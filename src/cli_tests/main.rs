@@ -20,6 +20,7 @@ mod isolation;
 mod merges;
 mod programs;
 mod reports;
+mod reviewed_is_written;
 mod rules;
 mod sarif;
 mod support;

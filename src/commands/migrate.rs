@@ -161,6 +161,8 @@ fn reviewed(
         }
         let again = MigrateOptions {
             kept_decls: review.kept_decls.clone(),
+            // The review is over: this run's result is written, not shown set by set.
+            each_set: false,
             progress: crate::progress::Progress::hidden(),
             ..options.clone()
         };
@@ -183,6 +185,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         merge: !args.no_merge,
         constant_budget: args.constant_budget,
         globals: args.globals,
+        each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),
         left_out: Default::default(),
         kept_decls: Default::default(),

@@ -73,13 +73,13 @@ pub(super) struct Expected {
 
 /// Writes the embedded kernels' and copies' edits back into their host
 /// files, decides every build call, and adds the host changes and reports.
-pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
+pub fn finish(batch: &HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
     let mut fixes = HostFixes::new();
     let mut expected = Vec::new();
     let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes, &mut expected);
     migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes, &mut expected));
     let programs = changed_programs(units, result);
-    let variables = migrated_variables(&batch, &migrated);
+    let variables = migrated_variables(batch, &migrated);
     // A header the kernels include is kernel code, whatever its extension.
     let included: BTreeSet<&std::path::Path> =
         units.iter().filter(|u| u.embedded.is_none()).flat_map(|u| u.canonical_paths()).collect();
