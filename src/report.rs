@@ -62,7 +62,13 @@ pub struct FileError {
 
 #[derive(Debug, Default, Serialize)]
 pub struct Migration {
+    /// The batch's units' files: kernel files (each once, whatever its
+    /// configurations), embedded kernels and programs (each as one).
     pub files_seen: usize,
+    /// The files read as code, each once: kernel files, the headers under
+    /// the edit root they include, programs' sources, host files. What the
+    /// summary counts: every changed file is among them.
+    pub files_read: usize,
     pub changes: Vec<FileChange>,
     pub refusals: Vec<Refusal>,
     pub errors: Vec<FileError>,

@@ -53,6 +53,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
     let (mut units, failed) = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
     result.inputs = inputs(&jobs, host_files, &units);
+    result.files_read = files_read(&jobs, &units, &host, &options.root);
     crate::timings::note_memory("after load");
     let files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
@@ -84,6 +85,35 @@ fn inputs(jobs: &[Job], host_files: &[PathBuf], units: &[Unit]) -> BTreeSet<Path
     let sources = jobs.iter().flat_map(|j| j.program.iter().flat_map(|p| p.files.iter()));
     let files = units.iter().flat_map(|u| u.syntax.files.iter());
     jobs.iter().map(|j| &j.path).chain(sources).chain(host_files).chain(files).cloned().collect()
+}
+
+/// The files the batch read as code, each once: kernel files, the headers
+/// under the edit root they include, programs' sources, and host files (one
+/// however many kernels it holds). The summary counts these, so every file
+/// a run lists as changed is among those it counts.
+fn files_read(jobs: &[Job], units: &[Unit], host: &host::HostBatch, root: &Path) -> usize {
+    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
+    for job in jobs.iter().filter(|job| job.embedded.is_none()) {
+        match &job.program {
+            Some(program) => files.extend(program.files.iter().map(|source| crate::root::canonical(source))),
+            None => {
+                files.insert(crate::root::canonical(&job.path));
+            }
+        }
+    }
+    for unit in units {
+        // An embedded kernel's or a program's text is a virtual file (its bytes are counted
+        // above); the wrapper clang compiles, outside the root, is clasp's own.
+        let virtual_path = match (&unit.embedded, &unit.program) {
+            (Some(embedded), _) => Some(crate::root::canonical(&embedded.virtual_path)),
+            (None, Some(program)) => Some(crate::root::canonical(&program.virtual_path)),
+            (None, None) => None,
+        };
+        let included = unit.canonical_paths().filter(|path| crate::root::is_under(root, path));
+        files.extend(included.filter(|path| virtual_path.as_deref() != Some(*path)).map(Path::to_path_buf));
+    }
+    files.extend(host.files().map(crate::root::canonical));
+    files.len()
 }
 
 /// Plans and settles; when verification withdraws a merge of duplicates, plans

@@ -36,6 +36,13 @@ pub struct HostBatch {
     copies: Vec<Copy>,
 }
 
+impl HostBatch {
+    /// The host files read, as named.
+    pub fn files(&self) -> impl Iterator<Item = &std::path::Path> {
+        self.hosts.iter().map(|host| host.path.as_path())
+    }
+}
+
 /// Scans `host_files` and returns the batch's host side and the jobs of the
 /// embedded kernels (to load with the kernel files' `jobs`). A file the
 /// batch also loads as a kernel unit is not host code.
