@@ -107,7 +107,13 @@ impl Serialize for FileError {
 
 #[derive(Debug, Default, Serialize)]
 pub struct Migration {
+    /// The batch's units' files: kernel files (each once, whatever its
+    /// configurations), embedded kernels and programs (each as one).
     pub files_seen: usize,
+    /// The files read as code, each once: kernel files, the headers under
+    /// the edit root they include, programs' sources, host files. What the
+    /// summary counts: every changed file is among them.
+    pub files_read: usize,
     pub changes: Vec<FileChange>,
     pub refusals: Vec<Refusal>,
     pub errors: Vec<FileError>,
@@ -142,6 +148,11 @@ pub struct Migration {
     /// The changed programs, as a device compiler would be given them (for `--device-check`).
     #[serde(skip)]
     pub programs: Vec<ChangedProgram>,
+    /// With `MigrateOptions::each_set` (`--interactive`): per kept change
+    /// set (its number, as in `FixOrigin::set`), the files it alone writes,
+    /// rendered by the code that renders `changes`: the diff its review shows.
+    #[serde(skip)]
+    pub set_changes: std::collections::BTreeMap<usize, Vec<FileChange>>,
     /// Every file the batch read (units, the files they include, host files,
     /// program sources), as named: what a cached result depends on.
     #[serde(skip)]

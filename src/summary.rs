@@ -51,7 +51,9 @@ impl Mode {
 }
 
 /// `clasp: 3 files, 5 functions migrated (verified), 2 refused (1 builtin-pin,
-/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted once.
+/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted
+/// once, and every file read as code (`Migration::files_read`), so a file
+/// listed as changed (`--check -q`) is always among those counted.
 pub fn summary(migration: &Migration, mode: Mode) -> String {
     let words = mode.words();
     let (migrated, refused, unchanged) = functions(migration, &words);
@@ -59,7 +61,7 @@ pub fn summary(migration: &Migration, mode: Mode) -> String {
     let not_written = if not_written == 0 { String::new() } else { format!(", {not_written} not written") };
     format!(
         "clasp: {}, {migrated}{not_written}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
-        plural(migration.files_seen, "file", ""),
+        plural(migration.files_read, "file", ""),
         merges(migration, &words),
         variables(migration, &words),
         host(migration, &words),

@@ -25,6 +25,7 @@ mod merges;
 mod prefix_macros;
 mod programs;
 mod reports;
+mod reviewed_is_written;
 mod rules;
 mod sarif;
 mod support;

@@ -152,7 +152,8 @@ fn reviewed(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Migration, Stop> {
-    let mut review = super::interactive::review(&migration, &mut std::io::stdin().lock(), palettes, stdout, stderr);
+    let mut review =
+        super::interactive::review(&migration, &options.root, &mut std::io::stdin().lock(), palettes, stdout, stderr);
     let mut result = migration;
     // Each round only keeps more declarations: in practice one or two rounds.
     for _round in 0..super::interactive::ROUNDS {
@@ -161,6 +162,8 @@ fn reviewed(
         }
         let again = MigrateOptions {
             kept_decls: review.kept_decls.clone(),
+            // The review is over: this run's result is written, not shown set by set.
+            each_set: false,
             progress: crate::progress::Progress::hidden(),
             ..options.clone()
         };
@@ -183,6 +186,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         merge: !args.no_merge,
         constant_budget: args.constant_budget,
         globals: args.globals,
+        each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),
         left_out: Default::default(),
         kept_decls: Default::default(),

@@ -38,6 +38,13 @@ pub struct HostBatch {
     copies: Vec<Copy>,
 }
 
+impl HostBatch {
+    /// The host files read, as named.
+    pub fn files(&self) -> impl Iterator<Item = &std::path::Path> {
+        self.hosts.iter().map(|host| host.path.as_path())
+    }
+}
+
 /// Scans `host_files` and returns the batch's host side and the jobs of the
 /// embedded kernels (to load with the kernel files' `jobs`). A file the
 /// batch also loads as a kernel unit is not host code.
@@ -76,13 +83,13 @@ pub(super) struct Expected {
 
 /// Writes the embedded kernels' and copies' edits back into their host
 /// files, decides every build call, and adds the host changes and reports.
-pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
+pub fn finish(batch: &HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
     let mut fixes = HostFixes::new();
     let mut expected = Vec::new();
     let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes, &mut expected);
     migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes, &mut expected));
     let programs = changed_programs(units, result);
-    let variables = migrated_variables(&batch, &migrated);
+    let variables = migrated_variables(batch, &migrated);
     // A header the kernels include is kernel code, whatever its extension.
     let included: BTreeSet<&std::path::Path> =
         units.iter().filter(|u| u.embedded.is_none()).flat_map(|u| u.canonical_paths()).collect();
@@ -98,7 +105,7 @@ pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result
             None => vec![u.canonical(0).to_path_buf()],
         })
         .collect();
-    let kernel_variables = kernel_variables(&batch);
+    let kernel_variables = kernel_variables(batch);
     let changed = build_calls::Migrated {
         programs: &programs,
         kernel_files: &kernel_files,
