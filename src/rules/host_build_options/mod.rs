@@ -20,7 +20,7 @@ mod links;
 
 use std::path::PathBuf;
 
-pub use links::Helpers;
+pub use links::{BuiltFile, Helpers};
 use links::Link;
 
 use serde::Serialize;
@@ -159,6 +159,12 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
         }
         None => untraced(host, call, report, &flag),
     }
+}
+
+/// The kernel files of the batch (`kernel_files`, canonical) `call` builds,
+/// traced as the rule links calls to programs (whether or not clasp changes them).
+pub fn files_built(host: &HostInput, call: &BuildCall, kernel_files: &[PathBuf], helpers: &Helpers) -> Vec<BuiltFile> {
+    links::built_files(host, &creations_of(&host.facts, call), kernel_files, helpers)
 }
 
 /// An options variable shared by build calls that are not all edited (one
