@@ -59,7 +59,10 @@ fn options_declared_for_a_file_win_over_its_hosts_with_a_warning_naming_both() {
     // TILE from the declaration (the file's #error holds), SCALE from the host.
     assert!(diff.contains("+float first(const float *v)"), "{diff}\n{stderr}");
     let warning = stderr.lines().find(|l| l.contains("declared options win")).unwrap_or_else(|| panic!("{stderr}"));
-    assert!(warning.starts_with("./host/main.c:7:1: warning: clBuildProgram builds kernels/tile.cl with `-DTILE=16`"), "{warning}");
+    assert!(
+        warning.starts_with("./host/main.c:7:1: warning: clBuildProgram builds kernels/tile.cl with `-DTILE=16`"),
+        "{warning}"
+    );
     assert!(warning.contains("`-DTILE=8` is declared for it"), "{warning}");
     assert!(!stderr.contains("error:"), "{stderr}");
 }
@@ -69,11 +72,7 @@ fn options_computed_at_run_time_add_nothing_to_the_file_they_build() {
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path(),
-        &[
-            ("kernels/tile.cl", &kernel(false)),
-            ("kernels/other.cl", &kernel(false)),
-            ("host/main.c", &host("\"-DSCALE=2\"")),
-        ],
+        &[("kernels/tile.cl", &kernel(false)), ("kernels/other.cl", &kernel(false)), ("host/main.c", &host("\"-DSCALE=2\""))],
     );
     let (code, diff, stderr) = clasp_in(dir.path(), &["migrate", "--check", "."]);
     let diff = String::from_utf8_lossy(&diff);

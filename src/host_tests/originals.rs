@@ -38,11 +38,7 @@ const FIXTURES: &[Expected] = &[
     },
     Expected { name: "cpp_program_parts", builds: &[&[Some("-DRADIUS=2")]], source_file: None },
     Expected { name: "cpp_raw_string", builds: &[&[Some("-DTILE=16 -cl-std=CL1.2")]], source_file: None },
-    Expected {
-        name: "py_file_options",
-        builds: &[&[Some("-D RADIUS=2 -DREAL=float")]],
-        source_file: Some("kernels/window.cl"),
-    },
+    Expected { name: "py_file_options", builds: &[&[Some("-D RADIUS=2 -DREAL=float")]], source_file: Some("kernels/window.cl") },
     Expected { name: "py_kernel_file", builds: &[&[Some("-cl-fast-relaxed-math")]], source_file: Some("kernels/smooth.cl") },
     Expected { name: "py_triple_quoted", builds: &[&[Some("-DN=4")]], source_file: None },
 ];

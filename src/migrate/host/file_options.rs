@@ -111,13 +111,8 @@ fn options_by_file(
         for call in &host.facts.build_calls {
             // Options computed at run time: clasp cannot tell what they add.
             let Some(text) = traced_text(&call.options) else { continue };
-            let site = Site {
-                host: host.path.clone(),
-                line: call.at.line,
-                col: call.at.col,
-                api: call.api.clone(),
-                text: text.clone(),
-            };
+            let site =
+                Site { host: host.path.clone(), line: call.at.line, col: call.at.col, api: call.api.clone(), text: text.clone() };
             for BuiltFile { file, working_dir } in files_built(host, call, kernel_files, helpers) {
                 match parse(&text, &working_dirs(&working_dir, &host.path)) {
                     Ok(options) => {

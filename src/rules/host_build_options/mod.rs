@@ -20,8 +20,8 @@ mod links;
 
 use std::path::PathBuf;
 
-pub use links::{BuiltFile, Helpers};
 use links::Link;
+pub use links::{BuiltFile, Helpers};
 
 use serde::Serialize;
 
