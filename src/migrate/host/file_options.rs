@@ -22,7 +22,8 @@
 //! both. Several calls building a file with different options make several
 //! configurations of it (named after the call, `host.c:14`), each of which
 //! must verify. A call whose options cannot be traced adds nothing: a file
-//! only such calls build is analysed as before.
+//! only such calls build is analysed as before; nor does a call whose
+//! program may be one of several files (`files_built` takes none of them).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -181,7 +181,10 @@ pub struct BuiltFile {
 /// The kernel files of the batch (`kernel_files`, canonical) the
 /// `creations` read their source from: those named where the host reads
 /// them, and, for a helper creating the program from what its callers
-/// pass, those its callers name. Embedded kernels are no files.
+/// pass, those its callers name. Embedded kernels are no files. Where one
+/// creation (or one caller's argument) names several kernel files, clasp
+/// cannot tell which the program reads (the names of the function may be
+/// all it knows): none of them is taken.
 pub(super) fn built_files(
     host: &HostInput,
     creations: &[&ProgramCreation],
@@ -189,18 +192,25 @@ pub(super) fn built_files(
     helpers: &Helpers,
 ) -> Vec<BuiltFile> {
     let host_path = crate::root::canonical(&host.path);
-    let resolved = |from: &Path, name: &str| -> Vec<BuiltFile> {
-        (kernel_files.iter())
-            .filter_map(|file| resolving_dir(from, name, file).map(|dir| BuiltFile { file: file.clone(), working_dir: dir }))
-            .collect()
+    let single = |from: &Path, names: &[String]| -> Vec<BuiltFile> {
+        let found: Vec<BuiltFile> = (names.iter())
+            .flat_map(|name| kernel_files.iter().map(move |file| (name, file)))
+            .filter_map(|(name, file)| resolving_dir(from, name, file).map(|dir| BuiltFile { file: file.clone(), working_dir: dir }))
+            .collect();
+        let one = found.iter().all(|b| b.file == found[0].file);
+        if one {
+            found
+        } else {
+            Vec::new()
+        }
     };
     let mut out = Vec::new();
     for creation in creations {
-        out.extend(creation.file_names.iter().flat_map(|name| resolved(&host_path, name)));
+        out.extend(single(&host_path, &creation.file_names));
         let Some(through) = &creation.through else { continue };
         for (caller, call) in helper_calls(&host_path, through, helpers) {
             let arguments = through.parameters.iter().filter_map(|&p| call.arguments.get(p));
-            out.extend(arguments.flat_map(|a| a.file_names.iter()).flat_map(|name| resolved(caller, name)));
+            out.extend(arguments.flat_map(|a| single(caller, &a.file_names)));
         }
     }
     out.sort();
