@@ -195,7 +195,9 @@ pub(super) fn built_files(
     let single = |from: &Path, names: &[String]| -> Vec<BuiltFile> {
         let found: Vec<BuiltFile> = (names.iter())
             .flat_map(|name| kernel_files.iter().map(move |file| (name, file)))
-            .filter_map(|(name, file)| resolving_dir(from, name, file).map(|dir| BuiltFile { file: file.clone(), working_dir: dir }))
+            .filter_map(|(name, file)| {
+                resolving_dir(from, name, file).map(|dir| BuiltFile { file: file.clone(), working_dir: dir })
+            })
             .collect();
         let one = found.iter().all(|b| b.file == found[0].file);
         if one {
