@@ -17,6 +17,7 @@ mod discovery;
 mod empty;
 mod errors;
 mod host_links;
+mod host_options;
 mod interactive;
 mod interrupts;
 mod isolation;

@@ -216,6 +216,13 @@ pub fn driver_standard(args: &[String]) -> &str {
 /// recorded build's `builds[i].as_slice()`): in the standard they name, or
 /// 1.2 when they name none. Returns that standard.
 pub fn compiles_as_built(source: &str, options: &[String]) -> Result<String, String> {
+    compiles_as_built_in(source, options, None)
+}
+
+/// As `compiles_as_built`, with clang run in `working_dir` (where the host
+/// ran: a relative `-I` among the options is relative to it), else in a
+/// temporary directory.
+pub fn compiles_as_built_in(source: &str, options: &[String], working_dir: Option<&Path>) -> Result<String, String> {
     let args = split_options(options)?;
     let std = driver_standard(&args).to_string();
     require(CLANG);
@@ -227,7 +234,7 @@ pub fn compiles_as_built(source: &str, options: &[String]) -> Result<String, Str
         .args(["-x", "cl", &format!("-cl-std={std}"), "-target", "spir64", "-fsyntax-only"])
         .args(&args)
         .arg(&file)
-        .current_dir(dir.path())
+        .current_dir(working_dir.unwrap_or(dir.path()))
         .output()
         .map_err(|e| format!("run {CLANG}: {e}"))?;
     if output.status.success() {
@@ -243,12 +250,17 @@ pub fn compiles_as_built(source: &str, options: &[String]) -> Result<String, Str
 /// built as 1.2, so a migrated (generic) program whose build does not ask
 /// for 2.0 fails here.
 pub fn compile_all(programs: &[Recorded]) -> Result<(), String> {
+    compile_all_in(programs, None)
+}
+
+/// As `compile_all`, with clang run in `working_dir` (see `compiles_as_built_in`).
+pub fn compile_all_in(programs: &[Recorded], working_dir: Option<&Path>) -> Result<(), String> {
     let mut failures = Vec::new();
     for (index, program) in programs.iter().enumerate() {
         let unbuilt = [None];
         let builds = if program.builds.is_empty() { &unbuilt[..] } else { &program.builds[..] };
         for build in builds {
-            if let Err(e) = compiles_as_built(&program.source, build.as_slice()) {
+            if let Err(e) = compiles_as_built_in(&program.source, build.as_slice(), working_dir) {
                 failures.push(format!("program {} with options {build:?}: {e}", index + 1));
             }
         }

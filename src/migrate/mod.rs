@@ -45,9 +45,10 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
         result.errors.push(FileError { path: PathBuf::new(), message });
     });
     let scratch_dir = scratch.as_ref().ok().map(|d| d.path());
+    let mut jobs: Vec<Job> = jobs.to_vec();
     let (host, embedded_jobs) =
-        crate::timings::time("host: prepare", || host::prepare(&pool, host_files, jobs, scratch_dir, options, &mut result));
-    let mut jobs: Vec<Job> = jobs.iter().cloned().chain(embedded_jobs).collect();
+        crate::timings::time("host: prepare", || host::prepare(&pool, host_files, &mut jobs, scratch_dir, options, &mut result));
+    jobs.extend(embedded_jobs);
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();

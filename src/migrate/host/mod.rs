@@ -3,7 +3,8 @@
 //! (`embedded`), compiled through a VFS overlay under a virtual name beside
 //! its host file, with the options of the build call that builds it; a
 //! literal that is a generated copy of a kernel file of the batch is not a
-//! unit but that file's copy (`copies`). After settling: the embedded
+//! unit but that file's copy (`copies`); a kernel file gets the options of
+//! the build calls that build it (`file_options`). After settling: the embedded
 //! kernels' edits are written back into their literals in the literal's own
 //! form, copies follow their files' edits in lockstep, and every build call
 //! is decided by the rule `host-build-options` (`build_calls`). A host file
@@ -13,6 +14,7 @@
 mod build_calls;
 mod copies;
 mod embedded;
+mod file_options;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -46,12 +48,13 @@ impl HostBatch {
 }
 
 /// Scans `host_files` and returns the batch's host side and the jobs of the
-/// embedded kernels (to load with the kernel files' `jobs`). A file the
-/// batch also loads as a kernel unit is not host code.
+/// embedded kernels (to load with the kernel files' `jobs`); the kernel
+/// files' jobs gain the options their hosts build them with
+/// (`file_options`). A file the batch also loads as a kernel unit is not host code.
 pub fn prepare(
     pool: &rayon::ThreadPool,
     host_files: &[PathBuf],
-    jobs: &[Job],
+    jobs: &mut Vec<Job>,
     scratch: Option<&std::path::Path>,
     options: &MigrateOptions,
     result: &mut Migration,
@@ -60,6 +63,7 @@ pub fn prepare(
     let files: Vec<&PathBuf> = host_files.iter().filter(|path| !units.contains(&canonical(path))).collect();
     let hosts = scan_all(pool, &files, result);
     let helpers = crate::timings::time("host: helpers", || helpers(pool, &hosts));
+    file_options::apply(&hosts, &helpers, jobs, result);
     let copies = copies::find(&hosts, jobs);
     let (embedded, embedded_jobs) = match scratch {
         Some(dir) => embedded::jobs(&hosts, &copies, dir, options, result),

@@ -136,17 +136,7 @@ fn file_origins(host: &Path, name: &str, changed: &Changed) -> Vec<Origin> {
 /// and those of files that do not define a function of that name and whose
 /// nearest definer (by directory) is this file.
 fn helper_origins(host: &Path, through: &Through, changed: &Changed) -> Vec<Origin> {
-    let helpers = changed.helpers;
-    let definers = helpers.definers.get(&through.function);
-    let calls: Vec<(&PathBuf, &HelperCall)> = (helpers.sites.iter())
-        .filter(|(_, call)| call.callee == through.function)
-        .filter(|(caller, _)| match definers {
-            Some(definers) if definers.contains(caller) => caller.as_path() == host,
-            Some(definers) => nearest(caller, definers).contains(&host),
-            None => false,
-        })
-        .map(|(caller, call)| (caller, call))
-        .collect();
+    let calls = helper_calls(host, through, changed.helpers);
     let function = &through.function;
     if calls.is_empty() {
         return vec![Origin::Unknown(format!("`{function}` reads a file its callers name, and no call of it was found"))];
@@ -179,6 +169,73 @@ fn helper_origins(host: &Path, through: &Through, changed: &Changed) -> Vec<Orig
     out
 }
 
+/// A kernel file a build call builds, and where the host's process is taken
+/// to run: the directory the host's file name for it resolves from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BuiltFile {
+    /// Canonical.
+    pub file: PathBuf,
+    pub working_dir: PathBuf,
+}
+
+/// The kernel files of the batch (`kernel_files`, canonical) the
+/// `creations` read their source from: those named where the host reads
+/// them, and, for a helper creating the program from what its callers
+/// pass, those its callers name. Embedded kernels are no files. Where one
+/// creation (or one caller's argument) names several kernel files, clasp
+/// cannot tell which the program reads (the names of the function may be
+/// all it knows): none of them is taken.
+pub(super) fn built_files(
+    host: &HostInput,
+    creations: &[&ProgramCreation],
+    kernel_files: &[PathBuf],
+    helpers: &Helpers,
+) -> Vec<BuiltFile> {
+    let host_path = crate::root::canonical(&host.path);
+    let single = |from: &Path, names: &[String]| -> Vec<BuiltFile> {
+        let found: Vec<BuiltFile> = (names.iter())
+            .flat_map(|name| kernel_files.iter().map(move |file| (name, file)))
+            .filter_map(|(name, file)| {
+                resolving_dir(from, name, file).map(|dir| BuiltFile { file: file.clone(), working_dir: dir })
+            })
+            .collect();
+        let one = found.iter().all(|b| b.file == found[0].file);
+        if one {
+            found
+        } else {
+            Vec::new()
+        }
+    };
+    let mut out = Vec::new();
+    for creation in creations {
+        out.extend(single(&host_path, &creation.file_names));
+        let Some(through) = &creation.through else { continue };
+        for (caller, call) in helper_calls(&host_path, through, helpers) {
+            let arguments = through.parameters.iter().filter_map(|&p| call.arguments.get(p));
+            out.extend(arguments.flat_map(|a| single(caller, &a.file_names)));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The calls of the helper `through` names that bind to its definition in
+/// `host` (canonical): those of `host` itself, and those of files that do
+/// not define a function of that name and whose nearest definer is `host`.
+fn helper_calls<'h>(host: &Path, through: &Through, helpers: &'h Helpers) -> Vec<(&'h PathBuf, &'h HelperCall)> {
+    let definers = helpers.definers.get(&through.function);
+    (helpers.sites.iter())
+        .filter(|(_, call)| call.callee == through.function)
+        .filter(|(caller, _)| match definers {
+            Some(definers) if definers.contains(caller) => caller.as_path() == host,
+            Some(definers) => nearest(caller, definers).contains(&host),
+            None => false,
+        })
+        .map(|(caller, call)| (caller, call))
+        .collect()
+}
+
 /// The definers nearest `caller`: sharing the longest leading directories with it.
 fn nearest<'d>(caller: &Path, definers: &'d BTreeSet<PathBuf>) -> Vec<&'d Path> {
     let shared = |d: &Path| caller.components().zip(d.components()).take_while(|(a, b)| a == b).count();
@@ -190,8 +247,15 @@ fn nearest<'d>(caller: &Path, definers: &'d BTreeSet<PathBuf>) -> Vec<&'d Path> 
 /// `../kernels/scale.cl`) names `file` (canonical) from `host` (canonical):
 /// joined to the host's directory or to one of its ancestors, it is `file`.
 pub(super) fn names_file(host: &Path, name: &str, file: &Path) -> bool {
+    resolving_dir(host, name, file).is_some()
+}
+
+/// The directory (the host's or one of its ancestors) from which the file
+/// name `name` written in `host` resolves to `file` (both canonical): where
+/// the host's process must run for the name to open the file.
+fn resolving_dir(host: &Path, name: &str, file: &Path) -> Option<PathBuf> {
     if name.is_empty() {
-        return false;
+        return None;
     }
     let resolve = |dir: &Path| {
         let mut path = dir.to_path_buf();
@@ -207,7 +271,7 @@ pub(super) fn names_file(host: &Path, name: &str, file: &Path) -> bool {
         }
         path
     };
-    host.ancestors().skip(1).any(|dir| resolve(dir) == file)
+    host.ancestors().skip(1).find(|dir| resolve(dir) == file).map(Path::to_path_buf)
 }
 
 #[cfg(test)]

@@ -20,8 +20,8 @@ mod links;
 
 use std::path::PathBuf;
 
-pub use links::Helpers;
 use links::Link;
+pub use links::{BuiltFile, Helpers};
 
 use serde::Serialize;
 
@@ -159,6 +159,12 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
         }
         None => untraced(host, call, report, &flag),
     }
+}
+
+/// The kernel files of the batch (`kernel_files`, canonical) `call` builds,
+/// traced as the rule links calls to programs (whether or not clasp changes them).
+pub fn files_built(host: &HostInput, call: &BuildCall, kernel_files: &[PathBuf], helpers: &Helpers) -> Vec<BuiltFile> {
+    links::built_files(host, &creations_of(&host.facts, call), kernel_files, helpers)
 }
 
 /// An options variable shared by build calls that are not all edited (one
@@ -345,6 +351,30 @@ mod tests {
                    cl_program p = clCreateProgramWithSource(c, 1, (const char **)&s, NULL, NULL);\n  \
                    clBuildProgram(p, 0, NULL, NULL, NULL, NULL);\n}\n";
         assert_eq!(decided(src), vec![(BuildStatus::Unlinked, false)]);
+    }
+
+    /// The kernel files (of /p/a.cl, /p/b.cl) each build call of a C host at /p/host.c builds.
+    fn built(src: &str) -> Vec<Vec<PathBuf>> {
+        let path = PathBuf::from("/p/host.c");
+        let facts = crate::host::scan(&path, src.as_bytes(), crate::host::HostLanguage::C);
+        let host = HostInput { path, text: src.as_bytes().to_vec(), facts };
+        let files = [PathBuf::from("/p/a.cl"), PathBuf::from("/p/b.cl")];
+        let calls = host.facts.build_calls.iter();
+        calls.map(|c| files_built(&host, c, &files, &Helpers::default()).into_iter().map(|b| b.file).collect()).collect()
+    }
+
+    #[test]
+    fn a_build_call_builds_the_one_file_its_program_reads_or_none_when_several_may_be() {
+        let src = "void f(cl_context c) {\n  char *a = load(\"a.cl\"); cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
+                   clBuildProgram(pa, 0, NULL, \"-DA\", NULL, NULL);\n\
+                   char *b = load(\"b.cl\"); cl_program pb = clCreateProgramWithSource(c, 1, (const char **)&b, NULL, NULL);\n\
+                   clBuildProgram(pb, 0, NULL, \"-DB\", NULL, NULL);\n}\n";
+        assert_eq!(built(src), [vec![PathBuf::from("/p/a.cl")], vec![PathBuf::from("/p/b.cl")]]);
+        // Read where clasp does not follow: the function's names are all it knows, and there are two.
+        let src = "void f(cl_context c) {\n  char a[64], b[64];\n  read(a, \"a.cl\"); read(b, \"b.cl\");\n  \
+                   cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
+                   clBuildProgram(pa, 0, NULL, \"-DA\", NULL, NULL);\n}\n";
+        assert_eq!(built(src), [Vec::<PathBuf>::new()]);
     }
 
     #[test]
