@@ -236,6 +236,9 @@ pub struct MigrateOptions {
     /// Declarations (canonical file, name offset) kept as they are, with why: the
     /// changes skipped in an `--interactive` review.
     pub kept_decls: std::collections::BTreeMap<(PathBuf, u32), String>,
+    /// `--interactive`: also render each change set's files on its own
+    /// (`Migration::set_changes`), the diff its review shows.
+    pub each_set: bool,
     /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
     pub ignored_pins: Vec<crate::codes::Code>,
     /// Worker threads for loading and first checks (at least 1); output is the same for any number.

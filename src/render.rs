@@ -9,9 +9,9 @@ use crate::report::{BuildStatus, FileChange, FileError, Migration, Outcome};
 
 /// A `git apply`-able unified diff of one file, over its bytes: lines in
 /// any encoding are shown as they are, so applying it reproduces the file.
-pub fn diff(change: &FileChange) -> Vec<u8> {
-    // `a//abs/path` for an absolute path would confuse `git apply`.
-    let path = display_path(&change.path).trim_start_matches('/').to_string();
+/// The file is named as [`diff_path`] says, under the edit root `root`.
+pub fn diff(change: &FileChange, root: &Path) -> Vec<u8> {
+    let path = diff_path(&change.path, root);
     let text_diff = similar::TextDiff::from_lines(change.original.as_slice(), change.migrated.as_slice());
     let mut unified = text_diff.unified_diff();
     unified.context_radius(3);
@@ -41,6 +41,37 @@ pub fn display_path(path: &Path) -> String {
         }
     }
     parts.iter().collect::<PathBuf>().display().to_string()
+}
+
+/// How a diff names a file, so that `git apply` run where clasp ran takes
+/// it: a relative path as given (tidied); an absolute one, or one that
+/// climbs out with `..` (`--compile-commands` lists absolute paths),
+/// relative to the current directory when the file is under it, else to
+/// the edit root `root`. A file under neither keeps its absolute path,
+/// without the leading `/` (`a//abs` would confuse `git apply`).
+pub fn diff_path(path: &Path, root: &Path) -> String {
+    let shown = display_path(path);
+    if path.is_relative() && !shown.starts_with("..") {
+        return shown;
+    }
+    let canonical = crate::root::canonical(path);
+    let cwd = std::env::current_dir().map(|d| crate::root::canonical(&d)).ok();
+    let relative = (cwd.as_deref().and_then(|cwd| canonical.strip_prefix(cwd).ok()))
+        .or_else(|| canonical.strip_prefix(crate::root::canonical(root)).ok());
+    match relative {
+        Some(relative) => display_path(relative),
+        None => shown.trim_start_matches('/').to_string(),
+    }
+}
+
+/// How messages name a file clasp found by itself (canonical): relative to
+/// the current directory when it is under it.
+pub fn shown_path(path: &Path) -> String {
+    let cwd = std::env::current_dir().map(|d| crate::root::canonical(&d)).ok();
+    match cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok()) {
+        Some(relative) => display_path(relative),
+        None => display_path(path),
+    }
 }
 
 /// A place in a file and what is said about it, in the order explanations are listed.
@@ -106,15 +137,9 @@ fn host_calls(migration: &Migration) -> Vec<Explained> {
     lines
 }
 
-/// An error as printed: one about a whole file (`a.cl: error: cannot read`)
-/// is placed at its first line and column, so that every error line starts
-/// `file:line:col: error:` for editors' and CI's problem matchers.
+/// An error as printed (`FileError::located`).
 pub fn error_message(error: &FileError) -> String {
-    let whole_file = format!("{}: error: ", error.path.display());
-    match error.message.strip_prefix(&whole_file) {
-        Some(rest) if !error.path.as_os_str().is_empty() => format!("{}:1:1: error: {rest}", error.path.display()),
-        _ => error.message.clone(),
-    }
+    error.located()
 }
 
 /// When kernels changed and no host build call was found for them: which

@@ -22,6 +22,9 @@ pub enum Outcome {
     Unchanged,
     /// Something could change but does not, with a stable reason code.
     Refused { reason: Code, detail: String },
+    /// Its changes were to be written (`--write`, `--out-dir`), but its file
+    /// could not be (the file's error says why): it is as it was.
+    NotWritten,
 }
 
 /// The outcome of one function definition.
@@ -53,16 +56,64 @@ pub struct FileChange {
     pub configurations: Vec<String>,
 }
 
-/// An error for one file; the batch goes on.
-#[derive(Debug, Clone, Serialize)]
+/// An error for one file; the batch goes on. Reported (printed, in JSON
+/// and SARIF) as `located` says.
+#[derive(Debug, Clone)]
 pub struct FileError {
     pub path: PathBuf,
     pub message: String,
 }
 
+impl FileError {
+    /// The message with every error line about a whole file (`a.cl: error:
+    /// cannot read`, the error's own file or another that exists) placed at
+    /// its first line and column, so that each starts `file:line:col:
+    /// error:` for editors' and CI's problem matchers. Lines already placed,
+    /// notes, and `clasp: error:` (about no file) are left as they are.
+    pub fn located(&self) -> String {
+        let own = self.path.display().to_string();
+        let placed = |prefix: &str| {
+            let mut parts = prefix.rsplitn(3, ':');
+            let numbers = [parts.next(), parts.next()]
+                .iter()
+                .all(|p| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
+            numbers && parts.next().is_some()
+        };
+        let lines: Vec<String> = self
+            .message
+            .lines()
+            .map(|line| match line.split_once(": error: ") {
+                Some((prefix, rest))
+                    if !placed(prefix) && !prefix.is_empty() && (prefix == own || std::path::Path::new(prefix).is_file()) =>
+                {
+                    format!("{prefix}:1:1: error: {rest}")
+                }
+                _ => line.to_string(),
+            })
+            .collect();
+        lines.join("\n")
+    }
+}
+
+impl Serialize for FileError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut error = serializer.serialize_struct("FileError", 2)?;
+        error.serialize_field("path", &self.path)?;
+        error.serialize_field("message", &self.located())?;
+        error.end()
+    }
+}
+
 #[derive(Debug, Default, Serialize)]
 pub struct Migration {
+    /// The batch's units' files: kernel files (each once, whatever its
+    /// configurations), embedded kernels and programs (each as one).
     pub files_seen: usize,
+    /// The files read as code, each once: kernel files, the headers under
+    /// the edit root they include, programs' sources, host files. What the
+    /// summary counts: every changed file is among them.
+    pub files_read: usize,
     pub changes: Vec<FileChange>,
     pub refusals: Vec<Refusal>,
     pub errors: Vec<FileError>,
@@ -97,6 +148,11 @@ pub struct Migration {
     /// The changed programs, as a device compiler would be given them (for `--device-check`).
     #[serde(skip)]
     pub programs: Vec<ChangedProgram>,
+    /// With `MigrateOptions::each_set` (`--interactive`): per kept change
+    /// set (its number, as in `FixOrigin::set`), the files it alone writes,
+    /// rendered by the code that renders `changes`: the diff its review shows.
+    #[serde(skip)]
+    pub set_changes: std::collections::BTreeMap<usize, Vec<FileChange>>,
     /// Every file the batch read (units, the files they include, host files,
     /// program sources), as named: what a cached result depends on.
     #[serde(skip)]

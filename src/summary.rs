@@ -51,13 +51,17 @@ impl Mode {
 }
 
 /// `clasp: 3 files, 5 functions migrated (verified), 2 refused (1 builtin-pin,
-/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted once.
+/// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted
+/// once, and every file read as code (`Migration::files_read`), so a file
+/// listed as changed (`--check -q`) is always among those counted.
 pub fn summary(migration: &Migration, mode: Mode) -> String {
     let words = mode.words();
     let (migrated, refused, unchanged) = functions(migration, &words);
+    let not_written = migration.functions.iter().filter(|f| f.outcome == Outcome::NotWritten).count();
+    let not_written = if not_written == 0 { String::new() } else { format!(", {not_written} not written") };
     format!(
-        "clasp: {}, {migrated}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
-        plural(migration.files_seen, "file", ""),
+        "clasp: {}, {migrated}{not_written}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
+        plural(migration.files_read, "file", ""),
         merges(migration, &words),
         variables(migration, &words),
         host(migration, &words),
@@ -75,6 +79,7 @@ fn functions(migration: &Migration, words: &Words) -> (String, String, usize) {
             Outcome::Migrated { verified: true } => verified += 1,
             Outcome::Migrated { verified: false } => unverified += 1,
             Outcome::Unchanged => unchanged += 1,
+            Outcome::NotWritten => {}
             Outcome::Refused { reason, .. } => *reasons.entry(reason.as_str()).or_default() += 1,
         }
     }

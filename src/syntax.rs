@@ -350,10 +350,6 @@ impl std::fmt::Display for Diagnostic {
             Severity::Warning => "warning",
             Severity::Error => "error",
         };
-        if self.file.as_os_str().is_empty() {
-            // In no file: clang's predefines, i.e. the command line (a missing `-include` file).
-            return write!(f, "<command line>: {sev}: {}", self.message);
-        }
         write!(f, "{}:{}:{}: {sev}: {}", self.file.display(), self.line, self.col, self.message)
     }
 }

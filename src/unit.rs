@@ -151,6 +151,9 @@ impl Unit {
 pub enum UnitError {
     #[error("{path}: error: cannot read: {source}")]
     Read { path: String, source: Arc<std::io::Error> },
+    /// The file is binary (`text::not_text` says why): one error, not clang's cascade over its bytes.
+    #[error("{path}:1:1: error: {why}")]
+    NotText { path: String, why: String },
     /// libclang parsed the unit and reported errors.
     #[error("{}", diagnostics.join("\n"))]
     Syntax { diagnostics: Vec<String> },
@@ -293,6 +296,10 @@ impl Workbench {
     ) -> Result<Unit, UnitError> {
         let display = virtual_file.map_or_else(|| path.display().to_string(), |v| v.label.clone());
         let text = std::fs::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
+        // An embedded kernel or a program is judged by its own text, not its wrapper's.
+        if let Some(why) = crate::text::not_text(virtual_file.map_or(&text[..], |v| v.text)) {
+            return Err(UnitError::NotText { path: display, why });
+        }
         let (standard, syntax) =
             self.parse_as_input_standard((input, &text, virtual_file.is_none()), &display, options, target)?;
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {

@@ -96,11 +96,14 @@ list every file in it, or name the files without it",
         let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let config = project_config(inputs.project, inputs.paths).map_err(fail)?;
         let host = !inputs.discover.no_host && config.as_ref().is_none_or(|c| c.host);
-        let host_files = host_files(&mut found, config.as_ref(), inputs.paths);
+        let mut host_files = host_files(&mut found, config.as_ref(), inputs.paths);
         let fail = |message: String| Error { unreadable: found.errors.clone(), message };
         let compile = inputs.compile.options();
-        let jobs = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files)
+        let (jobs, listed_hosts) = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files)
             .map_err(|message| fail(config_error(config.as_ref(), &message)))?;
+        if host {
+            host_files.extend(listed_hosts);
+        }
         // Refused once, up front, rather than once per unit.
         if let Some(e) = jobs.iter().find_map(|j| crate::lower::check_in_process(&j.compile.clang_extra).err()) {
             return Err(fail(format!("clasp: error: {e}")));
@@ -126,9 +129,9 @@ list every file in it, or name the files without it",
     /// else the one the paths imply (see `crate::root`).
     pub fn edit_root(&self, explicit: Option<&Path>) -> Result<PathBuf, Error> {
         let root_option = explicit.map(Path::to_path_buf).or_else(|| self.config_root.clone());
-        // With --compile-commands, the files it lists stand for the paths.
-        let paths: Vec<PathBuf> =
-            if self.paths.is_empty() { self.jobs.iter().map(|j| j.path.clone()).collect() } else { self.paths.clone() };
+        // With --compile-commands, the files it lists (units and host files) stand for the paths.
+        let listed = || self.jobs.iter().map(|j| j.path.clone()).chain(self.host_files.iter().cloned()).collect();
+        let paths: Vec<PathBuf> = if self.paths.is_empty() { listed() } else { self.paths.clone() };
         crate::root::edit_root(&paths, root_option.as_deref())
             .map_err(|e| Error { unreadable: self.unreadable.clone(), message: e.to_string() })
     }
@@ -175,17 +178,28 @@ fn config_error(config: Option<&Config>, message: &str) -> String {
 }
 
 /// The units to load: every file found (but those the config excludes,
-/// unless named on the command line), once per configuration.
+/// unless named on the command line), once per configuration; or those
+/// `--compile-commands` lists, with the host files it lists.
 fn jobs(
     args: &ProjectArgs,
     paths: &[PathBuf],
     compile: CompileOptions,
     config: Option<&Config>,
     files: &[PathBuf],
-) -> Result<Vec<Job>, String> {
+) -> Result<(Vec<Job>, Vec<PathBuf>), String> {
     if let Some(list) = &args.compile_commands {
-        return crate::config::compile_commands(list, &compile).map_err(|e| e.to_string());
+        let listed = crate::config::compile_commands(list, &compile).map_err(|e| e.to_string())?;
+        return Ok((listed.jobs, listed.hosts));
     }
+    project_jobs(paths, compile, config, files).map(|jobs| (jobs, Vec::new()))
+}
+
+fn project_jobs(
+    paths: &[PathBuf],
+    compile: CompileOptions,
+    config: Option<&Config>,
+    files: &[PathBuf],
+) -> Result<Vec<Job>, String> {
     match config {
         None => Ok(files
             .iter()

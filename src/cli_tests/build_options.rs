@@ -21,10 +21,10 @@ fn host_build_options_reach_every_compilation() {
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "k.cl"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("k.cl:1:12: error: unknown type name 'GMEM'"), "{stderr}");
-    // A missing -include file is clang's error, from the command line.
+    // A missing -include file is clang's error, from the command line, placed at the unit's start.
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "-include", "nosuch.h", "-DN=4", "k.cl"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("<command line>: error: 'nosuch.h' file not found"), "{stderr}");
+    assert!(stderr.contains("k.cl:1:1: error: <command line>: 'nosuch.h' file not found"), "{stderr}");
 }
 
 #[test]

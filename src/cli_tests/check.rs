@@ -1,6 +1,6 @@
 //! `--check` as CI uses it: the would-be diff (or, with `--quiet`, the
 //! files that would change) and exit 1, with a summary that never says a
-//! file was migrated when nothing was written.
+//! file was migrated when nothing was written, and counts every file it lists.
 
 use crate::support::{clasp, copy_fixture};
 
@@ -42,4 +42,50 @@ fn summary_says_migrated_only_when_files_were_written() {
     let (code, stdout, stderr) = clasp(&["migrate", "--check", "--std", "CL2.0", file.to_str().unwrap()]);
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
     assert!(stderr.contains("0 functions would migrate"), "{stderr}");
+}
+
+/// `--check -q` in `dir` on `path`: the files listed, and the count of files the summary gives.
+fn listed_and_counted(dir: &std::path::Path, path: &str) -> (Vec<String>, usize) {
+    let (code, stdout, stderr) = crate::support::clasp_in(dir, &["migrate", "--no-cache", "--check", "-q", path]);
+    assert_eq!(code, 1, "{stderr}");
+    let listed: Vec<String> = String::from_utf8(stdout).unwrap().lines().map(String::from).collect();
+    let summary = stderr.lines().last().unwrap_or_default();
+    let count = summary.strip_prefix("clasp: ").and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok());
+    (listed, count.unwrap_or_else(|| panic!("no file count in the summary: {summary}")))
+}
+
+#[test]
+fn the_summary_counts_every_file_it_lists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Every file of these changes: a host's build call, a shared header, a
+    // program's sources (one unit, three files), a generated copy of a kernel.
+    for (dir, path, files) in [
+        (root.to_path_buf(), "fixtures/demo", 5),
+        (root.to_path_buf(), "fixtures/migrate/merge_shared_header", 3),
+        (root.join("fixtures/host/cpp_program_parts"), ".", 4),
+        (root.join("fixtures/host/c_generated_header"), ".", 3),
+    ] {
+        let (listed, counted) = listed_and_counted(&dir, path);
+        assert_eq!((listed.len(), counted), (files, files), "{path} in {}: {listed:?}", dir.display());
+    }
+}
+
+#[test]
+fn a_host_file_is_one_file_however_many_kernels_it_holds_and_an_unchanged_header_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = |name: &str| {
+        format!(
+            "{name} = \"\"\"\n#include \"defs.h\"\nfloat first_{name}(__global const float *v) {{ return v[0] * SCALE; }}\n\
+             __kernel void k_{name}(__global const float *in, __global float *out) {{ out[0] = first_{name}(in); }}\n\"\"\"\n"
+        )
+    };
+    let names = ["A", "B", "C"];
+    let kernels: String = names.iter().map(|name| kernel(name)).collect();
+    let builds: String = names.iter().map(|name| format!("cl.Program(context, {name}).build(options=[\"-I.\"])\n")).collect();
+    let host = format!("import pyopencl as cl\n{kernels}context = cl.create_some_context()\n{builds}");
+    std::fs::write(dir.path().join("host.py"), host).unwrap();
+    std::fs::write(dir.path().join("defs.h"), "#define SCALE 2.0f\n").unwrap();
+    let (listed, counted) = listed_and_counted(dir.path(), ".");
+    assert_eq!(listed, ["host.py"], "three embedded kernels, one file changed");
+    assert_eq!(counted, 2, "host.py and the header its kernels include, each once");
 }

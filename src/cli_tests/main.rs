@@ -4,6 +4,7 @@
 //! One test crate (`[[test]] name = "cli"`), its tests grouped by theme;
 //! `support` holds what they share.
 
+mod actionable_errors;
 mod bad_input;
 mod build_options;
 mod cache;
@@ -15,11 +16,17 @@ mod diagnostics;
 mod discovery;
 mod empty;
 mod errors;
+mod host_links;
+mod host_options;
 mod interactive;
+mod interrupts;
 mod isolation;
+mod kill;
 mod merges;
+mod prefix_macros;
 mod programs;
 mod reports;
+mod reviewed_is_written;
 mod rules;
 mod sarif;
 mod support;

@@ -68,3 +68,21 @@ pub fn repository(dir: &Path, files: &[&str]) {
     git(dir, &["add", "."]);
     git(dir, &["commit", "-q", "-m", "kernels"]);
 }
+
+/// A path with symbolic links resolved (a temporary directory may sit behind one).
+pub fn canonical(path: &Path) -> std::path::PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|e| panic!("canonicalize {}: {e}", path.display()))
+}
+
+/// Copies the files and directories under `from` into `to` (`.git` included).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Stop;
 use crate::codes::Code;
@@ -41,14 +41,23 @@ enum Answer {
     SkipRest,
 }
 
-/// One change set as shown: the fixes of it in each file it changes.
+/// One change set as shown: the files it alone writes (`Migration::set_changes`).
 struct SetView<'m> {
-    fixes: Vec<(&'m FileChange, &'m Fix)>,
+    files: &'m [FileChange],
 }
 
-/// Shows each change set and reads an answer for it from `input`.
+impl SetView<'_> {
+    /// Its fixes (host build calls that follow it included), in each file it changes.
+    fn fixes(&self) -> impl Iterator<Item = &Fix> {
+        self.files.iter().flat_map(|change| change.fixes.iter())
+    }
+}
+
+/// Shows each change set, its files named from `root` as the batch's diff
+/// names them, and reads an answer for it from `input`.
 pub fn review(
     migration: &Migration,
+    root: &Path,
     input: &mut dyn BufRead,
     palettes: Palettes,
     stdout: &mut dyn Write,
@@ -61,7 +70,7 @@ pub fn review(
         let answer = match rest {
             Some(answer) => answer,
             None => {
-                let _ = stdout.write_all(&palettes.stdout.diff(set_diff(set)));
+                let _ = stdout.write_all(&palettes.stdout.diff(set_diff(set, root)));
                 for line in evidence(set) {
                     let _ = writeln!(stderr, "{}", palettes.stderr.explanation(&line));
                 }
@@ -82,51 +91,27 @@ pub fn review(
 /// The change sets of a migration, in the order their first fix is reported.
 fn sets(migration: &Migration) -> Vec<SetView<'_>> {
     let mut order: Vec<usize> = Vec::new();
-    let mut by_set: BTreeMap<usize, Vec<(&FileChange, &Fix)>> = BTreeMap::new();
-    for change in &migration.changes {
-        // Host build calls follow the kernels they build: not asked about.
-        for fix in &change.fixes {
-            let Some(origin) = &fix.origin else { continue };
-            if !by_set.contains_key(&origin.set) {
-                order.push(origin.set);
-            }
-            by_set.entry(origin.set).or_default().push((change, fix));
+    // Host build calls follow the kernels they build: not asked about, shown with the sets they follow.
+    for origin in migration.changes.iter().flat_map(|c| c.fixes.iter()).filter_map(|fix| fix.origin.as_ref()) {
+        if !order.contains(&origin.set) {
+            order.push(origin.set);
         }
     }
-    order.into_iter().map(|id| SetView { fixes: by_set.remove(&id).unwrap_or_default() }).collect()
+    let files = |id: usize| migration.set_changes.get(&id).map_or(&[][..], Vec::as_slice);
+    order.into_iter().map(|id| SetView { files: files(id) }).collect()
 }
 
-/// The set's own diff: each file it changes with only its edits applied.
-fn set_diff(set: &SetView) -> Vec<u8> {
-    let mut files: Vec<&FileChange> = set.fixes.iter().map(|(change, _)| *change).collect();
-    files.dedup_by_key(|c| &c.canonical);
-    let mut out = Vec::new();
-    for change in files {
-        let edits: BTreeSet<&crate::rules::Edit> = set
-            .fixes
-            .iter()
-            .filter(|(c, _)| c.canonical == change.canonical)
-            .flat_map(|(_, fix)| fix.edits.iter())
-            .filter(|e| crate::root::canonical(&e.file) == change.canonical)
-            .collect();
-        let mut migrated = change.original.clone();
-        // From the end, so earlier offsets stay valid; the edits of one set never overlap.
-        for edit in edits.iter().rev() {
-            let (start, end) = (edit.start as usize, (edit.end as usize).min(migrated.len()));
-            migrated.splice(start.min(end)..end, edit.replacement.bytes());
-        }
-        let shown = FileChange { migrated, fixes: Vec::new(), configurations: Vec::new(), ..change.clone() };
-        out.extend(render::diff(&shown));
-    }
-    out
+/// The set's own diff: the files it alone writes, rendered as the dry run
+/// renders the batch's (`--write` writes exactly these texts when only it is accepted).
+fn set_diff(set: &SetView, root: &Path) -> Vec<u8> {
+    set.files.iter().flat_map(|change| render::diff(change, root)).collect()
 }
 
 /// The set's fixes as `--explain` lines, in source order.
 fn evidence(set: &SetView) -> Vec<String> {
     let lines: BTreeSet<(String, u32, u32, String)> = set
-        .fixes
-        .iter()
-        .map(|(_, fix)| (render::display_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
+        .fixes()
+        .map(|fix| (render::display_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
         .collect();
     lines.into_iter().map(|(file, line, col, text)| format!("{file}:{line}:{col}: {text}")).collect()
 }
@@ -163,12 +148,12 @@ fn identity(fix: &Fix) -> Option<Identity> {
 }
 
 fn accept(set: &SetView, review: &mut Review) {
-    review.accepted.extend(set.fixes.iter().filter_map(|(_, fix)| identity(fix)));
+    review.accepted.extend(set.fixes().filter_map(identity));
 }
 
 /// A skipped set: its declarations kept in the next run, its fixes not to come back.
 fn skip(set: &SetView, review: &mut Review) {
-    for (_, fix) in &set.fixes {
+    for fix in set.fixes() {
         let Some(origin) = &fix.origin else { continue };
         review.kept_decls.insert(origin.decl.clone(), "skipped in the --interactive review".to_string());
         review.skipped.extend(identity(fix));

@@ -85,7 +85,7 @@ fn migrate_batch(
     if args.timings || crate::timings::requested() {
         migration.timings = crate::timings::stages();
     }
-    print_report(args, &migration, palettes.stdout, stdout);
+    print_report(args, &migration, &options.root, palettes.stdout, stdout);
     if let Some(selected) = &selected {
         selected.say(stderr);
     }
@@ -152,7 +152,8 @@ fn reviewed(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<Migration, Stop> {
-    let mut review = super::interactive::review(&migration, &mut std::io::stdin().lock(), palettes, stdout, stderr);
+    let mut review =
+        super::interactive::review(&migration, &options.root, &mut std::io::stdin().lock(), palettes, stdout, stderr);
     let mut result = migration;
     // Each round only keeps more declarations: in practice one or two rounds.
     for _round in 0..super::interactive::ROUNDS {
@@ -161,6 +162,8 @@ fn reviewed(
         }
         let again = MigrateOptions {
             kept_decls: review.kept_decls.clone(),
+            // The review is over: this run's result is written, not shown set by set.
+            each_set: false,
             progress: crate::progress::Progress::hidden(),
             ..options.clone()
         };
@@ -183,6 +186,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         merge: !args.no_merge,
         constant_budget: args.constant_budget,
         globals: args.globals,
+        each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),
         left_out: Default::default(),
         kept_decls: Default::default(),
@@ -221,21 +225,40 @@ fn refuse_dirty_files(migration: &mut Migration) -> bool {
     true
 }
 
-/// Writes every changed file, atomically: in place, or mirrored under `out_dir`.
+/// Writes the changed files, whole or not at all (`write::batch`): in place,
+/// or mirrored under `out_dir`. A file that could not be written, and those
+/// sharing a change set with it, are errors, and their functions not migrated.
 fn write(migration: &mut Migration, out_dir: Option<&Path>) {
+    use crate::write::batch::{groups, write_all, Planned};
     migration.written = true;
-    let mut failed = Vec::new();
-    for change in &migration.changes {
-        let (destination, expected) = match out_dir {
-            Some(out) => (crate::write::mirrored(out, &change.path), None),
-            None => (change.path.clone(), Some(change.original.as_slice())),
-        };
-        if let Err(message) = crate::write::write_atomically(&destination, &change.migrated, expected).map_err(|e| e.to_string())
-        {
-            failed.push(FileError { path: change.path.clone(), message });
+    let sets: Vec<Vec<usize>> =
+        migration.changes.iter().map(|c| c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect()).collect();
+    let files: Vec<Planned> = migration
+        .changes
+        .iter()
+        .zip(groups(&sets))
+        .map(|(change, group)| match out_dir {
+            Some(out) => {
+                Planned { destination: crate::write::mirrored(out, &change.path), bytes: &change.migrated, expected: None, group }
+            }
+            None => {
+                Planned { destination: change.path.clone(), bytes: &change.migrated, expected: Some(&change.original), group }
+            }
+        })
+        .collect();
+    let failed = write_all(&files);
+    let mut not_written = std::collections::BTreeSet::new();
+    for (index, message) in failed {
+        let change = &migration.changes[index];
+        not_written.insert(change.canonical.clone());
+        migration.errors.push(FileError { path: change.path.clone(), message });
+    }
+    for function in &mut migration.functions {
+        let migrated = matches!(function.outcome, crate::report::Outcome::Migrated { .. });
+        if migrated && not_written.contains(&crate::root::canonical(&function.file)) {
+            function.outcome = crate::report::Outcome::NotWritten;
         }
     }
-    migration.errors.extend(failed);
 }
 
 /// `value` as pretty JSON and a newline, streamed: a big batch's report is
@@ -253,7 +276,7 @@ fn print_json(stdout: &mut dyn Write, value: &impl serde::Serialize) {
 /// The report on stdout: JSON, SARIF, statistics, or the diff. Written
 /// changes are not shown again; `--check --quiet` lists the files that
 /// would change instead of their diff, as `black --check` names them.
-fn print_report(args: &MigrateArgs, migration: &Migration, palette: Palette, stdout: &mut dyn Write) {
+fn print_report(args: &MigrateArgs, migration: &Migration, root: &Path, palette: Palette, stdout: &mut dyn Write) {
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
         Format::Json => print_json(stdout, &crate::report::Versioned::new(migration)),
@@ -264,13 +287,13 @@ fn print_report(args: &MigrateArgs, migration: &Migration, palette: Palette, std
         Format::Diff if args.write || args.out_dir.is_some() || args.interactive => {}
         Format::Diff if args.check && args.quiet => {
             for change in &migration.changes {
-                let _ = writeln!(stdout, "{}", render::display_path(&change.path));
+                let _ = writeln!(stdout, "{}", render::diff_path(&change.path, root));
             }
         }
         Format::Diff => {
             for change in &migration.changes {
                 // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
-                let _ = stdout.write_all(&palette.diff(render::diff(change)));
+                let _ = stdout.write_all(&palette.diff(render::diff(change, root)));
             }
         }
     }
@@ -312,11 +335,14 @@ fn print_diagnostics(
     }
 }
 
-/// 2 on any error, 1 with `--check` when changes are pending, else 0.
+/// 2 on any error, 1 with `--check` when changes are pending (clasp's, or a
+/// host build call that must be changed by hand: an untraced or unlinked
+/// one with a warning), else 0.
 fn exit_code(args: &MigrateArgs, migration: &Migration) -> i32 {
+    let host_work = migration.host.build_calls.iter().any(|c| c.pending);
     if !migration.errors.is_empty() {
         EXIT_ERROR
-    } else if args.check && !migration.changes.is_empty() {
+    } else if args.check && (!migration.changes.is_empty() || host_work) {
         EXIT_PENDING
     } else {
         EXIT_OK

@@ -5,13 +5,14 @@
 //!   list of host build options or one string; relative paths are relative
 //!   to the list's directory.
 //! - clang's `compile_commands.json` (what CMake and Bear write): `[{"directory",
-//!   "file", "arguments" | "command", "output"?}]`. Only OpenCL C entries are
-//!   units (a `.cl`, `.ocl` or `.opencl` file, or one compiled with `-x cl`);
-//!   of their arguments clasp keeps what a host passes to `clBuildProgram`
-//!   (`-D`, `-I`, `-include`, `-cl-std=` or `-std=CL..`, `-cl-*`, `-w`,
-//!   `-Werror`, `-g`, `-Xclang -finclude-default-header`) and drops the rest
-//!   (the compiler, the input and output, `-c`, `-O`, `-target`, warnings),
-//!   which would change what clasp compiles, not what the kernel means.
+//!   "file", "arguments" | "command", "output"?}]`. OpenCL C entries are
+//!   units (a `.cl`, `.ocl` or `.opencl` file, or one compiled with `-x
+//!   cl`); C, C++ and Python entries are host files of the batch. Of a
+//!   unit's arguments, what a host passes to `clBuildProgram` is taken as
+//!   such; every other argument reaches clang as it would after `--` on the
+//!   command line (`-Xclang` pairs included), and the preflight refuses one
+//!   clang rejects, naming it. Only the invocation's arguments are dropped
+//!   (see `host_words`).
 //!
 //! A file listed twice is built in two configurations (named by
 //! `configuration`, else by its position in the list).
@@ -68,8 +69,17 @@ struct Entry {
     position: usize,
 }
 
-/// The jobs of a `--compile-commands` file, in either form.
-pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Vec<Job>, ConfigError> {
+/// What a `--compile-commands` file lists: the units, and the host files
+/// (C, C++ and Python entries of clang's form) to read for build calls and
+/// embedded kernels.
+#[derive(Debug)]
+pub struct Listed {
+    pub jobs: Vec<Job>,
+    pub hosts: Vec<PathBuf>,
+}
+
+/// The jobs and host files of a `--compile-commands` file, in either form.
+pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Listed, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
     let at = |e: serde_json::Error| ConfigError::At {
         path: path.to_path_buf(),
@@ -80,12 +90,12 @@ pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Ve
     let values: Vec<serde_json::Value> = serde_json::from_str(&text).map_err(at)?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     // clang's form is told by `directory`, which every one of its entries has and clasp's never does.
-    let entries = if values.iter().any(|v| v.get("directory").is_some()) {
+    let (entries, hosts) = if values.iter().any(|v| v.get("directory").is_some()) {
         clang_entries(path, serde_json::from_str(&text).map_err(at)?, dir)?
     } else {
-        clasp_entries(serde_json::from_str(&text).map_err(at)?, dir)?
+        (clasp_entries(serde_json::from_str(&text).map_err(at)?, dir)?, Vec::new())
     };
-    jobs(path, entries, command_line)
+    Ok(Listed { jobs: jobs(path, entries, command_line)?, hosts })
 }
 
 fn clasp_entries(commands: Vec<ClaspCommand>, dir: &Path) -> Result<Vec<Entry>, ConfigError> {
@@ -107,20 +117,28 @@ fn clasp_entries(commands: Vec<ClaspCommand>, dir: &Path) -> Result<Vec<Entry>, 
     Ok(entries)
 }
 
-fn clang_entries(path: &Path, commands: Vec<ClangCommand>, dir: &Path) -> Result<Vec<Entry>, ConfigError> {
-    let mut entries = Vec::new();
+/// The OpenCL C entries, and the host files listed (a host file compiled twice is one).
+fn clang_entries(path: &Path, commands: Vec<ClangCommand>, dir: &Path) -> Result<(Vec<Entry>, Vec<PathBuf>), ConfigError> {
+    let (mut entries, mut hosts) = (Vec::new(), Vec::new());
     for (index, command) in commands.into_iter().enumerate() {
         let argv = match (command.arguments, command.command) {
             (Some(arguments), _) => arguments,
             (None, Some(line)) => crate::build_options::split_build_string(&line)?,
             (None, None) => return Err(ConfigError::NoCommand { path: path.to_path_buf(), entry: index + 1 }),
         };
-        if !is_opencl(&command.file, &argv) {
-            continue;
-        }
         // `directory` is absolute in files build systems write; a relative one is taken from the list's place.
         let directory = dir.join(&command.directory);
-        let (words, full_header) = host_words(&argv);
+        if !is_opencl(&command.file, &argv) {
+            if crate::host::HostLanguage::of(&command.file).is_some() && !hosts.contains(&directory.join(&command.file)) {
+                hosts.push(directory.join(&command.file));
+            }
+            continue;
+        }
+        let (mut words, full_header, clang) = host_words(&argv, &command.file);
+        if !clang.is_empty() {
+            words.push("--".to_string());
+            words.extend(clang);
+        }
         entries.push(Entry {
             file: directory.join(&command.file),
             words,
@@ -130,7 +148,7 @@ fn clang_entries(path: &Path, commands: Vec<ClangCommand>, dir: &Path) -> Result
             position: index + 1,
         });
     }
-    Ok(entries)
+    Ok((entries, hosts))
 }
 
 /// An OpenCL C entry: a kernel file by its extension, or any file compiled as OpenCL C (`-x cl`).
@@ -141,11 +159,16 @@ fn is_opencl(file: &Path, argv: &[String]) -> bool {
         || argv.iter().any(|a| a == "-xcl")
 }
 
-/// The words of a compiler's command line that a host would pass to
-/// `clBuildProgram` (see the module's doc), and whether it asks for the full
-/// default header.
-fn host_words(argv: &[String]) -> (Vec<String>, bool) {
-    let (mut kept, mut full_header) = (Vec::new(), false);
+/// A compiler's command line as clasp takes it: the words a host would
+/// pass to `clBuildProgram`, whether it asks for the full default header,
+/// and every other argument, which reaches clang as it would after `--` on
+/// clasp's command line (`-Xclang` pairs, `-W...`, `-f...`). Only what
+/// names the invocation rather than the compile is dropped: the compiler,
+/// the input (`file`), `-c`, `-o`, `-x`, the dependency-file options
+/// (`-M...`), `-target` (clasp compiles for the target's triples) and `-O`
+/// levels (clasp reads unoptimised IR).
+fn host_words(argv: &[String], file: &Path) -> (Vec<String>, bool, Vec<String>) {
+    let (mut kept, mut full_header, mut clang) = (Vec::new(), false, Vec::new());
     let mut words = argv.iter().skip(1);
     while let Some(word) = words.next() {
         match word.as_str() {
@@ -154,18 +177,25 @@ fn host_words(argv: &[String]) -> (Vec<String>, bool) {
                 kept.extend(words.next().cloned());
             }
             "-isystem" | "-iquote" => kept.extend(words.next().map(|dir| format!("-I{dir}"))),
-            // Options whose value is a separate word, dropped with it.
-            "-o" | "-x" | "-target" | "-MF" | "-MT" | "-MQ" | "-arch" => {
+            // The invocation's, with their value.
+            "-o" | "-x" | "-target" | "-MF" | "-MT" | "-MQ" => {
                 words.next();
             }
-            "-Xclang" => full_header |= words.next().is_some_and(|w| w == "-finclude-default-header"),
+            "-c" | "-xcl" | "-M" | "-MM" | "-MD" | "-MMD" | "-MP" => {}
+            w if w.starts_with("-O") || w.starts_with("--target=") || w.starts_with("-o") => {}
+            w if Path::new(w) == file || Path::new(w).file_name().is_some_and(|n| Some(n) == file.file_name()) => {}
+            "-Xclang" => match words.next() {
+                Some(option) if option == "-finclude-default-header" => full_header = true,
+                Some(option) => clang.extend([word.clone(), option.clone()]),
+                None => clang.push(word.clone()),
+            },
             "-w" | "-Werror" | "-g" => kept.push(word.clone()),
             w if w.starts_with("-D") || w.starts_with("-I") || w.starts_with("-cl-") => kept.push(word.clone()),
             w if w.starts_with("-std=") => kept.extend(opencl_std(&w["-std=".len()..])),
-            _ => {}
+            _ => clang.push(word.clone()),
         }
     }
-    (kept, full_header)
+    (kept, full_header, clang)
 }
 
 /// clang's `-std=CL2.0` (any case) as a host's `-cl-std=CL2.0`; C or C++ standards are not OpenCL's.
@@ -200,7 +230,12 @@ mod tests {
     use super::*;
 
     fn words(argv: &str) -> (Vec<String>, bool) {
-        host_words(&argv.split_whitespace().map(String::from).collect::<Vec<_>>())
+        let (kept, full_header, _) = all_words(argv);
+        (kept, full_header)
+    }
+
+    fn all_words(argv: &str) -> (Vec<String>, bool, Vec<String>) {
+        host_words(&argv.split_whitespace().map(String::from).collect::<Vec<_>>(), Path::new("kernels/k.cl"))
     }
 
     #[test]
@@ -226,6 +261,10 @@ mod tests {
         assert_eq!(kept, expected);
         assert!(full);
         assert_eq!(words("clang -std=cl2.0 -c k.cl").0, ["-cl-std=CL2.0"]);
+        // Every other argument reaches clang as after `--`; only the invocation's are dropped.
+        let (_, _, clang) =
+            all_words("clang -Wall -O2 -target spir -c -o k.o -Xclang -cl-ext=-cl_khr_fp64 -fno-builtin /abs/kernels/k.cl");
+        assert_eq!(clang, ["-Wall", "-Xclang", "-cl-ext=-cl_khr_fp64", "-fno-builtin"]);
         assert!(words("clang -std=c11 -c k.cl").0.is_empty());
     }
 

@@ -15,7 +15,10 @@
 //!   pyopencl `Program`) and which literals they take;
 //! - [`BuildCall`]s (`clBuildProgram`, `clCompileProgram`, C++ `.build`/
 //!   `.compile`, pyopencl `.build`) and where their options come from, with
-//!   [`options_edit`] giving the one edit that makes them ask for a standard.
+//!   [`options_edit`] giving the one edit that makes them ask for a standard;
+//! - and, once every file is scanned, [`helper_calls`]: the calls of the
+//!   helpers whose creations take their source or file name from a
+//!   parameter ([`Through`]), with the kernel files each call names.
 //!
 //! Nothing here is wired into the pipeline: a unit whose text is a host
 //! literal is built from these facts elsewhere (see `crate::source`, and
@@ -26,11 +29,13 @@
 mod builds;
 mod constructor;
 mod decode;
+mod helpers;
 mod includes;
 mod index;
 mod literal;
 mod members;
 mod options;
+mod origins;
 mod programs;
 mod scan;
 mod stringify;
@@ -47,6 +52,7 @@ mod tests_programs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+pub use helpers::helper_calls;
 pub use literal::{decode_wrapper, whole_literal_lines};
 pub use options::options_edit;
 pub use scan::scan;
@@ -186,8 +192,9 @@ pub struct ProgramCreation {
     /// Why some source could not be traced to a literal of this file (read
     /// from a file, built at run time, a parameter...).
     pub untraced: Option<String>,
-    /// Every other literal of the same function that names a kernel file
-    /// (`.cl`, `.ocl`, `.opencl`, `.clh`): hosts often read the kernel from it.
+    /// The kernel files (`.cl`, `.ocl`, `.opencl`, `.clh`) the source is
+    /// read from: named where it is read (`read_text("k.cl")`, through
+    /// variables), else by any literal of the same function.
     pub file_names: Vec<String>,
     /// Source variables declared in no scope of this file: another file's
     /// (a generated header's string copy, included by the host).
@@ -195,6 +202,51 @@ pub struct ProgramCreation {
     /// The files `#include`d as its sources, in order, as written (relative
     /// to the host file's directory); none of them is among `literals`.
     pub included: Vec<String>,
+    /// Why some source is computed at run time (neither a literal, a kernel
+    /// file name, a parameter, nor another file's variable): then only
+    /// `file_names` or `through` can say what the program is.
+    pub opaque: Option<String>,
+    /// The function's parameters the program's source or file name comes
+    /// through: its callers (`helper_calls`) say what the program is.
+    pub through: Option<Through>,
+}
+
+/// A helper that creates a program from what its callers pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Through {
+    /// The function, as calls name it (without class or namespace).
+    pub function: String,
+    /// The parameters (0-based, Python's `self` not counted) that may carry
+    /// the source or its file name: those reached, or every one when the
+    /// function reads its source where clasp cannot follow (a stream).
+    pub parameters: Vec<usize>,
+}
+
+/// A call of a helper that creates programs (`CreateProgram(ctx, dev, "k.cl")`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelperCall {
+    pub at: Position,
+    pub callee: String,
+    pub arguments: Vec<Argument>,
+}
+
+/// What a helper call passes in one argument.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Argument {
+    /// Kernel files named (a literal, a variable initialised from one, a
+    /// call reading one).
+    pub file_names: Vec<String>,
+    /// Why the argument may carry a program clasp cannot name (a parameter
+    /// of the caller, an embedded kernel, a value computed at run time).
+    pub opaque: Option<String>,
+}
+
+/// The calls of some helpers in one file, and whether the file defines them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HelperCalls {
+    pub calls: Vec<HelperCall>,
+    /// Helpers (of those asked about) this file defines.
+    pub defines: Vec<String>,
 }
 
 /// What a build call builds.

@@ -3,22 +3,18 @@
 //! `cl::Program(ctx, sources...)` (a call, or a declaration
 //! `cl::Program program(ctx, src)`), and pyopencl `cl.Program(ctx, src)`.
 //!
-//! A source argument is followed through variables (their initialiser, then
-//! the writes that add to them: `sources.push_back(...)`, `snprintf(buf,
-//! ...)`, `s += ...`), arrays of strings, and calls that only wrap a string
-//! (`std::string(...)`, `std::make_pair(...)`); anything else computed at
-//! run time leaves the creation `untraced`, with the reason.
+//! A source argument is followed by `super::origins`: to literals, to the
+//! kernel files its text is read from, and to the parameters a caller
+//! fills; anything else computed at run time leaves the creation
+//! `untraced`, with the reason.
 
 use tree_sitter::Node;
 
 use super::index::Indexed;
-use super::scan::{is_wrapper, Context};
-use super::syntax::{args, declarator_name, function_name, position, text, walk};
-use super::trace::{function_label, lookup, Binding};
-use super::{HostLanguage, ProgramCreation};
-
-/// Extensions of files that hold kernels.
-const KERNEL_FILES: &[&str] = &[".cl", ".ocl", ".opencl", ".clh"];
+use super::origins::{names_kernel_file, parameter_names, Origins};
+use super::scan::Context;
+use super::syntax::{args, declarator_name, function_name, position, text};
+use super::{HostLanguage, ProgramCreation, Through};
 
 /// Every program creation of the file, with its call (or declaration) node.
 pub(crate) fn find<'t>(context: &Context<'t, '_>) -> Vec<(ProgramCreation, Node<'t>)> {
@@ -190,132 +186,64 @@ fn describe<'t>(
     sources: &[Node<'t>],
     variable: Option<String>,
 ) -> ProgramCreation {
-    let mut tracer = Sources {
-        context,
-        literals: Vec::new(),
-        visited: Vec::new(),
-        untraced: None,
-        external: Vec::new(),
-        included: Vec::new(),
-    };
+    let mut origins = Origins::new(context);
     for &source in sources {
-        tracer.follow(source);
+        origins.follow(source);
     }
-    if !tracer.included.is_empty() && !tracer.literals.is_empty() {
+    if !origins.included.is_empty() && !origins.literals.is_empty() {
         // Which comes first is not recorded: such a program is not known whole.
-        tracer.why("its sources are both literals and `#include`d files".into());
+        origins.why("its sources are both literals and `#include`d files".into());
     }
+    // The files the sources are read from, as traced; else every kernel
+    // file the function names (a host often reads into a buffer through
+    // calls clasp does not follow: `fread`, streams). A program of
+    // `#include`d files reads none at run time.
+    let mut file_names = origins.file_names;
+    if file_names.is_empty() && origins.parameters.is_empty() && origins.included.is_empty() {
+        file_names = function_file_names(context, creation.function, &origins.literals);
+    }
+    let mut parameters = origins.parameters;
+    let nothing_found =
+        origins.literals.is_empty() && origins.included.is_empty() && file_names.is_empty() && origins.external.is_empty();
+    if parameters.is_empty() && nothing_found {
+        // Untraced within the function: the file name may come from a caller, through any parameter.
+        let count = creation.function.map_or(0, |f| parameter_names(f, context.src).len());
+        parameters = (0..count).collect();
+    }
+    let function = creation.function.and_then(|f| function_name(f, context.src));
+    let through = match (&function, parameters.is_empty()) {
+        (Some(name), false) => Some(Through { function: unqualified(name).to_string(), parameters }),
+        _ => None,
+    };
     ProgramCreation {
         at: position(creation.node),
         api: api.to_string(),
-        function: creation.function.and_then(|f| function_name(f, context.src)),
+        function,
         variable,
         member: None,
-        file_names: file_names(context, creation.function, &tracer.literals),
-        literals: tracer.literals,
-        untraced: tracer.untraced,
-        external: tracer.external,
-        included: tracer.included,
+        file_names,
+        literals: origins.literals,
+        untraced: origins.untraced,
+        opaque: origins.opaque,
+        external: origins.external,
+        included: origins.included,
+        through,
     }
+}
+
+/// A function's name without its class or namespace: how calls name it.
+pub(crate) fn unqualified(name: &str) -> &str {
+    name.rsplit("::").next().unwrap_or(name).trim()
 }
 
 /// The other literals of the creation's function that name a kernel file.
-fn file_names(context: &Context, function: Option<Node>, sources: &[usize]) -> Vec<String> {
+fn function_file_names(context: &Context, function: Option<Node>, sources: &[usize]) -> Vec<String> {
     let function = function.map(|f| f.id());
-    (context.literals.iter().enumerate())
+    let mut names: Vec<String> = (context.literals.iter().enumerate())
         .filter(|(i, f)| f.function.map(|f| f.id()) == function && !sources.contains(i))
-        .filter(|(_, f)| KERNEL_FILES.iter().any(|ext| f.literal.text.ends_with(ext)))
+        .filter(|(_, f)| names_kernel_file(&f.literal.text))
         .map(|(_, f)| f.literal.text.clone())
-        .collect()
-}
-
-/// Follows source arguments to literals, in order, each literal once.
-struct Sources<'c, 't, 's> {
-    context: &'c Context<'t, 's>,
-    literals: Vec<usize>,
-    /// Variables already followed (an array may name one twice).
-    visited: Vec<String>,
-    untraced: Option<String>,
-    /// Variables declared in no scope of this file (another file's, e.g. a generated header's).
-    external: Vec<String>,
-    /// Files `#include`d where a source string is expected.
-    included: Vec<String>,
-}
-
-impl<'t> Sources<'_, 't, '_> {
-    fn follow(&mut self, node: Node<'t>) {
-        walk(node, &mut |n| self.visit(n));
-    }
-
-    /// Whether to walk into `n`.
-    fn visit(&mut self, n: Node<'t>) -> bool {
-        let src = self.context.src;
-        if let Some(i) = self.context.literal_of(n) {
-            let included = &self.context.literals[i].literal.included;
-            if !included.is_empty() {
-                self.included.extend(included.iter().cloned());
-            } else if !self.literals.contains(&i) {
-                self.literals.push(i);
-            }
-            return false;
-        }
-        match n.kind() {
-            // Types of casts (`(const cl_char **)&src`) and `std::string` in a
-            // declaration that parses as a function's: no variables there.
-            "type_descriptor" | "qualified_identifier" | "primitive_type" => {}
-            "identifier" | "type_identifier" => self.variable(n),
-            "call_expression" | "call" if !is_wrapper(n, src) => {
-                let callee = n.child_by_field_name("function").map_or("", |f| text(f, src));
-                // `strlen(src)` and `sizeof` only measure a source named elsewhere.
-                if !matches!(callee, "strlen" | "sizeof") {
-                    self.why(format!("`{}` is computed at run time", first_line(text(n, src))));
-                }
-            }
-            "call_expression" | "call" => {
-                // Only the arguments of a wrapper: its name is no variable.
-                if let Some(arguments) = n.child_by_field_name("arguments") {
-                    self.follow(arguments);
-                }
-            }
-            _ => return true,
-        }
-        false
-    }
-
-    fn variable(&mut self, n: Node<'t>) {
-        let src = self.context.src;
-        let name = text(n, src).to_string();
-        if self.visited.contains(&name) {
-            return;
-        }
-        self.visited.push(name.clone());
-        let Some(traced) = lookup(self.context, &name, n) else {
-            self.why(format!("`{name}` is not declared in this file"));
-            self.external.push(name);
-            return;
-        };
-        match traced.first {
-            Binding::Value(value) => self.follow(value),
-            Binding::Parameter => self.why(format!("`{name}` is a parameter of `{}`", function_label(self.context, n))),
-            Binding::Uninitialised if traced.writes.is_empty() => {
-                self.why(format!("`{name}` is not initialised from a literal in this file"))
-            }
-            Binding::Uninitialised => {}
-        }
-        // What is added to it: `push_back(...)`, `+=`, `snprintf(name, ...)`.
-        for write in traced.writes {
-            let added = write.child_by_field_name("arguments").or_else(|| write.child_by_field_name("right"));
-            if let Some(added) = added {
-                self.follow(added);
-            }
-        }
-    }
-
-    fn why(&mut self, why: String) {
-        self.untraced.get_or_insert(why);
-    }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
+        .collect();
+    names.dedup();
+    names
 }

@@ -47,15 +47,33 @@ impl Context<'_, '_> {
 /// The facts of one host file. Never fails: tree-sitter recovers from
 /// syntax errors, and whatever parses around them is still reported.
 pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
+    let empty = || HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
     if !may_have_facts(text) {
-        return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
+        return empty();
     }
+    // `None` only on a grammar/library version mismatch.
+    parsed(text, language, |mut context| {
+        let creations = programs::find(&context);
+        for (creation, _) in &creations {
+            for &i in &creation.literals {
+                context.literals[i].literal.passed_to.get_or_insert_with(|| creation.api.clone());
+            }
+        }
+        let mut build_calls = builds::find(&context, &creations);
+        build_calls.extend(super::constructor::find(&context, &creations));
+        build_calls.sort_by_key(|c| c.at.byte);
+        report(path, context, creations.into_iter().map(|(c, _)| c).collect(), build_calls)
+    })
+    .unwrap_or_else(empty)
+}
+
+/// Parses `text` and hands the indexed file, its literals decoded, to
+/// `read`; `#include`s standing for source strings are blanked in the text
+/// it reads (the bytes keep their offsets).
+pub(crate) fn parsed<R>(text: &[u8], language: HostLanguage, read: impl for<'t, 's> FnOnce(Context<'t, 's>) -> R) -> Option<R> {
     let mut parser = Parser::new();
-    let tree = parser.set_language(&language.grammar()).ok().and_then(|()| parser.parse(text, None));
-    let Some(mut tree) = tree else {
-        // Only a grammar/library version mismatch gets here.
-        return HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
-    };
+    parser.set_language(&language.grammar()).ok()?;
+    let mut tree = parser.parse(text, None)?;
     // `#include`s standing for source strings: parsed again with them blanked (see `includes`).
     let operands = match language {
         HostLanguage::Python => Vec::new(),
@@ -75,17 +93,7 @@ pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
     let literals = decode_literals(&index, text, language, &included);
     let by_node = literals.iter().enumerate().map(|(i, f)| (f.node.id(), i)).collect();
     let file_scope = Default::default();
-    let mut context = Context { src: text, language, index, names_program_type, literals, by_node, file_scope };
-    let creations = programs::find(&context);
-    for (creation, _) in &creations {
-        for &i in &creation.literals {
-            context.literals[i].literal.passed_to.get_or_insert_with(|| creation.api.clone());
-        }
-    }
-    let mut build_calls = builds::find(&context, &creations);
-    build_calls.extend(super::constructor::find(&context, &creations));
-    build_calls.sort_by_key(|c| c.at.byte);
-    report(path, context, creations.into_iter().map(|(c, _)| c).collect(), build_calls)
+    Some(read(Context { src: text, language, index, names_program_type, literals, by_node, file_scope }))
 }
 
 /// Whether the bytes can hold a fact at all: every fact needs one of these

@@ -180,3 +180,38 @@ fn programs_kept_in_members_are_named_by_class_and_member() {
         assert_eq!(members, builds, "{name}: {:?}", facts.build_calls);
     }
 }
+
+#[test]
+fn a_helper_reading_a_file_its_caller_names_is_followed_through_its_parameters() {
+    // The file name reaches the source through a call: that parameter.
+    let src = "cl_program load(cl_context c, const char *name) {\n  char *text = read_text(name);\n  \
+               return clCreateProgramWithSource(c, 1, (const char **)&text, NULL, NULL);\n}\n\
+               void run(cl_context c) {\n  const char *file = \"kernels/a.cl\";\n  load(c, file);\n  load(c, getenv(\"K\"));\n}\n";
+    let facts = scan_str("host.c", src);
+    let through = facts.programs[0].through.as_ref().expect("through its parameters");
+    assert_eq!((through.function.as_str(), through.parameters.as_slice()), ("load", &[1][..]));
+    let names = ["load".to_string()].into_iter().collect();
+    let calls = helper_calls(src.as_bytes(), HostLanguage::C, &names);
+    assert_eq!(calls.defines, ["load"]);
+    let passed: Vec<(&[String], bool)> =
+        calls.calls.iter().map(|c| (c.arguments[1].file_names.as_slice(), c.arguments[1].opaque.is_some())).collect();
+    assert_eq!(passed, [(&["kernels/a.cl".to_string()][..], false), (&[][..], true)]);
+}
+
+#[test]
+fn a_helper_reading_through_a_stream_may_take_its_file_name_in_any_parameter() {
+    let src = "cl_program Loader::Create(cl_context context, const char *fileName) {\n  \
+               std::ifstream in(fileName);\n  std::ostringstream oss;\n  oss << in.rdbuf();\n  \
+               std::string s = oss.str();\n  const char *text = s.c_str();\n  \
+               return clCreateProgramWithSource(context, 1, &text, NULL, NULL);\n}\n";
+    let facts = scan_str("loader.cpp", src);
+    let program = &facts.programs[0];
+    assert!(program.opaque.is_some() && program.file_names.is_empty(), "{program:?}");
+    let through = program.through.as_ref().expect("through its parameters");
+    assert_eq!((through.function.as_str(), through.parameters.as_slice()), ("Create", &[0, 1][..]));
+    let names = ["Create".to_string()].into_iter().collect();
+    let caller = "void f(Loader &l, cl_context c) { l.Create(c, \"k.cl\"); }\n";
+    let calls = helper_calls(caller.as_bytes(), HostLanguage::Cpp, &names);
+    assert!(calls.defines.is_empty());
+    assert_eq!(calls.calls[0].arguments[1].file_names, ["k.cl"]);
+}

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{compile_all, copy_tree, fixture_dir, run_host, Recorded};
+use crate::support::{compile_all_in, copy_tree, fixture_dir, run_host, Recorded};
 
 /// What `clasp` printed and returned.
 struct Run {
@@ -40,7 +40,7 @@ fn migrated(name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf, Run) {
 /// The host of the migrated copy run; every program compiles as its build asks (1.2 where it names no standard).
 fn run_migrated_host(copy: &Path) -> Vec<Recorded> {
     let programs = run_host(copy);
-    if let Err(e) = compile_all(&programs) {
+    if let Err(e) = compile_all_in(&programs, Some(copy)) {
         panic!("a recorded program does not compile, as its build asks, after migration:\n{e}");
     }
     programs
@@ -141,7 +141,7 @@ fn the_json_report_lists_the_edited_build_call() {
     assert_eq!(call["api"], "clBuildProgram");
     assert_eq!(call["status"], "edited");
     assert_eq!((call["line"].as_u64(), call["col"].as_u64()), (Some(50), Some(11)));
-    assert_eq!(call["program"], "./kernels/scale.cl");
+    assert_eq!(call["program"], "kernels/scale.cl");
     let host_fix = report["changes"].as_array().unwrap().iter().find(|c| c["path"] == "./host.c").expect("host.c changed");
     assert_eq!(host_fix["fixes"][0]["rule"], "host-build-options");
 }
@@ -389,5 +389,83 @@ fn every_pyopencl_build_form_asks_for_cl20() {
     ] {
         assert!(host.contains(edited), "{edited}\n---\n{host}");
     }
+    assert_settled(&copy);
+}
+
+/// A helper builds the file its caller names: the call is linked through
+/// the caller's argument, edited, and the driver gets 2.0 exactly there.
+fn a_helper_builds_what_its_caller_names(fixture: &str, kernel: &str, migrated_helper: &str) {
+    let (_work, copy, run) = migrated(fixture, &["--explain"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("builds {kernel}, migrated")), "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-cl-std=CL2.0".to_string())]);
+    assert!(read(copy.join(kernel)).contains(migrated_helper), "{}", read(copy.join(kernel)));
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_c_helper_in_the_same_file_builds_the_file_its_caller_names() {
+    a_helper_builds_what_its_caller_names("c_helper_parameter", "kernels/blur.cl", "float pair_mean(const float *p)");
+}
+
+#[test]
+fn a_cpp_helper_in_another_file_builds_the_file_its_caller_names() {
+    a_helper_builds_what_its_caller_names("cpp_helper_other_file", "kernels/gather.cl", "float pick(const float *p, int i)");
+}
+
+/// The file's change in `clasp migrate --json` of `copy`, and the report's warnings.
+fn json_change(copy: &Path, file: &str) -> (serde_json::Value, String) {
+    let json = clasp(copy, &["migrate", "--json", "-q", "."]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
+    let changes = report["changes"].as_array().expect("changes");
+    let change = changes.iter().find(|c| c["path"] == file).cloned().unwrap_or(serde_json::Value::Null);
+    (change, json.stderr)
+}
+
+#[test]
+fn a_kernel_file_is_analysed_with_the_defines_and_include_folder_its_host_builds_it_with() {
+    // On a copy as written: the file changes, in no configuration of its own (one set of options).
+    let work = tempfile::tempdir().expect("temporary directory");
+    let fresh = work.path().join("c_file_options");
+    copy_tree(&fixture_dir("c_file_options"), &fresh);
+    let (change, stderr) = json_change(&fresh, "./kernels/tile.cl");
+    assert!(change["configurations"].is_null(), "{change}");
+    assert!(!stderr.contains("warning:") && !stderr.contains("error:"), "{stderr}");
+    let (_work, copy, run) = migrated("c_file_options", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(read(copy.join("kernels/tile.cl")).contains("float tile_sum(const tile_t *p)"), "{}", run.stderr);
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-DTILE=16 -Iinclude -cl-std=CL2.0".to_string())]);
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_python_host_s_option_list_is_what_its_kernel_file_is_analysed_with() {
+    let (_work, copy, run) = migrated("py_file_options", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(read(copy.join("kernels/window.cl")).contains("REAL window(const REAL *p)"), "{}", run.stderr);
+    assert!(read(copy.join("host.py")).contains(r#"["-D", "RADIUS=2", "-DREAL=float", "-cl-std=CL2.0"]"#));
+    let programs = run_migrated_host(&copy);
+    assert_eq!(programs[0].builds, vec![Some("-D RADIUS=2 -DREAL=float -cl-std=CL2.0".to_string())]);
+    assert_settled(&copy);
+}
+
+#[test]
+fn a_kernel_file_built_with_two_sets_of_options_is_migrated_for_both() {
+    let work = tempfile::tempdir().expect("temporary directory");
+    let fresh = work.path().join("c_two_builds");
+    copy_tree(&fixture_dir("c_two_builds"), &fresh);
+    let (change, _) = json_change(&fresh, "./kernels/lanes.cl");
+    assert_eq!(change["configurations"], serde_json::json!(["host.c:51", "host.c:54"]), "{change}");
+    let (_work, copy, run) = migrated("c_two_builds", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let kernel = read(copy.join("kernels/lanes.cl"));
+    // The merge holds in both programs; the wide one's own helper is migrated too.
+    assert!(kernel.contains("float lane_sum(const float *p)") && kernel.contains("float lane_max_l(const float *p)"), "{kernel}");
+    let programs = run_migrated_host(&copy);
+    let builds: Vec<Vec<Option<String>>> = programs.iter().map(|p| p.builds.clone()).collect();
+    let want = |options: &str| vec![Some(format!("{options} -cl-std=CL2.0"))];
+    assert_eq!(builds, vec![want("-DLANES=4"), want("-DLANES=8 -DWIDE")]);
     assert_settled(&copy);
 }

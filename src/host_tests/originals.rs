@@ -2,7 +2,7 @@
 //! runs, records the programs and options expected of it, and every
 //! recorded source compiles as OpenCL C 1.2 with its recorded options.
 
-use crate::support::{compile_all, fixture_dir, fixture_names, run_host, Recorded};
+use crate::support::{compile_all_in, fixture_dir, fixture_names, run_host, Recorded};
 
 /// What one fixture's host must record.
 struct Expected {
@@ -17,15 +17,23 @@ struct Expected {
 const FIXTURES: &[Expected] = &[
     Expected { name: "c_escaped_literals", builds: &[&[Some("-DWIDTH=8")], &[None]], source_file: None },
     Expected { name: "c_escaped_snprintf", builds: &[&[Some("-DWIDTH=8")]], source_file: None },
+    Expected { name: "c_file_options", builds: &[&[Some("-DTILE=16 -Iinclude")]], source_file: Some("kernels/tile.cl") },
     Expected { name: "c_file_snprintf", builds: &[&[Some("-DLANES=4")]], source_file: Some("kernels/blend.cl") },
     Expected { name: "c_generated_header", builds: &[&[None]], source_file: Some("kernels/reduce.cl") },
+    Expected { name: "c_helper_parameter", builds: &[&[None]], source_file: Some("kernels/blur.cl") },
     Expected { name: "c_included_sources", builds: &[&[Some("")]], source_file: None },
     Expected { name: "c_kernel_file", builds: &[&[None]], source_file: Some("kernels/scale.cl") },
     Expected { name: "c_stringify", builds: &[&[Some("-cl-mad-enable")]], source_file: None },
+    Expected {
+        name: "c_two_builds",
+        builds: &[&[Some("-DLANES=4")], &[Some("-DLANES=8 -DWIDE")]],
+        source_file: Some("kernels/lanes.cl"),
+    },
     Expected { name: "c_two_sources", builds: &[&[None]], source_file: None },
     Expected { name: "c_untouched", builds: &[&[None]], source_file: Some("kernels/copy.cl") },
     Expected { name: "cpp_build_forms", builds: CPP_BUILD_FORMS, source_file: None },
     Expected { name: "cpp_building_constructor", builds: &[&[None]], source_file: None },
+    Expected { name: "cpp_helper_other_file", builds: &[&[None]], source_file: Some("kernels/gather.cl") },
     Expected { name: "cpp_included_sources", builds: &[&[Some("")]], source_file: None },
     Expected {
         name: "cpp_kernel_file",
@@ -35,6 +43,7 @@ const FIXTURES: &[Expected] = &[
     Expected { name: "cpp_program_parts", builds: &[&[Some("-DRADIUS=2")]], source_file: None },
     Expected { name: "cpp_raw_string", builds: &[&[Some("-DTILE=16 -cl-std=CL1.2")]], source_file: None },
     Expected { name: "py_build_forms", builds: PY_BUILD_FORMS, source_file: None },
+    Expected { name: "py_file_options", builds: &[&[Some("-D RADIUS=2 -DREAL=float")]], source_file: Some("kernels/window.cl") },
     Expected { name: "py_kernel_file", builds: &[&[Some("-cl-fast-relaxed-math")]], source_file: Some("kernels/smooth.cl") },
     Expected { name: "py_triple_quoted", builds: &[&[Some("-DN=4")]], source_file: None },
 ];
@@ -62,7 +71,8 @@ fn check_original(name: &str) -> Vec<Recorded> {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         assert_eq!(programs[0].source, text, "{name}: the source is {file} as it is");
     }
-    if let Err(e) = compile_all(&programs) {
+    // Where the host ran: a relative `-I` among its options is relative to it.
+    if let Err(e) = compile_all_in(&programs, Some(&dir)) {
         panic!("{name}: a recorded program does not compile as its build asks (1.2 where it names no standard):\n{e}");
     }
     programs
@@ -183,4 +193,27 @@ fn cpp_build_forms() {
 fn py_build_forms() {
     let programs = check_original("py_build_forms");
     assert!(programs[4].source.contains("__kernel void smooth("), "{}", programs[4].source);
+}
+
+#[test]
+fn c_file_options() {
+    let programs = check_original("c_file_options");
+    // The options are needed: without them the file does not compile.
+    let error = crate::support::compiles_as_built(&programs[0].source, &[]).unwrap_err();
+    assert!(error.contains("'tile_types.h' file not found"), "{error}");
+}
+
+#[test]
+fn py_file_options() {
+    let programs = check_original("py_file_options");
+    let error = crate::support::compiles_as_built(&programs[0].source, &[]).unwrap_err();
+    assert!(error.contains("use of undeclared identifier 'RADIUS'"), "{error}");
+}
+
+#[test]
+fn c_two_builds() {
+    let programs = check_original("c_two_builds");
+    assert_eq!(programs[0].source, programs[1].source, "one source, built twice");
+    let error = crate::support::compiles_as_built(&programs[0].source, &[]).unwrap_err();
+    assert!(error.contains("LANES comes from the host's build options"), "{error}");
 }

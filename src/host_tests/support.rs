@@ -90,7 +90,10 @@ fn host_command(copy: &Path, work: &Path) -> Command {
     let stub = stub_dir();
     let binary = work.join("host");
     if copy.join("host.c").is_file() {
-        compile_c(&[copy.join("host.c"), stub.join("stub_opencl.c")], &binary, false);
+        let mut sources = vec![copy.join("host.c")];
+        sources.extend(other_sources(copy, "c", "host.c"));
+        sources.push(stub.join("stub_opencl.c"));
+        compile_c(&sources, &binary, false);
         Command::new(binary)
     } else if copy.join("host.cpp").is_file() {
         let object = work.join("stub_opencl.o");
@@ -98,7 +101,7 @@ fn host_command(copy: &Path, work: &Path) -> Command {
         require("c++");
         let mut cxx = Command::new("c++");
         cxx.args(["-std=c++17", "-Wall", "-Werror", "-I"]).arg(&stub).arg("-o").arg(&binary);
-        cxx.arg(copy.join("host.cpp")).arg(&object).current_dir(copy);
+        cxx.arg(copy.join("host.cpp")).args(other_sources(copy, "cpp", "host.cpp")).arg(&object).current_dir(copy);
         expect_success(&format!("c++ {}", copy.join("host.cpp").display()), cxx.output());
         Command::new(binary)
     } else if copy.join("host.py").is_file() {
@@ -110,6 +113,17 @@ fn host_command(copy: &Path, work: &Path) -> Command {
     } else {
         panic!("{}: no host.c, host.cpp or host.py", copy.display())
     }
+}
+
+/// The host's other source files (`*.EXT` beside `main`, a helper's file), sorted.
+fn other_sources(copy: &Path, ext: &str, main: &str) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(copy).unwrap_or_else(|e| panic!("read {}: {e}", copy.display()));
+    let mut found: Vec<PathBuf> = entries
+        .map(|entry| entry.expect("read the fixture copy").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext) && p.file_name().is_some_and(|n| n != main))
+        .collect();
+    found.sort();
+    found
 }
 
 /// Compiles C `sources` against the stub headers into `output` (an object with `object`).
@@ -202,6 +216,13 @@ pub fn driver_standard(args: &[String]) -> &str {
 /// recorded build's `builds[i].as_slice()`): in the standard they name, or
 /// 1.2 when they name none. Returns that standard.
 pub fn compiles_as_built(source: &str, options: &[String]) -> Result<String, String> {
+    compiles_as_built_in(source, options, None)
+}
+
+/// As `compiles_as_built`, with clang run in `working_dir` (where the host
+/// ran: a relative `-I` among the options is relative to it), else in a
+/// temporary directory.
+pub fn compiles_as_built_in(source: &str, options: &[String], working_dir: Option<&Path>) -> Result<String, String> {
     let args = split_options(options)?;
     let std = driver_standard(&args).to_string();
     require(CLANG);
@@ -213,7 +234,7 @@ pub fn compiles_as_built(source: &str, options: &[String]) -> Result<String, Str
         .args(["-x", "cl", &format!("-cl-std={std}"), "-target", "spir64", "-fsyntax-only"])
         .args(&args)
         .arg(&file)
-        .current_dir(dir.path())
+        .current_dir(working_dir.unwrap_or(dir.path()))
         .output()
         .map_err(|e| format!("run {CLANG}: {e}"))?;
     if output.status.success() {
@@ -229,12 +250,17 @@ pub fn compiles_as_built(source: &str, options: &[String]) -> Result<String, Str
 /// built as 1.2, so a migrated (generic) program whose build does not ask
 /// for 2.0 fails here.
 pub fn compile_all(programs: &[Recorded]) -> Result<(), String> {
+    compile_all_in(programs, None)
+}
+
+/// As `compile_all`, with clang run in `working_dir` (see `compiles_as_built_in`).
+pub fn compile_all_in(programs: &[Recorded], working_dir: Option<&Path>) -> Result<(), String> {
     let mut failures = Vec::new();
     for (index, program) in programs.iter().enumerate() {
         let unbuilt = [None];
         let builds = if program.builds.is_empty() { &unbuilt[..] } else { &program.builds[..] };
         for build in builds {
-            if let Err(e) = compiles_as_built(&program.source, build.as_slice()) {
+            if let Err(e) = compiles_as_built_in(&program.source, build.as_slice(), working_dir) {
                 failures.push(format!("program {} with options {build:?}: {e}", index + 1));
             }
         }

@@ -11,14 +11,23 @@
 //! A batch with no fault costs one more process start (tens of
 //! milliseconds) and a line of log per phase; a fault costs one more run of
 //! the batch up to the fault. `CLASP_NO_ISOLATION=1` runs in one process.
+//!
+//! An interrupted run writes the batch whole or not at all (`signals`,
+//! `write::batch`), and no worker outlives its supervisor (`supervisor`);
+//! what a supervisor killed outright left, the next one removes (`scratch`).
 
 use std::io::Write;
 
 mod exit;
+mod scratch;
+pub mod signals;
 pub mod supervisor;
 pub mod worker;
 
-pub use worker::{announce_timeout, crashed, exclusion_error, for_unit, jobs_override, phase, Phase};
+pub use scratch::TEMPORARY_PREFIX;
+pub use worker::{
+    announce_timeout, crashed, exclusion_error, for_unit, jobs_override, journal, phase, renaming, supervisor_alive, Phase,
+};
 
 /// Runs clasp as the binary does: supervised for the commands that load
 /// units, in this process for the others (help, version) or when
@@ -27,8 +36,10 @@ pub fn main(args: Vec<String>) -> i32 {
     let loads_units = matches!(subcommand(&args), Some("migrate" | "analyze"));
     let isolate = loads_units && !worker::supervised() && std::env::var_os("CLASP_NO_ISOLATION").is_none();
     if isolate {
+        signals::install(signals::Role::Supervisor);
         supervisor::run(&args, &mut std::io::stderr())
     } else if worker::supervised() && !args.iter().any(|a| a == "--interactive") {
+        signals::install(signals::Role::Worker);
         // A worker that dies prints nothing: the next run prints it all, once.
         // (Not with --interactive: its prompts must show as they are asked.)
         let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -37,6 +48,7 @@ pub fn main(args: Vec<String>) -> i32 {
         let _ = std::io::stderr().write_all(&err);
         code
     } else {
+        signals::install(if worker::supervised() { signals::Role::Worker } else { signals::Role::Alone });
         crate::run(args, &mut std::io::stdout(), &mut std::io::stderr())
     }
 }

@@ -11,6 +11,16 @@
 //! before every unit has been parsed, compiled and verified, so a run that
 //! dies has written nothing. When several units were in flight and none
 //! can be told from the others, the next run uses one thread.
+//!
+//! The worker never acts on its own: it gets SIGTERM when the supervisor
+//! dies, and writes nothing unless the supervisor is still its parent
+//! (`signals::die_with_parent`, `worker::supervisor_alive`). SIGINT,
+//! SIGTERM and SIGHUP sent to the supervisor are forwarded to the worker,
+//! which is waited for (it ends at once, or finishes its renames); the run
+//! then ends with 128 + the signal's number and a line saying whether
+//! anything was written, and is not run again. The scratch folder
+//! (`scratch`) is the supervisor's; the temporary files a worker killed
+//! outright leaves beside the files are removed from its journal.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -19,7 +29,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use super::worker::{Phase, EXCLUDED_VARIABLE, JOBS_VARIABLE, LOG_VARIABLE};
+use super::signals;
+use super::worker::{Phase, EXCLUDED_VARIABLE, JOBS_VARIABLE, JOURNAL_VARIABLE, LOG_VARIABLE, SUPERVISOR_VARIABLE};
 
 /// The time limit on a phase until the worker says the project's.
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
@@ -30,7 +41,7 @@ const EXIT_PANIC: i32 = 101;
 
 /// Runs `args` (the command line, program name first) in a worker and returns the exit code.
 pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
-    let scratch = match tempfile::Builder::new().prefix("clasp-supervisor-").tempdir() {
+    let scratch = match super::scratch::create() {
         Ok(dir) => dir,
         Err(e) => {
             let _ = writeln!(stderr, "clasp: error: no scratch directory for the worker: {e}");
@@ -41,6 +52,10 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
     let mut attempt = 0;
     loop {
         attempt += 1;
+        if let Some(signal) = signals::received() {
+            let _ = write!(stderr, "{}", signals::message(signal, false));
+            return 128 + signal;
+        }
         let outcome = match run_worker(args, scratch.path(), attempt, &batch) {
             Ok(outcome) => outcome,
             Err(e) => {
@@ -48,6 +63,10 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
                 return crate::cli::EXIT_ERROR;
             }
         };
+        if let Some((signal, written)) = interrupted(&outcome) {
+            let _ = write!(stderr, "{}", signals::message(signal, written));
+            return 128 + signal;
+        }
         match batch.learn(outcome) {
             Next::Exit(code) => return code,
             Next::Fail(message) => {
@@ -57,6 +76,15 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
             Next::Again => {}
         }
     }
+}
+
+/// Whether the run was interrupted (this process or the worker got
+/// SIGINT, SIGTERM or SIGHUP): the signal, and whether the renames had begun.
+fn interrupted(outcome: &Outcome) -> Option<(i32, bool)> {
+    let Outcome::Ended { status, log } = outcome else { return signals::received().map(|s| (s, false)) };
+    let worker = status.code().map(|c| c - 128).filter(|s| signals::INTERRUPTS.contains(s));
+    let signal = signals::received().or(worker).or(status.signal().filter(|s| signals::INTERRUPTS.contains(s)))?;
+    Some((signal, log.renaming))
 }
 
 fn exe_name() -> String {
@@ -160,8 +188,11 @@ fn run_worker(args: &[String], scratch: &Path, attempt: usize, batch: &Batch) ->
     // The worker's temporary files live in the scratch directory, removed even if it is killed.
     let temp = scratch.join(format!("tmp-{attempt}"));
     std::fs::create_dir_all(&temp)?;
+    let journal = scratch.join(format!("journal-{attempt}"));
     let mut command = Command::new(std::env::current_exe()?);
-    command.args(&args[1..]).env(LOG_VARIABLE, &log_path).env("TMPDIR", &temp);
+    command.args(&args[1..]).env(LOG_VARIABLE, &log_path).env("TMPDIR", &temp).env(JOURNAL_VARIABLE, &journal);
+    command.env(SUPERVISOR_VARIABLE, std::process::id().to_string());
+    signals::die_with_parent(&mut command, std::process::id());
     if !batch.excluded.is_empty() {
         let excluded = scratch.join(format!("excluded-{attempt}.json"));
         std::fs::write(&excluded, serde_json::to_vec(&batch.excluded)?)?;
@@ -171,7 +202,10 @@ fn run_worker(args: &[String], scratch: &Path, attempt: usize, batch: &Batch) ->
         command.env(JOBS_VARIABLE, "1");
     }
     let child = command.spawn()?;
+    let _ = super::scratch::record_worker(scratch, child.id());
     let outcome = watch(child, &log_path);
+    // A worker killed outright leaves the temporary files it was staging.
+    super::scratch::remove_journalled(&journal);
     let _ = std::fs::remove_dir_all(&temp);
     outcome
 }
@@ -181,13 +215,19 @@ fn watch(mut child: Child, log_path: &PathBuf) -> std::io::Result<Outcome> {
     let mut file = std::fs::File::open(log_path)?;
     let mut log = Log::default();
     let mut read = 0u64;
+    let mut forwarded = false;
     loop {
+        if let Some(signal) = signals::received().filter(|_| !forwarded) {
+            // The worker ends (or finishes its renames) and is waited for.
+            signals::send(child.id(), signal);
+            forwarded = true;
+        }
         let status = child.try_wait()?;
         read = log.follow(&mut file, read)?;
         if let Some(status) = status {
             return Ok(Outcome::Ended { status, log });
         }
-        if let Some((unit, phase)) = log.overdue() {
+        if let Some((unit, phase)) = log.overdue().filter(|_| !forwarded) {
             let _ = child.kill();
             let _ = child.wait();
             return Ok(Outcome::TimedOut { unit, phase, seconds: log.timeout });
@@ -205,6 +245,8 @@ struct Log {
     caught: Option<(String, String)>,
     /// The bytes of an unfinished last line.
     partial: Vec<u8>,
+    /// Whether the worker began renaming its staged files.
+    renaming: bool,
 }
 
 #[derive(Default)]
@@ -215,7 +257,7 @@ struct Thread {
 
 impl Default for Log {
     fn default() -> Log {
-        Log { timeout: DEFAULT_TIMEOUT_SECONDS, threads: BTreeMap::new(), caught: None, partial: Vec::new() }
+        Log { timeout: DEFAULT_TIMEOUT_SECONDS, threads: BTreeMap::new(), caught: None, partial: Vec::new(), renaming: false }
     }
 }
 
@@ -245,6 +287,7 @@ impl Log {
             ("X", Some(t)) => self.threads.entry(t).or_default().unit = None,
             ("B", Some(t)) => self.threads.entry(t).or_default().phase = Phase::from_word(text).map(|p| (p, Instant::now())),
             ("E", Some(t)) => self.threads.entry(t).or_default().phase = None,
+            ("R", _) => self.renaming = true,
             ("F", _) => {
                 let (unit, what) = rest.split_once('\t').unwrap_or((rest, ""));
                 self.caught = Some((unit.to_string(), what.to_string()));
@@ -342,6 +385,18 @@ mod tests {
         // The same unit failing again after it was taken out is not looped on.
         let log = log_of(&["F a.cl\tclang crashed while compiling it"]);
         assert!(matches!(batch.learn(Outcome::Ended { status: exited(EXIT_CAUGHT_CRASH), log }), Next::Fail(_)));
+    }
+
+    #[test]
+    fn a_signal_to_the_worker_alone_is_an_interruption_that_knows_whether_renames_began() {
+        let exited = |code: i32| ExitStatus::from_raw(code << 8);
+        let outcome = |status, lines: &[&str]| Outcome::Ended { status, log: log_of(lines) };
+        assert_eq!(interrupted(&outcome(exited(130), &["U 1 a.cl"])), Some((2, false)));
+        assert_eq!(interrupted(&outcome(exited(143), &["R"])), Some((15, true)));
+        assert_eq!(interrupted(&outcome(killed_by(1), &[])), Some((1, false)));
+        // A crash is no interruption: the supervisor learns from it as before.
+        assert_eq!(interrupted(&outcome(killed_by(11), &[])), None);
+        assert_eq!(interrupted(&outcome(exited(2), &["R"])), None);
     }
 
     #[test]

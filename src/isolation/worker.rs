@@ -9,6 +9,7 @@
 //! - `U THREAD LABEL` / `X THREAD`: a thread starts and ends its work on a unit;
 //! - `B THREAD PHASE` / `E THREAD`: a thread starts and ends a phase that can
 //!   hang (parsing, a compile, the equivalence pipeline);
+//! - `R`: the staged files are being renamed over the files (see `write::batch`);
 //! - `F LABEL<TAB>WHY`: clang crashed on a unit and the crash was caught;
 //!   the worker then exits at once (`EXIT_CAUGHT_CRASH`), since what clang
 //!   leaves behind after a crash is not guaranteed.
@@ -30,6 +31,10 @@ pub const EXCLUDED_VARIABLE: &str = "CLASP_WORKER_EXCLUDED";
 /// Set by the supervisor to run the worker with one thread, so that the next
 /// fault names one unit.
 pub const JOBS_VARIABLE: &str = "CLASP_WORKER_JOBS";
+/// The supervisor's pid: the worker writes nothing unless it is still its parent.
+pub const SUPERVISOR_VARIABLE: &str = "CLASP_SUPERVISOR_PID";
+/// The file where the worker lists each temporary file before it creates it.
+pub const JOURNAL_VARIABLE: &str = "CLASP_WORKER_JOURNAL";
 /// The worker's exit code after a caught crash (sysexits' EX_SOFTWARE).
 pub const EXIT_CAUGHT_CRASH: i32 = 70;
 
@@ -167,4 +172,36 @@ fn excluded(label: &str) -> Option<&'static str> {
 /// The number of threads the supervisor asks for, if it does.
 pub fn jobs_override() -> Option<usize> {
     std::env::var(JOBS_VARIABLE).ok()?.parse().ok()
+}
+
+/// Whether the supervisor that started this worker is still its parent
+/// (always, without a supervisor): a worker whose supervisor is gone writes nothing.
+pub fn supervisor_alive() -> bool {
+    match std::env::var(SUPERVISOR_VARIABLE).ok().filter(|_| supervised()) {
+        Some(pid) => pid.parse::<u32>().ok() == Some(std::os::unix::process::parent_id()),
+        None => true,
+    }
+}
+
+/// Lists the temporary file `path` in the journal, before it is created (one
+/// `write`, NUL-terminated), so that the supervisor, or the next run, removes
+/// it if this worker is killed outright.
+pub fn journal(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    static JOURNAL: OnceLock<Option<Mutex<File>>> = OnceLock::new();
+    let journal = JOURNAL.get_or_init(|| {
+        let path = std::env::var_os(JOURNAL_VARIABLE).filter(|_| supervised())?;
+        std::fs::OpenOptions::new().create(true).append(true).open(path).ok().map(Mutex::new)
+    });
+    if let Some(journal) = journal {
+        let mut entry = path.as_os_str().as_bytes().to_vec();
+        entry.push(0);
+        let mut file = journal.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _ = file.write_all(&entry);
+    }
+}
+
+/// Says the renames have begun: from now on the batch is written whole.
+pub fn renaming() {
+    write_line("R");
 }

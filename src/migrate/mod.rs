@@ -13,6 +13,7 @@ mod host;
 mod plan;
 mod programs;
 mod settle;
+mod written;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -23,7 +24,6 @@ use crate::ids::{FileId, Files};
 pub use crate::options::MigrateOptions;
 pub use crate::report::*;
 use crate::rules::merge_duplicates::{Detected, Withdrawn};
-use crate::rules::FixOrigin;
 use crate::unit::{Unit, Workbench};
 use plan::{Plan, SetId};
 use settle::Settled;
@@ -45,14 +45,17 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
         result.errors.push(FileError { path: PathBuf::new(), message });
     });
     let scratch_dir = scratch.as_ref().ok().map(|d| d.path());
+    let mut jobs: Vec<Job> = jobs.to_vec();
     let (host, embedded_jobs) =
-        crate::timings::time("host: prepare", || host::prepare(&pool, host_files, jobs, scratch_dir, options, &mut result));
-    let mut jobs: Vec<Job> = jobs.iter().filter(|j| !host.is_included_part(j)).cloned().chain(embedded_jobs).collect();
+        crate::timings::time("host: prepare", || host::prepare(&pool, host_files, &mut jobs, scratch_dir, options, &mut result));
+    jobs.retain(|j| !host.is_included_part(j));
+    jobs.extend(embedded_jobs);
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
     let (mut units, failed) = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
     result.inputs = inputs(&jobs, host_files, &units);
+    result.files_read = files_read(&jobs, &units, &host, &options.root);
     crate::timings::note_memory("after load");
     let files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
@@ -61,16 +64,19 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
     result.warnings.extend(plan.warnings.iter().cloned());
-    result.changes = crate::timings::time("changes", || changes(&units, &plan, &settled, &mut result.errors));
+    let kept = |id: SetId| settled.kept(id);
+    result.changes = crate::timings::time("changes", || written::changes(&units, &plan, &kept, &mut result.errors));
     result.programs = device_programs::collect(&units, &result.changes);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
     result.proofs = settled.proofs.clone();
     result.functions =
         crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
-    result.refusals = plan.refusals;
-    programs::write_back(&units, &mut result);
-    crate::timings::time("host", || host::finish(host, &units, options, &mut result));
+    result.refusals = plan.refusals.clone();
+    crate::timings::time("host", || written::into_files(&units, &host, options, &mut result));
+    if options.each_set {
+        result.set_changes = written::each_set_alone(&units, &plan, &kept, &host, options, &result.unanalysable);
+    }
     crate::timings::note_memory("at the end");
     result
 }
@@ -81,6 +87,35 @@ fn inputs(jobs: &[Job], host_files: &[PathBuf], units: &[Unit]) -> BTreeSet<Path
     let sources = jobs.iter().flat_map(|j| j.program.iter().flat_map(|p| p.files.iter()));
     let files = units.iter().flat_map(|u| u.syntax.files.iter());
     jobs.iter().map(|j| &j.path).chain(sources).chain(host_files).chain(files).cloned().collect()
+}
+
+/// The files the batch read as code, each once: kernel files, the headers
+/// under the edit root they include, programs' sources, and host files (one
+/// however many kernels it holds). The summary counts these, so every file
+/// a run lists as changed is among those it counts.
+fn files_read(jobs: &[Job], units: &[Unit], host: &host::HostBatch, root: &Path) -> usize {
+    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
+    for job in jobs.iter().filter(|job| job.embedded.is_none()) {
+        match &job.program {
+            Some(program) => files.extend(program.files.iter().map(|source| crate::root::canonical(source))),
+            None => {
+                files.insert(crate::root::canonical(&job.path));
+            }
+        }
+    }
+    for unit in units {
+        // An embedded kernel's or a program's text is a virtual file (its bytes are counted
+        // above); the wrapper clang compiles, outside the root, is clasp's own.
+        let virtual_path = match (&unit.embedded, &unit.program) {
+            (Some(embedded), _) => Some(crate::root::canonical(&embedded.virtual_path)),
+            (None, Some(program)) => Some(crate::root::canonical(&program.virtual_path)),
+            (None, None) => None,
+        };
+        let included = unit.canonical_paths().filter(|path| crate::root::is_under(root, path));
+        files.extend(included.filter(|path| virtual_path.as_deref() != Some(*path)).map(Path::to_path_buf));
+    }
+    files.extend(host.files().map(crate::root::canonical));
+    files.len()
 }
 
 /// Plans and settles; when verification withdraws a merge of duplicates, plans
@@ -196,29 +231,26 @@ fn load_units(
 /// A job with no unit: an error (a warning for an embedded kernel clang
 /// rejects: a literal clasp took for a kernel may need options it could not trace).
 fn record_failure(job: &Job, failure: Failed, result: &mut Migration) {
-    let message = match failure {
-        Failed::Isolated(message) => {
-            // A unit that crashed or hung clang is an error, embedded or not.
-            result.unanalysable.push(job.path.clone());
-            result.errors.push(FileError { path: job.path.clone(), message });
-            return;
-        }
-        Failed::Load(message) => message,
-    };
+    // A file is unanalysable once, however many of its configurations failed.
     if !result.unanalysable.contains(&job.path) {
         result.unanalysable.push(job.path.clone());
     }
+    let (message, isolated) = match failure {
+        Failed::Isolated(message) => (message, true),
+        Failed::Load(message) => (message, false),
+    };
     let message = match &job.configuration {
         Some(name) => format!("{message}\n{}: note: in configuration `{name}`", job.path.display()),
         None => message,
     };
     match &job.embedded {
-        Some(e) => {
+        // A unit that crashed or hung clang is an error, embedded or not.
+        Some(e) if !isolated => {
             let first = message.lines().next().unwrap_or_default();
             let message = format!("the embedded kernel is left as it is: clasp cannot analyse it: {first}");
             result.warnings.push(Warning::at(e.host.clone(), e.line, e.col, message));
         }
-        None => result.errors.push(FileError { path: job.path.clone(), message }),
+        _ => result.errors.push(FileError { path: job.path.clone(), message }),
     }
 }
 
@@ -273,54 +305,4 @@ fn skipped_only_where_no_unit_compiles(units: &mut [Unit]) {
             skipped[&file_ids[s.range.file]].iter().all(|ranges| ranges.iter().any(|(a, b)| *a <= start && end <= *b))
         });
     }
-}
-
-/// The changed files: the kept sets' edits applied, with the fixes touching each file.
-fn changes(units: &[Unit], plan: &Plan, settled: &Settled, errors: &mut Vec<FileError>) -> Vec<FileChange> {
-    // File -> the kept sets editing it (each file looks at its own sets only: a batch has thousands).
-    let mut by_file: BTreeMap<PathBuf, BTreeSet<SetId>> = BTreeMap::new();
-    for id in (0..plan.sets.len()).map(SetId).filter(|id| settled.kept(*id)) {
-        for file in plan.sets[id].edits.keys() {
-            by_file.entry(file.clone()).or_default().insert(id);
-        }
-    }
-    let configured = units.iter().any(|u| u.configuration.is_some());
-    let mut out = Vec::new();
-    for (file, touching) in by_file {
-        let only: BTreeSet<PathBuf> = [file.clone()].into();
-        let migrated = match plan::apply(plan, &touching, &only) {
-            Ok(mut texts) => texts.remove(&file).unwrap_or_default(),
-            Err(message) => {
-                errors.push(FileError { path: plan.originals[&file].0.clone(), message });
-                continue;
-            }
-        };
-        let (path, original) = &plan.originals[&file];
-        let fixes = touching
-            .iter()
-            .flat_map(|id| {
-                let here = plan.sets[*id].edits.get(&file);
-                let fixes = plan.sets[*id].fixes.iter();
-                fixes.filter(move |fix| fix.edits.iter().any(|e| here.is_some_and(|es| es.contains(e)))).map(|fix| {
-                    let decl = (crate::root::canonical(&fix.file), fix.decl.offset);
-                    Fix { origin: Some(FixOrigin { set: id.0, decl }), ..fix.clone() }
-                })
-            })
-            .collect();
-        let configurations: BTreeSet<String> = units
-            .iter()
-            .zip(&plan.unit_sets)
-            .filter(|(unit, sets)| configured && unit.configuration.is_some() && !sets.is_disjoint(&touching))
-            .filter_map(|(unit, _)| unit.configuration.clone())
-            .collect();
-        out.push(FileChange {
-            path: path.clone(),
-            canonical: file.clone(),
-            original: original.clone(),
-            migrated,
-            fixes,
-            configurations: configurations.into_iter().collect(),
-        });
-    }
-    out
 }

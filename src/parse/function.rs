@@ -3,7 +3,8 @@
 //! variables it holds, and for a helper definition its tokens, to compare
 //! with copies of it elsewhere.
 
-use super::libclang::{Cursor, CursorKind, RawToken, TokenKind, TypeKind};
+use super::extent::Neighbours;
+use super::libclang::{Cursor, CursorKind, Extent, RawToken, TokenKind, TypeKind};
 use super::macros::MacroMeaning;
 use super::walker::Walker;
 use crate::syntax::*;
@@ -13,15 +14,15 @@ use std::sync::Arc;
 /// The keywords that make a function a kernel.
 pub(super) const KERNEL_WORDS: [&str; 2] = ["__kernel", "kernel"];
 
-impl Walker<'_, '_> {
-    /// `tokens`: the function's whole extent, read once by the caller.
-    pub(super) fn function(&mut self, c: &Cursor, tokens: Vec<RawToken>) -> Function {
+impl<'t> Walker<'t, '_> {
+    /// `tokens`: the function's whole `extent` (`declaration_extent`), read once by the caller.
+    pub(super) fn function(&mut self, c: &Cursor<'t>, extent: &Extent, tokens: Vec<RawToken>) -> Function {
         let name = c.spelling();
         let mangled = c.mangling();
         let link_name = if mangled.is_empty() { name.clone() } else { mangled };
         let loc = c.location();
         let pos = self.pos(&loc);
-        let extent = self.range(&c.extent());
+        let extent = self.range(extent);
         let in_macro = self.enclosing_macro(c);
         // Tokens before the name: specifiers and the return type.
         let head: Vec<RawToken> = tokens.iter().take_while(|t| t.start.offset < loc.offset).cloned().collect();
@@ -105,7 +106,7 @@ impl Walker<'_, '_> {
 
     /// The pointer locals of a definition's body, in source order; its
     /// `static` variables go to the unit's program-scope variables.
-    fn locals(&mut self, body: Vec<Cursor>, link_name: &str, in_macro: &Option<String>) -> Vec<PointerDecl> {
+    fn locals(&mut self, body: Vec<Cursor<'t>>, link_name: &str, in_macro: &Option<String>) -> Vec<PointerDecl> {
         let mut stack = body;
         let mut locals = Vec::new();
         while let Some(node) = stack.pop() {
@@ -115,7 +116,7 @@ impl Walker<'_, '_> {
                 }
                 // A `static` in a function lives at program scope (2.0; 1.2 has none).
                 if node.is_static() && in_macro.is_none() {
-                    let v = self.program_var(&node, Some(link_name));
+                    let v = self.program_var(&node, Neighbours::NONE, Some(link_name));
                     self.syntax.program_vars.push(v);
                 }
             }

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::function::KERNEL_WORDS;
-use super::libclang::{Cursor, RawToken, TokenKind};
+use super::libclang::{Cursor, CursorKind, RawToken, TokenKind};
 use super::walker::Walker;
 use crate::syntax::*;
 
@@ -20,7 +20,7 @@ pub(super) enum MacroMeaning {
     Other,
 }
 
-impl Walker<'_, '_> {
+impl<'t> Walker<'t, '_> {
     pub(super) fn record_macro(&mut self, c: &Cursor) {
         let name = c.spelling();
         let tokens = self.tu.tokens(&c.extent());
@@ -50,13 +50,37 @@ impl Walker<'_, '_> {
         self.macros.insert(name, Some(body));
     }
 
-    /// A macro use: where it starts and ends, to find it again from a token.
-    pub(super) fn record_expansion(&mut self, c: &Cursor) {
+    /// A macro use: where it starts and ends, to find it again from a token,
+    /// and, when it expands to nothing, the use itself (`extent`).
+    pub(super) fn record_expansion(&mut self, c: &Cursor<'t>) {
         let (start, end) = (c.extent().start(), c.extent().end());
         if let Some(f) = &start.file {
             let id = self.file_index(f);
             self.expansions.insert((id, start.offset), (c.spelling(), end.offset));
+            if self.expands_to_nothing(c) {
+                self.empty_uses.entry(id).or_default().insert(start.offset, (end.offset, *c));
+            }
         }
+    }
+
+    /// Whether a macro use expands to nothing: the definition in force at
+    /// the use has no body, or one of object-like macros that expand to
+    /// nothing (`#define NOINLINE`, `#define ATTR(x)`).
+    fn expands_to_nothing(&self, c: &Cursor) -> bool {
+        let Some(definition) = c.referenced().filter(|d| d.kind() == CursorKind::MacroDefinition) else { return false };
+        let tokens = self.tu.tokens(&definition.extent());
+        // The first token is the macro's own name; a function-like macro's parameters follow it.
+        let mut body = match tokens.first() {
+            Some(name) if name.text == c.spelling() => tokens[1..].iter(),
+            _ => return false,
+        };
+        if definition.is_function_like_macro() && !body.by_ref().any(|t| t.text == ")") {
+            return false;
+        }
+        body.all(|t| {
+            let mut words = Vec::new();
+            t.kind == TokenKind::Identifier && self.expand_words(&t.text, &mut words, 0) && words.is_empty()
+        })
     }
 
     /// What a macro expands to, for qualifiers: exactly one qualifier

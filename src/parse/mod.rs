@@ -15,6 +15,7 @@
 
 mod declarator;
 mod error;
+mod extent;
 mod function;
 mod libclang;
 mod macros;

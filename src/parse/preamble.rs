@@ -208,8 +208,14 @@ mod tests {
     const HEADER: &str = "#ifndef H_H\n#define H_H\n\
         #define GLOBAL_AS __global\n\
         #define TABLE_AS __constant\n\
+        #ifndef NOINLINE\n\
+        #define NOINLINE\n\
+        #endif\n\
         TABLE_AS float table[2] = {1.0f, 2.0f};\n\
-        float first(GLOBAL_AS const float *p) { return p[0] * (float)sizeof(p); }\n\
+        NOINLINE float first(GLOBAL_AS const float *p) { return p[0] * (float)sizeof(p); }\n\
+        #ifdef NOINLINE\n\
+        float plain(GLOBAL_AS float *p) { return p[1]; }\n\
+        #endif\n\
         #if WIDTH > 2\n\
         float wide(GLOBAL_AS float *p) { return p[2]; }\n\
         #endif\n\
@@ -232,7 +238,7 @@ mod tests {
     #[test]
     fn a_unit_parsed_against_the_shared_preamble_has_its_syntax_parsed_whole() {
         let (_session, dir, args, parser) = with_header();
-        let body = "\nLOCAL_AS float *keep(LOCAL_AS float *l) { return l; }\n\
+        let body = "\nNOINLINE LOCAL_AS float *keep(LOCAL_AS float *l) { return l; }\n\
             kernel void k(GLOBAL_AS float *o, LOCAL_AS float *l) { o[0] = first(o) + table[1] + keep(l)[0]; }\n";
         let rest = "#include \"h.h\"\n#ifdef NOT_SET\n#define WIDTH 4\n#endif\n";
         // Preambles alike once each comment is one space (keeping its newlines), three by three.
@@ -261,6 +267,14 @@ mod tests {
                 |s: &crate::syntax::KernelSyntax| (serde_json::to_string_pretty(s).unwrap(), format!("{:?}", s.identifiers));
             assert_eq!(json(&shared), json(&whole), "{name}");
             assert!(!whole.skipped.is_empty() && whole.qualifier_macros.contains_key("LOCAL_AS"), "{name}");
+            // The empty `NOINLINE` before a function is the function's, not the `#ifndef` that tests it.
+            for (function, header, start) in
+                [("first", true, "NOINLINE "), ("keep", false, "NOINLINE "), ("plain", true, "float ")]
+            {
+                let f = whole.function(function).unwrap();
+                let file = if header { std::fs::read(dir.path().join("h.h")).unwrap() } else { text.as_bytes().to_vec() };
+                assert!(file[f.extent.start as usize..].starts_with(start.as_bytes()), "{name}: {function}");
+            }
         }
         // The first unit of each preamble weighs it, the other two are parsed against it.
         assert_eq!(AGAINST.with(|n| n.get()) - before, 6);
@@ -304,9 +318,9 @@ mod tests {
             let syntax = parser.parse_sharing(&path, text.as_bytes(), &args, preamble).unwrap();
             syntax.functions.iter().map(|f| f.name.clone()).collect::<Vec<_>>()
         };
-        assert_eq!(names("a.cl"), ["first", "k"]);
-        assert_eq!(names("b.cl"), ["first", "k"]);
+        assert_eq!(names("a.cl"), ["first", "plain", "k"]);
+        assert_eq!(names("b.cl"), ["first", "plain", "k"]);
         std::fs::write(&header, crate::lower::heavy(&HEADER.replace("first", "second"))).unwrap();
-        assert_eq!(names("b.cl"), ["second", "k"], "parse errors would read `first` as undeclared");
+        assert_eq!(names("b.cl"), ["second", "plain", "k"], "parse errors would read `first` as undeclared");
     }
 }

@@ -3,17 +3,20 @@
 //! missing one would go.
 
 use super::declarator::space_of;
+use super::extent::Neighbours;
 use super::libclang::{Cursor, RawToken};
 use super::walker::Walker;
 use crate::syntax::*;
 
-impl Walker<'_, '_> {
+impl<'t> Walker<'t, '_> {
     /// `function`: the link name of the function a `static` is declared in.
-    pub(super) fn program_var(&mut self, c: &Cursor, function: Option<&str>) -> ProgramVar {
+    /// `around`: its neighbours, for the empty macro uses it takes (`declaration_extent`).
+    pub(super) fn program_var(&mut self, c: &Cursor<'t>, around: Neighbours<'t>, function: Option<&str>) -> ProgramVar {
         let loc = c.location();
         let pos = self.pos(&loc);
         let ty = c.ty();
-        let tokens: Vec<RawToken> = self.tu.tokens(&c.extent()).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
+        let extent = self.declaration_extent(c, around, false);
+        let tokens: Vec<RawToken> = self.tu.tokens(&extent).into_iter().take_while(|t| t.start.offset < loc.offset).collect();
         let groups = self.spelled_qualifiers(&tokens);
         let spelling = groups.first().cloned().flatten().unwrap_or(Spelling::Unqualified);
         // Where a missing qualifier goes: after the storage class, before the type.

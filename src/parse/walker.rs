@@ -6,10 +6,11 @@
 //! `Walker`'s state lives here; its methods are spread over the sibling
 //! modules by what they read, hence the `pub(super)` fields.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::declarator::TypedefFacts;
+use super::extent::Neighbours;
 use super::libclang::{Cursor, CursorKind, Extent, FileLoc, RawDiagnostic, TokenKind, TranslationUnit};
 use super::memo::{self, Added, Key, Stage};
 use super::preamble::Preamble;
@@ -23,6 +24,9 @@ pub(super) struct Walker<'t, 'i> {
     pub(super) macros: HashMap<String, Option<Vec<String>>>,
     /// (file, start offset) of each macro use -> (macro name, end offset).
     pub(super) expansions: HashMap<(FileIndex, u32), (String, u32)>,
+    /// Per file, the macro uses that expand to nothing, by start offset: (end offset, the use).
+    /// A declaration's extent takes those around it (`extent`).
+    pub(super) empty_uses: HashMap<FileIndex, BTreeMap<u32, (u32, Cursor<'t>)>>,
     /// Macro name -> the identifiers its definitions' bodies name (function-like ones too).
     pub(super) macro_words: HashMap<String, Vec<String>>,
     /// Macro name -> its first definition's tokens after the name.
@@ -58,6 +62,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             file_indexes: HashMap::new(),
             macros: HashMap::new(),
             expansions: HashMap::new(),
+            empty_uses: HashMap::new(),
             macro_words: HashMap::new(),
             macro_definitions: HashMap::new(),
             redefined_macros: HashSet::new(),
@@ -113,7 +118,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     /// The stages in order. File ids are handed out as files are first met,
     /// so the order of the stages is part of the output.
     pub(super) fn run(mut self) -> KernelSyntax {
-        let diagnostics = self.tu.diagnostics().into_iter().filter_map(diagnostic);
+        let diagnostics = diagnostics(self.tu.diagnostics(), &self.syntax.files[0]);
         self.syntax.diagnostics.extend(diagnostics);
         let top = self.tu.cursor().children();
         // Macros and includes first: declarations refer to them.
@@ -133,7 +138,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     }
 
     /// Macro definitions, macro uses and included files.
-    fn record_preprocessing(&mut self, top: &[Cursor]) {
+    fn record_preprocessing(&mut self, top: &[Cursor<'t>]) {
         for c in top {
             match c.kind() {
                 CursorKind::MacroDefinition if !c.in_system_header() => self.record_macro(c),
@@ -153,19 +158,20 @@ impl<'t, 'i> Walker<'t, 'i> {
 
     /// Functions and program-scope variables of the unit's own files, and
     /// every top-level name.
-    fn record_declarations(&mut self, top: &[Cursor]) {
-        for c in top {
+    fn record_declarations(&mut self, top: &[Cursor<'t>]) {
+        let neighbours = super::extent::neighbours(top);
+        for (c, &around) in top.iter().zip(&neighbours) {
             if c.in_system_header() || c.location().file.is_none() {
                 continue;
             }
             match c.kind() {
                 CursorKind::FunctionDecl => match self.shared_key(c, Stage::Declaration) {
-                    Some(key) => self.shared_walk(key, |walker| walker.record_function(c)),
-                    None => self.record_function(c),
+                    Some(key) => self.shared_walk(key, |walker| walker.record_function(c, around)),
+                    None => self.record_function(c, around),
                 },
                 CursorKind::VarDecl => match self.shared_key(c, Stage::Variable) {
-                    Some(key) => self.shared_walk(key, |walker| walker.record_program_var(c)),
-                    None => self.record_program_var(c),
+                    Some(key) => self.shared_walk(key, |walker| walker.record_program_var(c, around)),
+                    None => self.record_program_var(c, around),
                 },
                 _ => {}
             }
@@ -175,8 +181,9 @@ impl<'t, 'i> Walker<'t, 'i> {
     }
 
     /// A function definition or declaration, and the words it writes.
-    fn record_function(&mut self, c: &Cursor) {
-        let tokens = self.tu.tokens(&c.extent());
+    fn record_function(&mut self, c: &Cursor<'t>, around: Neighbours<'t>) {
+        let extent = self.declaration_extent(c, around, c.is_definition());
+        let tokens = self.tu.tokens(&extent);
         let words: Vec<String> = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone()).collect();
         match self.capture.as_mut() {
             Some(capture) => {
@@ -185,15 +192,15 @@ impl<'t, 'i> Walker<'t, 'i> {
             }
             None => self.syntax.identifiers.extend(words),
         }
-        let f = std::sync::Arc::new(self.function(c, tokens));
+        let f = std::sync::Arc::new(self.function(c, &extent, tokens));
         if let Some(capture) = self.capture.as_mut() {
             capture.function = Some(f.clone());
         }
         self.syntax.functions.push(f);
     }
 
-    fn record_program_var(&mut self, c: &Cursor) {
-        let v = self.program_var(c, None);
+    fn record_program_var(&mut self, c: &Cursor<'t>, around: Neighbours<'t>) {
+        let v = self.program_var(c, around, None);
         self.syntax.program_vars.push(v);
     }
 
@@ -288,19 +295,39 @@ impl<'t, 'i> Walker<'t, 'i> {
     }
 }
 
-/// A libclang diagnostic worth keeping: warnings and errors (not notes).
-fn diagnostic(d: RawDiagnostic) -> Option<Diagnostic> {
+/// The libclang diagnostics worth keeping (warnings and errors, not notes),
+/// each with a place in a file.
+///
+/// clang stops a unit at its first fatal error (a missing `#include`);
+/// libclang, asked to keep going, goes on and reports what cascades from it
+/// (every name the header would have declared): those are left out. A
+/// diagnostic in no file is placed where clang was: "too many errors
+/// emitted" at the error before it; the options' own (a bad `-D`, a missing
+/// `-include` file), which come first, at the unit's first line, saying
+/// `<command line>` as clang does.
+fn diagnostics(raw: Vec<RawDiagnostic>, main: &Path) -> Vec<Diagnostic> {
     // libclang severities: 2 warning, 3 error, 4 fatal.
-    let severity = match d.severity {
-        2 => Severity::Warning,
-        s if s >= 3 => Severity::Error,
-        _ => return None,
-    };
-    Some(Diagnostic {
-        severity,
-        message: d.message,
-        file: PathBuf::from(d.loc.file.as_deref().unwrap_or_default()),
-        line: d.loc.line,
-        col: d.loc.column,
-    })
+    let end = raw.iter().position(|d| d.severity >= 4).map_or(raw.len(), |fatal| fatal + 1);
+    let mut kept: Vec<Diagnostic> = Vec::new();
+    for d in raw.into_iter().take(end) {
+        let severity = match d.severity {
+            2 => Severity::Warning,
+            s if s >= 3 => Severity::Error,
+            _ => continue,
+        };
+        let diagnostic = match d.loc.file.as_deref() {
+            Some(file) => {
+                Diagnostic { severity, message: d.message, file: PathBuf::from(file), line: d.loc.line, col: d.loc.column }
+            }
+            None => match kept.last() {
+                Some(before) => Diagnostic { severity, message: d.message, ..before.clone() },
+                None => {
+                    let message = format!("<command line>: {}", d.message);
+                    Diagnostic { severity, message, file: main.to_path_buf(), line: 1, col: 1 }
+                }
+            },
+        };
+        kept.push(diagnostic);
+    }
+    kept
 }

@@ -20,9 +20,11 @@ clBuildProgram(program, 0, NULL, NULL, NULL, NULL);
 
 // after: kernels/scale.cl was migrated
 clBuildProgram(program, 0, NULL, "-cl-std=CL2.0", NULL, NULL);"#,
-    refuses: "Only a call clasp can link to a program it changed is edited: the program's source is a kernel file clasp \
-changed (a string literal in the same function names it, resolved from the host's directory or one above it) or an embedded kernel clasp migrated. A call \
-building a program clasp left unchanged is never switched. A call whose options cannot be traced is `untraced-options`; one \
+    refuses: "Only a call every program of which clasp changed in this run is edited: the program's source is a kernel \
+file clasp changed (named where the source is read, else by a string literal in the same function, or by every caller of a \
+helper that reads the file its parameter names; resolved from the host's directory or one above it) or an embedded kernel \
+clasp migrated. A call building a program clasp left unchanged (excluded, unanalysable, withdrawn, outside the batch) is \
+never switched. A call whose options cannot be traced is `untraced-options`; one \
 whose program cannot be found is `unlinked-build`. Options that already ask for the standard are left as they are.",
     safety: "The edit changes only the options string the host passes; the kernels it builds were verified as the target \
 standard. A second run finds the flag and changes nothing. Review the host diff like any other: it is shown with the kernels'.",
@@ -55,8 +57,8 @@ always accepted), so only calls linked to a migrated program are edited.",
     clBuildProgram(program, 0, NULL, NULL, NULL, NULL);     // unlinked-build
     return program;
 }"#,
-    refuses: "When the program the call builds was not created in the same function from an embedded kernel or from a \
-kernel file named by a string literal there (a program passed in as a parameter, loaded by a helper, or read from a name \
-computed at run time), while the batch has migrated kernels.",
+    refuses: "When the program the call builds cannot be traced to its kernels (a program passed in as a parameter, a \
+source or file name computed at run time, a helper whose callers pass a name clasp cannot trace or are not in the batch), or \
+when it may build a changed and an unchanged program, while the batch has migrated kernels. `--check` exits 1 on it.",
     safety: "Pass `-cl-std=CL2.0` (or `CL3.0`) in that call if it builds a migrated program, then run clasp again.",
 };

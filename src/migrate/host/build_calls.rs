@@ -28,6 +28,10 @@ pub(super) struct Migrated<'a> {
     pub literals: &'a BTreeSet<(usize, usize)>,
     /// Variables holding one of them, with the program's name.
     pub variables: &'a BTreeMap<String, PathBuf>,
+    /// Variables holding a kernel literal (migrated or not).
+    pub kernel_variables: &'a BTreeSet<String>,
+    /// The calls of program-creating helpers.
+    pub helpers: &'a crate::rules::host_build_options::Helpers,
 }
 
 pub(super) fn decide_all(
@@ -46,12 +50,16 @@ pub(super) fn decide_all(
             kernel_files: migrated.kernel_files,
             literals: &literals,
             variables: migrated.variables,
+            kernel_variables: migrated.kernel_variables,
+            helpers: migrated.helpers,
+            kernels_changed: !migrated.programs.is_empty() || !migrated.literals.is_empty(),
         };
         let editable = crate::root::is_under(&options.root, &super::canonical(&host.path));
         for Decided { mut report, fix, warning } in decide(host, &changed, options.target) {
             match fix {
                 Some(fix) if !editable => {
                     report.status = BuildStatus::Untraced;
+                    report.pending = true;
                     report.detail =
                         format!("{} is outside the edit root: pass {}", host.path.display(), std_flag(options.target));
                     let message = format!("{} is outside the edit root: {}", host.path.display(), fix.message);

@@ -3,7 +3,10 @@
 //! (`embedded`), compiled through a VFS overlay under a virtual name beside
 //! its host file, with the options of the build call that builds it; a
 //! literal that is a generated copy of a kernel file of the batch is not a
-//! unit but that file's copy (`copies`). After settling: the embedded
+//! unit but that file's copy (`copies`); a kernel file gets the options of
+//! the build calls that build it (`file_options`); the files a host
+//! `#include`s as one program's sources are that program (`included`), no
+//! units or host files of their own. After settling: the embedded
 //! kernels' edits are written back into their literals in the literal's own
 //! form, copies follow their files' edits in lockstep, and every build call
 //! is decided by the rule `host-build-options` (`build_calls`). A host file
@@ -13,6 +16,7 @@
 mod build_calls;
 mod copies;
 mod embedded;
+mod file_options;
 mod included;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -24,7 +28,7 @@ use crate::host::{scan, HostFacts, HostLanguage};
 use crate::options::MigrateOptions;
 use crate::report::{FileError, Migration};
 use crate::root::canonical;
-use crate::rules::host_build_options::HostInput;
+use crate::rules::host_build_options::{Helpers, HostInput};
 use crate::rules::Fix;
 use crate::source::Embedded;
 use crate::unit::Unit;
@@ -33,6 +37,8 @@ use copies::Copy;
 /// What the host side carries from before loading to after settling.
 pub struct HostBatch {
     hosts: Vec<HostInput>,
+    /// The calls of helpers that create programs from what their callers pass.
+    helpers: Helpers,
     embedded: Vec<Arc<Embedded>>,
     copies: Vec<Copy>,
     /// The files of the programs hosts gather by `#include` (canonical).
@@ -40,12 +46,13 @@ pub struct HostBatch {
 }
 
 /// Scans `host_files` and returns the batch's host side and the jobs of the
-/// embedded kernels (to load with the kernel files' `jobs`). A file the
-/// batch also loads as a kernel unit is not host code.
+/// embedded kernels (to load with the kernel files' `jobs`); the kernel
+/// files' jobs gain the options their hosts build them with
+/// (`file_options`). A file the batch also loads as a kernel unit is not host code.
 pub fn prepare(
     pool: &rayon::ThreadPool,
     host_files: &[PathBuf],
-    jobs: &[Job],
+    jobs: &mut Vec<Job>,
     scratch: Option<&std::path::Path>,
     options: &MigrateOptions,
     result: &mut Migration,
@@ -56,16 +63,23 @@ pub fn prepare(
     let (included_jobs, parts) = included::find(&hosts, jobs, options, result);
     // A wrapped file a host includes as a program's source is no host file of its own.
     hosts.retain(|h| !parts.contains(&canonical(&h.path)));
+    let helpers = crate::timings::time("host: helpers", || helpers(pool, &hosts));
+    file_options::apply(&hosts, &helpers, jobs, result);
     let copies = copies::find(&hosts, jobs);
     let (embedded, mut embedded_jobs) = match scratch {
         Some(dir) => embedded::jobs(&hosts, &copies, dir, options, result),
         None => (Vec::new(), Vec::new()),
     };
     embedded_jobs.extend(included_jobs);
-    (HostBatch { hosts, embedded, copies, parts }, embedded_jobs)
+    (HostBatch { hosts, helpers, embedded, copies, parts }, embedded_jobs)
 }
 
 impl HostBatch {
+    /// The host files read, as named.
+    pub fn files(&self) -> impl Iterator<Item = &std::path::Path> {
+        self.hosts.iter().map(|host| host.path.as_path())
+    }
+
     /// Whether a kernel file is a source of a program a host gathers by
     /// `#include` (then it is no unit of its own: it only compiles in its program).
     pub fn is_included_part(&self, job: &Job) -> bool {
@@ -88,13 +102,13 @@ pub(super) struct Expected {
 
 /// Writes the embedded kernels' and copies' edits back into their host
 /// files, decides every build call, and adds the host changes and reports.
-pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
+pub fn finish(batch: &HostBatch, units: &[Unit], options: &MigrateOptions, result: &mut Migration) {
     let mut fixes = HostFixes::new();
     let mut expected = Vec::new();
     let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes, &mut expected);
     migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes, &mut expected));
     let programs = changed_programs(units, result);
-    let variables = migrated_variables(&batch, &migrated);
+    let variables = migrated_variables(batch, &migrated);
     // A header the kernels include is kernel code, whatever its extension.
     let included: BTreeSet<&std::path::Path> =
         units.iter().filter(|u| u.embedded.is_none()).flat_map(|u| u.canonical_paths()).collect();
@@ -110,8 +124,15 @@ pub fn finish(batch: HostBatch, units: &[Unit], options: &MigrateOptions, result
             None => vec![u.canonical(0).to_path_buf()],
         })
         .collect();
-    let changed =
-        build_calls::Migrated { programs: &programs, kernel_files: &kernel_files, literals: &migrated, variables: &variables };
+    let kernel_variables = kernel_variables(batch);
+    let changed = build_calls::Migrated {
+        programs: &programs,
+        kernel_files: &kernel_files,
+        literals: &migrated,
+        variables: &variables,
+        kernel_variables: &kernel_variables,
+        helpers: &batch.helpers,
+    };
     build_calls::decide_all(&batch.hosts, &hosts, &changed, options, result, &mut fixes);
     build_calls::apply(&batch.hosts, fixes, &expected, options, result);
 }
@@ -144,6 +165,34 @@ fn migrated_variables(batch: &HostBatch, migrated: &BTreeSet<(usize, usize)>) ->
         out.insert(variable.clone(), name);
     }
     out
+}
+
+/// Every variable a host file's kernel literal initialises.
+fn kernel_variables(batch: &HostBatch) -> BTreeSet<String> {
+    let literals = batch.hosts.iter().flat_map(|h| h.facts.literals.iter());
+    literals.filter(|l| l.declares_kernel).filter_map(|l| l.variable.clone()).collect()
+}
+
+/// The calls, in every host file, of the helpers some host file creates a
+/// program in from what its callers pass (`crate::host::helper_calls`).
+fn helpers(pool: &rayon::ThreadPool, hosts: &[HostInput]) -> Helpers {
+    use rayon::prelude::*;
+    let creations = hosts.iter().flat_map(|h| h.facts.programs.iter());
+    let names: BTreeSet<String> = creations.filter_map(|c| c.through.as_ref()).map(|t| t.function.clone()).collect();
+    let mut helpers = Helpers::default();
+    if names.is_empty() {
+        return helpers;
+    }
+    let found: Vec<(PathBuf, crate::host::HelperCalls)> = pool.install(|| {
+        (hosts.par_iter()).map(|h| (canonical(&h.path), crate::host::helper_calls(&h.text, h.facts.language, &names))).collect()
+    });
+    for (host, calls) in found {
+        for name in calls.defines {
+            helpers.definers.entry(name).or_default().insert(host.clone());
+        }
+        helpers.sites.extend(calls.calls.into_iter().map(|call| (host.clone(), call)));
+    }
+    helpers
 }
 
 /// The programs the migration changed: the main file (canonical, and as

@@ -78,9 +78,11 @@ impl Index {
     /// Parses one file with the given compiler arguments; detailed
     /// preprocessing records are kept so macro uses can be seen.
     /// `contents` is the main file's bytes as the caller read them, so offsets
-    /// refer to exactly those bytes.
+    /// refer to exactly those bytes. Not `KeepGoing`: as clang-19 does, the
+    /// unit stops at a fatal error (a missing `#include`), which libclang
+    /// then reports as fatal, not as an error followed by its cascade.
     pub fn parse(&self, path: &Path, contents: &[u8], args: &[String]) -> Result<TranslationUnit<'_>, ParseError> {
-        self.parse_with(path, contents, args, CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing)
+        self.parse_with(path, contents, args, CXTranslationUnit_DetailedPreprocessingRecord)
     }
 
     /// `parse` against a precompiled preamble (`args` name it): every
@@ -340,6 +342,24 @@ impl<'i> TranslationUnit<'i> {
         unsafe { clang_getRange(at(clang_getRangeStart(range)), at(clang_getRangeEnd(range))) }
     }
 
+    /// The empty extent at the start of the file where `extent` starts (as written, not in a macro).
+    pub fn file_start(&self, extent: &Extent) -> Extent<'_> {
+        let mut file: CXFile = std::ptr::null_mut();
+        // SAFETY: out-pointers are valid locals; the file belongs to this unit.
+        unsafe {
+            clang_getExpansionLocation(
+                clang_getRangeStart(extent.raw),
+                &mut file,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
+            let start =
+                if file.is_null() { clang_getRangeStart(extent.raw) } else { clang_getLocationForOffset(self.raw, file, 0) };
+            Extent { raw: clang_getRange(start, start), alias: self.alias.as_ref() }
+        }
+    }
+
     /// Every file the unit included (directly or not), the main file among them.
     pub fn included_files(&self) -> Vec<PathBuf> {
         extern "C" fn visit(file: CXFile, _stack: *mut CXSourceLocation, _depth: c_uint, data: CXClientData) {
@@ -388,7 +408,7 @@ pub struct Extent<'tu> {
     alias: Option<&'tu Alias>,
 }
 
-impl Extent<'_> {
+impl<'tu> Extent<'tu> {
     pub fn start(&self) -> FileLoc {
         // SAFETY: plain value accessor.
         file_loc(unsafe { clang_getRangeStart(self.raw) }, self.alias)
@@ -396,5 +416,26 @@ impl Extent<'_> {
     pub fn end(&self) -> FileLoc {
         // SAFETY: plain value accessor.
         file_loc(unsafe { clang_getRangeEnd(self.raw) }, self.alias)
+    }
+
+    /// The extent from this one's start to `last`'s end.
+    pub fn through(&self, last: &Extent<'tu>) -> Extent<'tu> {
+        // SAFETY: plain value accessors on two ranges of one unit.
+        let raw = unsafe { clang_getRange(clang_getRangeStart(self.raw), clang_getRangeEnd(last.raw)) };
+        Extent { raw, alias: self.alias }
+    }
+
+    /// The empty extent where this one starts.
+    pub fn start_point(&self) -> Extent<'tu> {
+        // SAFETY: plain value accessors.
+        let start = unsafe { clang_getRangeStart(self.raw) };
+        Extent { raw: unsafe { clang_getRange(start, start) }, alias: self.alias }
+    }
+
+    /// The empty extent where this one ends.
+    pub fn end_point(&self) -> Extent<'tu> {
+        // SAFETY: plain value accessors.
+        let end = unsafe { clang_getRangeEnd(self.raw) };
+        Extent { raw: unsafe { clang_getRange(end, end) }, alias: self.alias }
     }
 }

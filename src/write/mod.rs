@@ -12,6 +12,8 @@
 //! cut the link, and writing its target would edit a file clasp did not read
 //! as such.
 
+pub mod batch;
+
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -33,7 +35,7 @@ pub enum WriteCause {
     Io(#[from] std::io::Error),
     /// The temporary file could not replace the file.
     #[error("cannot replace the file: {0}; it is left as it was")]
-    Persist(#[from] tempfile::PersistError),
+    Replace(std::io::Error),
     /// The file's bytes are no longer those that were read.
     #[error("changed since it was read; not written")]
     Changed,
@@ -57,16 +59,31 @@ pub enum WriteCause {
 /// Writes `bytes` to `path` atomically, keeping the permissions of the file
 /// it replaces. With `expected`, the file must still hold exactly those bytes.
 pub fn write_atomically(path: &Path, bytes: &[u8], expected: Option<&[u8]>) -> Result<(), WriteError> {
-    write_with(path, bytes, expected, &mut |file, bytes| file.write_all(bytes))
+    stage(path, bytes, expected)?.rename()
 }
 
-/// `write_atomically` with the writing of the temporary file given (tests inject faults).
-fn write_with(
+/// A file's new bytes in a temporary file beside it (`.clasp-*`), synced,
+/// with its permissions: renamed over it by `rename`, removed if dropped.
+#[derive(Debug)]
+pub struct Staged<'a> {
+    temp: PathBuf,
+    target: PathBuf,
+    expected: Option<&'a [u8]>,
+    renamed: bool,
+}
+
+/// Stages `bytes` for `path`, which must be replaceable now (see `check_destination`).
+pub fn stage<'a>(path: &Path, bytes: &[u8], expected: Option<&'a [u8]>) -> Result<Staged<'a>, WriteError> {
+    stage_with(path, bytes, expected, &mut |file, bytes| file.write_all(bytes))
+}
+
+/// `stage` with the writing of the temporary file given (tests inject faults).
+fn stage_with<'a>(
     path: &Path,
     bytes: &[u8],
-    expected: Option<&[u8]>,
+    expected: Option<&'a [u8]>,
     write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
-) -> Result<(), WriteError> {
+) -> Result<Staged<'a>, WriteError> {
     let failed = |at: &Path, cause: WriteCause| WriteError { path: at.to_path_buf(), cause };
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| failed(dir, e.into()))?;
@@ -74,16 +91,63 @@ fn write_with(
     if std::fs::metadata(dir).is_ok_and(|m| m.permissions().readonly()) {
         return Err(failed(path, WriteCause::ReadOnlyDirectory(dir.to_path_buf())));
     }
+    let (temp, mut file) = temporary_in(dir).map_err(|e| failed(path, e.into()))?;
     // Dropped on any error below: the temporary file is removed.
-    let mut temp = tempfile::Builder::new().prefix(".clasp-").tempfile_in(dir).map_err(|e| failed(path, e.into()))?;
-    write(temp.as_file_mut(), bytes).map_err(|e| failed(path, e.into()))?;
+    let staged = Staged { temp, target: path.to_path_buf(), expected, renamed: false };
+    write(&mut file, bytes).map_err(|e| failed(path, e.into()))?;
     // On disk before the rename: a crash then leaves the old file or the new one, never an empty one.
-    temp.as_file().sync_all().map_err(|e| failed(path, e.into()))?;
+    file.sync_all().map_err(|e| failed(path, e.into()))?;
     if let Ok(meta) = std::fs::metadata(path) {
-        std::fs::set_permissions(temp.path(), meta.permissions()).map_err(|e| failed(path, e.into()))?;
+        std::fs::set_permissions(&staged.temp, meta.permissions()).map_err(|e| failed(path, e.into()))?;
     }
-    temp.persist(path).map_err(|e| failed(path, e.into()))?;
-    Ok(())
+    Ok(staged)
+}
+
+/// A new temporary file in `dir`, named in the supervisor's journal before it
+/// exists (so that what a killed worker leaves is found and removed).
+fn temporary_in(dir: &Path) -> std::io::Result<(PathBuf, File)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    loop {
+        let number = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let name = format!("{}{}-{number}-{nanos:08x}", crate::isolation::TEMPORARY_PREFIX, std::process::id());
+        let path = dir.join(name);
+        crate::isolation::journal(&path);
+        match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+            Ok(file) => return Ok((path, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+impl Staged<'_> {
+    /// The file it will replace.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Whether the file may still be replaced: unchanged since it was read.
+    pub fn check(&self) -> Result<(), WriteError> {
+        check_destination(&self.target, self.expected).map_err(|cause| WriteError { path: self.target.clone(), cause })
+    }
+
+    /// Renames the temporary file over the file.
+    pub fn rename(mut self) -> Result<(), WriteError> {
+        std::fs::rename(&self.temp, &self.target)
+            .map_err(|e| WriteError { path: self.target.clone(), cause: WriteCause::Replace(e) })?;
+        self.renamed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged<'_> {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
 }
 
 /// What stands at `path` may be replaced: a regular, writable file holding
@@ -163,7 +227,7 @@ mod tests {
             file.write_all(&bytes[..bytes.len() / 2])?;
             Err(std::io::Error::from_raw_os_error(28))
         };
-        let error = write_with(&path, NEW, Some(READ), &mut full).unwrap_err().to_string();
+        let error = stage_with(&path, NEW, Some(READ), &mut full).unwrap_err().to_string();
         let expected =
             format!("{}: error: cannot write: No space left on device (os error 28); the file is left as it was", path.display());
         assert_eq!(error, expected);

@@ -16,7 +16,12 @@
 //! cannot be found (`unlinked-build`, only when the batch changed kernels)
 //! is a warning with the exact option to add.
 
-use std::path::{Component, Path, PathBuf};
+mod links;
+
+use std::path::PathBuf;
+
+use links::Link;
+pub use links::{BuiltFile, Helpers};
 
 use serde::Serialize;
 
@@ -38,6 +43,9 @@ pub struct BuildCallReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
     pub detail: String,
+    /// The host must be changed by hand (a warning says how): `--check` fails on it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
 }
 
 /// What clasp did with a build call.
@@ -73,6 +81,12 @@ pub struct Changed<'a> {
     pub literals: &'a std::collections::BTreeSet<usize>,
     /// Variables of other host files that hold a migrated kernel, with the program's name.
     pub variables: &'a std::collections::BTreeMap<String, PathBuf>,
+    /// Variables of host files that hold a kernel (migrated or not).
+    pub kernel_variables: &'a std::collections::BTreeSet<String>,
+    /// The calls of program-creating helpers, across the batch.
+    pub helpers: &'a Helpers,
+    /// Whether the batch changed any kernel (a file's or an embedded one).
+    pub kernels_changed: bool,
 }
 
 /// What the rule decides for one build call.
@@ -94,17 +108,6 @@ pub fn decide(host: &HostInput, changed: &Changed, target: Target) -> Vec<Decide
     decided
 }
 
-/// What the programs a build call may build come to.
-enum Link {
-    /// Every one is a program clasp changed: these (as reported).
-    Changed(Vec<PathBuf>),
-    /// None is.
-    Unchanged,
-    /// Some are, some are not (several creations reach the call, or its
-    /// function names several kernel files): clasp cannot tell which it builds.
-    Ambiguous,
-}
-
 fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Target) -> Decided {
     let flag = std_flag(target);
     let mut report = BuildCallReport {
@@ -115,24 +118,34 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
         status: BuildStatus::Unchanged,
         program: None,
         detail: String::new(),
+        pending: false,
     };
     let creations = creations_of(&host.facts, call);
     if creations.is_empty() {
         return unlinked(host, call, report, changed, &flag);
     }
-    let migrated = match link(host, &creations, changed) {
-        Link::Ambiguous => {
-            report.detail = "it builds one of several programs, and clasp changed some of them, not all".to_string();
+    let migrated = match links::link(host, &creations, changed) {
+        Link::Unknown(why) => {
+            report.detail = format!("clasp cannot tell what it builds: {why}");
             return unlinked(host, call, report, changed, &flag);
         }
-        Link::Unchanged => {
-            report.program = Some(program_name(&host.facts, creations[0], &[]));
+        Link::Mixed { changed: migrated, unchanged } => {
+            report.program = Some(format!("{}, {}", migrated.join(", "), unchanged.join(", ")));
+            report.detail = format!(
+                "it builds {} (migrated) or {} (not migrated): one options string cannot suit both",
+                migrated.join(", "),
+                unchanged.join(", ")
+            );
+            return unlinked(host, call, report, changed, &flag);
+        }
+        Link::Unchanged(programs) => {
+            report.program = Some(programs.join(", "));
             report.detail = "it builds a program clasp did not change".to_string();
             return Decided { report, fix: None, warning: None };
         }
         Link::Changed(migrated) => migrated,
     };
-    report.program = Some(program_name(&host.facts, creations[0], &migrated));
+    report.program = Some(migrated.join(", "));
     match crate::host::options_edit(&call.options, &flag) {
         Some((range, replacement)) => {
             report.status = BuildStatus::Edited;
@@ -148,33 +161,10 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
     }
 }
 
-/// Whether the creations reaching a call build programs clasp changed.
-fn link(host: &HostInput, creations: &[&ProgramCreation], changed: &Changed) -> Link {
-    let (mut migrated, mut unchanged) = (Vec::new(), false);
-    for creation in creations {
-        let mut files = match migrated_files(&host.path, creation, changed) {
-            Link::Ambiguous => return Link::Ambiguous,
-            Link::Changed(files) => files,
-            Link::Unchanged => Vec::new(),
-        };
-        files.extend(
-            creation
-                .literals
-                .iter()
-                .filter(|l| changed.literals.contains(l))
-                .map(|l| embedded_name(host, &host.facts.literals[*l])),
-        );
-        files.extend(creation.external.iter().filter_map(|v| changed.variables.get(v)).cloned());
-        match files.is_empty() {
-            true => unchanged = true,
-            false => migrated.extend(files),
-        }
-    }
-    match (migrated.is_empty(), unchanged) {
-        (true, _) => Link::Unchanged,
-        (false, false) => Link::Changed(migrated),
-        (false, true) => Link::Ambiguous,
-    }
+/// The kernel files of the batch (`kernel_files`, canonical) `call` builds,
+/// traced as the rule links calls to programs (whether or not clasp changes them).
+pub fn files_built(host: &HostInput, call: &BuildCall, kernel_files: &[PathBuf], helpers: &Helpers) -> Vec<BuiltFile> {
+    links::built_files(host, &creations_of(&host.facts, call), kernel_files, helpers)
 }
 
 /// An options variable shared by build calls that are not all edited (one
@@ -220,85 +210,6 @@ fn creations_of<'f>(facts: &'f HostFacts, call: &BuildCall) -> Vec<&'f ProgramCr
     }
 }
 
-/// The changed kernel files a creation's program reads, as reported. A
-/// file name written in host code is resolved as the host would at run
-/// time, from its own directory or one above it (hosts run from their
-/// directory or their project's): `kernel/k.cl` in `b/host.c` is
-/// `b/kernel/k.cl`, never another program's `a/kernel/k.cl`, and a name
-/// that resolves to no kernel file of the batch names a program clasp did
-/// not change. Names of changed and of unchanged kernel files in one
-/// function make the link ambiguous.
-fn migrated_files(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Link {
-    let host = crate::root::canonical(host);
-    let (mut out, mut unchanged) = (Vec::new(), false);
-    let mut named = |file: &Path| match changed.programs.iter().find(|(canonical, _)| canonical == file) {
-        Some((_, shown)) => out.push(shown.clone()),
-        None => unchanged = true,
-    };
-    for name in &creation.file_names {
-        for file in changed.kernel_files.iter().filter(|f| names_file(&host, name, f)) {
-            named(file);
-        }
-    }
-    // An `#include`d source is found from the host's own directory, as the preprocessor finds it.
-    let dir = host.parent().unwrap_or(Path::new("/"));
-    for name in &creation.included {
-        named(&crate::root::canonical(&dir.join(name)));
-    }
-    out.sort();
-    out.dedup();
-    match (out.is_empty(), unchanged) {
-        (true, _) => Link::Unchanged,
-        (false, false) => Link::Changed(out),
-        (false, true) => Link::Ambiguous,
-    }
-}
-
-/// How reports name an embedded kernel: `host.cpp:42`.
-fn embedded_name(host: &HostInput, literal: &crate::host::Literal) -> PathBuf {
-    PathBuf::from(format!("{}:{}", host.path.display(), literal.start.line))
-}
-
-/// Whether a file name written in host code (`kernels/scale.cl`,
-/// `../kernels/scale.cl`) names `file` (canonical) from `host` (canonical):
-/// joined to the host's directory or to one of its ancestors, it is `file`.
-fn names_file(host: &Path, name: &str, file: &Path) -> bool {
-    if name.is_empty() {
-        return false;
-    }
-    let resolve = |dir: &Path| {
-        let mut path = dir.to_path_buf();
-        for component in Path::new(name).components() {
-            match component {
-                Component::Normal(part) => path.push(part),
-                Component::ParentDir => {
-                    path.pop();
-                }
-                Component::RootDir => path = PathBuf::from("/"),
-                _ => {}
-            }
-        }
-        path
-    };
-    host.ancestors().skip(1).any(|dir| resolve(dir) == file)
-}
-
-/// How reports name the program: its migrated files, else its file names or literals.
-fn program_name(facts: &HostFacts, creation: &ProgramCreation, migrated: &[PathBuf]) -> String {
-    if !migrated.is_empty() {
-        return migrated.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-    }
-    if !creation.file_names.is_empty() {
-        return creation.file_names.join(", ");
-    }
-    let lines: Vec<String> =
-        creation.literals.iter().filter_map(|i| facts.literals.get(*i)).map(|l| l.start.line.to_string()).collect();
-    match lines.is_empty() {
-        true => format!("the program created at line {}", creation.at.line),
-        false => format!("the kernel embedded at line {}", lines.join(", ")),
-    }
-}
-
 /// Whether clasp can read the options (then a missing edit means they already ask for the flag).
 fn traced(options: &OptionsArg) -> bool {
     match options {
@@ -312,11 +223,11 @@ fn fix(
     host: &HostInput,
     call: &BuildCall,
     flag: &str,
-    migrated: &[PathBuf],
+    migrated: &[String],
     range: std::ops::Range<u32>,
     replacement: String,
 ) -> Fix {
-    let program = migrated.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    let program = migrated.join(", ");
     Fix {
         rule: Code::HostBuildOptions,
         file: host.path.clone(),
@@ -349,6 +260,7 @@ fn untraced(host: &HostInput, call: &BuildCall, report: BuildCallReport, flag: &
 fn untraced_because(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, flag: &str, why: &str) -> Decided {
     report.status = BuildStatus::Untraced;
     report.detail = format!("{why}: pass {flag}");
+    report.pending = true;
     let program = report.program.clone().unwrap_or_default();
     let message = format!(
         "{} builds {program}, which clasp migrated, with options it cannot trace ({why}): pass {flag} ({})",
@@ -363,14 +275,12 @@ fn unlinked(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, cha
     if report.detail.is_empty() {
         report.detail = "the program it builds is not created in the same function from a kernel clasp can see".to_string();
     }
-    if changed.programs.is_empty() {
+    if !changed.kernels_changed {
         return Decided { report, fix: None, warning: None };
     }
-    let message = format!(
-        "{} builds a program clasp cannot trace: if it is one clasp migrated, pass {flag} ({})",
-        call.api,
-        Code::UnlinkedBuild
-    );
+    report.pending = true;
+    let message =
+        format!("{}: {}: if it builds a program clasp migrated, pass {flag} ({})", call.api, report.detail, Code::UnlinkedBuild);
     Decided { report, fix: None, warning: Some(Warning::at(host.path.clone(), call.at.line, call.at.col, message)) }
 }
 
@@ -378,64 +288,102 @@ fn unlinked(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, cha
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_file_name_names_the_kernel_file_nearest_the_host() {
-        let files = [PathBuf::from("/p/a/kernel/k.cl"), PathBuf::from("/p/b/kernel/k.cl")];
-        let programs = [(files[0].clone(), PathBuf::from("a/kernel/k.cl"))];
-        let (literals, variables) = (Default::default(), Default::default());
-        let changed = Changed { programs: &programs, kernel_files: &files, literals: &literals, variables: &variables };
-        let creation = |name: &str| crate::host::ProgramCreation {
-            at: crate::host::Position { byte: 0, line: 1, col: 1 },
-            api: "clCreateProgramWithSource".into(),
-            function: None,
-            variable: None,
-            literals: Vec::new(),
-            untraced: None,
-            file_names: vec![name.to_string()],
-            external: Vec::new(),
-            included: Vec::new(),
-            member: None,
-        };
-        // Only a's program changed: b's host building its own kernel/k.cl is not linked to it.
-        let linked = |host: &str, names: &[&str]| {
-            let mut c = creation(names[0]);
-            c.file_names = names.iter().map(|n| n.to_string()).collect();
-            match migrated_files(Path::new(host), &c, &changed) {
-                Link::Changed(files) => format!("changed {files:?}"),
-                Link::Unchanged => "unchanged".to_string(),
-                Link::Ambiguous => "ambiguous".to_string(),
-            }
-        };
-        assert_eq!(linked("/p/a/host.c", &["kernel/k.cl"]), r#"changed ["a/kernel/k.cl"]"#);
-        assert_eq!(linked("/p/b/host.c", &["kernel/k.cl"]), "unchanged");
-        // A function naming a changed and an unchanged kernel file: clasp cannot tell which the program is.
-        let two = [PathBuf::from("/p/a/kernel/k.cl"), PathBuf::from("/p/a/kernel/other.cl")];
-        let changed = Changed { programs: &programs, kernel_files: &two, literals: &literals, variables: &variables };
-        let mut c = creation("kernel/k.cl");
-        c.file_names.push("kernel/other.cl".into());
-        assert!(matches!(migrated_files(Path::new("/p/a/host.c"), &c, &changed), Link::Ambiguous));
-    }
-
-    /// The decisions for a C host `src` in /p/host.c, of a batch whose kernel
-    /// files are /p/a.cl (changed) and /p/b.cl (not).
-    fn decided(src: &str) -> Vec<(BuildStatus, bool)> {
-        let path = PathBuf::from("/p/host.c");
-        let facts = crate::host::scan(&path, src.as_bytes(), crate::host::HostLanguage::C);
+    /// The decisions for a host `src` at `host`, of a batch whose kernel
+    /// files are `files`, the first of which changed.
+    fn decided_at(host: &str, src: &str, files: &[&str]) -> Vec<(BuildStatus, bool)> {
+        let path = PathBuf::from(host);
+        let facts = crate::host::scan(&path, src.as_bytes(), crate::host::HostLanguage::of(&path).unwrap());
         let host = HostInput { path, text: src.as_bytes().to_vec(), facts };
-        let files = [PathBuf::from("/p/a.cl"), PathBuf::from("/p/b.cl")];
-        let programs = [(files[0].clone(), PathBuf::from("a.cl"))];
-        let (literals, variables) = (Default::default(), Default::default());
-        let changed = Changed { programs: &programs, kernel_files: &files, literals: &literals, variables: &variables };
+        let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+        let programs = [(files[0].clone(), files[0].clone())];
+        let (literals, variables, kernel_variables) = (Default::default(), Default::default(), Default::default());
+        let helpers = Helpers::default();
+        let changed = Changed {
+            programs: &programs,
+            kernel_files: &files,
+            literals: &literals,
+            variables: &variables,
+            kernel_variables: &kernel_variables,
+            helpers: &helpers,
+            kernels_changed: true,
+        };
         decide(&host, &changed, Target::Cl20).into_iter().map(|d| (d.report.status, d.fix.is_some())).collect()
     }
 
+    /// /p/a.cl changed, /p/b.cl did not.
+    fn decided(src: &str) -> Vec<(BuildStatus, bool)> {
+        decided_at("/p/host.c", src, &["/p/a.cl", "/p/b.cl"])
+    }
+
     #[test]
-    fn a_function_building_a_changed_and_an_unchanged_program_edits_neither() {
+    fn a_file_name_names_the_kernel_file_nearest_the_host() {
+        let src = "void f(cl_context c) {\n  char *s = load(\"kernel/k.cl\");\n  \
+                   cl_program p = clCreateProgramWithSource(c, 1, (const char **)&s, NULL, NULL);\n  \
+                   clBuildProgram(p, 0, NULL, NULL, NULL, NULL);\n}\n";
+        let files = ["/p/a/kernel/k.cl", "/p/b/kernel/k.cl"];
+        assert_eq!(decided_at("/p/a/host.c", src, &files), [(BuildStatus::Edited, true)]);
+        // Only a's program changed: b's host building its own kernel/k.cl is not linked to it.
+        assert_eq!(decided_at("/p/b/host.c", src, &files), [(BuildStatus::Unchanged, false)]);
+    }
+
+    #[test]
+    fn each_creation_builds_the_file_its_source_is_read_from() {
         let src = "void f(cl_context c) {\n  char *a = load(\"a.cl\"); cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
                    clBuildProgram(pa, 0, NULL, NULL, NULL, NULL);\n\
                    char *b = load(\"b.cl\"); cl_program pb = clCreateProgramWithSource(c, 1, (const char **)&b, NULL, NULL);\n\
                    clBuildProgram(pb, 0, NULL, NULL, NULL, NULL);\n}\n";
-        assert_eq!(decided(src), vec![(BuildStatus::Unlinked, false), (BuildStatus::Unlinked, false)]);
+        assert_eq!(decided(src), vec![(BuildStatus::Edited, true), (BuildStatus::Unchanged, false)]);
+        // Not in the batch at all (excluded): never switched.
+        let src = src.replace("b.cl", "elsewhere/c.cl");
+        assert_eq!(decided(&src), vec![(BuildStatus::Edited, true), (BuildStatus::Unchanged, false)]);
+    }
+
+    #[test]
+    fn a_function_naming_a_changed_and_an_unchanged_file_edits_neither_of_its_untraced_programs() {
+        // Read into buffers clasp does not follow: the function's file names are all it knows.
+        let src = "void f(cl_context c) {\n  char a[64], b[64];\n  read(a, \"a.cl\"); read(b, \"b.cl\");\n  \
+                   cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
+                   clBuildProgram(pa, 0, NULL, NULL, NULL, NULL);\n}\n";
+        assert_eq!(decided(src), vec![(BuildStatus::Unlinked, false)]);
+        let excluded = src.replace("b.cl", "elsewhere/c.cl");
+        assert_eq!(decided(&excluded), vec![(BuildStatus::Unlinked, false)]);
+    }
+
+    #[test]
+    fn a_program_clasp_cannot_trace_is_unlinked_never_unchanged() {
+        let src = "void f(cl_context c) {\n  char *s = getenv(\"KERNEL_SOURCE\");\n  \
+                   cl_program p = clCreateProgramWithSource(c, 1, (const char **)&s, NULL, NULL);\n  \
+                   clBuildProgram(p, 0, NULL, NULL, NULL, NULL);\n}\n";
+        assert_eq!(decided(src), vec![(BuildStatus::Unlinked, false)]);
+    }
+
+    /// The kernel files (of /p/a.cl, /p/b.cl) each build call of a C host at /p/host.c builds.
+    fn built(src: &str) -> Vec<Vec<PathBuf>> {
+        built_at("/p/host.c", src)
+    }
+
+    /// The kernel files (of /p/a.cl, /p/b.cl) each build call of the host `src` at `host` builds.
+    fn built_at(host: &str, src: &str) -> Vec<Vec<PathBuf>> {
+        let path = PathBuf::from(host);
+        let facts = crate::host::scan(&path, src.as_bytes(), crate::host::HostLanguage::of(&path).unwrap());
+        let host = HostInput { path, text: src.as_bytes().to_vec(), facts };
+        let files = [PathBuf::from("/p/a.cl"), PathBuf::from("/p/b.cl")];
+        let calls = host.facts.build_calls.iter();
+        calls.map(|c| files_built(&host, c, &files, &Helpers::default()).into_iter().map(|b| b.file).collect()).collect()
+    }
+
+    #[test]
+    fn a_build_call_builds_the_one_file_its_program_reads_or_none_when_several_may_be() {
+        let src = "void f(cl_context c) {\n  char *a = load(\"a.cl\"); cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
+                   clBuildProgram(pa, 0, NULL, \"-DA\", NULL, NULL);\n\
+                   char *b = load(\"b.cl\"); cl_program pb = clCreateProgramWithSource(c, 1, (const char **)&b, NULL, NULL);\n\
+                   clBuildProgram(pb, 0, NULL, \"-DB\", NULL, NULL);\n}\n";
+        assert_eq!(built(src), [vec![PathBuf::from("/p/a.cl")], vec![PathBuf::from("/p/b.cl")]]);
+        // Read where clasp does not follow: the function's names are all it knows, and there are two.
+        let src = "void f(cl_context c) {\n  char a[64], b[64];\n  read(a, \"a.cl\"); read(b, \"b.cl\");\n  \
+                   cl_program pa = clCreateProgramWithSource(c, 1, (const char **)&a, NULL, NULL);\n\
+                   clBuildProgram(pa, 0, NULL, \"-DA\", NULL, NULL);\n}\n";
+        assert_eq!(built(src), [Vec::<PathBuf>::new()]);
     }
 
     #[test]
@@ -448,14 +396,34 @@ mod tests {
     }
 
     #[test]
-    fn file_names_resolve_from_the_host_directory_or_above() {
-        let (host, file) = (Path::new("/work/project/src/host.c"), Path::new("/work/project/kernels/scale.cl"));
-        assert!(names_file(host, "kernels/scale.cl", file), "from the project's directory");
-        assert!(names_file(host, "../kernels/scale.cl", file), "from the host's directory");
-        assert!(names_file(host, "./kernels/scale.cl", file));
-        assert!(!names_file(host, "scale.cl", file), "no directory of the host holds it");
-        assert!(!names_file(host, "other/scale.cl", file));
-        assert!(!names_file(host, "", file));
-        assert!(!names_file(Path::new("/work/elsewhere/host.c"), "kernels/scale.cl", file));
+    fn a_program_of_included_files_is_linked_through_them() {
+        // A kernel file the function names otherwise is no source of it.
+        let src = "static const char *sources[] = {\n#include \"a.cl\"\n};\n\
+                   void f(cl_context c) {\n  const char *log_name = \"b.cl\";\n  \
+                   cl_program p = clCreateProgramWithSource(c, 1, sources, NULL, NULL);\n  \
+                   clBuildProgram(p, 0, NULL, NULL, NULL, NULL);\n}\n";
+        assert_eq!(decided(src), [(BuildStatus::Edited, true)]);
+        let unchanged = src.replace("#include \"a.cl\"", "#include \"b.cl\"");
+        assert_eq!(decided(&unchanged), [(BuildStatus::Unchanged, false)]);
+        // One of its files changed, another did not: one options string cannot suit both.
+        let two = src.replace("#include \"a.cl\"\n", "#include \"a.cl\"\n,\n#include \"b.cl\"\n");
+        assert_eq!(decided(&two), [(BuildStatus::Unlinked, false)]);
+        // A literal beside the `#include`: the program is not known whole.
+        let mixed = src.replace("{\n#include", "{ \"#define N 4\\n\",\n#include");
+        assert_eq!(decided(&mixed), [(BuildStatus::Unlinked, false)]);
+        // Its files are no kernel files it reads at run time: their options are its program's.
+        assert_eq!(built(src), [Vec::<PathBuf>::new()]);
+    }
+
+    #[test]
+    fn a_member_built_in_another_method_builds_the_file_its_creation_reads() {
+        let src = "class Blur {\n  cl::Program program_;\n  \
+                   void load(const cl::Context &c) { std::string s = read_text(\"a.cl\"); program_ = cl::Program(c, s); }\n  \
+                   int prepare() { return program_.build(\"-DA\"); }\n};\n";
+        assert_eq!(built_at("/p/host.cpp", src), [vec![PathBuf::from("/p/a.cl")]]);
+        assert_eq!(decided_at("/p/host.cpp", src, &["/p/a.cl", "/p/b.cl"]), [(BuildStatus::Edited, true)]);
+        let other = src.replace("\"a.cl\"", "\"b.cl\"");
+        assert_eq!(built_at("/p/host.cpp", &other), [vec![PathBuf::from("/p/b.cl")]]);
+        assert_eq!(decided_at("/p/host.cpp", &other, &["/p/a.cl", "/p/b.cl"]), [(BuildStatus::Unchanged, false)]);
     }
 }

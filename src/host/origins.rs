@@ -1,0 +1,233 @@
+//! Where a value comes from: the literals it is made of, the kernel files
+//! its text is read from, and the parameters of its function it depends on.
+//!
+//! A program's source argument is followed through variables (their
+//! initialiser, then the writes that add to them: `sources.push_back(...)`,
+//! `snprintf(buf, ...)`, `s += ...`), arrays of strings, and calls that only
+//! wrap a string (`std::string(...)`, `std::make_pair(...)`). A call that
+//! computes it (`read_text(path)`, `open('k.cl').read()`) leaves it
+//! untraced, but its arguments and object are still followed for file
+//! names: a literal naming a kernel file there (or in a variable passed
+//! there) is the file the text is read from. A parameter reached either way
+//! is recorded by its index, so that the program's files can be found at the
+//! function's call sites (`crate::host::helper_calls`).
+
+use tree_sitter::Node;
+
+use super::scan::{is_wrapper, Context};
+use super::syntax::{args, declarator_name, text, walk};
+use super::trace::{function_label, lookup, Binding};
+
+/// Extensions of files that hold kernels.
+pub(crate) const KERNEL_FILES: &[&str] = &[".cl", ".ocl", ".opencl", ".clh"];
+
+/// Whether a literal's text names a kernel file.
+pub(crate) fn names_kernel_file(text: &str) -> bool {
+    KERNEL_FILES.iter().any(|ext| text.ends_with(ext)) && !text.contains('\n')
+}
+
+/// What is followed: the value itself (its literals are its text), or a
+/// value that only names where the text is read from (its literals that
+/// name kernel files are file names; other literals are modes, separators...).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Source,
+    FileName,
+}
+
+/// Follows a value to its literals, file names and parameters.
+pub(crate) struct Origins<'c, 't, 's> {
+    context: &'c Context<'t, 's>,
+    /// Literals of the value, in order (indexes into the context's literals).
+    pub literals: Vec<usize>,
+    /// Kernel files the value is read from, as written.
+    pub file_names: Vec<String>,
+    /// Parameters of the enclosing function reached (0-based; Python's
+    /// `self`/`cls` not counted).
+    pub parameters: Vec<usize>,
+    /// The first reason the value is not all literals.
+    pub untraced: Option<String>,
+    /// The first reason that is neither a parameter nor another file's
+    /// variable: something computed at run time.
+    pub opaque: Option<String>,
+    /// Variables declared in no scope of this file (another file's, e.g. a generated header's).
+    pub external: Vec<String>,
+    /// Files `#include`d where a source string is expected, in order.
+    pub included: Vec<String>,
+    /// Variables already followed (an array may name one twice).
+    visited: Vec<(String, bool)>,
+}
+
+impl<'c, 't, 's> Origins<'c, 't, 's> {
+    pub(crate) fn new(context: &'c Context<'t, 's>) -> Self {
+        Origins {
+            context,
+            literals: Vec::new(),
+            file_names: Vec::new(),
+            parameters: Vec::new(),
+            untraced: None,
+            opaque: None,
+            external: Vec::new(),
+            included: Vec::new(),
+            visited: Vec::new(),
+        }
+    }
+
+    /// Follows a value whose text is the program's source.
+    pub(crate) fn follow(&mut self, node: Node<'t>) {
+        self.follow_as(node, Mode::Source);
+    }
+
+    fn follow_as(&mut self, node: Node<'t>, mode: Mode) {
+        walk(node, &mut |n| self.visit(n, mode));
+    }
+
+    /// Whether to walk into `n`.
+    fn visit(&mut self, n: Node<'t>, mode: Mode) -> bool {
+        let src = self.context.src;
+        if let Some(i) = self.context.literal_of(n) {
+            self.literal(i, mode);
+            return false;
+        }
+        match n.kind() {
+            // Types of casts (`(const cl_char **)&src`) and `std::string` in a
+            // declaration that parses as a function's: no variables there.
+            "type_descriptor" | "qualified_identifier" | "primitive_type" => {}
+            "identifier" | "type_identifier" => self.variable(n, mode),
+            "call_expression" | "call" if !is_wrapper(n, src) => {
+                let callee = n.child_by_field_name("function").map_or("", |f| text(f, src));
+                // `strlen(src)` and `sizeof` only measure a source named elsewhere.
+                if matches!(callee, "strlen" | "sizeof") {
+                    return false;
+                }
+                if mode == Mode::Source {
+                    let why = format!("`{}` is computed at run time", first_line(text(n, src)));
+                    self.opaque.get_or_insert(why.clone());
+                    self.why(why);
+                }
+                self.read_from(n);
+            }
+            "call_expression" | "call" => {
+                // Only the arguments of a wrapper: its name is no variable.
+                if let Some(arguments) = n.child_by_field_name("arguments") {
+                    self.follow_as(arguments, mode);
+                }
+            }
+            _ => return true,
+        }
+        false
+    }
+
+    fn literal(&mut self, i: usize, mode: Mode) {
+        let included = &self.context.literals[i].literal.included;
+        match mode {
+            // A file `#include`d where a string is expected holds the source.
+            Mode::Source if !included.is_empty() => self.included.extend(included.iter().cloned()),
+            Mode::Source if !self.literals.contains(&i) => self.literals.push(i),
+            Mode::Source => {}
+            Mode::FileName => {
+                let text = &self.context.literals[i].literal.text;
+                if names_kernel_file(text) && !self.file_names.contains(text) {
+                    self.file_names.push(text.clone());
+                }
+            }
+        }
+    }
+
+    /// The file names a call computing the text reads from: in its
+    /// arguments and in the object it is called on (`open('k.cl').read()`).
+    fn read_from(&mut self, call: Node<'t>) {
+        let callee = call.child_by_field_name("function");
+        let object = callee.and_then(|f| f.child_by_field_name("argument").or_else(|| f.child_by_field_name("object")));
+        if let Some(object) = object {
+            self.follow_as(object, Mode::FileName);
+        }
+        if let Some(arguments) = call.child_by_field_name("arguments") {
+            self.follow_as(arguments, Mode::FileName);
+        }
+    }
+
+    fn variable(&mut self, n: Node<'t>, mode: Mode) {
+        let src = self.context.src;
+        let name = text(n, src).to_string();
+        let key = (name.clone(), mode == Mode::Source);
+        if self.visited.contains(&key) {
+            return;
+        }
+        self.visited.push(key);
+        let Some(traced) = lookup(self.context, &name, n) else {
+            if mode == Mode::Source {
+                self.why(format!("`{name}` is not declared in this file"));
+                self.external.push(name);
+            }
+            return;
+        };
+        match traced.first {
+            Binding::Value(value) => self.follow_as(value, mode),
+            Binding::Parameter => {
+                if let Some(index) = parameter_index(self.context, n, &name) {
+                    if !self.parameters.contains(&index) {
+                        self.parameters.push(index);
+                    }
+                }
+                if mode == Mode::Source {
+                    self.why(format!("`{name}` is a parameter of `{}`", function_label(self.context, n)));
+                }
+            }
+            Binding::Uninitialised if traced.writes.is_empty() && mode == Mode::Source => {
+                let why = format!("`{name}` is not initialised from a literal in this file");
+                self.opaque.get_or_insert(why.clone());
+                self.why(why)
+            }
+            Binding::Uninitialised => {}
+        }
+        // What is added to it: `push_back(...)`, `+=`, `snprintf(name, ...)`.
+        for write in traced.writes {
+            let added = write.child_by_field_name("arguments").or_else(|| write.child_by_field_name("right"));
+            if let Some(added) = added {
+                self.follow_as(added, mode);
+            }
+        }
+    }
+
+    pub(crate) fn why(&mut self, why: String) {
+        self.untraced.get_or_insert(why);
+    }
+}
+
+/// The parameters of a function definition, in order: C and C++
+/// declarators' names, Python's names (`self` and `cls` left out: a call
+/// site `obj.method(a)` passes `a` first).
+pub(crate) fn parameter_names(def: Node, src: &[u8]) -> Vec<String> {
+    if let Some(parameters) = def.child_by_field_name("parameters") {
+        let names: Vec<String> = args(parameters)
+            .into_iter()
+            .filter_map(|p| match p.kind() {
+                "identifier" => Some(text(p, src).to_string()),
+                _ => p.child_by_field_name("name").or(p.named_child(0)).map(|n| text(n, src).to_string()),
+            })
+            .collect();
+        let skip = names.first().is_some_and(|n| n == "self" || n == "cls");
+        return names.into_iter().skip(usize::from(skip)).collect();
+    }
+    let mut declarator = def.child_by_field_name("declarator");
+    while let Some(d) = declarator.filter(|d| d.kind() != "function_declarator") {
+        declarator = d.child_by_field_name("declarator");
+    }
+    let Some(list) = declarator.and_then(|d| d.child_by_field_name("parameters")) else { return Vec::new() };
+    args(list)
+        .into_iter()
+        .filter(|p| p.kind() != "variadic_parameter")
+        .map(|p| p.child_by_field_name("declarator").and_then(|d| declarator_name(d, src)).unwrap_or_default())
+        .collect()
+}
+
+/// The index of parameter `name` of the function around `at`.
+fn parameter_index(context: &Context, at: Node, name: &str) -> Option<usize> {
+    let def = context.index.function_around(at)?;
+    parameter_names(def, context.src).iter().position(|p| p == name)
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}

@@ -1,0 +1,113 @@
+//! A declaration's extent as clasp edits it: clang's, widened to the macro
+//! uses around it that expand to nothing in this unit.
+//!
+//! `NOINLINE float f(...) {...}` under `#define NOINLINE` is, to clang, a
+//! declaration starting at `float`: the use expands to no token, so no
+//! cursor's extent covers it. Yet the host may build the file with
+//! `-DNOINLINE=__attribute__((noinline))`, where the use is part of the
+//! declaration. So a declaration takes the empty uses just before it (with
+//! nothing but blanks and comments between them and it), and, when it ends
+//! without a body (`void f(int) ATTR;`, `int x ATTR;`), those just after it:
+//! a merge deleting it deletes them too, and its tokens (compared between
+//! copies, read for its specifiers) are the same in every configuration.
+//! Uses are found from libclang's macro-expansion records and the tokens
+//! between them, never from the text.
+
+use super::libclang::{Cursor, CursorKind, Extent};
+use super::walker::Walker;
+
+/// Where a top-level declaration's neighbours in its file end and start:
+/// the uses it may take lie between (a use before the previous declaration's
+/// end is inside it). Offsets in the declaration's file.
+#[derive(Clone, Copy)]
+pub(super) struct Neighbours<'t> {
+    /// The previous declaration in the file (`None`: this is the first).
+    pub(super) previous: Option<Cursor<'t>>,
+    pub(super) previous_end: u32,
+    pub(super) next_start: u32,
+}
+
+impl Neighbours<'_> {
+    /// No bound: a declaration whose neighbours are not known (a `static` in a function) takes no use.
+    pub(super) const NONE: Neighbours<'static> = Neighbours { previous: None, previous_end: u32::MAX, next_start: 0 };
+}
+
+/// For each top-level cursor, its neighbours (declarations in the same file).
+pub(super) fn neighbours<'t>(top: &[Cursor<'t>]) -> Vec<Neighbours<'t>> {
+    let is_declaration = |c: &Cursor| {
+        !matches!(c.kind(), CursorKind::MacroDefinition | CursorKind::MacroExpansion | CursorKind::InclusionDirective)
+    };
+    let places: Vec<Option<(std::sync::Arc<str>, u32, u32)>> = top
+        .iter()
+        .map(|c| {
+            let extent = c.extent();
+            let (start, end) = (extent.start(), extent.end());
+            is_declaration(c).then_some(())?;
+            Some((start.file?, start.offset, end.offset))
+        })
+        .collect();
+    let mut out = vec![Neighbours { previous: None, previous_end: 0, next_start: u32::MAX }; top.len()];
+    let mut last: std::collections::HashMap<std::sync::Arc<str>, usize> = Default::default();
+    for (i, place) in places.iter().enumerate() {
+        let Some((file, start, _)) = place else { continue };
+        if let Some(&before) = last.get(file) {
+            out[i].previous = Some(top[before]);
+            out[i].previous_end = places[before].as_ref().map_or(0, |p| p.2);
+            out[before].next_start = *start;
+        }
+        last.insert(file.clone(), i);
+    }
+    out
+}
+
+impl<'t> Walker<'t, '_> {
+    /// `c`'s extent with the empty macro uses that belong to it (see the module doc).
+    pub(super) fn declaration_extent(&mut self, c: &Cursor<'t>, around: Neighbours<'t>, has_body: bool) -> Extent<'t> {
+        let extent = c.extent();
+        let (start, end) = (extent.start(), extent.end());
+        let Some(file) = start.file.as_deref().map(|f| self.file_index(f)) else { return extent };
+        let Some(uses) = self.empty_uses.get(&file) else { return extent };
+        let mut first = extent;
+        let mut at = start.offset;
+        // Backwards from the declaration: the nearest empty use ending before it, if only blanks lie
+        // between, and if it is not the name a directive tests (`#ifdef NOINLINE`, which clang
+        // records as a use too): the token before it says.
+        while let Some((&use_start, &(use_end, use_cursor))) = uses.range(around.previous_end.min(at)..at).next_back() {
+            let between = self.tu.tokens(&use_cursor.extent().through(&first.start_point()));
+            if use_end > at || between.iter().any(|t| t.start.offset >= use_end && t.start.offset < at) {
+                break;
+            }
+            if self.tested_by_directive(&use_cursor, use_start, around.previous) {
+                break;
+            }
+            (first, at) = (use_cursor.extent(), use_start);
+        }
+        let mut last = extent;
+        let mut at = end.offset;
+        // Forwards, for a declaration that ends before its `;`.
+        while let Some((&use_start, &(use_end, use_cursor))) =
+            uses.range(at..around.next_start.max(at)).next().filter(|_| !has_body)
+        {
+            let between = self.tu.tokens(&last.end_point().through(&use_cursor.extent()));
+            if between.iter().any(|t| t.start.offset >= at && t.start.offset < use_start) {
+                break;
+            }
+            (last, at) = (use_cursor.extent(), use_end);
+        }
+        first.through(&last)
+    }
+
+    /// Whether an empty use is the name a directive tests: the token before
+    /// it (read from the previous declaration's end, or the file's start)
+    /// is `ifdef`, `ifndef`, `elifdef`, `elifndef` or `defined`. Tested as
+    /// `defined(NAME)`, a `)` follows it, so it is never taken anyway.
+    fn tested_by_directive(&self, use_cursor: &Cursor<'t>, use_start: u32, previous: Option<Cursor<'t>>) -> bool {
+        let from = match previous {
+            Some(previous) => previous.extent().end_point(),
+            None => self.tu.file_start(&use_cursor.extent()),
+        };
+        let before = self.tu.tokens(&from.through(&use_cursor.extent().start_point()));
+        let last = before.iter().rev().find(|t| t.start.offset < use_start);
+        last.is_some_and(|t| ["ifdef", "ifndef", "elifdef", "elifndef", "defined"].contains(&t.text.as_str()))
+    }
+}
