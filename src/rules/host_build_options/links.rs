@@ -116,17 +116,18 @@ fn creation_origins(host: &HostInput, creation: &ProgramCreation, changed: &Chan
 }
 
 /// The files a creation `#include`s as its sources (`host` canonical),
-/// found from the host's own directory as the preprocessor finds them:
-/// together one program (`crate::migrate`'s `included`), changed when all
-/// of them are among the changed programs' sources. A creation whose other
-/// sources clasp cannot follow (literals beside the `#include`s, a
-/// parameter) is no program clasp gathered: it cannot be named.
+/// found from the host's own directory as the preprocessor finds them: each
+/// is a source of the program clasp gathered from them (or a declared
+/// `[[program]]`), changed when that program changed. A file clasp read as
+/// no program's source (missing, excluded, or not gathered: a creation
+/// mixing literals and `#include`s, whose order is not recorded) cannot be
+/// named: a part of it may have been migrated on its own.
 fn included_origins(host: &Path, creation: &ProgramCreation, changed: &Changed) -> Vec<Origin> {
     if creation.included.is_empty() {
         return Vec::new();
     }
-    if let Some(why) = &creation.untraced {
-        return vec![Origin::Unknown(why.clone())];
+    if !creation.literals.is_empty() {
+        return vec![Origin::Unknown("its sources are both literals and `#include`d files".into())];
     }
     let dir = host.parent().unwrap_or(Path::new("/"));
     (creation.included.iter())
@@ -134,7 +135,8 @@ fn included_origins(host: &Path, creation: &ProgramCreation, changed: &Changed) 
             let file = crate::root::canonical(&dir.join(name));
             match changed.programs.iter().find(|(canonical, _)| *canonical == file) {
                 Some((_, shown)) => Origin::Changed(display_path(shown)),
-                None => Origin::Unchanged(crate::render::shown_path(&file)),
+                None if changed.kernel_files.contains(&file) => Origin::Unchanged(crate::render::shown_path(&file)),
+                None => Origin::Unknown(format!("`{name}` is `#include`d as a source, and clasp read it as no program's source")),
             }
         })
         .collect()

@@ -405,6 +405,9 @@ mod tests {
         assert_eq!(decided(src), [(BuildStatus::Edited, true)]);
         let unchanged = src.replace("#include \"a.cl\"", "#include \"b.cl\"");
         assert_eq!(decided(&unchanged), [(BuildStatus::Unchanged, false)]);
+        // A file clasp read as no program's source: a part of it may have been migrated alone.
+        let unknown = src.replace("#include \"a.cl\"", "#include \"elsewhere/c.cl\"");
+        assert_eq!(decided(&unknown), [(BuildStatus::Unlinked, false)]);
         // One of its files changed, another did not: one options string cannot suit both.
         let two = src.replace("#include \"a.cl\"\n", "#include \"a.cl\"\n,\n#include \"b.cl\"\n");
         assert_eq!(decided(&two), [(BuildStatus::Unlinked, false)]);
