@@ -22,10 +22,25 @@ pub(crate) fn find<'t>(context: &Context<'t, '_>) -> Vec<(ProgramCreation, Node<
     let mut found = Vec::new();
     for indexed in &context.index.nodes {
         if let Some((api, sources, variable)) = creation(context, indexed, &aliases) {
-            found.push((describe(context, indexed, api, &sources, variable), indexed.node));
+            let mut origins = Origins::new(context);
+            for &source in &sources {
+                origins.follow(source);
+            }
+            found.push((indexed, api, variable, origins));
         }
     }
-    found
+    // A function that reads some program from a file named at run time may
+    // read any of them so: none is taken to read the files it names elsewhere.
+    let run_time_named: Vec<usize> = (found.iter())
+        .filter(|(_, _, _, origins)| origins.unresolved_file_name().is_some())
+        .filter_map(|(indexed, ..)| indexed.function.map(|f| f.id()))
+        .collect();
+    (found.into_iter())
+        .map(|(indexed, api, variable, origins)| {
+            let guess_files = indexed.function.is_none_or(|f| !run_time_named.contains(&f.id()));
+            (describe(context, indexed, api, origins, variable, guess_files), indexed.node)
+        })
+        .collect()
 }
 
 /// A creation's API, source arguments and declared variable, if `node` is one.
@@ -128,27 +143,31 @@ fn pyopencl_aliases<'t>(context: &Context<'t, '_>) -> Vec<String> {
     aliases
 }
 
+/// A creation, its sources followed; `guess_files`: whether, where its
+/// source's file is not traced, the kernel files its function names may be
+/// taken as that file.
 fn describe<'t>(
     context: &Context<'t, '_>,
     creation: &Indexed<'t>,
     api: &str,
-    sources: &[Node<'t>],
+    origins: Origins,
     variable: Option<String>,
+    guess_files: bool,
 ) -> ProgramCreation {
-    let mut origins = Origins::new(context);
-    for &source in sources {
-        origins.follow(source);
-    }
+    let run_time_named = origins.unresolved_file_name();
     // The files the sources are read from, as traced; else every kernel
     // file the function names (a host often reads into a buffer through
     // calls clasp does not follow: `fread`, streams).
     let mut file_names = origins.file_names;
-    if file_names.is_empty() && origins.parameters.is_empty() {
+    if file_names.is_empty() && origins.parameters.is_empty() && guess_files {
         file_names = function_file_names(context, creation.function, &origins.literals);
     }
     let mut parameters = origins.parameters;
     let nothing_found = origins.literals.is_empty() && file_names.is_empty() && origins.external.is_empty();
-    if parameters.is_empty() && nothing_found {
+    let beside_run_time_named = (nothing_found && parameters.is_empty() && !guess_files)
+        .then(|| "its function reads a program from a file named at run time, and this one's file is not traced".into());
+    let run_time_named = run_time_named.or(beside_run_time_named);
+    if parameters.is_empty() && nothing_found && run_time_named.is_none() {
         // Untraced within the function: the file name may come from a caller, through any parameter.
         let count = creation.function.map_or(0, |f| parameter_names(f, context.src).len());
         parameters = (0..count).collect();
@@ -166,7 +185,7 @@ fn describe<'t>(
         file_names,
         literals: origins.literals,
         untraced: origins.untraced,
-        opaque: origins.opaque,
+        opaque: run_time_named.or(origins.opaque),
         external: origins.external,
         through,
     }
