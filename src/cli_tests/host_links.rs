@@ -207,7 +207,8 @@ fn a_program_read_from_a_file_named_at_run_time_is_unlinked_though_its_function_
 #[test]
 fn a_python_program_read_from_a_file_named_by_the_environment_is_unlinked() {
     let dir = tempfile::tempdir().unwrap();
-    let host = "import os\nimport pyopencl as cl\n\ndef setup(ctx):\n    a = cl.Program(ctx, open(\"a.cl\").read()).build()\n\
+    let host =
+        "import os\nimport pyopencl as cl\n\ndef setup(ctx):\n    a = cl.Program(ctx, open(\"a.cl\").read()).build()\n    \
         b = cl.Program(ctx, open(os.environ[\"KERNEL_FILE\"]).read())\n    b.build()\n";
     write(dir.path(), &[("a.cl", HELPER_UNIT), ("host.py", host)]);
     let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "--check", "--explain", "."]);
@@ -221,7 +222,9 @@ fn a_python_program_read_from_a_file_named_by_the_environment_is_unlinked() {
 
 #[test]
 fn a_reader_call_inline_as_the_source_is_followed_to_the_file_its_caller_names() {
-    let cpp = "#include <CL/opencl.hpp>\n#include <string>\nstd::string readAll(const std::string &name);\n\
+    let cpp = "#include <CL/opencl.hpp>\n#include <string>\n#include <fstream>\n#include <sstream>\n\
+        static std::string readAll(const std::string &name)\n{\n\
+        std::ifstream in(name);\n    std::stringstream ss;\n    ss << in.rdbuf();\n    return ss.str();\n}\n\
         static cl::Program makeProgram(cl::Context &ctx, const std::string &file)\n{\n\
         cl::Program prog(ctx, readAll(file));\n    prog.build();\n    return prog;\n}\n\
         int main() { cl::Context ctx; makeProgram(ctx, \"a.cl\"); return 0; }\n";
@@ -232,7 +235,7 @@ fn a_reader_call_inline_as_the_source_is_followed_to_the_file_its_caller_names()
         int main(void) { make(0, \"a.cl\"); return 0; }\n";
     let python = "import pyopencl as cl\n\ndef make(ctx, path):\n    prg = cl.Program(ctx, open(path).read())\n    \
         prg.build()\n    return prg\n\nmake(None, \"a.cl\")\n";
-    for (host, text, line, column) in [("host.cpp", cpp, 7, 5), ("host.c", c, 6, 1), ("host.py", python, 5, 5)] {
+    for (host, text, line, column) in [("host.cpp", cpp, 15, 5), ("host.c", c, 6, 1), ("host.py", python, 5, 5)] {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), &[("a.cl", HELPER_UNIT), (host, text)]);
         let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "--explain", "."]);

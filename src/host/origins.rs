@@ -10,7 +10,11 @@
 //! names: a literal naming a kernel file there (or in a variable passed
 //! there) is the file the text is read from. A parameter reached either way
 //! is recorded by its index, so that the program's files can be found at the
-//! function's call sites (`crate::host::helper_calls`).
+//! function's call sites (`crate::host::helper_calls`). A file name that is
+//! a call, field or element naming no kernel file and no parameter
+//! (`getenv("K")`, `cfg.kernel`, `sys.argv[1]`) is computed at run time:
+//! the program reads a file clasp cannot name. `cl::Program p(ctx, f(x))`,
+//! which parses as a function declaration, is followed as the call `f(x)`.
 
 use tree_sitter::Node;
 

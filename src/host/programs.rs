@@ -6,7 +6,10 @@
 //! A source argument is followed by `super::origins`: to literals, to the
 //! kernel files its text is read from, and to the parameters a caller
 //! fills; anything else computed at run time leaves the creation
-//! `untraced`, with the reason.
+//! `untraced`, with the reason. A source whose file is not traced is taken
+//! to read the kernel files its function names, unless some source of that
+//! function is read from a file named at run time (`getenv(...)`): then the
+//! creation is `opaque`, and `ProgramCreation::file_names` stays empty.
 
 use tree_sitter::Node;
 
