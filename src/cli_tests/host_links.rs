@@ -168,3 +168,80 @@ fn compile_commands_diffs_apply_and_match_write_and_its_host_and_xclang_entries_
     }
     assert!(read(&dir.path().join("host/main.c")).contains("\"-cl-std=CL2.0\""));
 }
+
+/// `setup` builds a.cl, then a program read from the file `name` (an
+/// expression computed at run time) with the options `-DOTHER=1`.
+fn run_time_named_host(name: &str) -> String {
+    format!(
+        "#include <stdlib.h>\n#include <CL/cl.h>\nextern const char *slurp(const char *path);\n\
+         struct config {{ const char *kernel; }};\nextern void load_config(struct config *c);\n\
+         extern const char *kernel_name(void);\n\
+         int main(int argc, char **argv) {{\n  cl_context ctx = 0;\n  struct config cfg;\n  load_config(&cfg);\n\
+         const char *a = slurp(\"a.cl\");\n  cl_program pa = clCreateProgramWithSource(ctx, 1, &a, NULL, NULL);\n\
+         clBuildProgram(pa, 0, NULL, NULL, NULL, NULL);\n\
+         const char *other = slurp({name});\n  cl_program po = clCreateProgramWithSource(ctx, 1, &other, NULL, NULL);\n\
+         clBuildProgram(po, 0, NULL, \"-DOTHER=1\", NULL, NULL);\n  return 0;\n}}\n"
+    )
+}
+
+#[test]
+fn a_program_read_from_a_file_named_at_run_time_is_unlinked_though_its_function_names_a_kernel_file() {
+    for name in ["getenv(\"KERNEL_FILE\")", "cfg.kernel", "kernel_name()", "argv[1]"] {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &[("a.cl", HELPER_UNIT), ("host.c", &run_time_named_host(name))]);
+        let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "--check", "--explain", "."]);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        let diff = String::from_utf8(stdout).unwrap();
+        assert!(diff.contains("+clBuildProgram(pa, 0, NULL, \"-cl-std=CL2.0\", NULL, NULL);"), "{name}: {diff}");
+        assert!(!diff.contains("-clBuildProgram(po"), "{name}: the run-time named build is not edited:\n{diff}");
+        assert!(stderr.contains("./host.c:16:1: warning: clBuildProgram: clasp cannot tell what it builds"), "{name}: {stderr}");
+        assert!(stderr.contains("1 build call would change (0 untraced, 1 unlinked)"), "{name}: {stderr}");
+        // Its options are no configuration a.cl is analysed in.
+        let (_, json, _) = clasp_in(dir.path(), &["migrate", "--json", "."]);
+        let report: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let configurations = report["changes"].to_string();
+        assert!(!configurations.contains("host.c:16"), "{name}: {configurations}");
+    }
+}
+
+#[test]
+fn a_python_program_read_from_a_file_named_by_the_environment_is_unlinked() {
+    let dir = tempfile::tempdir().unwrap();
+    let host =
+        "import os\nimport pyopencl as cl\n\ndef setup(ctx):\n    a = cl.Program(ctx, open(\"a.cl\").read()).build()\n    \
+        b = cl.Program(ctx, open(os.environ[\"KERNEL_FILE\"]).read())\n    b.build()\n";
+    write(dir.path(), &[("a.cl", HELPER_UNIT), ("host.py", host)]);
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "--check", "--explain", "."]);
+    assert_eq!(code, 1, "{stderr}");
+    let diff = String::from_utf8(stdout).unwrap();
+    assert!(diff.contains("+    a = cl.Program(ctx, open(\"a.cl\").read()).build(options=[\"-cl-std=CL2.0\"])"), "{diff}");
+    assert!(!diff.contains("-    b.build()"), "{diff}");
+    assert!(stderr.contains("host.py:7:5: warning: pyopencl.Program.build: clasp cannot tell what it builds"), "{stderr}");
+    assert!(stderr.contains("os.environ[\"KERNEL_FILE\"]"), "the name is the reason: {stderr}");
+}
+
+#[test]
+fn a_reader_call_inline_as_the_source_is_followed_to_the_file_its_caller_names() {
+    let cpp = "#include <CL/opencl.hpp>\n#include <string>\n#include <fstream>\n#include <sstream>\n\
+        static std::string readAll(const std::string &name)\n{\n\
+        std::ifstream in(name);\n    std::stringstream ss;\n    ss << in.rdbuf();\n    return ss.str();\n}\n\
+        static cl::Program makeProgram(cl::Context &ctx, const std::string &file)\n{\n\
+        cl::Program prog(ctx, readAll(file));\n    prog.build();\n    return prog;\n}\n\
+        int main() { cl::Context ctx; makeProgram(ctx, \"a.cl\"); return 0; }\n";
+    let c = "#include <CL/cl.h>\nextern const char *read_all(const char *path);\n\
+        static cl_program make(cl_context ctx, const char *path)\n{\n\
+        cl_program p = clCreateProgramWithSource(ctx, 1, (const char *[]){read_all(path)}, NULL, NULL);\n\
+        clBuildProgram(p, 0, NULL, NULL, NULL, NULL);\n    return p;\n}\n\
+        int main(void) { make(0, \"a.cl\"); return 0; }\n";
+    let python = "import pyopencl as cl\n\ndef make(ctx, path):\n    prg = cl.Program(ctx, open(path).read())\n    \
+        prg.build()\n    return prg\n\nmake(None, \"a.cl\")\n";
+    for (host, text, line, column) in [("host.cpp", cpp, 15, 5), ("host.c", c, 6, 1), ("host.py", python, 5, 5)] {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &[("a.cl", HELPER_UNIT), (host, text)]);
+        let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "--explain", "."]);
+        assert_eq!(code, 0, "{host}: {stderr}");
+        assert!(stderr.contains(&format!("{host}:{line}:{column}: host-build-options: ")), "{host}: {stderr}");
+        assert!(stderr.contains("builds a.cl, migrated"), "{host}: {stderr}");
+        assert!(String::from_utf8(stdout).unwrap().contains("-cl-std=CL2.0"), "{host}");
+    }
+}

@@ -10,11 +10,15 @@
 //! names: a literal naming a kernel file there (or in a variable passed
 //! there) is the file the text is read from. A parameter reached either way
 //! is recorded by its index, so that the program's files can be found at the
-//! function's call sites (`crate::host::helper_calls`).
+//! function's call sites (`crate::host::helper_calls`). A file name that is
+//! a call, field or element naming no kernel file and no parameter
+//! (`getenv("K")`, `cfg.kernel`, `sys.argv[1]`) is computed at run time:
+//! the program reads a file clasp cannot name. `cl::Program p(ctx, f(x))`,
+//! which parses as a function declaration, is followed as the call `f(x)`.
 
 use tree_sitter::Node;
 
-use super::scan::{is_wrapper, Context};
+use super::scan::{is_wrapper_name, Context};
 use super::syntax::{args, declarator_name, text, walk};
 use super::trace::{function_label, lookup, Binding};
 
@@ -26,13 +30,17 @@ pub(crate) fn names_kernel_file(text: &str) -> bool {
     KERNEL_FILES.iter().any(|ext| text.ends_with(ext)) && !text.contains('\n')
 }
 
-/// What is followed: the value itself (its literals are its text), or a
-/// value that only names where the text is read from (its literals that
-/// name kernel files are file names; other literals are modes, separators...).
+/// What is followed: the value itself (its literals are its text), a value
+/// that only names where the text is read from (its literals that name
+/// kernel files are file names; other literals are modes, separators...),
+/// or the stream or handle a reader is called on (`ss.str()`, `f.read()`),
+/// which is followed for file names too but, filled where clasp cannot see
+/// (`ss << in.rdbuf()`, `with open(...) as f`), says nothing when it names none.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Source,
     FileName,
+    Handle,
 }
 
 /// Follows a value to its literals, file names and parameters.
@@ -54,8 +62,12 @@ pub(crate) struct Origins<'c, 't, 's> {
     pub external: Vec<String>,
     /// Files `#include`d where a source string is expected, in order.
     pub included: Vec<String>,
+    /// The first file name computed where clasp cannot resolve it
+    /// (`getenv("K")`, `cfg.kernel`, `sys.argv[1]`): a call, field or element
+    /// that names no kernel file and no parameter.
+    unresolved: Option<String>,
     /// Variables already followed (an array may name one twice).
-    visited: Vec<(String, bool)>,
+    visited: Vec<(String, Mode)>,
 }
 
 impl<'c, 't, 's> Origins<'c, 't, 's> {
@@ -69,6 +81,7 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
             opaque: None,
             external: Vec::new(),
             included: Vec::new(),
+            unresolved: None,
             visited: Vec::new(),
         }
     }
@@ -82,9 +95,29 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
         walk(node, &mut |n| self.visit(n, mode));
     }
 
+    /// Why the program reads a file whose name clasp cannot resolve: no
+    /// kernel file name and no parameter was traced, and some file name
+    /// comes from a value computed at run time. Such a program is none of
+    /// the kernel files its function names elsewhere.
+    pub(crate) fn unresolved_file_name(&self) -> Option<String> {
+        let why = self.unresolved.as_ref().filter(|_| self.file_names.is_empty() && self.parameters.is_empty())?;
+        Some(format!("the name of the file it reads is computed at run time: `{why}`"))
+    }
+
+    /// Follows `n` for file names; when nothing under it names a kernel
+    /// file or a parameter, it is a name clasp cannot resolve.
+    fn follow_name(&mut self, n: Node<'t>, follow: impl FnOnce(&mut Self)) {
+        let before = (self.file_names.len(), self.parameters.len());
+        let first = self.unresolved.is_none();
+        follow(self);
+        // The whole name (`os.environ["K"]`) rather than a part of it (`os.environ`).
+        if before == (self.file_names.len(), self.parameters.len()) && first {
+            self.unresolved = Some(first_line(text(n, self.context.src)).to_string());
+        }
+    }
+
     /// Whether to walk into `n`.
     fn visit(&mut self, n: Node<'t>, mode: Mode) -> bool {
-        let src = self.context.src;
         if let Some(i) = self.context.literal_of(n) {
             self.literal(i, mode);
             return false;
@@ -94,30 +127,69 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
             // declaration that parses as a function's: no variables there.
             "type_descriptor" | "qualified_identifier" | "primitive_type" => {}
             "identifier" | "type_identifier" => self.variable(n, mode),
-            "call_expression" | "call" if !is_wrapper(n, src) => {
-                let callee = n.child_by_field_name("function").map_or("", |f| text(f, src));
-                // `strlen(src)` and `sizeof` only measure a source named elsewhere.
-                if matches!(callee, "strlen" | "sizeof") {
-                    return false;
-                }
-                if mode == Mode::Source {
-                    let why = format!("`{}` is computed at run time", first_line(text(n, src)));
-                    self.opaque.get_or_insert(why.clone());
-                    self.why(why);
-                }
-                self.read_from(n);
-            }
             "call_expression" | "call" => {
-                // Only the arguments of a wrapper: its name is no variable.
-                if let Some(arguments) = n.child_by_field_name("arguments") {
-                    self.follow_as(arguments, mode);
+                let callee = n.child_by_field_name("function");
+                self.call(n, callee, n.child_by_field_name("arguments"), mode);
+            }
+            // `cl::Program p(ctx, readAll(file));` parses as a function
+            // declaration: `readAll(file)` is a parameter of type `readAll`.
+            "parameter_declaration" => match n.child_by_field_name("declarator") {
+                Some(d) if d.kind() == "abstract_function_declarator" => {
+                    self.call(n, n.child_by_field_name("type"), d.child_by_field_name("parameters"), mode)
                 }
+                _ => return true,
+            },
+            // Python's `open(path, encoding=...)`: the keyword is no variable.
+            "keyword_argument" => {
+                if let Some(value) = n.child_by_field_name("value") {
+                    self.follow_as(value, mode);
+                }
+            }
+            "field_expression" | "subscript_expression" | "attribute" | "subscript" if mode == Mode::FileName => {
+                self.follow_name(n, |o| o.follow_element(n))
             }
             _ => return true,
         }
         false
     }
 
+    /// A field or element as a file name: the object or array it is taken
+    /// from, and the index (a field's name is no variable).
+    fn follow_element(&mut self, n: Node<'t>) {
+        let fields = ["argument", "object", "value", "index", "indices", "subscript"];
+        for part in fields.iter().filter_map(|f| n.child_by_field_name(f)) {
+            self.follow_as(part, Mode::FileName);
+        }
+    }
+
+    /// A call `callee(arguments)` (`n`): a wrapper of a string is its
+    /// arguments; another call computes the value, from the files its
+    /// arguments name.
+    fn call(&mut self, n: Node<'t>, callee: Option<Node<'t>>, arguments: Option<Node<'t>>, mode: Mode) {
+        let src = self.context.src;
+        let name = callee.map_or("", |f| text(f, src));
+        if is_wrapper_name(name) {
+            // Only the arguments of a wrapper: its name is no variable.
+            if let Some(arguments) = arguments {
+                self.follow_as(arguments, mode);
+            }
+            return;
+        }
+        // `strlen(src)` and `sizeof` only measure a source named elsewhere.
+        if matches!(name, "strlen" | "sizeof") {
+            return;
+        }
+        match mode {
+            Mode::Source => {
+                let why = format!("`{}` is computed at run time", first_line(text(n, src)));
+                self.opaque.get_or_insert(why.clone());
+                self.why(why);
+                self.read_from(callee, arguments);
+            }
+            Mode::FileName => self.follow_name(n, |o| o.read_from(callee, arguments)),
+            Mode::Handle => self.read_from(callee, arguments),
+        }
+    }
     fn literal(&mut self, i: usize, mode: Mode) {
         let included = &self.context.literals[i].literal.included;
         match mode {
@@ -125,7 +197,7 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
             Mode::Source if !included.is_empty() => self.included.extend(included.iter().cloned()),
             Mode::Source if !self.literals.contains(&i) => self.literals.push(i),
             Mode::Source => {}
-            Mode::FileName => {
+            Mode::FileName | Mode::Handle => {
                 let text = &self.context.literals[i].literal.text;
                 if names_kernel_file(text) && !self.file_names.contains(text) {
                     self.file_names.push(text.clone());
@@ -136,13 +208,12 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
 
     /// The file names a call computing the text reads from: in its
     /// arguments and in the object it is called on (`open('k.cl').read()`).
-    fn read_from(&mut self, call: Node<'t>) {
-        let callee = call.child_by_field_name("function");
+    fn read_from(&mut self, callee: Option<Node<'t>>, arguments: Option<Node<'t>>) {
         let object = callee.and_then(|f| f.child_by_field_name("argument").or_else(|| f.child_by_field_name("object")));
         if let Some(object) = object {
-            self.follow_as(object, Mode::FileName);
+            self.follow_as(object, Mode::Handle);
         }
-        if let Some(arguments) = call.child_by_field_name("arguments") {
+        if let Some(arguments) = arguments {
             self.follow_as(arguments, Mode::FileName);
         }
     }
@@ -150,7 +221,7 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
     fn variable(&mut self, n: Node<'t>, mode: Mode) {
         let src = self.context.src;
         let name = text(n, src).to_string();
-        let key = (name.clone(), mode == Mode::Source);
+        let key = (name.clone(), mode);
         if self.visited.contains(&key) {
             return;
         }

@@ -6,7 +6,10 @@
 //! A source argument is followed by `super::origins`: to literals, to the
 //! kernel files its text is read from, and to the parameters a caller
 //! fills; anything else computed at run time leaves the creation
-//! `untraced`, with the reason.
+//! `untraced`, with the reason. A source whose file is not traced is taken
+//! to read the kernel files its function names, unless some source of that
+//! function is read from a file named at run time (`getenv(...)`): then the
+//! creation is `opaque`, and `ProgramCreation::file_names` stays empty.
 
 use tree_sitter::Node;
 
@@ -22,12 +25,27 @@ pub(crate) fn find<'t>(context: &Context<'t, '_>) -> Vec<(ProgramCreation, Node<
     let mut found = Vec::new();
     for indexed in &context.index.nodes {
         if let Some((api, sources, variable)) = creation(context, indexed, &aliases) {
-            let mut described = describe(context, indexed, api, &sources, variable);
-            described.member = stored_in_member(context, indexed.node);
-            found.push((described, indexed.node));
+            let mut origins = Origins::new(context);
+            for &source in &sources {
+                origins.follow(source);
+            }
+            found.push((indexed, api, variable, origins));
         }
     }
-    found
+    // A function that reads some program from a file named at run time may
+    // read any of them so: none is taken to read the files it names elsewhere.
+    let run_time_named: Vec<usize> = (found.iter())
+        .filter(|(_, _, _, origins)| origins.unresolved_file_name().is_some())
+        .filter_map(|(indexed, ..)| indexed.function.map(|f| f.id()))
+        .collect();
+    (found.into_iter())
+        .map(|(indexed, api, variable, origins)| {
+            let guess_files = indexed.function.is_none_or(|f| !run_time_named.contains(&f.id()));
+            let mut described = describe(context, indexed, api, origins, variable, guess_files);
+            described.member = stored_in_member(context, indexed.node);
+            (described, indexed.node)
+        })
+        .collect()
 }
 
 /// A creation's API, source arguments and declared variable, if `node` is one.
@@ -179,17 +197,18 @@ fn pyopencl_aliases<'t>(context: &Context<'t, '_>) -> Vec<String> {
     aliases
 }
 
+/// A creation, its sources followed; `guess_files`: whether, where its
+/// source's file is not traced, the kernel files its function names may be
+/// taken as that file.
 fn describe<'t>(
     context: &Context<'t, '_>,
     creation: &Indexed<'t>,
     api: &str,
-    sources: &[Node<'t>],
+    mut origins: Origins,
     variable: Option<String>,
+    guess_files: bool,
 ) -> ProgramCreation {
-    let mut origins = Origins::new(context);
-    for &source in sources {
-        origins.follow(source);
-    }
+    let run_time_named = origins.unresolved_file_name();
     if !origins.included.is_empty() && !origins.literals.is_empty() {
         // Which comes first is not recorded: such a program is not known whole.
         origins.why("its sources are both literals and `#include`d files".into());
@@ -199,13 +218,16 @@ fn describe<'t>(
     // calls clasp does not follow: `fread`, streams). A program of
     // `#include`d files reads none at run time.
     let mut file_names = origins.file_names;
-    if file_names.is_empty() && origins.parameters.is_empty() && origins.included.is_empty() {
+    if file_names.is_empty() && origins.parameters.is_empty() && origins.included.is_empty() && guess_files {
         file_names = function_file_names(context, creation.function, &origins.literals);
     }
     let mut parameters = origins.parameters;
     let nothing_found =
         origins.literals.is_empty() && origins.included.is_empty() && file_names.is_empty() && origins.external.is_empty();
-    if parameters.is_empty() && nothing_found {
+    let beside_run_time_named = (nothing_found && parameters.is_empty() && !guess_files)
+        .then(|| "its function reads a program from a file named at run time, and this one's file is not traced".into());
+    let run_time_named = run_time_named.or(beside_run_time_named);
+    if parameters.is_empty() && nothing_found && run_time_named.is_none() {
         // Untraced within the function: the file name may come from a caller, through any parameter.
         let count = creation.function.map_or(0, |f| parameter_names(f, context.src).len());
         parameters = (0..count).collect();
@@ -224,7 +246,7 @@ fn describe<'t>(
         file_names,
         literals: origins.literals,
         untraced: origins.untraced,
-        opaque: origins.opaque,
+        opaque: run_time_named.or(origins.opaque),
         external: origins.external,
         included: origins.included,
         through,

@@ -257,7 +257,11 @@ fn variable(node: Node, src: &[u8]) -> Option<String> {
 /// A call that only wraps a string: `std::string(...)`, `std::make_pair(...)`,
 /// `cl::Program::Sources(...)`, Python `str(...)`.
 pub(crate) fn is_wrapper(call: Node, src: &[u8]) -> bool {
-    let Some(callee) = call.child_by_field_name("function") else { return false };
-    let name = text(callee, src).rsplit("::").next().unwrap_or("");
+    call.child_by_field_name("function").is_some_and(|callee| is_wrapper_name(text(callee, src)))
+}
+
+/// Whether a function so named (`std::string`, `str`) only wraps a string.
+pub(crate) fn is_wrapper_name(callee: &str) -> bool {
+    let name = callee.rsplit("::").next().unwrap_or("");
     matches!(name, "string" | "make_pair" | "pair" | "Sources" | "str") || name.starts_with("basic_string")
 }
