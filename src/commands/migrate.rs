@@ -229,14 +229,12 @@ fn refuse_dirty_files(migration: &mut Migration) -> bool {
 /// or mirrored under `out_dir`. A file that could not be written, and those
 /// sharing a change set with it, are errors, and their functions not migrated.
 fn write(migration: &mut Migration, out_dir: Option<&Path>) {
-    use crate::write::batch::{groups, write_all, Planned};
+    use crate::write::batch::{write_all, Planned};
     migration.written = true;
-    let sets: Vec<Vec<usize>> =
-        migration.changes.iter().map(|c| c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect()).collect();
     let files: Vec<Planned> = migration
         .changes
         .iter()
-        .zip(groups(&sets))
+        .zip(change_groups(migration))
         .map(|(change, group)| match out_dir {
             Some(out) => {
                 Planned { destination: crate::write::mirrored(out, &change.path), bytes: &change.migrated, expected: None, group }
@@ -247,18 +245,37 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
         })
         .collect();
     let failed = write_all(&files);
-    let mut not_written = std::collections::BTreeSet::new();
     for (index, message) in failed {
         let change = &migration.changes[index];
-        not_written.insert(change.canonical.clone());
+        migration.not_written.insert(change.canonical.clone());
         migration.errors.push(FileError { path: change.path.clone(), message });
     }
     for function in &mut migration.functions {
         let migrated = matches!(function.outcome, crate::report::Outcome::Migrated { .. });
-        if migrated && not_written.contains(&crate::root::canonical(&function.file)) {
+        if migrated && migration.not_written.contains(&crate::root::canonical(&function.file)) {
             function.outcome = crate::report::Outcome::NotWritten;
         }
     }
+}
+
+/// Each changed file's write group (`write::batch::groups`): files sharing a
+/// change set, and a host file with the files its edited build calls follow
+/// (the programs they build: switched to the new standard only with them).
+fn change_groups(migration: &Migration) -> Vec<usize> {
+    let sets =
+        |c: &crate::report::FileChange| c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect::<Vec<_>>();
+    // A file links to another through a key of its own, past every set's number.
+    let base = migration.changes.iter().flat_map(sets).max().map_or(0, |s| s + 1);
+    let index: std::collections::BTreeMap<&Path, usize> =
+        migration.changes.iter().enumerate().map(|(i, c)| (c.canonical.as_path(), i)).collect();
+    let links: Vec<Vec<usize>> = (migration.changes.iter().enumerate())
+        .map(|(i, change)| {
+            let calls = migration.host.build_calls.iter().filter(|c| crate::root::canonical(&c.file) == change.canonical);
+            let followed = calls.flat_map(|c| c.follows.iter()).filter_map(|f| index.get(f.as_path()));
+            sets(change).into_iter().chain([base + i]).chain(followed.map(|j| base + j)).collect()
+        })
+        .collect();
+    crate::write::batch::groups(&links)
 }
 
 /// `value` as pretty JSON and a newline, streamed: a big batch's report is
