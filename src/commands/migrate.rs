@@ -71,14 +71,16 @@ fn migrate_batch(
         // Host files were read, but none holds a kernel.
         return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
     }
-    if args.interactive {
+    // --interactive writes in place, unless --out-dir takes the copies.
+    let in_place = args.write || (args.interactive && args.out_dir.is_none());
+    // Checked before the review too, over every file it may write: no questions answered for nothing.
+    let mut refused = args.interactive && in_place && !args.allow_dirty && refuse_dirty_files(&mut migration);
+    if args.interactive && !refused {
         migration = reviewed(palettes, &bench, &project, options, migration, stdout, stderr)?;
     }
     add_unreadable(&mut migration, project.unreadable);
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
-    // --interactive writes in place, unless --out-dir takes the copies.
-    let in_place = args.write || (args.interactive && args.out_dir.is_none());
-    let refused = in_place && !args.allow_dirty && refuse_dirty_files(&mut migration);
+    refused = refused || (in_place && !args.allow_dirty && refuse_dirty_files(&mut migration));
     if (in_place || args.out_dir.is_some()) && !refused && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
@@ -155,10 +157,14 @@ fn reviewed(
     let mut review =
         super::interactive::review(&migration, &options.root, &mut std::io::stdin().lock(), palettes, stdout, stderr);
     let mut result = migration;
+    let settled = |result: Migration, review: &super::interactive::Review, stdout: &mut dyn Write, stderr: &mut dyn Write| {
+        super::interactive::show_follow_up(review, &result, &options.root, palettes, stdout, stderr);
+        Ok(result)
+    };
     // Each round only keeps more declarations: in practice one or two rounds.
     for _round in 0..super::interactive::ROUNDS {
         if review.kept_decls.is_empty() {
-            return Ok(result);
+            return settled(result, &review, stdout, stderr);
         }
         let again = MigrateOptions {
             kept_decls: review.kept_decls.clone(),
@@ -169,7 +175,7 @@ fn reviewed(
         };
         result = migrate(bench, &project.jobs, &project.host_files, &again);
         if super::interactive::settle(&mut review, &result)? {
-            return Ok(result);
+            return settled(result, &review, stdout, stderr);
         }
     }
     Err(Stop::clasp("the reviewed changes did not settle: nothing written".to_string()))
