@@ -157,6 +157,10 @@ pub struct Migration {
     /// program sources), as named: what a cached result depends on.
     #[serde(skip)]
     pub inputs: std::collections::BTreeSet<PathBuf>,
+    /// Changed files (canonical) a write left as they are (one of their group
+    /// could not be written): the summary counts only what was written.
+    #[serde(skip)]
+    pub not_written: std::collections::BTreeSet<PathBuf>,
 }
 
 /// The version of the JSON reports' layout: raised when a field changes

@@ -100,15 +100,23 @@ fn functions(migration: &Migration, words: &Words) -> (String, String, usize) {
     (migrated, refused, unchanged)
 }
 
-/// `, 1 duplicate group merged (2 definitions deleted), 0 not merged`, when the batch has duplicates.
+/// Whether a file (as reported) was left as it is by the write.
+fn not_written(migration: &Migration, file: &Path) -> bool {
+    !migration.not_written.is_empty() && migration.not_written.contains(&crate::root::canonical(file))
+}
+
+/// `, 1 duplicate group merged (2 definitions deleted), 0 not merged`, when
+/// the batch has duplicates; a merge a write left out (a file of it could not be written) is not counted.
 fn merges(migration: &Migration, words: &Words) -> String {
     if migration.merges.is_empty() && migration.unmerged.is_empty() {
         return String::new();
     }
-    let deleted: usize = migration.merges.iter().map(|m| m.members.len() - 1).sum();
+    let written: Vec<_> =
+        migration.merges.iter().filter(|m| !m.members.iter().any(|member| not_written(migration, &member.file))).collect();
+    let deleted: usize = written.iter().map(|m| m.members.len() - 1).sum();
     format!(
         ", {} {} ({} {}), {} not merged",
-        plural(migration.merges.len(), "duplicate group", ""),
+        plural(written.len(), "duplicate group", ""),
         words.merged,
         plural(deleted, "definition", ""),
         words.deleted,
@@ -119,9 +127,8 @@ fn merges(migration: &Migration, words: &Words) -> String {
 /// `, 2 program-scope variables given a new space`: not functions, so
 /// counted apart, each once however many files show it.
 fn variables(migration: &Migration, words: &Words) -> String {
-    let variables: BTreeSet<(&Path, u32)> = migration
-        .changes
-        .iter()
+    let variables: BTreeSet<(&Path, u32)> = (migration.changes.iter())
+        .filter(|c| !migration.not_written.contains(&c.canonical))
         .flat_map(|c| c.fixes.iter())
         .filter(|f| f.rule == Code::ConstantToGlobal || f.rule == Code::InferProgramScopeSpace)
         .map(|f| (f.file.as_path(), f.line))
@@ -132,13 +139,17 @@ fn variables(migration: &Migration, words: &Words) -> String {
     format!(", {} {}", plural(variables.len(), "program-scope variable", ""), words.new_space)
 }
 
-/// `, 2 build calls edited (1 untraced, 0 unlinked)`: the host's build calls, when the batch has any.
+/// `, 2 build calls edited (1 untraced, 0 unlinked)`: the host's build
+/// calls, when the batch has any. Edited ones in a file the write left out
+/// are not counted; untraced and unlinked ones are those pending (warned,
+/// failing `--check`): an unlinked call is pending only when the batch changed kernels.
 fn host(migration: &Migration, words: &Words) -> String {
     let calls = &migration.host.build_calls;
     if calls.is_empty() {
         return String::new();
     }
-    let count = |status: BuildStatus| calls.iter().filter(|c| c.status == status).count();
-    let edited = plural(count(BuildStatus::Edited), "build call", words.edited);
-    format!(", {edited} ({} untraced, {} unlinked)", count(BuildStatus::Untraced), count(BuildStatus::Unlinked))
+    let edited = calls.iter().filter(|c| c.status == BuildStatus::Edited && !not_written(migration, &c.file)).count();
+    let pending = |status: BuildStatus| calls.iter().filter(|c| c.status == status && c.pending).count();
+    let edited = plural(edited, "build call", words.edited);
+    format!(", {edited} ({} untraced, {} unlinked)", pending(BuildStatus::Untraced), pending(BuildStatus::Unlinked))
 }

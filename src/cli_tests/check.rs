@@ -2,7 +2,7 @@
 //! files that would change) and exit 1, with a summary that never says a
 //! file was migrated when nothing was written, and counts every file it lists.
 
-use crate::support::{clasp, copy_fixture};
+use crate::support::{clasp, clasp_in, copy_fixture};
 
 #[test]
 fn check_prints_the_diff_it_would_apply_and_exits_1() {
@@ -88,4 +88,30 @@ fn a_host_file_is_one_file_however_many_kernels_it_holds_and_an_unchanged_header
     let (listed, counted) = listed_and_counted(dir.path(), ".");
     assert_eq!(listed, ["host.py"], "three embedded kernels, one file changed");
     assert_eq!(counted, 2, "host.py and the header its kernels include, each once");
+}
+
+#[test]
+fn an_unlinked_build_call_counts_as_pending_only_when_it_is_warned() {
+    // The host builds a.cl through a reader clasp cannot follow: unlinked.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.cl"), crate::support::HELPER_UNIT).unwrap();
+    let host = "#include <CL/opencl.hpp>\n#include <fstream>\n#include <sstream>\n#include <string>\n\
+                static std::string readAll(const std::string &name)\n{\n    std::ifstream in(name);\n    \
+                std::stringstream ss;\n    ss << in.rdbuf();\n    return ss.str();\n}\n\
+                static cl::Program makeProgram(cl::Context &ctx, const std::string &file)\n{\n    \
+                cl::Program prog(ctx, readAll(file));\n    prog.build();\n    return prog;\n}\n\
+                int main()\n{\n    cl::Context ctx;\n    cl::Program p = makeProgram(ctx, \"a.cl\");\n    return 0;\n}\n";
+    std::fs::write(dir.path().join("host.cpp"), host).unwrap();
+    let summary = |stderr: &str| stderr.lines().find(|l| l.starts_with("clasp: ")).unwrap().to_string();
+    // Kernels change: the call is warned, counted, and --check fails on it.
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--no-cache", "--check", "."]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("host.cpp:15:5: warning:") && summary(&stderr).contains("(0 untraced, 1 unlinked)"), "{stderr}");
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--no-cache", "--write", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    // Migrated: nothing changes, so nothing is pending, warned or counted.
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--no-cache", "--check", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert!(summary(&stderr).contains("(0 untraced, 0 unlinked)"), "{stderr}");
 }

@@ -76,9 +76,14 @@ fn read_tree(top: &Path, dir: &Path, files: &mut Files) {
 /// fixture, which is a project of its own, at the top (its hosts read their
 /// kernels relative to it).
 fn case(fixture: &Path) -> Case {
-    let repo = tempfile::tempdir().unwrap();
     let name = fixture.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().display().to_string();
     let arg = if name.starts_with("fixtures/host/") { ".".to_string() } else { name.clone() };
+    case_at(fixture, name, arg)
+}
+
+/// The batch `fixture` committed in a repository of its own at `arg`, named `name`.
+fn case_at(fixture: &Path, name: String, arg: String) -> Case {
+    let repo = tempfile::tempdir().unwrap();
     let copy = repo.path().join(&arg);
     std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
     if fixture.is_dir() {
@@ -162,14 +167,19 @@ impl Case {
 
     /// The files `shown` (a diff as clasp prints it) changes, applied with `git apply`.
     fn applied(&self, shown: &[u8], what: &str) -> Files {
-        if shown.is_empty() {
-            // `git apply` refuses an empty patch; nothing shown, nothing applied.
-            return Files::new();
+        self.applied_in_turn(&[shown], what)
+    }
+
+    /// The files the diffs `shown` change, each applied with `git apply` in turn.
+    fn applied_in_turn(&self, shown: &[&[u8]], what: &str) -> Files {
+        // `git apply` refuses an empty patch; nothing shown, nothing applied.
+        for diff in shown.iter().filter(|d| !d.is_empty()) {
+            let mut patch = tempfile::NamedTempFile::new().unwrap();
+            patch.write_all(diff).unwrap();
+            let output = Command::new("git").arg("-C").arg(self.repo.path()).arg("apply").arg(patch.path()).output().unwrap();
+            let why = String::from_utf8_lossy(&output.stderr);
+            assert!(output.status.success(), "{}: {what} does not apply: {why}\n{}", self.name, text(diff));
         }
-        let mut patch = tempfile::NamedTempFile::new().unwrap();
-        patch.write_all(shown).unwrap();
-        let output = Command::new("git").arg("-C").arg(self.repo.path()).arg("apply").arg(patch.path()).output().unwrap();
-        assert!(output.status.success(), "{}: {what} does not apply: {}", self.name, String::from_utf8_lossy(&output.stderr));
         self.changes_and_reset()
     }
 }
@@ -187,19 +197,40 @@ fn differing(expected: &Files, written: &Files) -> String {
         .collect()
 }
 
-/// The diffs of an `--interactive` transcript, one per question, in order:
-/// the lines before each question that are a diff's (evidence and questions are not).
-fn shown_sets(transcript: &[u8]) -> Vec<Vec<u8>> {
+/// What an `--interactive` transcript shows: the diffs of its sets, one
+/// per question, in order (the lines before each question that are a
+/// diff's: evidence and questions are not), and the diff after the last
+/// answer of the edits that follow from the accepted sets together.
+fn shown_sets(transcript: &[u8]) -> (Vec<Vec<u8>>, Vec<u8>) {
     let mut sets = Vec::new();
     let mut current = Vec::new();
+    let mut follow_up = None;
     for line in transcript.split_inclusive(|b| *b == b'\n') {
         if line.starts_with(b"[") && line.windows(19).any(|w| w == b"apply this change? ") {
             sets.push(std::mem::take(&mut current));
+        } else if line.starts_with(b"clasp: these edits follow from the sets you accepted together") {
+            follow_up = Some(Vec::new());
+        } else if let (true, Some(diff)) = (is_diff_line(line), follow_up.as_mut()) {
+            diff.extend_from_slice(line);
         } else if is_diff_line(line) {
             current.extend_from_slice(line);
         }
     }
-    sets
+    (sets, follow_up.unwrap_or_default())
+}
+
+/// A diff as clasp prints it, split by file: each file's name and its section.
+fn by_file(diff: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    let lines: Vec<&[u8]> = diff.split_inclusive(|b| *b == b'\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        let next = lines.get(i + 1).copied().unwrap_or_default();
+        if let (true, Some(name)) = (line.starts_with(b"--- "), next.strip_prefix(b"+++ b/")) {
+            out.push((text(name).trim_end().to_string(), Vec::new()));
+        }
+        out.last_mut().expect("a diff starts with its file's header").1.extend_from_slice(line);
+    }
+    out
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -227,7 +258,21 @@ fn compare_set(
     written: &Files,
     tally: &mut Tally,
 ) {
-    let expected = case.applied(shown, &format!("set {}'s diff", index + 1));
+    let (_, follow_up) = shown_sets(transcript);
+    let expected = case.applied_in_turn(&[shown, &follow_up], &format!("set {}'s diff", index + 1));
+    compare_shown(case, &format!("set {} of {total}", index + 1), (&expected, shown), (code, transcript), written, tally);
+}
+
+/// What `shown` (the diffs a review showed, as applied: `expected`) changes
+/// against what the review wrote; a file shown but left as it is must be named by an error.
+fn compare_shown(
+    case: &Case,
+    what: &str,
+    (expected, shown): (&Files, &[u8]),
+    (code, transcript): (i32, &[u8]),
+    written: &Files,
+    tally: &mut Tally,
+) {
     let transcript = text(transcript);
     let stopped = transcript.contains("cannot be left out on their own; nothing written");
     let refused = |name: &String| {
@@ -240,10 +285,9 @@ fn compare_set(
         (true, true) => tally.compared += 1,
         (true, false) => tally.refused += 1,
         (false, _) => tally.failures.push(format!(
-            "{}: set {} of {total}: shown and written differ (exit {code})\n{}--- shown:\n{}--- transcript:\n{transcript}",
+            "{}: {what}: shown and written differ (exit {code})\n{}--- shown:\n{}--- transcript:\n{transcript}",
             case.name,
-            index + 1,
-            differing(&expected, written),
+            differing(expected, written),
             text(shown),
         )),
     }
@@ -274,20 +318,60 @@ fn check_all_sets(case: &Case, all_accepted: &Files, tally: &mut Tally) {
     }
 }
 
-/// Both checks on one fixture batch. The review that accepts every set
+/// Sets accepted together (`accepted[i]`: the answer to set `i`): the
+/// diffs the review showed for them and the one after the answers (the
+/// edits that follow from them together), applied in turn, are what it wrote.
+fn check_together(case: &Case, accepted: &[bool], tally: &mut Tally) -> Files {
+    let answers: String = accepted.iter().map(|&a| if a { "y\n" } else { "n\n" }).collect();
+    let (code, transcript) = case.run(&["--interactive"], &answers);
+    let written = case.changes_and_reset();
+    let (sets, follow_up) = shown_sets(&transcript);
+    let mut shown: Vec<&[u8]> = sets.iter().zip(accepted).filter(|(_, a)| **a).map(|(d, _)| d.as_slice()).collect();
+    shown.push(&follow_up);
+    // A file shown in several diffs (two sets changing one line, each diff against the file as
+    // it is) cannot be patched in turn: it must be written, and `check_all_sets` compares it
+    // when every set is accepted. Each file shown once is compared exactly.
+    let mut sections: BTreeMap<String, Vec<Vec<u8>>> = BTreeMap::new();
+    for (name, section) in shown.iter().flat_map(|d| by_file(d)) {
+        sections.entry(name).or_default().push(section);
+    }
+    let once: Vec<u8> = sections.values().filter(|s| s.len() == 1).flat_map(|s| s[0].clone()).collect();
+    let expected = case.applied(&once, "the accepted sets' diffs and the one following from them");
+    let several: Vec<&String> = sections.iter().filter(|(_, s)| s.len() > 1).map(|(name, _)| name).collect();
+    let mut compared = written.clone();
+    for name in &several {
+        if compared.remove(*name).is_none() && code == 0 {
+            tally.failures.push(format!("{}: {name} shown in several diffs, not written", case.name));
+        }
+    }
+    let what = format!("sets accepted together ({})", answers.replace('\n', ""));
+    compare_shown(case, &what, (&expected, &shown.concat()), (code, &transcript), &compared, tally);
+    written
+}
+
+/// The checks on one fixture batch. The review that accepts every set
 /// shows each one's diff; a batch of one set needs no run of it alone.
+/// Sets accepted together: every one, and every one but the last.
 fn check_fixture(fixture: &Path, tally: &mut Tally) {
-    let case = case(fixture);
+    check_case(&case(fixture), tally);
+}
+
+fn check_case(case: &Case, tally: &mut Tally) {
     let (code, transcript) = case.run(&["--interactive"], &"y\n".repeat(500));
     let all_accepted = case.changes_and_reset();
-    let shown = shown_sets(&transcript);
+    let (shown, _) = shown_sets(&transcript);
     match shown.len() {
         0 if all_accepted.is_empty() => return,
         0 => tally.failures.push(format!("{}: written with no set shown (exit {code})", case.name)),
-        1 => compare_set(&case, (0, 1), &shown[0], (code, &transcript), &all_accepted, tally),
-        _ => check_each_set(&case, &shown, tally),
+        1 => compare_set(case, (0, 1), &shown[0], (code, &transcript), &all_accepted, tally),
+        _ => check_each_set(case, &shown, tally),
     }
-    check_all_sets(&case, &all_accepted, tally);
+    if shown.len() > 1 {
+        check_together(case, &vec![true; shown.len()], tally);
+        let all_but_last: Vec<bool> = (0..shown.len()).map(|i| i + 1 < shown.len()).collect();
+        check_together(case, &all_but_last, tally);
+    }
+    check_all_sets(case, &all_accepted, tally);
 }
 
 #[test]
@@ -333,4 +417,57 @@ fn diff_lines(output: &[u8]) -> Vec<u8> {
 /// A line of a unified diff; diagnostics, evidence and questions start with a path, `clasp:` or `[`.
 fn is_diff_line(line: &[u8]) -> bool {
     matches!(line.first(), Some(b' ' | b'+' | b'-' | b'@' | b'\\'))
+}
+
+/// A host whose helper builds whichever kernel file its caller names: one
+/// call per file of `files`, so its build call is switched to the new
+/// standard only once every one of them changed (no set shows it alone).
+fn helper_building(files: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut calls = String::new();
+    for (i, file) in files.iter().enumerate() {
+        let kernel = format!(
+            "float get{i}(__global const float *p) {{ return p[{i}]; }}\n\
+             __kernel void k{i}(__global float *o) {{ o[0] = get{i}(o); }}\n"
+        );
+        std::fs::write(dir.path().join(file), kernel).unwrap();
+        calls.push_str(&format!("    build_file(ctx, dev, \"{file}\");\n"));
+    }
+    let host = format!(
+        "#include <CL/cl.h>\nextern const char *slurp(const char *path);\n\n\
+         cl_program build_file(cl_context ctx, cl_device_id dev, const char *path)\n{{\n    \
+         const char *src = slurp(path);\n    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, NULL);\n    \
+         clBuildProgram(p, 1, &dev, \"-DUNROLL=4\", NULL, NULL);\n    return p;\n}}\n\n\
+         void setup(cl_context ctx, cl_device_id dev)\n{{\n{calls}}}\n"
+    );
+    std::fs::write(dir.path().join("host.c"), host).unwrap();
+    dir
+}
+
+#[test]
+fn an_edit_following_from_sets_accepted_together_is_shown_before_it_is_written() {
+    let mut tally = Tally::default();
+    for files in [&["a.cl", "b.cl"][..], &["a.cl", "b.cl", "c.cl"]] {
+        let project = helper_building(files);
+        let case = case_at(project.path(), format!("a helper building {files:?}"), ".".to_string());
+        // Every set accepted: the build call's edit is shown once the answers are in, with its evidence.
+        let (code, transcript) = case.run(&["--interactive"], &"y\n".repeat(files.len()));
+        let written = case.changes_and_reset();
+        let transcript = text(&transcript);
+        assert_eq!(code, 0, "{transcript}");
+        let (sets, follow_up) = shown_sets(transcript.as_bytes());
+        assert_eq!(sets.len(), files.len(), "{transcript}");
+        assert!(sets.iter().all(|set| !text(set).contains("host.c")), "no set shows the build call: {transcript}");
+        let follow_up = text(&follow_up);
+        assert!(follow_up.contains("+    clBuildProgram(p, 1, &dev, \"-DUNROLL=4 -cl-std=CL2.0\", NULL, NULL);"), "{transcript}");
+        assert!(
+            transcript.contains("host.c:8:5: host-build-options: ")
+                && transcript.contains("(follows from the sets you accepted)")
+        );
+        assert!(written.contains_key("host.c"), "{transcript}");
+        check_case(&case, &mut tally);
+    }
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
+    // Each set alone (2 + 3), and every set and all but the last together (2 + 2).
+    assert_eq!(tally.compared, 9, "written as shown");
 }

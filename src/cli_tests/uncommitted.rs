@@ -96,3 +96,38 @@ fn write_refuses_when_git_cannot_read_the_repository() {
         assert!(std::fs::read_to_string(&plain).unwrap().contains("float first(const float *v)"));
     }
 }
+
+#[test]
+fn interactive_refuses_uncommitted_changes_before_asking_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    repository(repo, &["clean.cl", "dirty.cl"]);
+    let edited = format!("// edited\n{HELPER_UNIT}");
+    std::fs::write(repo.join("dirty.cl"), &edited).unwrap();
+    let review = |extra: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clasp"))
+            .args([&["migrate", "--interactive"][..], extra, &["."]].concat())
+            .current_dir(repo)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // It may ask nothing and end before reading the answers.
+        let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"y\ny\n");
+        let output = child.wait_with_output().unwrap();
+        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        (output.status.code().unwrap_or(-1), text(output.stdout), text(output.stderr))
+    };
+    let (code, stdout, stderr) = review(&[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("uncommitted changes") && stderr.contains("dirty.cl"), "{stderr}");
+    assert!(!stderr.contains("apply this change?") && stdout.is_empty(), "nothing asked, nothing shown:\n{stdout}{stderr}");
+    assert_eq!(std::fs::read_to_string(repo.join("dirty.cl")).unwrap(), edited);
+    assert_eq!(std::fs::read_to_string(repo.join("clean.cl")).unwrap(), HELPER_UNIT);
+    // --allow-dirty reviews and writes them.
+    let (code, _, stderr) = review(&["--allow-dirty"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.matches("apply this change?").count(), 2, "{stderr}");
+    assert!(std::fs::read_to_string(repo.join("dirty.cl")).unwrap().contains("float first(const float *v)"));
+}

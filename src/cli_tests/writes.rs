@@ -146,3 +146,42 @@ fn a_file_that_cannot_be_written_is_an_error_and_the_others_are_written() {
         assert!(text.starts_with("float first(const float *v)"), "{name}: {text}");
     }
 }
+
+/// A host building `a.cl` (C), for the tests below.
+const HOST_BUILDING_A: &str = "#include <CL/cl.h>\nextern const char *slurp(const char *path);\n\
+    void setup(cl_context ctx, cl_device_id dev)\n{\n    const char *a = slurp(\"a.cl\");\n    \
+    cl_program pa = clCreateProgramWithSource(ctx, 1, &a, NULL, NULL);\n    \
+    clBuildProgram(pa, 1, &dev, NULL, NULL, NULL);\n}\n";
+
+#[test]
+fn a_build_call_is_not_switched_when_a_file_of_the_program_it_builds_is_not_written() {
+    use std::os::unix::fs::PermissionsExt;
+    // A merge across a.cl and its read-only header; and a program changed through its header alone.
+    let merged = (
+        "#include \"h.h\"\n__kernel void ka(__global float *o, __local float *t) { t[0] = o[1]; o[0] = first_g(o) + first_l(t); }\n",
+        "float first_g(__global const float *p) { return p[0]; }\nfloat first_l(__local const float *p) { return p[0]; }\n",
+    );
+    let header_only = (
+        "#include \"h.h\"\n__kernel void ka(__global float *o) { o[0] = first(o); }\n",
+        "float first(__global const float *p) { return p[0]; }\n",
+    );
+    for (what, (kernel, header)) in [("a merge", merged), ("a header's change alone", header_only)] {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [("a.cl", kernel), ("h.h", header), ("host.c", HOST_BUILDING_A)];
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        std::fs::set_permissions(dir.path().join("h.h"), std::fs::Permissions::from_mode(0o444)).unwrap();
+        let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--no-cache", "--write", "."]);
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert!(stderr.contains("h.h:1:1: error: is read-only; not written"), "{what}: {stderr}");
+        assert!(stderr.contains("host.c:1:1: error: not written: its changes go with those of"), "{what}: {stderr}");
+        for (name, text) in files {
+            assert_eq!(std::fs::read_to_string(dir.path().join(name)).unwrap(), text, "{what}: {name} written");
+        }
+        // The summary counts what was written: nothing.
+        let summary = stderr.lines().find(|l| l.starts_with("clasp: ")).unwrap();
+        assert!(summary.contains(" 0 functions migrated") && summary.contains(" 0 build calls edited"), "{what}: {summary}");
+        assert!(!summary.contains("duplicate group") || summary.contains(" 0 duplicate groups merged"), "{what}: {summary}");
+    }
+}

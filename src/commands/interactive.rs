@@ -4,6 +4,13 @@
 //! skipped. The skipped sets' declarations are then kept as they are
 //! (`suppressed`) and the batch is migrated and verified again, so what is
 //! written is a verified result of the accepted sets alone.
+//!
+//! Some edits follow only from several sets together: a host build call
+//! whose program may be any of several files is switched to the new
+//! standard only once all of them changed, so no set's diff holds it. Once
+//! the answers are in, every edit of the result that no accepted set
+//! showed is shown as one more diff, with its evidence, before anything is
+//! written (`show_follow_up`): the diffs shown are what gets written.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
@@ -27,6 +34,15 @@ pub struct Review {
     pub kept_decls: BTreeMap<(PathBuf, u32), String>,
     skipped: BTreeSet<Identity>,
     accepted: BTreeSet<Identity>,
+    /// Every edit the accepted sets' diffs showed (host build calls included).
+    shown: BTreeSet<Shown>,
+}
+
+/// An edit as shown, across runs: its rule, where it is reported, and the edit itself.
+type Shown = (Code, PathBuf, u32, u32, Vec<crate::rules::Edit>);
+
+fn shown_key(fix: &Fix) -> Shown {
+    (fix.rule, crate::root::canonical(&fix.file), fix.line, fix.col, fix.edits.clone())
 }
 
 /// How many times the batch may run again after a review before giving up.
@@ -149,6 +165,47 @@ fn identity(fix: &Fix) -> Option<Identity> {
 
 fn accept(set: &SetView, review: &mut Review) {
     review.accepted.extend(set.fixes().filter_map(identity));
+    review.shown.extend(set.fixes().map(shown_key));
+}
+
+/// The edits of `result` (what will be written) that no accepted set's diff
+/// showed, shown as one more diff with their evidence: the host build calls
+/// that follow only from the accepted sets together.
+pub fn show_follow_up(
+    review: &Review,
+    result: &Migration,
+    root: &Path,
+    palettes: Palettes,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) {
+    let mut diff = Vec::new();
+    let mut lines = BTreeSet::new();
+    for change in &result.changes {
+        let unshown: Vec<&Fix> = change.fixes.iter().filter(|fix| !review.shown.contains(&shown_key(fix))).collect();
+        if unshown.is_empty() {
+            continue;
+        }
+        let edits: BTreeSet<&crate::rules::Edit> = unshown.iter().flat_map(|fix| fix.edits.iter()).collect();
+        // Fixes of one result never overlap: these apply as they do in the whole file.
+        let Ok(migrated) = crate::migrate::apply_edits(&change.path, &change.original, edits) else { continue };
+        let alone = FileChange { migrated, fixes: Vec::new(), ..change.clone() };
+        diff.extend(render::diff(&alone, root));
+        for fix in unshown {
+            let at = format!("{}:{}:{}", render::display_path(&fix.file), fix.line, fix.col);
+            lines.insert(format!("{at}: {}: {} (follows from the sets you accepted)", fix.rule, fix.message));
+        }
+    }
+    if diff.is_empty() {
+        return;
+    }
+    let _ = writeln!(stderr, "clasp: these edits follow from the sets you accepted together; they are written with them:");
+    let _ = stderr.flush();
+    let _ = stdout.write_all(&palettes.stdout.diff(diff));
+    let _ = stdout.flush();
+    for line in lines {
+        let _ = writeln!(stderr, "{}", palettes.stderr.explanation(&line));
+    }
 }
 
 /// A skipped set: its declarations kept in the next run, its fixes not to come back.

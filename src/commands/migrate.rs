@@ -71,14 +71,16 @@ fn migrate_batch(
         // Host files were read, but none holds a kernel.
         return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
     }
-    if args.interactive {
+    // --interactive writes in place, unless --out-dir takes the copies.
+    let in_place = args.write || (args.interactive && args.out_dir.is_none());
+    // Checked before the review too, over every file it may write: no questions answered for nothing.
+    let mut refused = args.interactive && in_place && !args.allow_dirty && refuse_dirty_files(&mut migration);
+    if args.interactive && !refused {
         migration = reviewed(palettes, &bench, &project, options, migration, stdout, stderr)?;
     }
     add_unreadable(&mut migration, project.unreadable);
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
-    // --interactive writes in place, unless --out-dir takes the copies.
-    let in_place = args.write || (args.interactive && args.out_dir.is_none());
-    let refused = in_place && !args.allow_dirty && refuse_dirty_files(&mut migration);
+    refused = refused || (in_place && !args.allow_dirty && refuse_dirty_files(&mut migration));
     if (in_place || args.out_dir.is_some()) && !refused && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
@@ -155,10 +157,14 @@ fn reviewed(
     let mut review =
         super::interactive::review(&migration, &options.root, &mut std::io::stdin().lock(), palettes, stdout, stderr);
     let mut result = migration;
+    let settled = |result: Migration, review: &super::interactive::Review, stdout: &mut dyn Write, stderr: &mut dyn Write| {
+        super::interactive::show_follow_up(review, &result, &options.root, palettes, stdout, stderr);
+        Ok(result)
+    };
     // Each round only keeps more declarations: in practice one or two rounds.
     for _round in 0..super::interactive::ROUNDS {
         if review.kept_decls.is_empty() {
-            return Ok(result);
+            return settled(result, &review, stdout, stderr);
         }
         let again = MigrateOptions {
             kept_decls: review.kept_decls.clone(),
@@ -169,7 +175,7 @@ fn reviewed(
         };
         result = migrate(bench, &project.jobs, &project.host_files, &again);
         if super::interactive::settle(&mut review, &result)? {
-            return Ok(result);
+            return settled(result, &review, stdout, stderr);
         }
     }
     Err(Stop::clasp("the reviewed changes did not settle: nothing written".to_string()))
@@ -229,14 +235,12 @@ fn refuse_dirty_files(migration: &mut Migration) -> bool {
 /// or mirrored under `out_dir`. A file that could not be written, and those
 /// sharing a change set with it, are errors, and their functions not migrated.
 fn write(migration: &mut Migration, out_dir: Option<&Path>) {
-    use crate::write::batch::{groups, write_all, Planned};
+    use crate::write::batch::{write_all, Planned};
     migration.written = true;
-    let sets: Vec<Vec<usize>> =
-        migration.changes.iter().map(|c| c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect()).collect();
     let files: Vec<Planned> = migration
         .changes
         .iter()
-        .zip(groups(&sets))
+        .zip(change_groups(migration))
         .map(|(change, group)| match out_dir {
             Some(out) => {
                 Planned { destination: crate::write::mirrored(out, &change.path), bytes: &change.migrated, expected: None, group }
@@ -247,18 +251,37 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
         })
         .collect();
     let failed = write_all(&files);
-    let mut not_written = std::collections::BTreeSet::new();
     for (index, message) in failed {
         let change = &migration.changes[index];
-        not_written.insert(change.canonical.clone());
+        migration.not_written.insert(change.canonical.clone());
         migration.errors.push(FileError { path: change.path.clone(), message });
     }
     for function in &mut migration.functions {
         let migrated = matches!(function.outcome, crate::report::Outcome::Migrated { .. });
-        if migrated && not_written.contains(&crate::root::canonical(&function.file)) {
+        if migrated && migration.not_written.contains(&crate::root::canonical(&function.file)) {
             function.outcome = crate::report::Outcome::NotWritten;
         }
     }
+}
+
+/// Each changed file's write group (`write::batch::groups`): files sharing a
+/// change set, and a host file with the files its edited build calls follow
+/// (the programs they build: switched to the new standard only with them).
+fn change_groups(migration: &Migration) -> Vec<usize> {
+    let sets =
+        |c: &crate::report::FileChange| c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect::<Vec<_>>();
+    // A file links to another through a key of its own, past every set's number.
+    let base = migration.changes.iter().flat_map(sets).max().map_or(0, |s| s + 1);
+    let index: std::collections::BTreeMap<&Path, usize> =
+        migration.changes.iter().enumerate().map(|(i, c)| (c.canonical.as_path(), i)).collect();
+    let links: Vec<Vec<usize>> = (migration.changes.iter().enumerate())
+        .map(|(i, change)| {
+            let calls = migration.host.build_calls.iter().filter(|c| crate::root::canonical(&c.file) == change.canonical);
+            let followed = calls.flat_map(|c| c.follows.iter()).filter_map(|f| index.get(f.as_path()));
+            sets(change).into_iter().chain([base + i]).chain(followed.map(|j| base + j)).collect()
+        })
+        .collect();
+    crate::write::batch::groups(&links)
 }
 
 /// `value` as pretty JSON and a newline, streamed: a big batch's report is

@@ -25,6 +25,8 @@ pub use crate::options::MigrateOptions;
 pub use crate::report::*;
 use crate::rules::merge_duplicates::{Detected, Withdrawn};
 use crate::unit::{Unit, Workbench};
+/// Edits applied to a text (what every changed file is made by; `--interactive` renders its follow-up diff with it).
+pub use plan::apply_edits;
 use plan::{Plan, SetId};
 use settle::Settled;
 

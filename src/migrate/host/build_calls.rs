@@ -26,8 +26,8 @@ pub(super) struct Migrated<'a> {
     pub kernel_files: &'a [PathBuf],
     /// Embedded kernels and generated copies: (host index, literal index).
     pub literals: &'a BTreeSet<(usize, usize)>,
-    /// Variables holding one of them, with the program's name.
-    pub variables: &'a BTreeMap<String, PathBuf>,
+    /// Variables holding one of them, with the program's name and the host file holding it.
+    pub variables: &'a BTreeMap<String, (PathBuf, PathBuf)>,
     /// Variables holding a kernel literal (migrated or not).
     pub kernel_variables: &'a BTreeSet<String>,
     /// The calls of program-creating helpers.

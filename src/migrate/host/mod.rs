@@ -134,13 +134,33 @@ pub fn finish(batch: &HostBatch, units: &[Unit], options: &MigrateOptions, resul
         helpers: &batch.helpers,
     };
     build_calls::decide_all(&batch.hosts, &hosts, &changed, options, result, &mut fixes);
+    follow_whole_programs(units, result);
     build_calls::apply(&batch.hosts, fixes, &expected, options, result);
+}
+
+/// Each edited build call follows every changed file of the programs it
+/// builds, not only their main files: a program changed through a header
+/// alone is written in that header, and its build call stands or falls with it.
+fn follow_whole_programs(units: &[Unit], result: &mut Migration) {
+    let changed: BTreeSet<PathBuf> = result.changes.iter().map(|c| c.canonical.clone()).collect();
+    for call in result.host.build_calls.iter_mut().filter(|c| !c.follows.is_empty()) {
+        let mut files: BTreeSet<PathBuf> = BTreeSet::new();
+        for followed in &call.follows {
+            let builds = |u: &&Unit| match &u.program {
+                Some(program) => program.map.segments().iter().any(|s| canonical(&s.file) == *followed),
+                None => u.embedded.is_none() && u.canonical(0) == followed.as_path(),
+            };
+            files.extend(units.iter().filter(builds).flat_map(|u| u.canonical_paths().map(PathBuf::from)));
+            files.insert(followed.clone());
+        }
+        call.follows = files.into_iter().filter(|f| changed.contains(f)).collect();
+    }
 }
 
 /// The variables holding a migrated literal (an embedded kernel, a generated
 /// copy), by name, with how reports name the program: a host may build from
 /// one another file declares (a generated header it includes).
-fn migrated_variables(batch: &HostBatch, migrated: &BTreeSet<(usize, usize)>) -> BTreeMap<String, PathBuf> {
+fn migrated_variables(batch: &HostBatch, migrated: &BTreeSet<(usize, usize)>) -> BTreeMap<String, (PathBuf, PathBuf)> {
     // A name several host files give to a kernel literal says nothing about which one a host builds.
     let mut hosts_naming: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
     for (h, host) in batch.hosts.iter().enumerate() {
@@ -162,7 +182,7 @@ fn migrated_variables(batch: &HostBatch, migrated: &BTreeSet<(usize, usize)>) ->
             Some(copy) => copy.file.clone(),
             None => PathBuf::from(format!("{}:{}", host.path.display(), literal.start.line)),
         };
-        out.insert(variable.clone(), name);
+        out.insert(variable.clone(), (name, canonical(&host.path)));
     }
     out
 }

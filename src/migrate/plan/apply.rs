@@ -31,11 +31,7 @@ pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> 
 }
 
 /// Applies sorted, non-overlapping edits to `original`.
-pub(in crate::migrate) fn apply_edits<'e>(
-    path: &Path,
-    original: &[u8],
-    edits: impl IntoIterator<Item = &'e Edit>,
-) -> Result<Vec<u8>, String> {
+pub fn apply_edits<'e>(path: &Path, original: &[u8], edits: impl IntoIterator<Item = &'e Edit>) -> Result<Vec<u8>, String> {
     let mut migrated = Vec::with_capacity(original.len());
     let mut cursor = 0usize;
     for edit in edits {

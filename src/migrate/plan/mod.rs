@@ -29,7 +29,7 @@ use crate::syntax::FileIndex;
 use crate::unit::Unit;
 use agree::{agree_on_headers, refusal_of};
 pub use apply::apply;
-pub(super) use apply::apply_edits;
+pub use apply::apply_edits;
 
 pub use crate::ids::SetId;
 

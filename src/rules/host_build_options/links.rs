@@ -32,8 +32,9 @@ pub struct Helpers {
 /// One thing a program is built from.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Origin {
-    /// A program clasp changed, as reports name it.
-    Changed(String),
+    /// A program clasp changed, as reports name it, and the file (canonical)
+    /// its change is written in: a kernel file, or the host file holding the kernel.
+    Changed(String, PathBuf),
     /// A program clasp did not change.
     Unchanged(String),
     /// Something clasp cannot name: why.
@@ -43,8 +44,8 @@ enum Origin {
 /// What the programs a build call may build come to.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Link {
-    /// Every one is a program clasp changed: these.
-    Changed(Vec<String>),
+    /// Every one is a program clasp changed: these, and the files (canonical) their changes are written in.
+    Changed { programs: Vec<String>, files: Vec<PathBuf> },
     /// Every one is known, and none changed.
     Unchanged(Vec<String>),
     /// Some changed, some did not: one options string cannot suit both.
@@ -64,7 +65,7 @@ pub(super) fn link(host: &HostInput, creations: &[&ProgramCreation], changed: &C
     let pick = |changed: bool| -> Vec<String> {
         (origins.iter())
             .filter_map(|o| match o {
-                Origin::Changed(name) if changed => Some(name.clone()),
+                Origin::Changed(name, _) if changed => Some(name.clone()),
                 Origin::Unchanged(name) if !changed => Some(name.clone()),
                 _ => None,
             })
@@ -73,7 +74,10 @@ pub(super) fn link(host: &HostInput, creations: &[&ProgramCreation], changed: &C
     let (migrated, unchanged) = (pick(true), pick(false));
     match (migrated.is_empty(), unchanged.is_empty()) {
         (true, _) => Link::Unchanged(unchanged),
-        (false, true) => Link::Changed(migrated),
+        (false, true) => {
+            let files = origins.iter().filter_map(|o| if let Origin::Changed(_, file) = o { Some(file.clone()) } else { None });
+            Link::Changed { programs: migrated, files: files.collect() }
+        }
         (false, false) => Link::Mixed { changed: migrated, unchanged },
     }
 }
@@ -81,23 +85,23 @@ pub(super) fn link(host: &HostInput, creations: &[&ProgramCreation], changed: &C
 /// What one creation builds from.
 fn creation_origins(host: &HostInput, creation: &ProgramCreation, changed: &Changed) -> Vec<Origin> {
     let mut out = Vec::new();
+    let host_path = crate::root::canonical(&host.path);
     for &l in &creation.literals {
         let literal = &host.facts.literals[l];
         let name = format!("{}:{}", display_path(&host.path), literal.start.line);
         if changed.literals.contains(&l) {
-            out.push(Origin::Changed(name));
+            out.push(Origin::Changed(name, host_path.clone()));
         } else if literal.declares_kernel {
             out.push(Origin::Unchanged(format!("the kernel embedded at {name}")));
         }
     }
     for variable in &creation.external {
         out.push(match changed.variables.get(variable) {
-            Some(program) => Origin::Changed(display_path(program)),
+            Some((program, holder)) => Origin::Changed(display_path(program), holder.clone()),
             None if changed.kernel_variables.contains(variable) => Origin::Unchanged(format!("the kernel in `{variable}`")),
             None => Origin::Unknown(format!("`{variable}` is declared in no host file of the batch")),
         });
     }
-    let host_path = crate::root::canonical(&host.path);
     out.extend(included_origins(&host_path, creation, changed));
     let files: Vec<Origin> = creation.file_names.iter().flat_map(|name| file_origins(&host_path, name, changed)).collect();
     let through = creation.through.as_ref().map(|through| helper_origins(&host_path, through, changed));
@@ -134,7 +138,7 @@ fn included_origins(host: &Path, creation: &ProgramCreation, changed: &Changed) 
         .map(|name| {
             let file = crate::root::canonical(&dir.join(name));
             match changed.programs.iter().find(|(canonical, _)| *canonical == file) {
-                Some((_, shown)) => Origin::Changed(display_path(shown)),
+                Some((_, shown)) => Origin::Changed(display_path(shown), file.clone()),
                 None if changed.kernel_files.contains(&file) => Origin::Unchanged(crate::render::shown_path(&file)),
                 None => Origin::Unknown(format!("`{name}` is `#include`d as a source, and clasp read it as no program's source")),
             }
@@ -152,7 +156,7 @@ fn file_origins(host: &Path, name: &str, changed: &Changed) -> Vec<Origin> {
     }
     (files.into_iter())
         .map(|file| match changed.programs.iter().find(|(canonical, _)| canonical == file) {
-            Some((_, shown)) => Origin::Changed(display_path(shown)),
+            Some((_, shown)) => Origin::Changed(display_path(shown), file.clone()),
             None => Origin::Unchanged(crate::render::shown_path(file)),
         })
         .collect()

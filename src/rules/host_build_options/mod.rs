@@ -46,6 +46,10 @@ pub struct BuildCallReport {
     /// The host must be changed by hand (a warning says how): `--check` fails on it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// Edited: the files (canonical) the changes of the programs it builds
+    /// are written in. Its edit stands or falls with them (`write::batch`).
+    #[serde(skip)]
+    pub follows: Vec<PathBuf>,
 }
 
 /// What clasp did with a build call.
@@ -79,8 +83,9 @@ pub struct Changed<'a> {
     pub kernel_files: &'a [PathBuf],
     /// The host file's embedded kernels clasp migrated (indexes of its literals).
     pub literals: &'a std::collections::BTreeSet<usize>,
-    /// Variables of other host files that hold a migrated kernel, with the program's name.
-    pub variables: &'a std::collections::BTreeMap<String, PathBuf>,
+    /// Variables of other host files that hold a migrated kernel, with the
+    /// program's name and the host file (canonical) holding it.
+    pub variables: &'a std::collections::BTreeMap<String, (PathBuf, PathBuf)>,
     /// Variables of host files that hold a kernel (migrated or not).
     pub kernel_variables: &'a std::collections::BTreeSet<String>,
     /// The calls of program-creating helpers, across the batch.
@@ -119,6 +124,7 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
         program: None,
         detail: String::new(),
         pending: false,
+        follows: Vec::new(),
     };
     let creations = creations_of(&host.facts, call);
     if creations.is_empty() {
@@ -143,7 +149,10 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
             report.detail = "it builds a program clasp did not change".to_string();
             return Decided { report, fix: None, warning: None };
         }
-        Link::Changed(migrated) => migrated,
+        Link::Changed { programs, files } => {
+            report.follows = files;
+            programs
+        }
     };
     report.program = Some(migrated.join(", "));
     match crate::host::options_edit(&call.options, &flag) {
