@@ -92,21 +92,21 @@ fn a_host_file_is_one_file_however_many_kernels_it_holds_and_an_unchanged_header
 
 #[test]
 fn an_unlinked_build_call_counts_as_pending_only_when_it_is_warned() {
-    // The host builds a.cl through a reader clasp cannot follow: unlinked.
+    // The host builds the file an environment variable names: unlinked.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.cl"), crate::support::HELPER_UNIT).unwrap();
-    let host = "#include <CL/opencl.hpp>\n#include <fstream>\n#include <sstream>\n#include <string>\n\
+    let host = "#include <CL/opencl.hpp>\n#include <cstdlib>\n#include <fstream>\n#include <sstream>\n#include <string>\n\
                 static std::string readAll(const std::string &name)\n{\n    std::ifstream in(name);\n    \
                 std::stringstream ss;\n    ss << in.rdbuf();\n    return ss.str();\n}\n\
                 static cl::Program makeProgram(cl::Context &ctx, const std::string &file)\n{\n    \
                 cl::Program prog(ctx, readAll(file));\n    prog.build();\n    return prog;\n}\n\
-                int main()\n{\n    cl::Context ctx;\n    cl::Program p = makeProgram(ctx, \"a.cl\");\n    return 0;\n}\n";
+                int main()\n{\n    cl::Context ctx;\n    cl::Program p = makeProgram(ctx, std::getenv(\"KERNEL_FILE\"));\n    return 0;\n}\n";
     std::fs::write(dir.path().join("host.cpp"), host).unwrap();
     let summary = |stderr: &str| stderr.lines().find(|l| l.starts_with("clasp: ")).unwrap().to_string();
     // Kernels change: the call is warned, counted, and --check fails on it.
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--no-cache", "--check", "."]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("host.cpp:15:5: warning:") && summary(&stderr).contains("(0 untraced, 1 unlinked)"), "{stderr}");
+    assert!(stderr.contains("host.cpp:16:5: warning:") && summary(&stderr).contains("(0 untraced, 1 unlinked)"), "{stderr}");
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--no-cache", "--write", "."]);
     assert_eq!(code, 0, "{stderr}");
     // Migrated: nothing changes, so nothing is pending, warned or counted.
