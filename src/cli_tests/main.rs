@@ -13,6 +13,7 @@ mod colour;
 mod configurations;
 mod devices;
 mod diagnostics;
+mod diff_base;
 mod discovery;
 mod empty;
 mod errors;
