@@ -15,6 +15,7 @@ mod devices;
 mod diagnostics;
 mod diff_base;
 mod discovery;
+mod early_signals;
 mod empty;
 mod errors;
 mod host_links;
