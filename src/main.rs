@@ -9,6 +9,15 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The signal handlers, installed before anything else of clasp runs: the
+/// loader calls `.preinit_array` entries after relocating the libraries but
+/// before their static initializers (LLVM's take tens of milliseconds) and
+/// before Rust's runtime (see `clasp::isolation::signals`).
+#[used]
+#[link_section = ".preinit_array"]
+static INSTALL_SIGNAL_HANDLERS: extern "C" fn(std::ffi::c_int, *const *const std::ffi::c_char, *const *const std::ffi::c_char) =
+    clasp::isolation::signals::install_at_start;
+
 fn main() {
     let code = clasp::isolation::main(std::env::args().collect());
     std::process::exit(code);

@@ -7,11 +7,43 @@ use std::path::{Path, PathBuf};
 use crate::codes::Code;
 use crate::report::{BuildStatus, FileChange, FileError, Migration, Outcome};
 
+/// The one directory every file of a diff is named from, so that one
+/// `git apply` there takes the whole diff: the current directory when every
+/// file shown is under it, else the edit root (every edited file is under
+/// it). `git apply` refuses `../` paths, so mixing bases (one file from the
+/// current directory, a sibling header from the root) would leave a diff
+/// that applies nowhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffBase {
+    pub dir: PathBuf,
+    /// Whether `dir` is the current directory (no note needed).
+    pub is_cwd: bool,
+}
+
+impl DiffBase {
+    /// The base for a diff showing `files` of a migration under the edit root `root`.
+    pub fn for_files<'a>(files: impl IntoIterator<Item = &'a Path>, root: &Path) -> DiffBase {
+        let cwd = crate::root::canonical(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        let all_under_cwd = files.into_iter().all(|file| crate::root::canonical(file).starts_with(&cwd));
+        if all_under_cwd {
+            DiffBase { dir: cwd, is_cwd: true }
+        } else {
+            DiffBase { dir: crate::root::canonical(root), is_cwd: false }
+        }
+    }
+
+    /// The line on stderr saying where the diff applies, when that is not the current directory.
+    pub fn note(&self) -> Option<String> {
+        (!self.is_cwd)
+            .then(|| format!("clasp: note: the diff names files from {} (the edit root): apply it there", self.dir.display()))
+    }
+}
+
 /// A `git apply`-able unified diff of one file, over its bytes: lines in
 /// any encoding are shown as they are, so applying it reproduces the file.
-/// The file is named as [`diff_path`] says, under the edit root `root`.
-pub fn diff(change: &FileChange, root: &Path) -> Vec<u8> {
-    let path = diff_path(&change.path, root);
+/// The file is named as [`diff_path`] says, from `base`.
+pub fn diff(change: &FileChange, base: &DiffBase) -> Vec<u8> {
+    let path = diff_path(&change.path, base);
     let text_diff = similar::TextDiff::from_lines(change.original.as_slice(), change.migrated.as_slice());
     let mut unified = text_diff.unified_diff();
     unified.context_radius(3);
@@ -43,28 +75,19 @@ pub fn display_path(path: &Path) -> String {
     parts.iter().collect::<PathBuf>().display().to_string()
 }
 
-/// How a diff names a file, so that `git apply` run where clasp ran takes
-/// it: a relative path as given (tidied); an absolute one, or one that
-/// climbs out with `..` (`--compile-commands` lists absolute paths),
-/// relative to the current directory when the file is under it, else to
-/// the edit root `root`. A file under neither keeps its absolute path,
+/// How a diff names a file: relative to `base`, tidied. A file not under
+/// it (not edited: cannot happen for a change) keeps its absolute path,
 /// without the leading `/` (`a//abs` would confuse `git apply`).
-pub fn diff_path(path: &Path, root: &Path) -> String {
-    let shown = display_path(path);
-    if path.is_relative() && !shown.starts_with("..") {
-        return shown;
-    }
+pub fn diff_path(path: &Path, base: &DiffBase) -> String {
     let canonical = crate::root::canonical(path);
-    let cwd = std::env::current_dir().map(|d| crate::root::canonical(&d)).ok();
-    let relative = (cwd.as_deref().and_then(|cwd| canonical.strip_prefix(cwd).ok()))
-        .or_else(|| canonical.strip_prefix(crate::root::canonical(root)).ok());
-    match relative {
-        Some(relative) => display_path(relative),
-        None => shown.trim_start_matches('/').to_string(),
+    match canonical.strip_prefix(&base.dir) {
+        Ok(relative) => display_path(relative),
+        Err(_) => display_path(&canonical).trim_start_matches('/').to_string(),
     }
 }
 
-/// How messages name a file clasp found by itself (canonical): relative to
+/// How messages name a file: as given (tidied), or, when clasp found it by
+/// itself (canonical: a header, a `--compile-commands` entry), relative to
 /// the current directory when it is under it.
 pub fn shown_path(path: &Path) -> String {
     let cwd = std::env::current_dir().map(|d| crate::root::canonical(&d)).ok();
@@ -90,7 +113,7 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
     // A fix editing several files (a merge) is listed with each: explained once.
     lines.sort();
     lines.dedup();
-    lines.into_iter().map(|(file, line, col, text)| format!("{}:{line}:{col}: {text}", display_path(&file))).collect()
+    lines.into_iter().map(|(file, line, col, text)| format!("{}:{line}:{col}: {text}", shown_path(&file))).collect()
 }
 
 /// Declarations refused, functions withdrawn by verification and duplicate groups not merged.

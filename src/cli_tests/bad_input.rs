@@ -125,3 +125,23 @@ fn an_error_in_one_configuration_leaves_the_file_unchanged() {
     let good = std::fs::read_to_string(dir.path().join("good.cl")).unwrap();
     assert!(good.contains("float first(const float *v)"), "the batch went on: {good}");
 }
+
+#[test]
+fn a_malformed_clasp_toml_is_one_located_line_per_error() {
+    for (config, expected) in [
+        ("std = [1\n", "clasp.toml:2:1: error: invalid array: expected `]`"),
+        ("[tool]\nstd = \"CL1.2\n", "clasp.toml:2:13: error: invalid basic string"),
+        ("timeout = 3\ntimeout = 4\n", "clasp.toml:2:1: error: duplicate key"),
+    ] {
+        let dir = batch("k.cl", HELPER_UNIT.as_bytes());
+        std::fs::write(dir.path().join("clasp.toml"), config).unwrap();
+        let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "."]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(expected), "{config:?}: {stderr}");
+        // Every line says where: no continuation line without `file:line:col`.
+        for line in stderr.lines() {
+            let located = line.split(':').nth(2).is_some_and(|col| !col.is_empty() && col.bytes().all(|b| b.is_ascii_digit()));
+            assert!(located, "{config:?}: a line without a place: {line:?}");
+        }
+    }
+}

@@ -80,13 +80,18 @@ pub fn review(
     stderr: &mut dyn Write,
 ) -> Review {
     let sets = sets(migration);
+    // One base for every set: the files of all of them, as the batch's diff would name them.
+    let base = render::DiffBase::for_files(migration.changes.iter().map(|c| c.path.as_path()), root);
+    if let Some(note) = base.note().filter(|_| !sets.is_empty()) {
+        let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&note));
+    }
     let mut review = Review::default();
     let mut rest: Option<Answer> = None;
     for (index, set) in sets.iter().enumerate() {
         let answer = match rest {
             Some(answer) => answer,
             None => {
-                let _ = stdout.write_all(&palettes.stdout.diff(set_diff(set, root)));
+                let _ = stdout.write_all(&palettes.stdout.diff(set_diff(set, &base)));
                 for line in evidence(set) {
                     let _ = writeln!(stderr, "{}", palettes.stderr.explanation(&line));
                 }
@@ -119,15 +124,15 @@ fn sets(migration: &Migration) -> Vec<SetView<'_>> {
 
 /// The set's own diff: the files it alone writes, rendered as the dry run
 /// renders the batch's (`--write` writes exactly these texts when only it is accepted).
-fn set_diff(set: &SetView, root: &Path) -> Vec<u8> {
-    set.files.iter().flat_map(|change| render::diff(change, root)).collect()
+fn set_diff(set: &SetView, base: &render::DiffBase) -> Vec<u8> {
+    set.files.iter().flat_map(|change| render::diff(change, base)).collect()
 }
 
 /// The set's fixes as `--explain` lines, in source order.
 fn evidence(set: &SetView) -> Vec<String> {
     let lines: BTreeSet<(String, u32, u32, String)> = set
         .fixes()
-        .map(|fix| (render::display_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
+        .map(|fix| (render::shown_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
         .collect();
     lines.into_iter().map(|(file, line, col, text)| format!("{file}:{line}:{col}: {text}")).collect()
 }
@@ -226,7 +231,7 @@ fn skip(set: &SetView, review: &mut Review) {
 pub fn settle(review: &mut Review, migration: &Migration) -> Result<bool, Stop> {
     let fixes = || migration.changes.iter().flat_map(|c| c.fixes.iter()).filter(|f| f.origin.is_some());
     let shown =
-        |fix: &Fix| format!("  {}:{}:{}: {}: {}", render::display_path(&fix.file), fix.line, fix.col, fix.rule, fix.message);
+        |fix: &Fix| format!("  {}:{}:{}: {}: {}", render::shown_path(&fix.file), fix.line, fix.col, fix.rule, fix.message);
     let back: Vec<String> = fixes().filter(|f| identity(f).is_some_and(|i| review.skipped.contains(&i))).map(shown).collect();
     if !back.is_empty() {
         let message = format!("these skipped changes cannot be left out on their own; nothing written:\n{}", back.join("\n"));

@@ -87,7 +87,12 @@ fn migrate_batch(
     if args.timings || crate::timings::requested() {
         migration.timings = crate::timings::stages();
     }
-    print_report(args, &migration, &options.root, palettes.stdout, stdout);
+    let base = render::DiffBase::for_files(migration.changes.iter().map(|c| c.path.as_path()), &options.root);
+    if print_report(args, &migration, &base, palettes.stdout, stdout) {
+        if let Some(note) = base.note() {
+            let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&note));
+        }
+    }
     if let Some(selected) = &selected {
         selected.say(stderr);
     }
@@ -299,25 +304,41 @@ fn print_json(stdout: &mut dyn Write, value: &impl serde::Serialize) {
 /// The report on stdout: JSON, SARIF, statistics, or the diff. Written
 /// changes are not shown again; `--check --quiet` lists the files that
 /// would change instead of their diff, as `black --check` names them.
-fn print_report(args: &MigrateArgs, migration: &Migration, root: &Path, palette: Palette, stdout: &mut dyn Write) {
+/// Every file is named from `base`. Whether files were named (a diff or a list).
+fn print_report(
+    args: &MigrateArgs,
+    migration: &Migration,
+    base: &render::DiffBase,
+    palette: Palette,
+    stdout: &mut dyn Write,
+) -> bool {
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
-        Format::Json => print_json(stdout, &crate::report::Versioned::new(migration)),
-        Format::Sarif => print_json(stdout, &crate::sarif::log(migration)),
+        Format::Json => {
+            print_json(stdout, &crate::report::Versioned::new(migration));
+            false
+        }
+        Format::Sarif => {
+            print_json(stdout, &crate::sarif::log(migration));
+            false
+        }
         Format::Diff if args.statistics => {
             let _ = write!(stdout, "{}", render::statistics(migration));
+            false
         }
-        Format::Diff if args.write || args.out_dir.is_some() || args.interactive => {}
+        Format::Diff if args.write || args.out_dir.is_some() || args.interactive => false,
         Format::Diff if args.check && args.quiet => {
             for change in &migration.changes {
-                let _ = writeln!(stdout, "{}", render::diff_path(&change.path, root));
+                let _ = writeln!(stdout, "{}", render::diff_path(&change.path, base));
             }
+            !migration.changes.is_empty()
         }
         Format::Diff => {
             for change in &migration.changes {
                 // Raw bytes: a file's own encoding goes through untouched, so `git apply` reproduces it.
-                let _ = stdout.write_all(&palette.diff(render::diff(change, root)));
+                let _ = stdout.write_all(&palette.diff(render::diff(change, base)));
             }
+            !migration.changes.is_empty()
         }
     }
 }

@@ -210,7 +210,9 @@ impl Config {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
         let file: ConfigFile = toml::from_str(&text).map_err(|e| {
             let (line, col) = e.span().map_or((1, 1), |span| line_col(&text, span.start));
-            ConfigError::At { path: path.to_path_buf(), line, col, message: e.message().to_string() }
+            // toml's messages may run over several lines (`invalid array\nexpected `]``): one located line.
+            let message = e.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(": ");
+            ConfigError::At { path: path.to_path_buf(), line, col, message }
         })?;
         // Where a key is set (`std = ...` at the start of a line) or a string value written.
         let at = |what: &str, message: String| {

@@ -20,6 +20,14 @@
 //! it is not `EXITING`, so a handler that has decided to end the process
 //! never races with a temporary file being created.
 //!
+//! The handlers are first installed before anything else of clasp runs
+//! (`install_at_start`, from the executable's `.preinit_array`): libclang
+//! and LLVM are linked to the binary, and their static initializers run for
+//! tens of milliseconds before Rust's `main`, where a signal would otherwise
+//! kill clasp silently. Until `main` knows what this process is, it is
+//! alone (no worker exists yet) or, by its environment, a worker; `main`
+//! then installs them again for its role.
+//!
 //! A worker also dies with its supervisor: `die_with_parent` asks the
 //! kernel for SIGTERM when the thread that started it ends (the supervisor
 //! starts workers from its main thread), right after fork, and fails the
@@ -81,6 +89,37 @@ pub fn install(role: Role) {
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
+    }
+}
+
+/// What the executable's `.preinit_array` calls (glibc passes `argc`,
+/// `argv` and `envp`): the handlers, for a worker when the environment says
+/// this process is one, else for a process alone. It runs before libc and
+/// Rust are initialised, so it only reads `envp` and calls `sigaction`.
+pub extern "C" fn install_at_start(_argc: libc::c_int, _argv: *const *const libc::c_char, envp: *const *const libc::c_char) {
+    install(if has_variable(envp, super::worker::LOG_VARIABLE) { Role::Worker } else { Role::Alone });
+}
+
+/// Whether the environment block `envp` (null-terminated, of `NAME=value` C strings) sets `name`.
+fn has_variable(envp: *const *const libc::c_char, name: &str) -> bool {
+    if envp.is_null() {
+        return false;
+    }
+    let mut index = 0;
+    loop {
+        // SAFETY: `envp` is the process's environment as the loader passes
+        // it: an array of C strings ended by a null pointer, alive for the
+        // whole process; it is read up to that null pointer only.
+        let entry = unsafe { *envp.add(index) };
+        if entry.is_null() {
+            return false;
+        }
+        // SAFETY: `entry` is one of those non-null, NUL-terminated strings.
+        let entry = unsafe { std::ffi::CStr::from_ptr(entry) }.to_bytes();
+        if entry.strip_prefix(name.as_bytes()).is_some_and(|rest| rest.first() == Some(&b'=')) {
+            return true;
+        }
+        index += 1;
     }
 }
 
@@ -193,6 +232,23 @@ pub fn die_with_parent(command: &mut Command, parent: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_environment_block_is_searched_by_whole_name() {
+        let entries: Vec<std::ffi::CString> = ["CLASP_WORKER_LOGX=1", "PATH=/bin", "CLASP_WORKER_LOG=/tmp/log"]
+            .iter()
+            .map(|e| std::ffi::CString::new(*e).unwrap())
+            .collect();
+        let mut envp: Vec<*const libc::c_char> = entries.iter().map(|e| e.as_ptr()).collect();
+        envp.push(std::ptr::null());
+        assert!(has_variable(envp.as_ptr(), "CLASP_WORKER_LOG"));
+        assert!(has_variable(envp.as_ptr(), "PATH"));
+        assert!(!has_variable(envp.as_ptr(), "CLASP_WORKER"));
+        // `CLASP_WORKER_LOGX` is another variable.
+        let without: Vec<*const libc::c_char> = vec![envp[0], envp[1], std::ptr::null()];
+        assert!(!has_variable(without.as_ptr(), "CLASP_WORKER_LOG"));
+        assert!(!has_variable(std::ptr::null(), "PATH"));
+    }
 
     #[test]
     fn batches_written_at_once_in_one_process_each_defer_signals() {
