@@ -36,6 +36,8 @@ pub struct Review {
     accepted: BTreeSet<Identity>,
     /// Every edit the accepted sets' diffs showed (host build calls included).
     shown: BTreeSet<Shown>,
+    /// The directory the sets' diffs name files from: the follow-up diff names them alike.
+    base: Option<render::DiffBase>,
 }
 
 /// An edit as shown, across runs: its rule, where it is reported, and the edit itself.
@@ -85,7 +87,7 @@ pub fn review(
     if let Some(note) = base.note().filter(|_| !sets.is_empty()) {
         let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&note));
     }
-    let mut review = Review::default();
+    let mut review = Review { base: Some(base.clone()), ..Review::default() };
     let mut rest: Option<Answer> = None;
     for (index, set) in sets.iter().enumerate() {
         let answer = match rest {
@@ -184,6 +186,8 @@ pub fn show_follow_up(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) {
+    let base = (review.base.clone())
+        .unwrap_or_else(|| render::DiffBase::for_files(result.changes.iter().map(|c| c.path.as_path()), root));
     let mut diff = Vec::new();
     let mut lines = BTreeSet::new();
     for change in &result.changes {
@@ -195,7 +199,7 @@ pub fn show_follow_up(
         // Fixes of one result never overlap: these apply as they do in the whole file.
         let Ok(migrated) = crate::migrate::apply_edits(&change.path, &change.original, edits) else { continue };
         let alone = FileChange { migrated, fixes: Vec::new(), ..change.clone() };
-        diff.extend(render::diff(&alone, root));
+        diff.extend(render::diff(&alone, &base));
         for fix in unshown {
             let at = format!("{}:{}:{}", render::display_path(&fix.file), fix.line, fix.col);
             lines.insert(format!("{at}: {}: {} (follows from the sets you accepted)", fix.rule, fix.message));
