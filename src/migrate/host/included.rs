@@ -69,10 +69,9 @@ pub(super) fn find(
     let declared: BTreeSet<&PathBuf> = declared.iter().flat_map(|(_, sources)| sources.iter()).collect();
     for (file, as_named) in operands {
         if !parts.contains(&file) && !declared.contains(&file) {
-            let message = format!(
-                "a host `#include`s it where a program's source is expected, in no program clasp could trace: it is left \
-                 as it is (a `[[program]]` in clasp.toml names its program)"
-            );
+            let message = "a host `#include`s it where a program's source is expected, in no program clasp could trace: \
+                           it is left as it is (a `[[program]]` in clasp.toml names its program)"
+                .to_string();
             result.warnings.push(crate::rules::Warning::new(as_named, message));
         }
         parts.insert(file);
