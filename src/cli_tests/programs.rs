@@ -132,3 +132,56 @@ fn a_source_two_programs_edit_alike_is_written_once() {
     let (again, diff, stderr) = clasp_in(dir.path(), &["migrate", "-q", "."]);
     assert_eq!((again, diff.is_empty()), (0, true), "{stderr}");
 }
+
+/// `a.opencl` (two copies of one helper, one per space) `#include`d into
+/// two programs gathered by the host: `a` + `b` calls both copies, `a` + `c`
+/// one; `c_names` is what c's kernel writes besides.
+fn gathered_sharing_a_merge(c_names: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "// shared\nR\"(\nfloat first_g(__global const float *v) { return v[0] * 2.0f; }\n\
+             float first_l(__local const float *v) { return v[0] * 2.0f; }\n)\"\n";
+    let b = "R\"(\n__kernel void kb(__global float *o, __global const float *x, __local float *t) \
+             { t[0] = x[0]; o[0] = first_g(x) + first_l(t); }\n)\"\n";
+    let c =
+        format!("R\"(\n__kernel void kc(__global float *o, __global const float *x) {{ {c_names}o[1] = first_g(x); }}\n)\"\n");
+    let host = "#include <CL/cl.h>\nstatic const char *prog_b[] = {\n#include \"a.opencl\"\n,\n#include \"b.opencl\"\n};\n\
+                static const char *prog_c[] = {\n#include \"a.opencl\"\n,\n#include \"c.opencl\"\n};\n\
+                cl_int run_b(cl_context ctx, cl_device_id dev) {\n  cl_int err;\n  \
+                cl_program p = clCreateProgramWithSource(ctx, 2, prog_b, NULL, &err);\n  \
+                return clBuildProgram(p, 1, &dev, NULL, NULL, NULL);\n}\n\
+                cl_int run_c(cl_context ctx, cl_device_id dev) {\n  cl_int err;\n  \
+                cl_program p = clCreateProgramWithSource(ctx, 2, prog_c, NULL, &err);\n  \
+                return clBuildProgram(p, 1, &dev, NULL, NULL, NULL);\n}\n";
+    for (name, text) in [("a.opencl", a), ("b.opencl", b), ("c.opencl", c.as_str()), ("host.cpp", host)] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_merge_in_a_source_two_gathered_programs_share_takes_one_name_in_both() {
+    let dir = gathered_sharing_a_merge("");
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("2 duplicate groups merged"), "{stderr}");
+    let a = std::fs::read_to_string(dir.path().join("a.opencl")).unwrap();
+    assert!(a.contains("float first(const float *v)") && !a.contains("first_l"), "{a}");
+    let b = std::fs::read_to_string(dir.path().join("b.opencl")).unwrap();
+    assert!(b.contains("o[0] = first(x) + first(t);"), "{b}");
+    let c = std::fs::read_to_string(dir.path().join("c.opencl")).unwrap();
+    assert!(c.contains("o[1] = first(x);"), "{c}");
+    let host = std::fs::read_to_string(dir.path().join("host.cpp")).unwrap();
+    assert_eq!(host.matches("\"-cl-std=CL2.0\"").count(), 2, "{host}");
+}
+
+#[test]
+fn programs_left_out_for_a_conflict_count_nothing_as_migrated_or_merged() {
+    // `first` is a name of c's own: program c's merge keeps `first_g`, b's takes `first`.
+    let dir = gathered_sharing_a_merge("int first = 1; ");
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("a.opencl:1:1: error: a source of program `host.cpp:14` and program `host.cpp:19`"), "{stderr}");
+    let summary = stderr.lines().find(|l| l.starts_with("clasp: ")).unwrap();
+    assert!(summary.contains("0 functions would migrate") && !summary.contains("would merge"), "{summary}");
+    assert!(summary.contains("refused (") && summary.contains("header-conflict"), "{summary}");
+}

@@ -67,8 +67,9 @@ fn migrate_batch(
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let mut migration = migrate(&bench, &project.jobs, &project.host_files, options);
     options.progress.finish();
-    if migration.files_seen == 0 && migration.errors.is_empty() && project.unreadable.is_empty() {
-        // Host files were read, but none holds a kernel.
+    let nothing_said = migration.errors.is_empty() && migration.warnings.is_empty() && project.unreadable.is_empty();
+    if migration.files_seen == 0 && nothing_said {
+        // Host files were read, but none holds a kernel (nor a source it could not trace).
         return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
     }
     // --interactive writes in place, unless --out-dir takes the copies.

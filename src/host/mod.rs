@@ -107,6 +107,9 @@ pub struct HostFacts {
     pub literals: Vec<Literal>,
     pub build_calls: Vec<BuildCall>,
     pub programs: Vec<ProgramCreation>,
+    /// Every file `#include`d where a source string is expected, as written,
+    /// once each, whether or not a program creation was traced to it.
+    pub included: Vec<String>,
 }
 
 /// How a file spells the bytes of a [`Piece`]; the form an edit is written in.

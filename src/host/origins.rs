@@ -145,6 +145,11 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
                     self.follow_as(value, mode);
                 }
             }
+            // `parts[1]`: that element of a list, where the list is known.
+            "subscript_expression" | "subscript" if mode == Mode::Source => match self.listed_element(n) {
+                Some(element) => self.follow_as(element, mode),
+                None => return true,
+            },
             "field_expression" | "subscript_expression" | "attribute" | "subscript" if mode == Mode::FileName => {
                 self.follow_name(n, |o| o.follow_element(n))
             }
@@ -175,6 +180,11 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
             }
             return;
         }
+        // `s.c_str()`, `s.data()`: the string's own text.
+        if let Some(object) = string_of_accessor(callee, arguments, src).filter(|_| mode == Mode::Source) {
+            self.follow_as(object, mode);
+            return;
+        }
         // `strlen(src)` and `sizeof` only measure a source named elsewhere.
         if matches!(name, "strlen" | "sizeof") {
             return;
@@ -197,6 +207,8 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
             Mode::Source if !included.is_empty() => self.included.extend(included.iter().cloned()),
             Mode::Source if !self.literals.contains(&i) => self.literals.push(i),
             Mode::Source => {}
+            // A file `#include`d where a string is expected is text, not a name.
+            Mode::FileName | Mode::Handle if !included.is_empty() => {}
             Mode::FileName | Mode::Handle => {
                 let text = &self.context.literals[i].literal.text;
                 if names_kernel_file(text) && !self.file_names.contains(text) {
@@ -261,6 +273,30 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
         }
     }
 
+    /// The element `n` (`parts[1]`) takes from a list variable initialised
+    /// with a list (`{a, b}`, `[a, b]`) and never written again, by its index
+    /// as written; `None` when any of that is unknown.
+    fn listed_element(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let src = self.context.src;
+        let list = n.child_by_field_name("argument").or_else(|| n.child_by_field_name("value"))?;
+        let index = n.child_by_field_name("index").or_else(|| n.child_by_field_name("subscript")).or_else(|| {
+            let indices = n.child_by_field_name("indices")?;
+            (indices.named_child_count() == 1).then(|| indices.named_child(0)).flatten()
+        })?;
+        let index: usize = text(index, src).parse().ok()?;
+        if !matches!(list.kind(), "identifier") {
+            return None;
+        }
+        let traced = lookup(self.context, text(list, src), list)?;
+        let Binding::Value(value) = traced.first else { return None };
+        if !traced.writes.is_empty() || !matches!(value.kind(), "initializer_list" | "list") {
+            return None;
+        }
+        let mut cursor = value.walk();
+        let elements: Vec<Node<'t>> = value.named_children(&mut cursor).filter(|e| e.kind() != "comment").collect();
+        elements.get(index).copied()
+    }
+
     pub(crate) fn why(&mut self, why: String) {
         self.untraced.get_or_insert(why);
     }
@@ -297,6 +333,15 @@ pub(crate) fn parameter_names(def: Node, src: &[u8]) -> Vec<String> {
 fn parameter_index(context: &Context, at: Node, name: &str) -> Option<usize> {
     let def = context.index.function_around(at)?;
     parameter_names(def, context.src).iter().position(|p| p == name)
+}
+
+/// The string whose text `callee(arguments)` is, for `s.c_str()` and
+/// `s.data()` (no arguments): `s`.
+fn string_of_accessor<'t>(callee: Option<Node<'t>>, arguments: Option<Node<'t>>, src: &[u8]) -> Option<Node<'t>> {
+    let callee = callee.filter(|f| f.kind() == "field_expression")?;
+    let field = callee.child_by_field_name("field").map(|f| text(f, src))?;
+    let no_arguments = arguments.is_none_or(|a| a.named_child_count() == 0);
+    (matches!(field, "c_str" | "data") && no_arguments).then(|| callee.child_by_field_name("argument")).flatten()
 }
 
 fn first_line(text: &str) -> &str {

@@ -47,7 +47,14 @@ impl Context<'_, '_> {
 /// The facts of one host file. Never fails: tree-sitter recovers from
 /// syntax errors, and whatever parses around them is still reported.
 pub fn scan(path: &Path, text: &[u8], language: HostLanguage) -> HostFacts {
-    let empty = || HostFacts { path: path.to_path_buf(), language, literals: vec![], build_calls: vec![], programs: vec![] };
+    let empty = || HostFacts {
+        path: path.to_path_buf(),
+        language,
+        literals: vec![],
+        build_calls: vec![],
+        programs: vec![],
+        included: vec![],
+    };
     if !may_have_facts(text) {
         return empty();
     }
@@ -123,6 +130,12 @@ fn report(
     mut programs: Vec<super::ProgramCreation>,
     build_calls: Vec<super::BuildCall>,
 ) -> HostFacts {
+    let mut included: Vec<String> = Vec::new();
+    for name in context.literals.iter().flat_map(|found| found.literal.included.iter()) {
+        if !included.contains(name) {
+            included.push(name.clone());
+        }
+    }
     let mut renumber = HashMap::new();
     let mut literals = Vec::new();
     for (i, found) in context.literals.into_iter().enumerate() {
@@ -134,7 +147,7 @@ fn report(
     for program in &mut programs {
         program.literals = program.literals.iter().filter_map(|i| renumber.get(i).copied()).collect();
     }
-    HostFacts { path: path.to_path_buf(), language: context.language, literals, build_calls, programs }
+    HostFacts { path: path.to_path_buf(), language: context.language, literals, build_calls, programs, included }
 }
 
 /// Indexes the file. Literals are whole concatenations, not their parts; a

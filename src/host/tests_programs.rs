@@ -215,3 +215,15 @@ fn a_helper_reading_through_a_stream_may_take_its_file_name_in_any_parameter() {
     assert!(calls.defines.is_empty());
     assert_eq!(calls.calls[0].arguments[1].file_names, ["k.cl"]);
 }
+
+#[test]
+fn elements_of_a_list_of_included_files_are_followed_by_index_through_c_str() {
+    let src = "int run(cl_context ctx) {\n  std::vector<std::string> srcs = {\n#include \"a.opencl\"\n,\n#include \"b.opencl\"\n  };\n  \
+               const char *ptrs[2] = {srcs[1].c_str(), srcs[0].data()};\n  \
+               cl_program p = clCreateProgramWithSource(ctx, 2, ptrs, NULL, NULL);\n  return 0;\n}\n";
+    let facts = scan_str("host.cpp", src);
+    let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+    assert_eq!(program.included, ["b.opencl", "a.opencl"], "indices as written: {program:?}");
+    assert_eq!((program.untraced.as_deref(), program.through.is_none()), (None, true), "{program:?}");
+    assert_eq!(facts.included, ["a.opencl", "b.opencl"]);
+}

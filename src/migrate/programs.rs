@@ -4,12 +4,13 @@
 //! source wrapped as a C++ raw string keeps its wrapper: only its content
 //! is ever edited).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::codes::Code;
 use crate::config::Job;
-use crate::report::{FileChange, FileError, Migration};
+use crate::report::{FileChange, FileError, Migration, Outcome};
 use crate::root::canonical;
 use crate::rules::{Edit, Fix};
 use crate::source::Program;
@@ -55,9 +56,9 @@ pub fn write_back(units: &[Unit], result: &mut Migration) {
         }
     }
     let conflicting = conflicts(&programs, &split_changes, result);
-    let mut written = std::collections::BTreeSet::new();
+    let mut written = BTreeSet::new();
     for (label, changes) in split_changes {
-        if conflicting.contains(&label) {
+        if conflicting.contains_key(&label) {
             continue;
         }
         for change in changes {
@@ -67,16 +68,41 @@ pub fn write_back(units: &[Unit], result: &mut Migration) {
         }
     }
     result.changes.sort_by(|a, b| a.canonical.cmp(&b.canonical));
+    left_as_they_are(&programs, &conflicting, result);
 }
 
-/// The programs that disagree on a source they share, each disagreement reported.
+/// What the reports count of the programs left out for a conflict: their
+/// merges are not made, and a function of theirs whose file is not written
+/// (no program agreeing on it writes it) is not migrated but refused.
+fn left_as_they_are(programs: &[&Program], conflicting: &BTreeMap<String, String>, result: &mut Migration) {
+    let left: Vec<&&Program> = programs.iter().filter(|p| conflicting.contains_key(&p.label())).collect();
+    let virtual_paths: BTreeSet<PathBuf> = left.iter().map(|p| canonical(&p.virtual_path)).collect();
+    result.merges.retain(|m| !virtual_paths.contains(&canonical(&m.file)));
+    let written: BTreeSet<&PathBuf> = result.changes.iter().map(|c| &c.canonical).collect();
+    let mut why: BTreeMap<PathBuf, &String> = BTreeMap::new();
+    for program in &left {
+        for segment in program.map.segments() {
+            why.entry(canonical(&segment.file)).or_insert(&conflicting[&program.label()]);
+        }
+    }
+    for function in &mut result.functions {
+        let file = canonical(&function.file);
+        let Some(detail) = why.get(&file).filter(|_| !written.contains(&file)) else { continue };
+        if matches!(function.outcome, Outcome::Migrated { .. }) {
+            function.outcome = Outcome::Refused { reason: Code::HeaderConflict, detail: (*detail).clone() };
+        }
+    }
+}
+
+/// The programs that disagree on a source they share, each disagreement
+/// reported: by label, what leaves the program as it is.
 fn conflicts(
     programs: &[&Program],
     split_changes: &BTreeMap<String, Vec<FileChange>>,
     result: &mut Migration,
-) -> std::collections::BTreeSet<String> {
-    let mut out = std::collections::BTreeSet::new();
-    let changed_files: std::collections::BTreeSet<&PathBuf> = split_changes.values().flatten().map(|c| &c.canonical).collect();
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let changed_files: BTreeSet<&PathBuf> = split_changes.values().flatten().map(|c| &c.canonical).collect();
     for file in changed_files {
         // What each program including the file makes of it: its change, or nothing.
         let sharing: Vec<(String, Option<&FileChange>)> = programs
@@ -93,13 +119,12 @@ fn conflicts(
             continue;
         }
         let names: Vec<&str> = sharing.iter().map(|(l, _)| l.as_str()).collect();
-        let message = format!(
-            "{}: error: a source of {}, which would not all leave it the same: those programs are left as they are",
-            file.display(),
-            names.join(" and ")
-        );
+        let conflict = format!("a source of {}, which would not all leave it the same", names.join(" and "));
+        let message = format!("{}: error: {conflict}: those programs are left as they are", file.display());
         result.errors.push(FileError { path: file.clone(), message });
-        out.extend(sharing.into_iter().map(|(l, _)| l));
+        for (label, _) in sharing {
+            out.entry(label).or_insert_with(|| format!("{}: {conflict}", file.display()));
+        }
     }
     out
 }

@@ -5,9 +5,11 @@
 //! that order, when one is declared; otherwise clasp infers it from the
 //! host: a program unit named after the creation (`host.c:12`), built with
 //! the options of the host's build call, and reported as inferred. Either
-//! way its files are neither kernel units nor host files of their own.
+//! way its files are neither kernel units nor host files of their own; nor
+//! is any file a host `#include`s where a string is expected, even one in
+//! no program clasp traced.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::config::{Job, ProgramSources};
@@ -29,8 +31,13 @@ pub(super) fn find(
         .map(|p| (p.name.as_str(), p.files.iter().map(|f| canonical(f)).collect()))
         .collect();
     let (mut inferred, mut parts) = (Vec::new(), BTreeSet::new());
+    let mut operands: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
     for host in hosts {
         let dir = host.path.parent().unwrap_or(Path::new(""));
+        // A file `#include`d where a string is expected is a source, never a
+        // kernel unit of its own, whatever the host does with it afterwards.
+        operands
+            .extend(host.facts.included.iter().map(|name| dir.join(name)).filter(|f| f.is_file()).map(|f| (canonical(&f), f)));
         for (c, creation) in host.facts.programs.iter().enumerate() {
             if creation.included.is_empty() || creation.untraced.is_some() || !creation.literals.is_empty() {
                 continue;
@@ -58,6 +65,16 @@ pub(super) fn find(
                 inferred.push(Job { path, configuration: None, compile, embedded: None, program: Some(program) });
             }
         }
+    }
+    let declared: BTreeSet<&PathBuf> = declared.iter().flat_map(|(_, sources)| sources.iter()).collect();
+    for (file, as_named) in operands {
+        if !parts.contains(&file) && !declared.contains(&file) {
+            let message = "a host `#include`s it where a program's source is expected, in no program clasp could trace: \
+                           it is left as it is (a `[[program]]` in clasp.toml names its program)"
+                .to_string();
+            result.warnings.push(crate::rules::Warning::new(as_named, message));
+        }
+        parts.insert(file);
     }
     (inferred, parts)
 }
