@@ -5,6 +5,7 @@
 //! `support` holds what they share.
 
 mod bad_input;
+mod big_programs;
 mod build_options;
 mod cache;
 mod check;
