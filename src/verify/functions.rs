@@ -15,11 +15,17 @@
 //! A proof depends on the texts of the function and of everything it runs
 //! on both sides, and the declarations of the data they name (`ProofKey`):
 //! the verdict is kept by that key for the whole batch (the session), so
-//! units including the same header prove its functions once. Only
-//! functions defined in a file other units read too are proven so
-//! (`ProofScope`): a function only one unit runs costs less inlined. Which
-//! those are is the plan's to say, so the report says the same whatever
-//! order the checks run in. A function the proof does not apply to (its
+//! units including the same header prove its functions once. Functions
+//! defined in a file other units read too are proven so (`ProofScope`):
+//! which those are is the plan's to say, so the report says the same
+//! whatever order the checks run in. In a unit whose largest kernel
+//! inlines to more than `PROVE_EVERY_FUNCTION_ABOVE` instructions every
+//! changed function is (the unit's own size says so, whatever the order):
+//! elsewhere a function only one unit runs costs less inlined. Proofs go
+//! callees first (`prove_bottom_up`), each round calling the callees
+//! proven before, so a proof costs the function's own body and composes
+//! through its callees' proofs; one whose wrappers would be over
+//! `ProofScope::limit` is not made. A function the proof does not apply to (its
 //! signature changed otherwise, or it reaches a kernel), or whose proof
 //! fails, is inlined as before; a kernel still differing is compared again
 //! with the changed helpers inlined, then with every helper inlined, and

@@ -195,7 +195,7 @@ warning, when you have checked them yourself.",
 pub(super) const PROOF_TOO_LARGE: Doc = Doc {
     summary: "Proving the change would optimise a kernel over `--proof-limit`.",
     what: "A change set is withdrawn, its functions reported `refused` with this code, when proving it equivalent would \
-run the equivalence pipeline on a kernel of more than `--proof-limit` instructions (default 2,000,000) with its changed helpers \
+run the equivalence pipeline on a kernel of more than `--proof-limit` instructions (default 500,000) with its changed helpers \
 inlined: the size is estimated before the pipeline runs (each call counts its callee's inlined size again), and the check is \
 refused instead. Found by bisection among the unit's sets like `not-equivalent`, so the other sets stand.",
     why: "Changed helpers are proven function by function where they can be, each once, and called opaquely by the \
