@@ -171,6 +171,12 @@ pub struct MigrateArgs {
     /// A program's __constant data over BYTES moves to __global, largest variables first.
     #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_CONSTANT_BUDGET)]
     pub constant_budget: u64,
+    /// Verification optimises no kernel over about N instructions once its
+    /// changed helpers are inlined (estimated before it runs); a change set
+    /// whose proof would need more is withdrawn as proof-too-large instead of
+    /// running for minutes. 0: no limit.
+    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_PROOF_LIMIT)]
+    pub proof_limit: u64,
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
     #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse)]
     pub globals: crate::options::GlobalsPolicy,

@@ -6,6 +6,7 @@
 
 mod actionable_errors;
 mod bad_input;
+mod big_programs;
 mod build_options;
 mod cache;
 mod check;

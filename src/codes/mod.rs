@@ -133,6 +133,8 @@ codes! {
     VerifyFailed = "verify-failed", Reason;
     /// The result's kernels could not be proven equivalent to the original's.
     NotEquivalent = "not-equivalent", Reason;
+    /// Proving the change would optimise a kernel over `--proof-limit`.
+    ProofTooLarge = "proof-too-large", Reason;
     /// A unit's required changes cannot all be made or verified.
     UnrepairableUnit = "unrepairable-unit", Reason;
     /// Two change sets edit overlapping bytes.
@@ -159,7 +161,12 @@ impl Code {
     pub fn withdraws(self) -> bool {
         matches!(
             self,
-            Code::VerifyFailed | Code::NotEquivalent | Code::UnrepairableUnit | Code::OverlappingEdits | Code::OutsideRoot
+            Code::VerifyFailed
+                | Code::NotEquivalent
+                | Code::ProofTooLarge
+                | Code::UnrepairableUnit
+                | Code::OverlappingEdits
+                | Code::OutsideRoot
         )
     }
 

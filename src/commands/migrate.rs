@@ -197,6 +197,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         allow_unverified: args.allow_unverified,
         merge: !args.no_merge,
         constant_budget: args.constant_budget,
+        proof_limit: Some(args.proof_limit).filter(|n| *n > 0),
         globals: args.globals,
         each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),

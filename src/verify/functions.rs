@@ -15,11 +15,17 @@
 //! A proof depends on the texts of the function and of everything it runs
 //! on both sides, and the declarations of the data they name (`ProofKey`):
 //! the verdict is kept by that key for the whole batch (the session), so
-//! units including the same header prove its functions once. Only
-//! functions defined in a file other units read too are proven so
-//! (`ProofScope`): a function only one unit runs costs less inlined. Which
-//! those are is the plan's to say, so the report says the same whatever
-//! order the checks run in. A function the proof does not apply to (its
+//! units including the same header prove its functions once. Functions
+//! defined in a file other units read too are proven so (`ProofScope`):
+//! which those are is the plan's to say, so the report says the same
+//! whatever order the checks run in. In a unit whose largest kernel
+//! inlines to more than `PROVE_EVERY_FUNCTION_ABOVE` instructions every
+//! changed function is (the unit's own size says so, whatever the order):
+//! elsewhere a function only one unit runs costs less inlined. Proofs go
+//! callees first (`prove_bottom_up`), each round calling the callees
+//! proven before, so a proof costs the function's own body and composes
+//! through its callees' proofs; one whose wrappers would be over
+//! `ProofScope::limit` is not made. A function the proof does not apply to (its
 //! signature changed otherwise, or it reaches a kernel), or whose proof
 //! fails, is inlined as before; a kernel still differing is compared again
 //! with the changed helpers inlined, then with every helper inlined, and
@@ -42,20 +48,26 @@ pub(crate) fn clear() {
 
 /// Which of the `changed` functions of a check (original and result
 /// bitcode) are proven on their own: kept verdicts, and proofs made now for
-/// the others (kept too).
-pub(super) fn proven(context: &Context, original: &[u8], migrated: &[u8], name: &str, changed: Vec<Candidate>) -> Vec<Candidate> {
+/// the others (kept too). A proof whose wrappers would inline more than
+/// `limit` instructions is not made (the function is then inlined where it
+/// is called, and the kernels' comparison meets the bound).
+pub(super) fn proven(
+    context: &Context,
+    original: &[u8],
+    migrated: &[u8],
+    name: &str,
+    changed: Vec<Candidate>,
+    limit: Option<u64>,
+) -> Vec<Candidate> {
     let known: Vec<Option<bool>> = match VERDICTS.lock() {
         Some(verdicts) => changed.iter().map(|c| verdicts.get(&c.key).copied()).collect(),
         None => return Vec::new(),
     };
-    let to_prove: Vec<(String, String)> = (changed.iter().zip(&known))
-        .filter(|(_, known)| known.is_none())
-        .map(|(c, _)| (c.original.clone(), c.result.clone()))
-        .collect();
-    let made = if to_prove.is_empty() {
+    let made = if known.iter().all(Option::is_some) {
         BTreeSet::new()
     } else {
-        crate::timings::time("verify: function proofs", || prove(context, original, migrated, name, &to_prove))
+        let modules = Modules { context, original, migrated, name, limit };
+        crate::timings::time("verify: function proofs", || prove_bottom_up(&modules, &changed, &known))
     };
     let mut out = Vec::new();
     let mut unproven = BTreeSet::new();
@@ -78,14 +90,58 @@ pub(super) fn proven(context: &Context, original: &[u8], migrated: &[u8], name: 
     out
 }
 
+/// The two compilations of a check, and the bound on a proof's size.
+struct Modules<'a> {
+    context: &'a Context,
+    original: &'a [u8],
+    migrated: &'a [u8],
+    name: &'a str,
+    limit: Option<u64>,
+}
+
+/// Proves the candidates not `known`, callees first: a round proves those
+/// whose changed callees are all decided, calling the ones proven (as the
+/// kernels do) and inlining the others. So a helper at the top of a deep
+/// call tree costs its own body, not the whole tree inlined, and its proof
+/// composes through its callees'. Returns the original functions proven.
+fn prove_bottom_up(modules: &Modules<'_>, changed: &[Candidate], known: &[Option<bool>]) -> BTreeSet<String> {
+    let candidates: BTreeSet<&str> = changed.iter().map(|c| c.original.as_str()).collect();
+    fn callees<'c>(c: &'c Candidate, candidates: &BTreeSet<&str>) -> Vec<&'c str> {
+        c.key.2.keys().map(String::as_str).filter(|f| *f != c.original && candidates.contains(f)).collect()
+    }
+    let mut proven: Vec<Candidate> =
+        (changed.iter().zip(known)).filter(|(_, k)| **k == Some(true)).map(|(c, _)| c.clone()).collect();
+    let mut decided: BTreeSet<&str> =
+        (changed.iter().zip(known)).filter(|(_, k)| k.is_some()).map(|(c, _)| c.original.as_str()).collect();
+    let mut made = BTreeSet::new();
+    loop {
+        let round: Vec<&Candidate> = (changed.iter())
+            .filter(|c| !decided.contains(c.original.as_str()) && callees(c, &candidates).iter().all(|f| decided.contains(f)))
+            .collect();
+        if round.is_empty() {
+            return made;
+        }
+        let pairs: Vec<(String, String)> = round.iter().map(|c| (c.original.clone(), c.result.clone())).collect();
+        let now = prove(modules, &pairs, &proven);
+        for candidate in round {
+            decided.insert(&candidate.original);
+            if now.contains(&candidate.original) {
+                proven.push(candidate.clone());
+                made.insert(candidate.original.clone());
+            }
+        }
+    }
+}
+
 /// Proves the `pairs` (original function, the result's function replacing
 /// it) on fresh copies of both modules: the kernels dropped, the data made
 /// declarations, a wrapper per pair, every function defined alike kept
-/// out; returns the original functions proven.
-fn prove(context: &Context, original: &[u8], migrated: &[u8], name: &str, pairs: &[(String, String)]) -> BTreeSet<String> {
+/// out, the functions `proven` before called as proven; returns the
+/// original functions proven.
+fn prove(modules: &Modules<'_>, pairs: &[(String, String)], proven: &[Candidate]) -> BTreeSet<String> {
     let attempt = || -> Option<BTreeSet<String>> {
-        let mut before = load(context, original, name).ok()?;
-        let mut after = load(context, migrated, name).ok()?;
+        let mut before = load(modules.context, modules.original, modules.name).ok()?;
+        let mut after = load(modules.context, modules.migrated, modules.name).ok()?;
         for module in [&mut before, &mut after] {
             pipeline::keep_only_kernels(module, &BTreeSet::new());
             wrappers::without_initialisers(module);
@@ -94,8 +150,16 @@ fn prove(context: &Context, original: &[u8], migrated: &[u8], name: &str, pairs:
         if wrapped.is_empty() {
             return Some(BTreeSet::new());
         }
-        // Callees defined alike kept out; nothing proven within a proof.
+        // Callees defined alike kept out, callees proven before called as proven.
         opaque::share_identical(&mut before, &mut after, &super::ProofScope::default());
+        // (Not one whose result function a pair proven now runs: a merge's
+        // member proven before, its sibling now.)
+        let callees: Vec<Candidate> =
+            proven.iter().filter(|c| !pairs.iter().any(|(o, r)| *o == c.original || *r == c.result)).cloned().collect();
+        opaque::declare_proven(&mut before, &mut after, &callees);
+        if super::within_limit(&mut before, &mut after, modules.limit, "").is_err() {
+            return Some(BTreeSet::new());
+        }
         pipeline::optimise_for_equivalence(&mut before).ok()?;
         pipeline::optimise_for_equivalence(&mut after).ok()?;
         let found = super::compare(&canonical::canonical_kernels(&mut before), &canonical::canonical_kernels(&mut after));
@@ -133,6 +197,7 @@ mod tests {
         let scope = ProofScope {
             merged: merged.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
             shared: std::sync::Arc::new(shared.iter().map(|s| s.to_string()).collect()),
+            ..ProofScope::default()
         };
         let context = Context::create();
         let first = compare_compiled(&context, &before, &after, "unit.cl", None, &scope).unwrap();

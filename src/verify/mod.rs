@@ -19,9 +19,11 @@
 
 mod canonical;
 mod compare;
+mod cost;
 mod functions;
 mod opaque;
 mod pipeline;
+mod proven_calls;
 mod wrappers;
 
 pub(crate) use functions::clear as clear_function_proofs;
@@ -36,7 +38,22 @@ pub struct ProofScope {
     /// in a file other units read too, whose proof they reuse. A function
     /// only one unit runs costs less inlined.
     pub shared: std::sync::Arc<BTreeSet<String>>,
+    /// The largest inlined kernel a comparison may optimise (instructions,
+    /// as `cost.rs` estimates them); over it the check is refused
+    /// (`VerifyError::TooCostly`) instead of running for minutes and
+    /// gigabytes. `None`: no bound.
+    pub limit: Option<u64>,
+    /// Every changed function may be proven on its own, shared or not (set
+    /// for a unit whose kernels are big: `PROVE_EVERY_FUNCTION_ABOVE`).
+    pub every_function: bool,
 }
+
+/// Above this inlined size (instructions) of its largest kernel, every
+/// changed function of a unit is proven on its own, not only those of
+/// shared files: inlined, a helper is optimised again at each call of a
+/// big kernel, while its proof is made once and the kernel calls it.
+/// Below it, a unit's own helpers cost less inlined.
+pub const PROVE_EVERY_FUNCTION_ABOVE: u64 = 20_000;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -63,6 +80,12 @@ pub enum VerifyError {
     /// The equivalence pipeline could not run.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
+    /// The comparison would optimise a kernel over the bound (`ProofScope::limit`).
+    #[error(
+        "kernel `{kernel}` would be compared with about {instructions} instructions inlined, over the limit of {limit} \
+         (--proof-limit){after}"
+    )]
+    TooCostly { kernel: String, instructions: u64, limit: u64, after: &'static str },
 }
 
 /// The GPU target whose optimiser resolves generic pointers.
@@ -157,27 +180,49 @@ pub fn compare_compiled(
             // function given an offset pointer) reads differently: the
             // changed helpers inlined, as when none is proven.
             crate::timings::time("verify: pipeline, changed helpers inlined", || {
-                compare_modules(context, original, migrated, name, only, KeptOut::Alike)
+                compare_modules(context, original, migrated, name, only, KeptOut::Alike(scope.limit))
             })?
         };
         if found.different.is_empty() || shared == 0 {
             return Ok(found);
         }
         crate::timings::time("verify: pipeline, all inlined", || {
-            let (found, _) = compare_modules(context, original, migrated, name, only, KeptOut::Nothing)?;
+            let (found, _) = compare_modules(context, original, migrated, name, only, KeptOut::Nothing(scope.limit))?;
             Ok(Equivalence { whole_kernels: true, ..found })
         })
     })
 }
 
-/// What a comparison keeps out of the pipeline.
+/// What a comparison keeps out of the pipeline (and the bound on what it
+/// optimises, `ProofScope::limit`).
 #[derive(Clone, Copy)]
 enum KeptOut<'a> {
     /// Functions defined alike, and functions proven on their own (in `scope`).
     ProvenAndAlike(&'a ProofScope),
     /// Functions defined alike.
-    Alike,
-    Nothing,
+    Alike(Option<u64>),
+    Nothing(Option<u64>),
+}
+
+/// `Err(TooCostly)` when either side's largest kernel, as it would be
+/// optimised, is over `limit`; `after` says what was compared before.
+fn within_limit(
+    before: &mut crate::lower::LoadedModule<'_>,
+    after: &mut crate::lower::LoadedModule<'_>,
+    limit: Option<u64>,
+    after_what: &'static str,
+) -> Result<(), VerifyError> {
+    let Some(limit) = limit else { return Ok(()) };
+    let largest = [cost::largest_inlined_kernel(before), cost::largest_inlined_kernel(after)]
+        .into_iter()
+        .flatten()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)));
+    match largest {
+        Some((kernel, instructions)) if instructions > limit => {
+            Err(VerifyError::TooCostly { kernel, instructions, limit, after: after_what })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// One comparison: both modules loaded, pruned to `only`, what `kept_out`
@@ -193,16 +238,26 @@ fn compare_modules(
 ) -> Result<(Equivalence, usize), VerifyError> {
     let mut before = loaded(context, original, name, only)?;
     let mut after = loaded(context, migrated, name, only)?;
-    let (shared, proven) = match kept_out {
-        KeptOut::Nothing => (0, Vec::new()),
-        KeptOut::Alike => (opaque::share_identical(&mut before, &mut after, &ProofScope::default()).shared, Vec::new()),
+    let (shared, proven, limit) = match kept_out {
+        KeptOut::Nothing(limit) => (0, Vec::new(), limit),
+        KeptOut::Alike(limit) => {
+            let default = ProofScope::default();
+            (opaque::share_identical(&mut before, &mut after, &default).shared, Vec::new(), limit)
+        }
         KeptOut::ProvenAndAlike(scope) => {
-            let sharing = opaque::share_identical(&mut before, &mut after, scope);
-            let proven = functions::proven(context, original, migrated, name, sharing.changed);
+            let big = cost::largest_inlined_kernel(&mut before).is_some_and(|(_, size)| size > PROVE_EVERY_FUNCTION_ABOVE);
+            let scope = ProofScope { every_function: scope.every_function || big, ..scope.clone() };
+            let sharing = opaque::share_identical(&mut before, &mut after, &scope);
+            let proven = functions::proven(context, original, migrated, name, sharing.changed, scope.limit);
             opaque::declare_proven(&mut before, &mut after, &proven);
-            (sharing.shared, proven)
+            (sharing.shared, proven, scope.limit)
         }
     };
+    let after_what = match kept_out {
+        KeptOut::ProvenAndAlike(_) => "",
+        _ => "; comparing it with its changed functions kept out found a difference",
+    };
+    within_limit(&mut before, &mut after, limit, after_what)?;
     let found = compare(&optimised(&mut before)?, &optimised(&mut after)?);
     let proven = proven.into_iter().map(|pair| pair.original).collect();
     Ok((Equivalence { proven_functions: proven, ..found }, shared))

@@ -174,7 +174,7 @@ fn changed(
         Some(seen)
     };
     let mut out: Vec<Candidate> = (before.keys())
-        .filter(|name| scope.shared.contains(*name) && !shared.contains(name))
+        .filter(|name| (scope.every_function || scope.shared.contains(*name)) && !shared.contains(name))
         .filter_map(|name| {
             let result = scope.merged.get(name).filter(|r| after.contains_key(*r)).unwrap_or(name);
             let key = (name.clone(), result.clone(), closure(before, name)?, closure(after, result)?);
@@ -316,7 +316,7 @@ unsafe fn global_declaration(global: LLVMValueRef) -> String {
 }
 
 /// SAFETY: `value` is a valid value.
-unsafe fn name_of(value: LLVMValueRef) -> String {
+pub(super) unsafe fn name_of(value: LLVMValueRef) -> String {
     let mut len = 0usize;
     string_of(LLVMGetValueName2(value, &mut len), len)
 }

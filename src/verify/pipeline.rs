@@ -18,6 +18,7 @@ use inkwell::values::AsValueRef;
 use inkwell::OptimizationLevel;
 use llvm_sys::core::LLVMGetFirstUse;
 
+use super::opaque::PROVEN_PREFIX;
 use crate::lower::{LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 /// The arguments that make clang emit the IR the equivalence check optimises
@@ -111,8 +112,8 @@ pub fn keep_only_kernels(module: &mut LoadedModule<'_>, keep: &BTreeSet<String>)
 /// first (`noinline` and `optnone` removed: a source `noinline` must not
 /// keep a helper's generic parameter opaque in one version only).
 /// Kernels are left as they are; one kernel calling another is compared as a call.
-pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), PipelineError> {
-    let module = module.module();
+pub fn optimise_for_equivalence(loaded: &mut LoadedModule<'_>) -> Result<(), PipelineError> {
+    let module = loaded.module();
     let context = module.get_context();
     let always = context.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
     let blocking = ["noinline", "optnone"].map(Attribute::get_named_enum_kind_id);
@@ -138,14 +139,31 @@ pub fn optimise_for_equivalence(module: &mut LoadedModule<'_>) -> Result<(), Pip
         }
     }
     let machine = target_machine(&module.get_triple())?;
-    let options = PassBuilderOptions::create();
-    // SAFETY: `options` is alive; inkwell 0.11 has no setter for the threshold.
-    unsafe {
-        llvm_sys::transforms::pass_builder::LLVMPassBuilderOptionsSetInlinerThreshold(options.as_mut_ptr(), INLINE_THRESHOLD)
+    let calls_proven = module.get_functions().any(|f| f.get_name().to_bytes().starts_with(PROVEN_PREFIX.as_bytes()));
+    let run = |passes: &str| {
+        let options = PassBuilderOptions::create();
+        // SAFETY: `options` is alive; inkwell 0.11 has no setter for the threshold.
+        unsafe {
+            llvm_sys::transforms::pass_builder::LLVMPassBuilderOptionsSetInlinerThreshold(options.as_mut_ptr(), INLINE_THRESHOLD)
+        };
+        crate::isolation::phase(crate::isolation::Phase::Optimising, || module.run_passes(passes, &machine, options))
+            .map_err(|e| PipelineError::Passes { message: e.to_string() })
     };
-    crate::isolation::phase(crate::isolation::Phase::Optimising, || module.run_passes(EQUIVALENCE_PIPELINE, &machine, options))
-        .map_err(|e| PipelineError::Passes { message: e.to_string() })
+    if !calls_proven {
+        return run(EQUIVALENCE_PIPELINE);
+    }
+    // The same passes in two halves, the calls to proven functions given
+    // their offsets in named spaces in between (`proven_calls.rs`).
+    let (head, tail) = EQUIVALENCE_PIPELINE.split_at(EQUIVALENCE_PIPELINE.find(PIPELINE_SPLIT).unwrap_or(0));
+    run(&format!("{head})"))?;
+    super::proven_calls::offsets_in_named_spaces(loaded);
+    run(&format!("function({}", &tail[1..]))
 }
+
+/// Where `EQUIVALENCE_PIPELINE` is split when kernels call proven
+/// functions: after the first InferAddressSpaces (the function passes run
+/// per function, so two adaptors in a row do what one does).
+const PIPELINE_SPLIT: &str = ",early-cse,";
 
 #[cfg(test)]
 mod tests {

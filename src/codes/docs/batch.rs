@@ -192,6 +192,28 @@ nothing to compare with), found by bisection among the unit's sets.",
 warning, when you have checked them yourself.",
 };
 
+pub(super) const PROOF_TOO_LARGE: Doc = Doc {
+    summary: "Proving the change would optimise a kernel over `--proof-limit`.",
+    what: "A change set is withdrawn, its functions reported `refused` with this code, when proving it equivalent would \
+run the equivalence pipeline on a kernel of more than `--proof-limit` instructions (default 500,000) with its changed helpers \
+inlined: the size is estimated before the pipeline runs (each call counts its callee's inlined size again), and the check is \
+refused instead. Found by bisection among the unit's sets like `not-equivalent`, so the other sets stand.",
+    why: "Changed helpers are proven function by function where they can be, each once, and called opaquely by the \
+kernels, which then cost their own size. Where that proves nothing (a helper whose proof fails, a kernel that still differs) \
+the fallback inlines the helpers into the whole kernel; for a megakernel calling thousands of helpers that is millions of \
+instructions, minutes and gigabytes, and the unit would time out with nothing written. A bound that refuses one change set \
+keeps the rest of the program.",
+    example: r#"// A kernel calling a helper tree thousands of calls wide, where one changed helper's
+// proof fails (it subtracts pointers): the set holding it is withdrawn as proof-too-large
+// (with the default limit), the sets proven function by function are kept.
+__kernel void render(__global float *g) { /* ... thousands of helper calls ... */ }"#,
+    refuses: "When the largest kernel the check would optimise (either side) is over the limit: at the first comparison, \
+with changed functions proven on their own called opaquely, or at the fallback comparisons with helpers inlined after a \
+difference. A function's own proof over the limit is not made (it is inlined instead).",
+    safety: "Raise `--proof-limit` (or 0: no limit) when you can give verification the time and memory, or split the \
+kernel; the warning names the kernel and its estimated size.",
+};
+
 pub(super) const UNREPAIRABLE_UNIT: Doc = Doc {
     summary: "A unit's required changes cannot all be made or verified.",
     what: "A unit that needs repairs to compile as the target keeps nothing when they cannot all be made: it is an error \

@@ -81,6 +81,7 @@ pub(super) fn doc(code: Code) -> Doc {
         Code::NoProgramScopeGlobals => batch::NO_PROGRAM_SCOPE_GLOBALS,
         Code::VerifyFailed => batch::VERIFY_FAILED,
         Code::NotEquivalent => batch::NOT_EQUIVALENT,
+        Code::ProofTooLarge => batch::PROOF_TOO_LARGE,
         Code::UnrepairableUnit => batch::UNREPAIRABLE_UNIT,
         Code::OverlappingEdits => batch::OVERLAPPING_EDITS,
         Code::UntracedOptions => host::UNTRACED_OPTIONS,

@@ -191,7 +191,8 @@ impl<'a> Checker<'a> {
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
         let name = unit.input.to_string_lossy();
         let found = crate::verify::compile_for_equivalence(&unit.input, &as_read, &BTreeMap::new()).and_then(|original| {
-            crate::verify::compare_compiled(context, &original, &baseline.bitcode, &name, only, &Default::default())
+            let scope = crate::verify::ProofScope { limit: self.options.proof_limit, ..Default::default() };
+            crate::verify::compare_compiled(context, &original, &baseline.bitcode, &name, only, &scope)
         });
         match found {
             Ok(found) => found.different.first().map(|d| {
@@ -264,7 +265,8 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        crate::verify::ProofScope { merged, shared: self.shared_functions[u].clone() }
+        let shared = self.shared_functions[u].clone();
+        crate::verify::ProofScope { merged, shared, limit: self.options.proof_limit, every_function: false }
     }
 
     pub(super) fn check_replaced(
@@ -296,13 +298,13 @@ impl<'a> Checker<'a> {
                 let after =
                     crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(verify_failed)?;
                 let name = unit.input.to_string_lossy();
-                crate::verify::compare_compiled(context, &before.bitcode, &after, &name, only, scope).map_err(|e| e.to_string())
+                crate::verify::compare_compiled(context, &before.bitcode, &after, &name, only, scope).map_err(Uncompared::from)
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
             Err(message) => {
                 crate::verify::compiles(&unit.input, &self.target_args[u], replaced).map_err(verify_failed)?;
-                Err(message)
+                Err(Uncompared::Other(message))
             }
         };
         let difference = match &compared {
@@ -312,20 +314,45 @@ impl<'a> Checker<'a> {
                     d.kernel, EQUIVALENCE_TRIPLE, d.original, d.migrated
                 )
             }),
-            Err(message) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
+            Err(Uncompared::Other(message)) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
+            Err(Uncompared::TooCostly { message, .. }) => Some(format!("not compared: {message}")),
+        };
+        let reason = match &compared {
+            Err(Uncompared::TooCostly { .. }) => Code::ProofTooLarge,
+            _ => Code::NotEquivalent,
         };
         let (flat_regressions, differing, proof, proven_functions) = match compared {
             Ok(found) => {
                 let proof = Some(crate::report::ProofMethod::of(&found));
                 (found.flat_regressions, found.different.into_iter().map(|d| d.kernel).collect(), proof, found.proven_functions)
             }
-            Err(_) => (Vec::new(), BTreeSet::new(), None, Vec::new()),
+            Err(Uncompared::TooCostly { kernel, .. }) => (Vec::new(), BTreeSet::from([kernel]), None, Vec::new()),
+            Err(Uncompared::Other(_)) => (Vec::new(), BTreeSet::new(), None, Vec::new()),
         };
         let passed = |unverified| Passed { flat_regressions, unverified, proof, proven_functions };
         match difference {
             None => Ok(passed(None)),
             Some(detail) if self.options.allow_unverified => Ok(passed(Some(detail))),
-            Some(detail) => Err(Failure { why: Withdrawal { reason: Code::NotEquivalent, detail }, differing }),
+            Some(detail) => Err(Failure { why: Withdrawal { reason, detail }, differing }),
+        }
+    }
+}
+
+/// Why a check's kernels were not compared.
+enum Uncompared {
+    /// A kernel over `--proof-limit` (`proof-too-large`).
+    TooCostly { kernel: String, message: String },
+    /// Anything else: the original does not compile for the triple, LLVM failed.
+    Other(String),
+}
+
+impl From<crate::verify::VerifyError> for Uncompared {
+    fn from(error: crate::verify::VerifyError) -> Uncompared {
+        match &error {
+            crate::verify::VerifyError::TooCostly { kernel, .. } => {
+                Uncompared::TooCostly { kernel: kernel.clone(), message: error.to_string() }
+            }
+            _ => Uncompared::Other(error.to_string()),
         }
     }
 }

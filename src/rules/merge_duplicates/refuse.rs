@@ -130,19 +130,21 @@ fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<UnitId>, r
         for m in members {
             let place = |range: &ByteRange| format!("{}", syntax.files[range.file].display());
             for r in syntax.references.iter().filter(|r| r.link_name == m.link_name) {
-                let line = line_of(unit, r.range);
+                // Counted only for a message: from the file's start, for every call of
+                // every member of every group, it was most of a big program's planning.
+                let line = || line_of(unit, r.range);
                 if !r.called {
                     return Some((
                         Code::AddressTaken,
-                        format!("the address of `{}` is taken at {}:{line}", m.name, place(&r.range)),
+                        format!("the address of `{}` is taken at {}:{}", m.name, place(&r.range), line()),
                     ));
                 }
                 if !r.spelled {
-                    let detail = format!("`{}` is called through a macro at {}:{line}", m.name, place(&r.range));
+                    let detail = format!("`{}` is called through a macro at {}:{}", m.name, place(&r.range), line());
                     return Some((Code::Macro, detail));
                 }
                 if !crate::root::is_under(root, unit.canonical(r.range.file)) {
-                    let detail = format!("`{}` is called at {}:{line}, outside the edit root", m.name, place(&r.range));
+                    let detail = format!("`{}` is called at {}:{}, outside the edit root", m.name, place(&r.range), line());
                     return Some((Code::OutsideRoot, detail));
                 }
             }

@@ -1,0 +1,112 @@
+//! Calls to a function proven on its own, given an offset flat pointer,
+//! rewritten so the offset is taken in the named space first.
+//!
+//! A merged helper proven on its own stands for several originals (its
+//! `__global` and `__local` members), so the kernels call it with flat
+//! parameters: a caller passing `p + 1` of a `__global` pointer computes,
+//! once InferAddressSpaces has run, `getelementptr (addrspacecast p to
+//! flat), 4`. InferAddressSpaces cannot take the cast past the offset (a
+//! call's parameter type is not its to change), so the call reads
+//! differently from the original's `call f(getelementptr p, 4)` though it
+//! passes the same address. Between the two halves of the pipeline
+//! (`pipeline::optimise_for_equivalence`), each such argument is rebuilt as
+//! `addrspacecast (getelementptr p, 4) to flat` where the flat offset was taken: the
+//! same address (an offset commutes with a cast from a named space to
+//! flat, the rule InferAddressSpaces rests on), the offset now in the named
+//! space, where early CSE and GVN merge it with the original's own, and the
+//! cast looked through as for any proven call (`canonical.rs`).
+//!
+//! An FFI boundary module: it rewrites instructions through llvm-sys.
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMOpcode;
+
+use super::opaque::{name_of, PROVEN_PREFIX};
+use crate::lower::LoadedModule;
+
+/// Rewrites every offset flat argument of a call to a proven function (see
+/// the module's doc); returns whether the module calls any proven function.
+pub(super) fn offsets_in_named_spaces(module: &LoadedModule<'_>) -> bool {
+    let mut any = false;
+    // SAFETY: the module is alive and not otherwise borrowed; every handle
+    // comes from it; the builder is disposed of.
+    unsafe {
+        let context = LLVMGetModuleContext(module.module().as_mut_ptr());
+        let builder = LLVMCreateBuilderInContext(context);
+        let mut function = LLVMGetFirstFunction(module.module().as_mut_ptr());
+        while !function.is_null() {
+            let mut block = LLVMGetFirstBasicBlock(function);
+            while !block.is_null() {
+                let mut instruction = LLVMGetFirstInstruction(block);
+                while !instruction.is_null() {
+                    if calls_proven(instruction) {
+                        any = true;
+                        rewrite_arguments(builder, instruction);
+                    }
+                    instruction = LLVMGetNextInstruction(instruction);
+                }
+                block = LLVMGetNextBasicBlock(block);
+            }
+            function = LLVMGetNextFunction(function);
+        }
+        LLVMDisposeBuilder(builder);
+    }
+    any
+}
+
+/// SAFETY: `instruction` is a live instruction.
+unsafe fn calls_proven(instruction: LLVMValueRef) -> bool {
+    if LLVMIsACallInst(instruction).is_null() {
+        return false;
+    }
+    let callee = LLVMIsAFunction(LLVMGetCalledValue(instruction));
+    !callee.is_null() && LLVMCountBasicBlocks(callee) == 0 && name_of(callee).starts_with(PROVEN_PREFIX)
+}
+
+/// Each argument of `call` that is a chain of offsets from a cast to flat
+/// of a named-space pointer, rebuilt as the offsets in that space, then the cast.
+///
+/// SAFETY: `call` is a live call instruction; `builder` belongs to its context.
+unsafe fn rewrite_arguments(builder: LLVMBuilderRef, call: LLVMValueRef) {
+    let arguments = LLVMGetNumArgOperands(call);
+    for index in 0..arguments {
+        let argument = LLVMGetOperand(call, index);
+        let Some((named, offsets)) = offsets_from_named(argument) else { continue };
+        // Where the flat offset was taken, as the original took its own there.
+        LLVMPositionBuilderBefore(builder, offsets[0]);
+        let mut pointer = named;
+        for gep in offsets.iter().rev() {
+            let mut indices: Vec<LLVMValueRef> = (1..LLVMGetNumOperands(*gep) as u32).map(|i| LLVMGetOperand(*gep, i)).collect();
+            let ty = LLVMGetGEPSourceElementType(*gep);
+            pointer = LLVMBuildGEP2(builder, ty, pointer, indices.as_mut_ptr(), indices.len() as u32, c"".as_ptr());
+            if !LLVMIsAGetElementPtrInst(pointer).is_null() {
+                LLVMSetIsInBounds(pointer, LLVMIsInBounds(*gep));
+            }
+        }
+        let flat = LLVMBuildAddrSpaceCast(builder, pointer, LLVMTypeOf(argument), c"".as_ptr());
+        LLVMSetOperand(call, index, flat);
+    }
+}
+
+/// When `value` is one or more `getelementptr`s over a cast to flat of a
+/// pointer of a named space: that pointer, and the offsets (outermost first).
+///
+/// SAFETY: `value` is a live value.
+unsafe fn offsets_from_named(value: LLVMValueRef) -> Option<(LLVMValueRef, Vec<LLVMValueRef>)> {
+    let mut offsets = Vec::new();
+    let mut current = value;
+    while !LLVMIsAGetElementPtrInst(current).is_null() {
+        offsets.push(current);
+        current = LLVMGetOperand(current, 0);
+    }
+    if offsets.is_empty()
+        || LLVMIsAInstruction(current).is_null()
+        || LLVMGetInstructionOpcode(current) != LLVMOpcode::LLVMAddrSpaceCast
+    {
+        return None;
+    }
+    let named = LLVMGetOperand(current, 0);
+    let space = LLVMGetPointerAddressSpace(LLVMTypeOf(named));
+    (space != LLVMGetPointerAddressSpace(LLVMTypeOf(current))).then_some((named, offsets))
+}
