@@ -74,7 +74,9 @@ impl<'t> Walker<'t, '_> {
         // records as a use too): the token before it says.
         while let Some((&use_start, &(use_end, use_cursor))) = uses.range(around.previous_end.min(at)..at).next_back() {
             let between = self.tu.tokens(&use_cursor.extent().through(&first.start_point()));
-            if use_end > at || between.iter().any(|t| t.start.offset >= use_end && t.start.offset < at) {
+            // No token at all, not even the use's own: the use is in another inclusion of this file
+            // (a file that includes itself again with other macros), which is no range of this one.
+            if between.is_empty() || use_end > at || between.iter().any(|t| t.start.offset >= use_end && t.start.offset < at) {
                 break;
             }
             if self.tested_by_directive(&use_cursor, use_start, around.previous) {
@@ -89,7 +91,7 @@ impl<'t> Walker<'t, '_> {
             uses.range(at..around.next_start.max(at)).next().filter(|_| !has_body)
         {
             let between = self.tu.tokens(&last.end_point().through(&use_cursor.extent()));
-            if between.iter().any(|t| t.start.offset >= at && t.start.offset < use_start) {
+            if between.is_empty() || between.iter().any(|t| t.start.offset >= at && t.start.offset < use_start) {
                 break;
             }
             (last, at) = (use_cursor.extent(), use_end);
