@@ -307,28 +307,33 @@ impl<'a> Checker<'a> {
                 Err(Uncompared::Other(message))
             }
         };
-        let difference = match &compared {
-            Ok(found) => found.different.first().map(|d| {
-                format!(
-                    "kernel `{}` is not equivalent at {}: `{}` became `{}`",
-                    d.kernel, EQUIVALENCE_TRIPLE, d.original, d.migrated
-                )
-            }),
-            Err(Uncompared::Other(message)) => Some(format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}")),
-            Err(Uncompared::TooCostly { message, .. }) => Some(format!("not compared: {message}")),
-        };
-        let reason = match &compared {
-            Err(Uncompared::TooCostly { .. }) => Code::ProofTooLarge,
-            _ => Code::NotEquivalent,
-        };
-        let (flat_regressions, differing, proof, proven_functions) = match compared {
+        self.verdict(compared)
+    }
+
+    /// A check's outcome from its comparison: passed, passed unverified
+    /// (`--allow-unverified`), or withdrawn with the kernels that differ.
+    fn verdict(&self, compared: Result<crate::verify::Equivalence, Uncompared>) -> Result<Passed, Failure> {
+        let (difference, reason, differing, passed) = match compared {
             Ok(found) => {
+                let difference = found.different.first().map(|d| {
+                    format!(
+                        "kernel `{}` is not equivalent at {}: `{}` became `{}`",
+                        d.kernel, EQUIVALENCE_TRIPLE, d.original, d.migrated
+                    )
+                });
                 let proof = Some(crate::report::ProofMethod::of(&found));
-                (found.flat_regressions, found.different.into_iter().map(|d| d.kernel).collect(), proof, found.proven_functions)
+                let differing = found.different.into_iter().map(|d| d.kernel).collect();
+                (difference, Code::NotEquivalent, differing, (found.flat_regressions, proof, found.proven_functions))
             }
-            Err(Uncompared::TooCostly { kernel, .. }) => (Vec::new(), BTreeSet::from([kernel]), None, Vec::new()),
-            Err(Uncompared::Other(_)) => (Vec::new(), BTreeSet::new(), None, Vec::new()),
+            Err(Uncompared::TooCostly { kernel, message }) => {
+                (Some(format!("not compared: {message}")), Code::ProofTooLarge, BTreeSet::from([kernel]), Default::default())
+            }
+            Err(Uncompared::Other(message)) => {
+                let difference = format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}");
+                (Some(difference), Code::NotEquivalent, BTreeSet::new(), Default::default())
+            }
         };
+        let (flat_regressions, proof, proven_functions) = passed;
         let passed = |unverified| Passed { flat_regressions, unverified, proof, proven_functions };
         match difference {
             None => Ok(passed(None)),
