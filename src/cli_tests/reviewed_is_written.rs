@@ -41,19 +41,6 @@ fn fixture_args(fixture: &Path) -> Vec<String> {
     args.split_whitespace().map(String::from).collect()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 /// Every file under `dir` but `.git`, by path relative to `top`.
 fn read_tree(top: &Path, dir: &Path, files: &mut Files) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -89,7 +76,7 @@ fn case_at(fixture: &Path, name: String, arg: String) -> Case {
     if fixture.is_dir() {
         std::fs::create_dir_all(&copy).unwrap();
         // (`create_dir_all` of `.` is the top itself.)
-        copy_tree(fixture, &copy);
+        crate::support::copy_tree(fixture, &copy);
     } else {
         std::fs::copy(fixture, &copy).unwrap();
     }
