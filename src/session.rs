@@ -33,7 +33,7 @@ impl Drop for Session {
                 crate::lower::preamble::clear();
                 crate::parse::clear_shared_walks();
                 crate::parse::clear_shared_preambles();
-                crate::verify::clear_function_proofs();
+                crate::verify::clear_session();
             }
         }
     }

@@ -23,6 +23,11 @@ pub struct Equivalence {
     /// The verdict is the comparison of whole kernels, every helper inlined:
     /// comparing them with helpers kept out found a difference.
     pub whole_kernels: bool,
+    /// The changed functions the first comparison proved on their own,
+    /// whatever the final verdict: when kernels differ, settling tries the
+    /// change sets touching only these before the others.
+    #[serde(skip)]
+    pub proven_alone: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -24,9 +24,15 @@ mod functions;
 mod opaque;
 mod pipeline;
 mod proven_calls;
+mod whole;
 mod wrappers;
 
-pub(crate) use functions::clear as clear_function_proofs;
+/// Forgets what the session's checks shared: proofs of functions, and big
+/// units' original whole kernels.
+pub(crate) fn clear_session() {
+    functions::clear();
+    whole::clear();
+}
 
 /// Which changed functions a comparison may prove on their own.
 #[derive(Debug, Clone, Default)]
@@ -85,7 +91,27 @@ pub enum VerifyError {
         "kernel `{kernel}` would be compared with about {instructions} instructions inlined, over the limit of {limit} \
          (--proof-limit){after}"
     )]
-    TooCostly { kernel: String, instructions: u64, limit: u64, after: &'static str },
+    TooCostly {
+        kernel: String,
+        instructions: u64,
+        limit: u64,
+        after: &'static str,
+        /// Met after a first comparison: the changed functions it proved on
+        /// their own (`Equivalence::proven_alone`).
+        proven_alone: Vec<String>,
+    },
+}
+
+impl VerifyError {
+    /// The error, a bound met after a first comparison that proved `proven` on their own.
+    fn after_proving(self, proven: &[String]) -> VerifyError {
+        match self {
+            VerifyError::TooCostly { kernel, instructions, limit, after, .. } => {
+                VerifyError::TooCostly { kernel, instructions, limit, after, proven_alone: proven.to_vec() }
+            }
+            other => other,
+        }
+    }
 }
 
 /// The GPU target whose optimiser resolves generic pointers.
@@ -155,11 +181,11 @@ pub fn compile_for_equivalence(
 /// first (`opaque`), and functions they define differently but proven on
 /// their own (`functions`) are called opaquely: cheaper, and equal kernels
 /// then prove equivalence. A difference found that way is checked again
-/// with the changed helpers inlined (when some were proven), then with
-/// every helper inlined (a call kept opaque can hide from SROA and
-/// InferAddressSpaces what the changed code does with a pointer it
-/// shares), and that verdict stands (`whole_kernels`). `scope` says which
-/// changed functions may be proven on their own.
+/// with the changed helpers inlined (when some were proven, and the unit
+/// is not big), then with every helper inlined (a call kept opaque can
+/// hide from SROA and InferAddressSpaces what the changed code does with a
+/// pointer it shares), and that verdict stands (`whole_kernels`, `whole.rs`).
+/// `scope` says which changed functions may be proven on their own.
 pub fn compare_compiled(
     context: &Context,
     original: &[u8],
@@ -169,39 +195,56 @@ pub fn compare_compiled(
     scope: &ProofScope,
 ) -> Result<Equivalence, VerifyError> {
     crate::timings::time("verify: pipeline", || {
-        let (found, shared) = compare_modules(context, original, migrated, name, only, KeptOut::ProvenAndAlike(scope))?;
-        if found.different.is_empty() {
-            return Ok(found);
+        let first = compare_modules(context, original, migrated, name, only, KeptOut::ProvenAndAlike(scope))?;
+        let proven_alone = first.found.proven_functions.clone();
+        let settled = |found: Equivalence| Ok(Equivalence { proven_alone: proven_alone.clone(), ..found });
+        if first.found.different.is_empty() {
+            return settled(first.found);
         }
-        let (found, shared) = if found.proven_functions.is_empty() {
-            (found, shared)
+        // In a big unit nearly every helper changed: inlining the changed
+        // ones costs what inlining all does, so the whole kernels are next,
+        // their original side optimised once for every check (`whole.rs`).
+        let found = if first.found.proven_functions.is_empty() || first.big {
+            first
         } else {
             // A call kept opaque the result reaches otherwise (a merged
             // function given an offset pointer) reads differently: the
             // changed helpers inlined, as when none is proven.
             crate::timings::time("verify: pipeline, changed helpers inlined", || {
                 compare_modules(context, original, migrated, name, only, KeptOut::Alike(scope.limit))
-            })?
+            })
+            .map_err(|e| e.after_proving(&proven_alone))?
         };
-        if found.different.is_empty() || shared == 0 {
-            return Ok(found);
+        if found.found.different.is_empty() || found.shared == 0 {
+            return settled(found.found);
         }
         crate::timings::time("verify: pipeline, all inlined", || {
-            let (found, _) = compare_modules(context, original, migrated, name, only, KeptOut::Nothing(scope.limit))?;
-            Ok(Equivalence { whole_kernels: true, ..found })
+            let found = whole::compare_whole_kernels(context, original, migrated, name, only, scope.limit)
+                .map_err(|e| e.after_proving(&proven_alone))?;
+            settled(Equivalence { whole_kernels: true, ..found })
         })
     })
 }
 
-/// What a comparison keeps out of the pipeline (and the bound on what it
-/// optimises, `ProofScope::limit`).
+/// What a comparison keeps out of the pipeline before the whole kernels
+/// (`whole.rs`), and the bound on what it optimises (`ProofScope::limit`).
 #[derive(Clone, Copy)]
 enum KeptOut<'a> {
     /// Functions defined alike, and functions proven on their own (in `scope`).
     ProvenAndAlike(&'a ProofScope),
     /// Functions defined alike.
     Alike(Option<u64>),
-    Nothing(Option<u64>),
+}
+
+/// How a bound met after a first comparison is explained.
+const WHOLE_AFTER: &str = "; comparing it with its changed functions kept out found a difference";
+
+/// One comparison's verdict, how many functions defined alike were kept
+/// out, and whether the unit is big (`PROVE_EVERY_FUNCTION_ABOVE`).
+struct Comparison {
+    found: Equivalence,
+    shared: usize,
+    big: bool,
 }
 
 /// `Err(TooCostly)` when either side's largest kernel, as it would be
@@ -219,15 +262,14 @@ fn within_limit(
         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)));
     match largest {
         Some((kernel, instructions)) if instructions > limit => {
-            Err(VerifyError::TooCostly { kernel, instructions, limit, after: after_what })
+            Err(VerifyError::TooCostly { kernel, instructions, limit, after: after_what, proven_alone: Vec::new() })
         }
         _ => Ok(()),
     }
 }
 
 /// One comparison: both modules loaded, pruned to `only`, what `kept_out`
-/// says kept out of the pipeline, optimised, compared; and how many
-/// functions defined alike were kept out.
+/// says kept out of the pipeline, optimised, compared.
 fn compare_modules(
     context: &Context,
     original: &[u8],
@@ -235,32 +277,27 @@ fn compare_modules(
     name: &str,
     only: Option<&BTreeSet<String>>,
     kept_out: KeptOut<'_>,
-) -> Result<(Equivalence, usize), VerifyError> {
+) -> Result<Comparison, VerifyError> {
     let mut before = loaded(context, original, name, only)?;
     let mut after = loaded(context, migrated, name, only)?;
-    let (shared, proven, limit) = match kept_out {
-        KeptOut::Nothing(limit) => (0, Vec::new(), limit),
+    let big = cost::largest_inlined_kernel(&mut before).is_some_and(|(_, size)| size > PROVE_EVERY_FUNCTION_ABOVE);
+    let (shared, proven, limit, after_what) = match kept_out {
         KeptOut::Alike(limit) => {
             let default = ProofScope::default();
-            (opaque::share_identical(&mut before, &mut after, &default).shared, Vec::new(), limit)
+            (opaque::share_identical(&mut before, &mut after, &default).shared, Vec::new(), limit, WHOLE_AFTER)
         }
         KeptOut::ProvenAndAlike(scope) => {
-            let big = cost::largest_inlined_kernel(&mut before).is_some_and(|(_, size)| size > PROVE_EVERY_FUNCTION_ABOVE);
             let scope = ProofScope { every_function: scope.every_function || big, ..scope.clone() };
             let sharing = opaque::share_identical(&mut before, &mut after, &scope);
             let proven = functions::proven(context, original, migrated, name, sharing.changed, scope.limit);
             opaque::declare_proven(&mut before, &mut after, &proven);
-            (sharing.shared, proven, scope.limit)
+            (sharing.shared, proven, scope.limit, "")
         }
-    };
-    let after_what = match kept_out {
-        KeptOut::ProvenAndAlike(_) => "",
-        _ => "; comparing it with its changed functions kept out found a difference",
     };
     within_limit(&mut before, &mut after, limit, after_what)?;
     let found = compare(&optimised(&mut before)?, &optimised(&mut after)?);
     let proven = proven.into_iter().map(|pair| pair.original).collect();
-    Ok((Equivalence { proven_functions: proven, ..found }, shared))
+    Ok(Comparison { found: Equivalence { proven_functions: proven, ..found }, shared, big })
 }
 
 /// Unoptimised bitcode loaded, with only the kernels in `only` (all without it).

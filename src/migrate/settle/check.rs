@@ -21,11 +21,15 @@ use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
 pub(super) struct Failure {
     pub(super) why: Withdrawal,
     pub(super) differing: BTreeSet<String>,
+    /// Changed functions (link names) proven on their own before the
+    /// kernels were found to differ: the sets changing only these are
+    /// the least likely cause.
+    pub(super) proven_alone: BTreeSet<String>,
 }
 
 impl From<Withdrawal> for Failure {
     fn from(why: Withdrawal) -> Failure {
-        Failure { why, differing: BTreeSet::new() }
+        Failure { why, differing: BTreeSet::new(), proven_alone: BTreeSet::new() }
     }
 }
 
@@ -289,7 +293,7 @@ impl<'a> Checker<'a> {
         let original = original.get_or_insert_with(|| self.baseline(u)).clone();
         if let Ok(Baseline { uncompilable: Some(message), .. }) = &original {
             let detail = format!("it does not compile as {target}, and clasp found no repair that makes it: {message}");
-            return Err(Failure { why: Withdrawal { reason: Code::UnrepairableUnit, detail }, differing: BTreeSet::new() });
+            return Err(Failure::from(Withdrawal { reason: Code::UnrepairableUnit, detail }));
         }
         let compared = match original {
             // Compiling the result as the target for the equivalence triple is the recompile too:
@@ -313,7 +317,7 @@ impl<'a> Checker<'a> {
     /// A check's outcome from its comparison: passed, passed unverified
     /// (`--allow-unverified`), or withdrawn with the kernels that differ.
     fn verdict(&self, compared: Result<crate::verify::Equivalence, Uncompared>) -> Result<Passed, Failure> {
-        let (difference, reason, differing, passed) = match compared {
+        let (difference, reason, differing, passed, proven_alone) = match compared {
             Ok(found) => {
                 let difference = found.different.first().map(|d| {
                     format!(
@@ -323,14 +327,16 @@ impl<'a> Checker<'a> {
                 });
                 let proof = Some(crate::report::ProofMethod::of(&found));
                 let differing = found.different.into_iter().map(|d| d.kernel).collect();
-                (difference, Code::NotEquivalent, differing, (found.flat_regressions, proof, found.proven_functions))
+                let passed = (found.flat_regressions, proof, found.proven_functions);
+                (difference, Code::NotEquivalent, differing, passed, found.proven_alone.into_iter().collect())
             }
-            Err(Uncompared::TooCostly { kernel, message }) => {
-                (Some(format!("not compared: {message}")), Code::ProofTooLarge, BTreeSet::from([kernel]), Default::default())
+            Err(Uncompared::TooCostly { kernel, message, proven_alone }) => {
+                let difference = Some(format!("not compared: {message}"));
+                (difference, Code::ProofTooLarge, BTreeSet::from([kernel]), Default::default(), proven_alone)
             }
             Err(Uncompared::Other(message)) => {
                 let difference = format!("cannot compare kernels at {EQUIVALENCE_TRIPLE} -O2: {message}");
-                (Some(difference), Code::NotEquivalent, BTreeSet::new(), Default::default())
+                (Some(difference), Code::NotEquivalent, BTreeSet::new(), Default::default(), BTreeSet::new())
             }
         };
         let (flat_regressions, proof, proven_functions) = passed;
@@ -338,7 +344,7 @@ impl<'a> Checker<'a> {
         match difference {
             None => Ok(passed(None)),
             Some(detail) if self.options.allow_unverified => Ok(passed(Some(detail))),
-            Some(detail) => Err(Failure { why: Withdrawal { reason, detail }, differing }),
+            Some(detail) => Err(Failure { why: Withdrawal { reason, detail }, differing, proven_alone }),
         }
     }
 }
@@ -346,7 +352,7 @@ impl<'a> Checker<'a> {
 /// Why a check's kernels were not compared.
 enum Uncompared {
     /// A kernel over `--proof-limit` (`proof-too-large`).
-    TooCostly { kernel: String, message: String },
+    TooCostly { kernel: String, message: String, proven_alone: BTreeSet<String> },
     /// Anything else: the original does not compile for the triple, LLVM failed.
     Other(String),
 }
@@ -354,9 +360,11 @@ enum Uncompared {
 impl From<crate::verify::VerifyError> for Uncompared {
     fn from(error: crate::verify::VerifyError) -> Uncompared {
         match &error {
-            crate::verify::VerifyError::TooCostly { kernel, .. } => {
-                Uncompared::TooCostly { kernel: kernel.clone(), message: error.to_string() }
-            }
+            crate::verify::VerifyError::TooCostly { kernel, proven_alone, .. } => Uncompared::TooCostly {
+                kernel: kernel.clone(),
+                message: error.to_string(),
+                proven_alone: proven_alone.iter().cloned().collect(),
+            },
             _ => Uncompared::Other(error.to_string()),
         }
     }

@@ -5,7 +5,12 @@
 //! original's. When a unit fails, the sets responsible are found by
 //! bisection (a half that passes is kept, a half that fails is split again;
 //! a single set that fails is withdrawn with the reason), so one wrong
-//! decision costs its own set, not the unit. The sets a unit *requires*
+//! decision costs its own set, not the unit. Before bisecting, what the
+//! failed check knows narrows the suspects: sets reaching no kernel that
+//! differs, then sets whose changed functions were all proven on their
+//! own, are tried together first; sets changing a function whose own proof
+//! failed are then checked one by one (in a megakernel each check costs a
+//! whole-kernel comparison, and those are the sets that fail). The sets a unit *requires*
 //! (2.0 rejects the unit without them) are all-or-nothing: if they fail,
 //! or one of them is withdrawn elsewhere, the unit cannot be repaired and
 //! keeps nothing. A set withdrawn in one unit is withdrawn in every unit
@@ -184,16 +189,39 @@ impl Settler<'_> {
             return;
         }
         let Some((mut keep, mut last)) = self.repairs_alone(u, &candidates, &first_failure) else { return };
-        let suspects: Vec<SetId> = candidates.difference(&keep).copied().collect();
-        let suspects = self.clear_unrelated(u, &mut keep, &mut last, suspects, &first_failure);
-        if suspects.len() == 1 {
+        let mut suspects: Vec<SetId> = candidates.difference(&keep).copied().collect();
+        // Sets that reach no differing kernel, then sets whose changed
+        // functions were all proven on their own, are tried together first.
+        let unrelated = |id: SetId| self.checker.kernels_of_set(u, id).is_disjoint(&first_failure.differing);
+        let innocent: Vec<bool> = suspects.iter().map(|id| !first_failure.differing.is_empty() && unrelated(*id)).collect();
+        suspects = self.clear_first(u, &mut keep, &mut last, suspects, &innocent);
+        let innocent: Vec<bool> = suspects.iter().map(|id| self.proven_alone(*id, &first_failure)).collect();
+        let proofs_told = innocent.iter().any(|i| *i);
+        suspects = self.clear_first(u, &mut keep, &mut last, suspects, &innocent);
+        let all_but_one_passed = suspects.len() == 1 && keep.len() + 1 == candidates.len();
+        if all_but_one_passed {
             self.withdraw(u, suspects[0], first_failure.why);
+        } else if proofs_told {
+            // Each left changes a function whose own proof failed: most
+            // fail, and one check each costs less than bisecting them.
+            for id in suspects {
+                self.bisect(u, &mut keep, &mut last, &[id]);
+            }
         } else {
             let (a, b) = suspects.split_at(suspects.len() / 2);
             self.bisect(u, &mut keep, &mut last, a);
             self.bisect(u, &mut keep, &mut last, b);
         }
         self.settled[u] = Some((keep, last));
+    }
+
+    /// Whether every function set `id` changes was proven on its own in
+    /// the check that failed (a set changing program-scope data never is).
+    fn proven_alone(&self, id: SetId, failure: &Failure) -> bool {
+        let set = &self.checker.plan.sets[id];
+        !failure.proven_alone.is_empty()
+            && !set.changes_program_scope_data()
+            && set.link_names().iter().all(|name| failure.proven_alone.contains(name))
     }
 
     /// After a failed check of all of unit `u`'s sets: its required sets, checked on
@@ -219,27 +247,23 @@ impl Settler<'_> {
         }
     }
 
-    /// When kernels compared different, only the sets that reach one of them can be
-    /// responsible: the others are tried together first (kept if they pass), and the
-    /// sets left to bisect are returned.
-    fn clear_unrelated(
+    /// The `suspects` marked `innocent` (the least likely cause of a
+    /// failure) are tried together first, kept if they pass, bisected if
+    /// not; the others are returned. Nothing is tried when all or none are.
+    fn clear_first(
         &mut self,
         u: UnitId,
         keep: &mut BTreeSet<SetId>,
         last: &mut Passed,
         suspects: Vec<SetId>,
-        failure: &Failure,
+        innocent: &[bool],
     ) -> Vec<SetId> {
-        if failure.differing.is_empty() {
+        let cleared: Vec<SetId> = suspects.iter().zip(innocent).filter(|(_, i)| **i).map(|(id, _)| *id).collect();
+        if cleared.is_empty() || cleared.len() == suspects.len() {
             return suspects;
         }
-        let (reaching, unrelated): (Vec<SetId>, Vec<SetId>) =
-            suspects.iter().partition(|id| !self.checker.kernels_of_set(u, **id).is_disjoint(&failure.differing));
-        if unrelated.is_empty() || reaching.is_empty() {
-            return suspects;
-        }
-        self.bisect(u, keep, last, &unrelated);
-        reaching
+        self.bisect(u, keep, last, &cleared);
+        suspects.into_iter().zip(innocent).filter(|(_, i)| !**i).map(|(id, _)| id).collect()
     }
 
     /// Keeps `trial` if it passes with `keep`; else splits it, down to single sets, which are withdrawn.
