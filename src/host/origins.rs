@@ -19,7 +19,7 @@
 use tree_sitter::Node;
 
 use super::scan::{is_wrapper_name, Context};
-use super::syntax::{args, declarator_name, text, walk};
+use super::syntax::{args, declarator_name, text, unwrap, walk};
 use super::trace::{function_label, lookup, Binding};
 
 /// Extensions of files that hold kernels.
@@ -264,8 +264,12 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
             }
             Binding::Uninitialised => {}
         }
-        // What is added to it: `push_back(...)`, `+=`, `snprintf(name, ...)`.
-        for write in traced.writes {
+        // What is added to it: `push_back(...)`, `+=`, `snprintf(name, ...)`,
+        // an element (`ptrs[1] = b;`, `ptrs[i] = srcs[i];` in a loop): those
+        // written at a literal index in its order, the others as they come.
+        let mut writes = traced.writes;
+        writes.sort_by_key(|w| literal_element_index(*w, src).unwrap_or(usize::MAX));
+        for write in writes {
             let added = write.child_by_field_name("arguments").or_else(|| write.child_by_field_name("right"));
             if let Some(added) = added {
                 self.follow_as(added, mode);
@@ -279,11 +283,7 @@ impl<'c, 't, 's> Origins<'c, 't, 's> {
     fn listed_element(&self, n: Node<'t>) -> Option<Node<'t>> {
         let src = self.context.src;
         let list = n.child_by_field_name("argument").or_else(|| n.child_by_field_name("value"))?;
-        let index = n.child_by_field_name("index").or_else(|| n.child_by_field_name("subscript")).or_else(|| {
-            let indices = n.child_by_field_name("indices")?;
-            (indices.named_child_count() == 1).then(|| indices.named_child(0)).flatten()
-        })?;
-        let index: usize = text(index, src).parse().ok()?;
+        let index: usize = text(subscript_index(n)?, src).parse().ok()?;
         if !matches!(list.kind(), "identifier") {
             return None;
         }
@@ -333,6 +333,21 @@ pub(crate) fn parameter_names(def: Node, src: &[u8]) -> Vec<String> {
 fn parameter_index(context: &Context, at: Node, name: &str) -> Option<usize> {
     let def = context.index.function_around(at)?;
     parameter_names(def, context.src).iter().position(|p| p == name)
+}
+
+/// The index of the element an assignment writes (`ptrs[1] = ...`) when
+/// it is written as an integer literal.
+fn literal_element_index(write: Node, src: &[u8]) -> Option<usize> {
+    text(subscript_index(unwrap(write.child_by_field_name("left")?))?, src).parse().ok()
+}
+
+/// The index of a subscript (`parts[1]`, C or Python), when it has one.
+fn subscript_index(subscript: Node) -> Option<Node> {
+    let field = |name| subscript.child_by_field_name(name);
+    field("index").or_else(|| field("subscript")).or_else(|| {
+        let indices = field("indices")?;
+        (indices.named_child_count() == 1).then(|| indices.named_child(0)).flatten()
+    })
 }
 
 /// The string whose text `callee(arguments)` is, for `s.c_str()` and

@@ -227,3 +227,25 @@ fn elements_of_a_list_of_included_files_are_followed_by_index_through_c_str() {
     assert_eq!((program.untraced.as_deref(), program.through.is_none()), (None, true), "{program:?}");
     assert_eq!(facts.included, ["a.opencl", "b.opencl"]);
 }
+
+#[test]
+fn an_array_of_sources_filled_element_by_element_keeps_the_order_of_its_parts() {
+    // In a loop from a list of included files (C++), at literal indices written out of order (C),
+    // and by element assignment in Python.
+    let looped = "int run(cl_context ctx) {\n  std::vector<std::string> srcs = {\n#include \"a.opencl\"\n,\n#include \"b.opencl\"\n  };\n  \
+                  const char *ptrs[2];\n  for (size_t i = 0; i < srcs.size(); ++i)\n    ptrs[i] = srcs[i].c_str();\n  \
+                  cl_program p = clCreateProgramWithSource(ctx, 2, ptrs, NULL, NULL);\n  return 0;\n}\n";
+    let facts = scan_str("host.cpp", looped);
+    let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+    assert_eq!(program.included, ["a.opencl", "b.opencl"], "{program:?}");
+    assert_eq!(program.untraced, None, "{program:?}");
+
+    let reversed =
+        "static const char a_src[] = {\n#include \"a.opencl\"\n};\nstatic const char b_src[] = {\n#include \"b.opencl\"\n};\n\
+                    int run(cl_context ctx) {\n  const char *parts[2];\n  parts[1] = b_src;\n  parts[0] = a_src;\n  \
+                    cl_program p = clCreateProgramWithSource(ctx, 2, parts, NULL, NULL);\n  return 0;\n}\n";
+    let facts = scan_str("host.c", reversed);
+    let [program] = facts.programs.as_slice() else { panic!("{:?}", facts.programs) };
+    assert_eq!(program.included, ["a.opencl", "b.opencl"], "by index, not as written: {program:?}");
+    assert_eq!(program.untraced, None, "{program:?}");
+}

@@ -188,8 +188,19 @@ impl<'n, 's, 't> Finder<'n, 's, 't> {
         }
     }
 
+    /// Whether `target` is an element of the name (`parts[i]`): a write
+    /// of an element is a write of the array.
+    fn is_element_of_name(&self, target: Option<Node>) -> bool {
+        let target = target.map(unwrap).filter(|t| matches!(t.kind(), "subscript_expression" | "subscript"));
+        self.is_name(target.and_then(|t| t.child_by_field_name("argument").or_else(|| t.child_by_field_name("value"))))
+    }
+
     /// Python binds by assignment: the first one is the value, later ones writes.
     fn python_assignment(&mut self, n: Node<'t>) {
+        if self.is_element_of_name(n.child_by_field_name("left")) {
+            self.writes.push(n);
+            return;
+        }
         if !self.is_name(n.child_by_field_name("left")) {
             return;
         }
@@ -201,7 +212,7 @@ impl<'n, 's, 't> Finder<'n, 's, 't> {
 
     fn written_if_target(&mut self, n: Node<'t>) {
         let target = n.child_by_field_name("left").or_else(|| n.child_by_field_name("argument"));
-        if self.is_name(target) {
+        if self.is_name(target) || self.is_element_of_name(target) {
             self.writes.push(n);
         }
     }
