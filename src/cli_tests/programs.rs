@@ -185,3 +185,18 @@ fn programs_left_out_for_a_conflict_count_nothing_as_migrated_or_merged() {
     assert!(summary.contains("0 functions would migrate") && !summary.contains("would merge"), "{summary}");
     assert!(summary.contains("refused (") && summary.contains("header-conflict"), "{summary}");
 }
+
+#[test]
+fn analyze_reads_a_program_as_its_sources_concatenated() {
+    let dir = copy();
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["analyze", "--json", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    let [file] = report["files"].as_array().unwrap().as_slice() else { panic!("one unit: {report}") };
+    assert_eq!(file["status"], "analysed", "{file}");
+    let functions: Vec<&str> = file["functions"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert!(functions.contains(&"sum_g") && functions.contains(&"blur"), "{functions:?}");
+    // Compiled as clasp migrate compiles it: the program's text, not a file of its name.
+    assert_eq!(file["compiles"]["unchanged_as_target"]["ok"], true, "{file}");
+    assert!(stderr.contains("clasp: 1 file analysed, 0 errors"), "{stderr}");
+}

@@ -60,8 +60,11 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     }
     super::preflight::options_accepted(&project.jobs)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
+    // A `[[program]]`'s concatenated text and its wrapper live here for the run.
+    let scratch = tempfile::tempdir().map_err(|e| Stop::clasp(format!("no scratch directory for programs: {e}")))?;
+    let target = project.target;
     // Each unit's work is the unit's, for the supervisor (a crash or hang in it costs that unit).
-    let mut analyse = |job: &Job| analyze_job(&bench, job, project.target, args.json(), stdout, stderr);
+    let mut analyse = |job: &Job| analyze_job(&bench, scratch.path(), job, target, args.json(), stdout, stderr);
     let files: Vec<AnalyzeFile> =
         project.jobs.iter().map(|job| crate::isolation::for_unit(&job.label(), || analyse(job))).collect();
     if args.json() {
@@ -79,6 +82,17 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     Ok(if errors > 0 { EXIT_ERROR } else { EXIT_OK })
 }
 
+/// Loads a job: a kernel file, or a `[[program]]`'s sources concatenated
+/// (as `clasp migrate` compiles it).
+fn load(bench: &Workbench, scratch: &Path, job: &Job, target: Target) -> Result<Unit, crate::unit::UnitError> {
+    let Some(sources) = &job.program else { return bench.load(&job.path, &job.compile, target) };
+    let program = crate::source::Program::prepare(scratch, &job.path, &sources.name, &sources.files).map_err(|e| {
+        let source = std::io::Error::new(e.kind(), format!("the sources of program `{}`: {e}", sources.name));
+        crate::unit::UnitError::Read { path: job.path.display().to_string(), source: std::sync::Arc::new(source) }
+    })?;
+    bench.load_program(&std::sync::Arc::new(program), &job.compile, target)
+}
+
 /// Each path that discovery could not read, as an error on stderr.
 fn report_unreadable(unreadable: &[(PathBuf, String)], stderr: &mut dyn Write) {
     for (path, message) in unreadable {
@@ -91,6 +105,7 @@ fn report_unreadable(unreadable: &[(PathBuf, String)], stderr: &mut dyn Write) {
 /// A unit the supervisor took out (it crashed or hung clang) is its error.
 fn analyze_job(
     bench: &Workbench,
+    scratch: &Path,
     job: &Job,
     target: Target,
     json: bool,
@@ -109,13 +124,13 @@ fn analyze_job(
             report: None,
         };
     }
-    let loaded = bench.load(path, options, target).map(|mut unit| {
+    let loaded = load(bench, scratch, job, target).map(|mut unit| {
         unit.configuration = job.configuration.clone();
         unit
     });
     match loaded {
         Ok(unit) => {
-            let report = analyze::report(&unit, compile_status(&unit, job, target));
+            let report = analyze::report(&unit, compile_status(&unit, target));
             if !json {
                 let _ = write!(stdout, "{}", analyze::render_text(&report));
             }
@@ -148,9 +163,11 @@ fn error_line(path: &Path, error: &crate::unit::UnitError) -> String {
 }
 
 /// A loaded unit compiles as its input standard; whether it also compiles, unchanged, as the target.
-fn compile_status(unit: &Unit, job: &Job, target: Target) -> analyze::CompileStatus {
-    let path: &Path = &job.path;
-    let target_args = job.compile.clang_args(Some(&target.std_flags()));
+fn compile_status(unit: &Unit, target: Target) -> analyze::CompileStatus {
+    // The file clang compiles: the unit's input (a program's wrapper, its
+    // text laid over by the overlay its options carry).
+    let path: &Path = &unit.input;
+    let target_args = unit.compile.clang_args(Some(&target.std_flags()));
     analyze::CompileStatus {
         as_input: analyze::CompileCheck::new(unit.standard.std.name(), Ok(())),
         unchanged_as_target: Some(analyze::CompileCheck::new(
