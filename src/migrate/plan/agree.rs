@@ -29,8 +29,7 @@ pub(super) fn agree_on_headers(
             return decisions;
         }
         for ((unit, o), decided) in units.iter().zip(per_unit.iter_mut()).zip(&decisions) {
-            // Only the units that answered generic are told: the others keep their own reason.
-            for d in decided.iter().filter(|d| matches!(d.decision, Decision::Generic { .. })) {
+            for d in decided {
                 let Some((why, in_configuration)) = origin(unit, d).and_then(|at| conflicts.get(&at)) else { continue };
                 let reason = if *in_configuration { Code::Configuration } else { Code::HeaderConflict };
                 o.refused_from_outside.entry((d.decl.pos.file, d.decl.pos.offset)).or_insert((reason, why.clone()));

@@ -357,13 +357,10 @@ fn add_units_editing_each_set(units: &[Unit], plan: &mut Plan) {
 
 /// Each refusal once, however many units read its declaration (a header,
 /// a source several programs share: one origin in the real files), sorted;
-/// per unit, the blocking ones. Of the units' refusals of one declaration,
-/// the one that says why is kept, not another unit's echo of it
-/// (`header-conflict`, `configuration`: "unit X keeps it named").
+/// per unit, the blocking ones.
 fn collect_refusals(units: &[Unit], decisions: &[Decisions], stays: Vec<Refusal>, plan: &mut Plan) {
-    let echo = |reason: Code| matches!(reason, Code::HeaderConflict | Code::Configuration);
     let mut known: std::collections::HashSet<(PathBuf, u32, String)> = std::collections::HashSet::new();
-    let mut by_origin: HashMap<(&std::ffi::OsStr, u32, &str), usize> = HashMap::new();
+    let mut by_origin: std::collections::HashSet<(&std::ffi::OsStr, u32, &str)> = Default::default();
     for (unit, decided) in units.iter().zip(decisions) {
         let mut blocking = Vec::new();
         for d in decided {
@@ -373,17 +370,12 @@ fn collect_refusals(units: &[Unit], decisions: &[Decisions], stays: Vec<Refusal>
             }
             let fresh = known.insert((refusal.canonical.clone(), refusal.line, refusal.name.clone()));
             let origin = unit.origin(d.decl.pos.file, d.decl.pos.offset..d.decl.pos.offset);
-            match origin.map(|(file, at)| (file.as_os_str(), at.start, d.decl.name.as_str())) {
-                Some(key) => match by_origin.get(&key) {
-                    Some(&i) if echo(plan.refusals[i].reason) && !echo(refusal.reason) => plan.refusals[i] = refusal,
-                    Some(_) => {}
-                    None => {
-                        by_origin.insert(key, plan.refusals.len());
-                        plan.refusals.push(refusal);
-                    }
-                },
-                None if fresh => plan.refusals.push(refusal),
-                None => {}
+            let first = match origin.map(|(file, at)| (file.as_os_str(), at.start, d.decl.name.as_str())) {
+                Some(key) => by_origin.insert(key),
+                None => fresh,
+            };
+            if first {
+                plan.refusals.push(refusal);
             }
         }
         plan.blocking.push(blocking);
