@@ -169,9 +169,11 @@ fn sanitized(name: &str) -> String {
 pub enum Form {
     /// Byte for byte: a kernel file, or the inside of a raw string literal.
     Verbatim,
-    /// Decoded from a run of escaped C string literals that is the whole
-    /// file (see `wrapped`): the segment's offsets count the literal's
-    /// decoded text, mapped to the file through [`crate::host::Literal::to_file`].
+    /// Decoded from a string literal: a run of escaped C string literals
+    /// that is the whole file (see `wrapped`), or an embedded kernel's
+    /// literal in its host file (any form the host scan decodes). The
+    /// segment's offsets count the literal's decoded text, mapped to the
+    /// file through [`crate::host::Literal::to_file`].
     Escaped(Arc<EscapedSource>),
 }
 
