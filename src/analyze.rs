@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::describe::{at, describe_node, describe_sink, describe_source, node_of, spelled};
 use crate::flowgraph::FlowGraph;
 use crate::ir::Node;
-use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, ProgramVar, Space};
+use crate::syntax::{DeclKind, Function, PointerDecl, ProgramVar, Space};
 use crate::unit::Unit;
 
 #[derive(Debug, Clone, Serialize)]
@@ -122,7 +122,7 @@ pub struct VarReport {
 pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
     let syntax = &unit.syntax;
     let graph = FlowGraph::new(&unit.ir);
-    let functions = syntax.functions.iter().filter(|f| f.is_definition).map(|f| function_report(syntax, &graph, f)).collect();
+    let functions = syntax.functions.iter().filter(|f| f.is_definition).map(|f| function_report(unit, &graph, f)).collect();
     let program_vars = syntax.program_vars.iter().map(|v| var_report(unit, v)).collect();
     UnitReport {
         path: unit.path.display().to_string(),
@@ -134,19 +134,21 @@ pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
 }
 
 /// One definition and each of its pointer declarations.
-fn function_report(syntax: &KernelSyntax, graph: &FlowGraph, function: &Function) -> FunctionReport {
+fn function_report(unit: &Unit, graph: &FlowGraph, function: &Function) -> FunctionReport {
+    let at = unit.position(function.pos);
     FunctionReport {
         name: function.name.clone(),
         kernel: function.is_kernel,
-        file: syntax.files[function.pos.file].display().to_string(),
-        line: function.pos.line,
-        pointers: function.pointers.iter().map(|decl| decl_report(syntax, graph, function, decl)).collect(),
+        file: crate::render::shown_path(&at.file),
+        line: at.line,
+        pointers: function.pointers.iter().map(|decl| decl_report(unit, graph, function, decl)).collect(),
     }
 }
 
 /// One pointer declaration: how it is declared, what reaches it, what it reaches.
-fn decl_report(syntax: &KernelSyntax, graph: &FlowGraph, function: &Function, decl: &PointerDecl) -> DeclReport {
+fn decl_report(unit: &Unit, graph: &FlowGraph, function: &Function, decl: &PointerDecl) -> DeclReport {
     let node = node_of(function, decl);
+    let at = unit.position(decl.pos);
     DeclReport {
         decl: match decl.kind {
             DeclKind::Param(_) => "param",
@@ -154,38 +156,40 @@ fn decl_report(syntax: &KernelSyntax, graph: &FlowGraph, function: &Function, de
             DeclKind::Return => "return",
         },
         name: decl.name.clone(),
-        line: decl.pos.line,
-        col: decl.pos.col,
+        line: at.line,
+        col: at.col,
         declared: decl.levels.iter().map(|l| l.space).collect(),
         spelled: spelled(decl),
         array: decl.array.as_ref().map(|a| a.spelled.clone()),
-        receives: receives(syntax, graph, &node),
-        reaches: reaches(syntax, graph, &node),
+        receives: receives(unit, graph, &node),
+        reaches: reaches(unit, graph, &node),
     }
 }
 
 /// The values flowing into `node`, each with where it originates (when that is further up).
-fn receives(syntax: &KernelSyntax, graph: &FlowGraph, node: &Node) -> Vec<Incoming> {
+fn receives(unit: &Unit, graph: &FlowGraph, node: &Node) -> Vec<Incoming> {
+    let syntax = &unit.syntax;
     graph
         .incoming(node)
         .map(|flow| Incoming {
             space: flow.space,
             from: describe_source(syntax, &flow.from),
-            at: at(&flow.at),
+            at: at(unit, &flow.at),
             origins: graph.roots(&flow.from).iter().filter(|r| **r != flow.from).map(|r| describe_source(syntax, r)).collect(),
         })
         .collect()
 }
 
 /// The uses `node`'s value reaches, directly or through the declarations it flows into.
-fn reaches(syntax: &KernelSyntax, graph: &FlowGraph, node: &Node) -> Vec<Reach> {
+fn reaches(unit: &Unit, graph: &FlowGraph, node: &Node) -> Vec<Reach> {
+    let syntax = &unit.syntax;
     graph
         .reached_uses(node)
         .into_iter()
         .map(|r| Reach {
             target: describe_sink(&r.flow.to),
             space: r.flow.space,
-            at: at(&r.flow.at),
+            at: at(unit, &r.flow.at),
             via: if r.via == *node { "directly".into() } else { describe_node(syntax, &r.via) },
         })
         .collect()

@@ -4,6 +4,7 @@
 
 use crate::ir::{Node, Sink, Source, SrcLoc};
 use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Spelling};
+use crate::unit::Unit;
 
 /// The IR node a syntax declaration corresponds to.
 pub fn node_of(function: &Function, decl: &PointerDecl) -> Node {
@@ -60,11 +61,13 @@ pub fn describe_sink(sink: &Sink) -> String {
     }
 }
 
-pub fn at(loc: &SrcLoc) -> String {
+/// `file:line` of a place debug information names, in the file that holds
+/// it (see `Unit::place_of`: a program's source, not its virtual text).
+pub fn at(unit: &Unit, loc: &SrcLoc) -> String {
     if loc.line == 0 {
         "(no location)".into()
     } else {
-        format!("{}:{}", loc.file, loc.line)
+        unit.place_of(std::path::Path::new(&loc.file), loc.line, loc.col).file_line()
     }
 }
 

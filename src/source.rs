@@ -35,6 +35,8 @@ pub struct Embedded {
     pub literals: Vec<(usize, u32)>,
     /// The decoded kernel text.
     pub text: String,
+    /// Where each byte of `text` is in the host file (through its literals).
+    pub map: SourceMap,
     /// `<host dir>/<host name>:<line>`: the unit's identity and the name its code is compiled under.
     pub virtual_path: PathBuf,
     /// The file clang compiles: `#include "<virtual_path>"`.
@@ -52,7 +54,7 @@ impl Embedded {
         host: &Path,
         at: (u32, u32, bool),
         literals: Vec<(usize, u32)>,
-        text: String,
+        (text, map): (String, SourceMap),
     ) -> std::io::Result<Embedded> {
         let (line, col, with_col) = at;
         let dir = std::fs::canonicalize(host.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
@@ -61,7 +63,7 @@ impl Embedded {
         let virtual_path = dir.join(format!("{name}:{place}"));
         let stem = format!("embedded-{}-{line}-{col}", sanitized(&name));
         let (wrapper, overlay) = write_virtual(scratch, &stem, &virtual_path, text.as_bytes())?;
-        Ok(Embedded { host: host.to_path_buf(), line, col, with_col, literals, text, virtual_path, wrapper, overlay })
+        Ok(Embedded { host: host.to_path_buf(), line, col, with_col, literals, text, map, virtual_path, wrapper, overlay })
     }
 
     /// How reports name the unit: `host.cpp:42` (`host.cpp:42:17` beside another on its line).
@@ -120,10 +122,10 @@ impl Program {
         let virtual_path = dir.join(path.file_name().unwrap_or_default());
         let (mut text, mut parts) = (Vec::new(), Vec::new());
         for file in files {
-            let bytes = std::fs::read(file)?;
-            let (content, start, form) = source_content(bytes);
+            let bytes: Arc<[u8]> = Arc::from(std::fs::read(file)?);
+            let (content, start, form) = source_content(&bytes);
             text.extend_from_slice(&content);
-            parts.push((file.clone(), start..start + content.len() as u32, form));
+            parts.push(Part { file: file.clone(), text: bytes, range: start..start + content.len() as u32, form });
         }
         let map = SourceMap::concatenated(parts);
         let (wrapper, overlay) = write_virtual(scratch, &format!("program-{}", sanitized(name)), &virtual_path, &text)?;
@@ -139,16 +141,16 @@ impl Program {
 /// The text a program source gives its program, where it starts in its
 /// form's own bytes (the file's, or an escaped wrapper's decoded text), and
 /// that form.
-fn source_content(bytes: Vec<u8>) -> (Vec<u8>, u32, Form) {
-    if let Some(content) = raw_string_content(&bytes) {
+fn source_content(bytes: &Arc<[u8]>) -> (Vec<u8>, u32, Form) {
+    if let Some(content) = raw_string_content(bytes) {
         return (bytes[content.clone()].to_vec(), content.start as u32, Form::Verbatim);
     }
-    match escaped_string_content(&bytes) {
+    match escaped_string_content(bytes) {
         Some(literal) => {
             let text = literal.text.clone().into_bytes();
-            (text, 0, Form::Escaped(Arc::new(EscapedSource { literal, file_text: bytes })))
+            (text, 0, Form::Escaped(Arc::new(EscapedSource { literal, file_text: bytes.clone() })))
         }
-        None => (bytes, 0, Form::Verbatim),
+        None => (bytes.to_vec(), 0, Form::Verbatim),
     }
 }
 
@@ -167,9 +169,11 @@ fn sanitized(name: &str) -> String {
 pub enum Form {
     /// Byte for byte: a kernel file, or the inside of a raw string literal.
     Verbatim,
-    /// Decoded from a run of escaped C string literals that is the whole
-    /// file (see `wrapped`): the segment's offsets count the literal's
-    /// decoded text, mapped to the file through [`crate::host::Literal::to_file`].
+    /// Decoded from a string literal: a run of escaped C string literals
+    /// that is the whole file (see `wrapped`), or an embedded kernel's
+    /// literal in its host file (any form the host scan decodes). The
+    /// segment's offsets count the literal's decoded text, mapped to the
+    /// file through [`crate::host::Literal::to_file`].
     Escaped(Arc<EscapedSource>),
 }
 
@@ -178,7 +182,7 @@ pub enum Form {
 #[derive(Debug, PartialEq, Eq)]
 pub struct EscapedSource {
     pub literal: crate::host::Literal,
-    pub file_text: Vec<u8>,
+    pub file_text: Arc<[u8]>,
 }
 
 /// A run of the unit's text held by one file.
@@ -191,6 +195,126 @@ pub struct Segment {
     pub file: PathBuf,
     pub file_start: u32,
     pub form: Form,
+    /// The file's bytes, to say where a place is in it (empty for a whole file as it is).
+    text: Arc<[u8]>,
+    /// The file's canonical path, as files are compared across units.
+    canonical: PathBuf,
+}
+
+/// A source of a concatenated text: the file, its bytes, the range of its
+/// form's bytes it gives (the file's, or an escaped wrapper's decoded text),
+/// and that form.
+pub struct Part {
+    pub file: PathBuf,
+    pub text: Arc<[u8]>,
+    pub range: Range<u32>,
+    pub form: Form,
+}
+
+/// A place in a real file, for people: 1-based line and byte column, as clang counts them.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    pub file: PathBuf,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Place {
+    /// The place of byte `offset` of `text`, the bytes of `file`.
+    pub fn in_text(file: &Path, text: &[u8], offset: usize) -> Place {
+        let offset = offset.min(text.len());
+        let line = 1 + text[..offset].iter().filter(|b| **b == b'\n').count() as u32;
+        Place { file: file.to_path_buf(), line, col: crate::text::column(text, offset) }
+    }
+
+    /// `file:line`, the file named as every message names it (`render::shown_path`).
+    pub fn file_line(&self) -> String {
+        format!("{}:{}", crate::render::shown_path(&self.file), self.line)
+    }
+}
+
+impl std::fmt::Display for Place {
+    /// `file:line:col`, the file named as every message names it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", crate::render::shown_path(&self.file), self.line, self.col)
+    }
+}
+
+/// A unit's text that is in no file (an embedded kernel's, a program's):
+/// the name clang compiles it under, its bytes, and where each is in a real file.
+#[derive(Clone, Copy)]
+pub struct VirtualFile<'a> {
+    pub path: &'a Path,
+    pub text: &'a [u8],
+    pub map: &'a SourceMap,
+}
+
+impl VirtualFile<'_> {
+    /// Where byte `offset` of the text is in the file holding it. A byte
+    /// inside an escape sequence maps to none: the escape's first byte does.
+    pub fn place(&self, offset: u32) -> Place {
+        let mapped = (offset.saturating_sub(16)..=offset).rev().find_map(|o| self.map.place(o)).or_else(|| self.map.place(0));
+        mapped.unwrap_or_else(|| Place::in_text(self.path, self.text, offset as usize))
+    }
+
+    /// Where clang's `line`:`col` of the text is in the file holding it.
+    pub fn place_of(&self, line: u32, col: u32) -> Place {
+        self.place(offset_of(self.text, line, col))
+    }
+
+    /// clang's diagnostics with every place they name in the text
+    /// (`path:line:col`, or `path:line` as in "In file included from")
+    /// named where it is in a real file: the one way compiler messages
+    /// about a virtual file reach people.
+    pub fn diagnostics(&self, messages: &str) -> String {
+        let name = self.path.display().to_string();
+        let mut out = String::with_capacity(messages.len());
+        let mut rest = messages;
+        while let Some(found) = rest.find(&name) {
+            out.push_str(&rest[..found]);
+            let after = &rest[found + name.len()..];
+            let (line, used) = number_after_colon(after);
+            let (col, used_col) = if line.is_some() { number_after_colon(&after[used..]) } else { (None, 0) };
+            match line {
+                Some(line) => {
+                    let place = self.place_of(line, col.unwrap_or(1));
+                    match col {
+                        Some(_) => out.push_str(&place.to_string()),
+                        None => out.push_str(&place.file_line()),
+                    }
+                    rest = &after[used + used_col..];
+                }
+                None => {
+                    out.push_str(&name);
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// `:123` at the start of `text`: the number and the bytes it takes.
+fn number_after_colon(text: &str) -> (Option<u32>, usize) {
+    let Some(digits) = text.strip_prefix(':') else { return (None, 0) };
+    let len = digits.bytes().take_while(u8::is_ascii_digit).count();
+    match digits[..len].parse() {
+        Ok(n) => (Some(n), 1 + len),
+        Err(_) => (None, 0),
+    }
+}
+
+/// The byte offset of clang's `line`:`col` (1-based, columns in bytes) in `text`.
+pub fn offset_of(text: &[u8], line: u32, col: u32) -> u32 {
+    let mut start = 0;
+    for _ in 1..line {
+        match text[start..].iter().position(|b| *b == b'\n') {
+            Some(newline) => start += newline + 1,
+            None => return text.len() as u32,
+        }
+    }
+    (start + col.saturating_sub(1) as usize).min(text.len()) as u32
 }
 
 impl Segment {
@@ -201,7 +325,8 @@ impl Segment {
             Form::Verbatim => local.clone(),
             Form::Escaped(source) => source.literal.to_file(local.clone())?,
         };
-        Some(FileRange { file: &self.file, range, unit, local, form: &self.form })
+        let (file, canonical, form, file_text) = (&*self.file, &*self.canonical, &self.form, &*self.text);
+        Some(FileRange { file, range, unit, local, form, file_text, canonical })
     }
 }
 
@@ -221,6 +346,9 @@ pub struct FileRange<'m> {
     /// The same range in the form's own bytes (the decoded text, when escaped).
     local: Range<u32>,
     pub form: &'m Form,
+    file_text: &'m [u8],
+    /// The file's canonical path.
+    pub canonical: &'m Path,
 }
 
 impl FileRange<'_> {
@@ -246,18 +374,20 @@ impl FileRange<'_> {
 impl SourceMap {
     /// A unit that is a whole file, as it is.
     pub fn whole_file(path: &Path, len: u32) -> SourceMap {
-        SourceMap { segments: vec![Segment { unit: 0..len, file: path.to_path_buf(), file_start: 0, form: Form::Verbatim }] }
+        let (file, canonical) = (path.to_path_buf(), crate::root::canonical(path));
+        let segment = Segment { unit: 0..len, file, file_start: 0, form: Form::Verbatim, text: Arc::from([]), canonical };
+        SourceMap { segments: vec![segment] }
     }
 
-    /// Sources concatenated in order: each `(file, range in its form's
-    /// bytes, form)` follows the last.
-    pub fn concatenated(parts: impl IntoIterator<Item = (PathBuf, Range<u32>, Form)>) -> SourceMap {
+    /// Sources concatenated in order, each following the last.
+    pub fn concatenated(parts: impl IntoIterator<Item = Part>) -> SourceMap {
         let mut at = 0;
         let segments = parts
             .into_iter()
-            .map(|(file, range, form)| {
+            .map(|Part { file, text, range, form }| {
                 let len = range.end - range.start;
-                let segment = Segment { unit: at..at + len, file, file_start: range.start, form };
+                let canonical = crate::root::canonical(&file);
+                let segment = Segment { unit: at..at + len, file, file_start: range.start, form, text, canonical };
                 at += len;
                 segment
             })
@@ -267,6 +397,12 @@ impl SourceMap {
 
     pub fn segments(&self) -> &[Segment] {
         &self.segments
+    }
+
+    /// The files the text comes from (canonical), each with the range of
+    /// its bytes a segment holds.
+    pub fn files(&self) -> impl Iterator<Item = (&Path, Range<u32>)> {
+        self.segments.iter().filter_map(|s| s.file_range(s.unit.clone()).map(|at| (s.canonical.as_path(), at.range)))
     }
 
     /// The file bytes a range of the unit's text comes from; `None` when the
@@ -279,6 +415,27 @@ impl SourceMap {
         let at_end = |s: &&Segment| range.is_empty() && range.start == s.unit.end;
         let segment = self.segments.iter().find(starting).or_else(|| self.segments.last().filter(at_end))?;
         segment.file_range(range)
+    }
+
+    /// The file holding bytes `range` of the unit's text, as files are
+    /// compared across units (canonical), and the range there: where two
+    /// units reading one file see the same code. `None` as for `to_file`.
+    pub fn origin(&self, range: Range<u32>) -> Option<(&Path, Range<u32>)> {
+        let at = self.to_file(range)?;
+        Some((at.canonical, at.range))
+    }
+
+    /// Where byte `offset` of the unit's text is in the file holding it
+    /// (the end of the text: just past the last source's bytes); `None`
+    /// where it maps to no byte of a file (inside an escape sequence).
+    pub fn place(&self, offset: u32) -> Option<Place> {
+        let at = self.to_file(offset..offset)?;
+        Some(Place::in_text(at.file, at.file_text, at.range.start as usize))
+    }
+
+    /// Where the source holding byte `offset` of the unit's text ends in the text.
+    pub fn source_end(&self, offset: u32) -> Option<u32> {
+        self.segments.iter().find(|s| s.unit.contains(&offset)).map(|s| s.unit.end)
     }
 
     /// The file bytes a range of the unit's text comes from, one range per
@@ -317,8 +474,9 @@ mod tests {
         for dir in ["a", "b", "scratch"] {
             std::fs::create_dir_all(root.join(dir)).unwrap();
         }
-        let a = Embedded::prepare(&scratch, &root.join("a/host.c"), (3, 5, false), vec![(0, 0)], "kernel a".into()).unwrap();
-        let b = Embedded::prepare(&scratch, &root.join("b/host.c"), (3, 5, false), vec![(0, 0)], "kernel b".into()).unwrap();
+        let text = |t: &str| (t.to_string(), SourceMap::whole_file(Path::new("host.c"), t.len() as u32));
+        let a = Embedded::prepare(&scratch, &root.join("a/host.c"), (3, 5, false), vec![(0, 0)], text("kernel a")).unwrap();
+        let b = Embedded::prepare(&scratch, &root.join("b/host.c"), (3, 5, false), vec![(0, 0)], text("kernel b")).unwrap();
         assert_ne!(a.wrapper, b.wrapper);
         assert_ne!(a.overlay, b.overlay);
         for unit in [&a, &b] {
@@ -342,10 +500,8 @@ mod tests {
     #[test]
     fn concatenated_sources_map_back_to_their_own_files() {
         // common.cl bytes 0..40, then the inside of a raw string in part.cl (bytes 12..72).
-        let map = SourceMap::concatenated([
-            (PathBuf::from("common.cl"), 0..40, Form::Verbatim),
-            (PathBuf::from("part.cl"), 12..72, Form::Verbatim),
-        ]);
+        let part = |file: &str, range| Part { file: PathBuf::from(file), text: Arc::from([]), range, form: Form::Verbatim };
+        let map = SourceMap::concatenated([part("common.cl", 0..40), part("part.cl", 12..72)]);
         let first = map.to_file(5..9).expect("in common.cl");
         assert_eq!((first.file, first.range), (Path::new("common.cl"), 5..9));
         let second = map.to_file(45..50).expect("in part.cl");
@@ -379,10 +535,18 @@ mod tests {
     #[test]
     fn an_escaped_source_maps_back_through_its_literals() {
         let file = "// Licence.\r\n\"float f_g(__global int *p)\\n\"\r\n\"{ return \\\"\\\"[0]; }\\n\"\r\n/* c */\r\n\"float f_l(__local int *p)\\n\"\r\n\"{ return 0; }\\n\"\r\n";
-        let (text, start, form) = source_content(file.as_bytes().to_vec());
+        let (text, start, form) = source_content(&Arc::from(file.as_bytes()));
         let text = String::from_utf8(text).unwrap();
         assert_eq!(text, "float f_g(__global int *p)\n{ return \"\"[0]; }\nfloat f_l(__local int *p)\n{ return 0; }\n");
-        let map = SourceMap::concatenated([(PathBuf::from("a.clh"), start..start + text.len() as u32, form)]);
+        let part = Part {
+            file: PathBuf::from("a.clh"),
+            text: Arc::from(file.as_bytes()),
+            range: start..start + text.len() as u32,
+            form,
+        };
+        let map = SourceMap::concatenated([part]);
+        // A place of the text is named in the file: `f_l` is on its fifth line, after `"float `.
+        assert_eq!(map.place(text.find("f_l").unwrap() as u32), Some(Place { file: PathBuf::from("a.clh"), line: 5, col: 8 }));
         let at = |needle: &str| text.find(needle).unwrap() as u32;
         let edits = [
             // A removal inside one literal, a replacement holding a quote and a
@@ -395,8 +559,14 @@ mod tests {
         let expected = "// Licence.\r\n\"float f \\\"\\n(int *p)\\n\"\r\n\"{ return \\\"\\\"[0]; }\\n\"\r\n/* c */\r\n";
         assert_eq!(edited(&map, file.as_bytes(), &edits), expected);
         // An edit that cuts an escape sequence (`\u00e9`: two bytes) cannot be written back.
-        let (text, start, form) = source_content(b"\"// caf\\u00e9\\n\"\n".to_vec());
-        let map = SourceMap::concatenated([(PathBuf::from("b.clh"), start..start + text.len() as u32, form)]);
+        let bytes: Arc<[u8]> = Arc::from(&b"\"// caf\\u00e9\\n\"\n"[..]);
+        let (text, start, form) = source_content(&bytes);
+        let map = SourceMap::concatenated([Part {
+            file: PathBuf::from("b.clh"),
+            text: bytes,
+            range: start..start + text.len() as u32,
+            form,
+        }]);
         assert_eq!(map.to_file(6..8).map(|at| at.range), Some(7..13), "the whole escape maps");
         assert_eq!((map.to_file(6..7), map.to_files(7..9)), (None, None));
     }

@@ -13,7 +13,7 @@ use crate::ir::IrFacts;
 use crate::lower::{self, ClangError, Context, LowerError};
 use crate::options::{CompileOptions, Standard, Target};
 use crate::parse::{ParseError, Parser};
-use crate::source::{Embedded, Program, SourceMap};
+use crate::source::{Embedded, Place, Program, SourceMap, VirtualFile};
 use crate::syntax::{FileIndex, KernelSyntax};
 
 /// A unit whose facts are known.
@@ -108,36 +108,97 @@ impl Unit {
         label(&self.path, self.embedded.as_deref(), self.program.as_ref().map(|p| p.name.as_str()), self.configuration.as_deref())
     }
 
-    /// Where a place of a file of the unit is for people: the file and line,
-    /// or, in an embedded kernel's or a program's virtual file, the host
-    /// file (the literal's line counted on) or the source file holding it.
-    pub fn location(&self, file: FileIndex, line: u32, offset: u32) -> (PathBuf, u32) {
-        let name = &self.syntax.files[file];
-        if let Some(e) = self.embedded.as_ref().filter(|e| *name == e.virtual_path) {
-            return (e.host.clone(), e.line + line.saturating_sub(1));
+    /// The unit's text that is in no file (an embedded kernel's or a program's).
+    pub fn virtual_file(&self) -> Option<VirtualFile<'_>> {
+        match (&self.embedded, &self.program) {
+            (Some(e), _) => Some(VirtualFile { path: &e.virtual_path, text: e.text.as_bytes(), map: &e.map }),
+            (None, Some(p)) => Some(VirtualFile { path: &p.virtual_path, text: &p.text, map: &p.map }),
+            (None, None) => None,
         }
-        if let Some(p) = self.program.as_ref().filter(|p| *name == p.virtual_path) {
-            if let Some(at) = p.map.to_file(offset..offset) {
-                let text = std::fs::read(at.file).unwrap_or_default();
-                let line = 1 + text[..(at.range.start as usize).min(text.len())].iter().filter(|b| **b == b'\n').count();
-                return (at.file.to_path_buf(), line as u32);
-            }
-        }
-        (name.clone(), line)
     }
 
-    /// Where `pos` is for people: `location`'s file and line, and the column
-    /// there (an embedded kernel's column is that of the kernel's own text).
-    pub fn position(&self, pos: crate::syntax::Pos) -> (PathBuf, u32, u32) {
-        let (file, line) = self.location(pos.file, pos.line, pos.offset);
-        let name = &self.syntax.files[pos.file];
-        if let Some(p) = self.program.as_ref().filter(|p| *name == p.virtual_path) {
-            if let Some(at) = p.map.to_file(pos.offset..pos.offset) {
-                let text = std::fs::read(at.file).unwrap_or_default();
-                return (file, line, crate::text::column(&text, at.range.start as usize));
-            }
+    /// The unit's virtual file, if `file` is it.
+    fn virtual_at(&self, file: FileIndex) -> Option<VirtualFile<'_>> {
+        self.virtual_file().filter(|v| v.path == self.syntax.files[file])
+    }
+
+    /// Where byte `offset` of a file of the unit is for people: the one
+    /// mapping every position clasp reports goes through. In an embedded
+    /// kernel's or a program's virtual file, it is the real file holding
+    /// the byte (the host file, a program's source), with its line and
+    /// column there (inside the literal or the raw string).
+    pub fn place(&self, file: FileIndex, offset: u32) -> Place {
+        match self.virtual_at(file) {
+            Some(v) => v.place(offset),
+            None => Place::in_text(&self.syntax.files[file], self.text(file), offset as usize),
         }
-        (file, line, pos.col)
+    }
+
+    /// Where a range of a file of the unit is as files are compared across
+    /// units: the canonical path of the real file holding it (a program's
+    /// source, not its virtual file) and the range there. Two units that
+    /// read one file (a header, a source two programs share) see the same
+    /// code at the same origin. `None` where the range spans two sources.
+    pub fn origin(&self, file: FileIndex, range: std::ops::Range<u32>) -> Option<(&Path, std::ops::Range<u32>)> {
+        match self.virtual_at(file) {
+            Some(v) => v.map.origin(range),
+            None => Some((self.canonical(file), range)),
+        }
+    }
+
+    /// The real files the unit's file `file` comes from (canonical), each
+    /// with the range of it the unit reads (all of it for a file as it is).
+    pub fn origins_of(&self, file: FileIndex) -> Vec<(&Path, std::ops::Range<u32>)> {
+        match self.virtual_at(file) {
+            Some(v) => v.map.files().collect(),
+            None => vec![(self.canonical(file), 0..u32::MAX)],
+        }
+    }
+
+    /// The text of a file of the unit up to the end of the source holding
+    /// byte `offset`: a program's source ends where the next one's text
+    /// starts (a file as it is, at its end).
+    pub fn source_text(&self, file: FileIndex, offset: u32) -> &[u8] {
+        let text = self.text(file);
+        match self.virtual_at(file) {
+            Some(v) => &text[..v.map.source_end(offset).map_or(text.len(), |end| (end as usize).min(text.len()))],
+            None => text,
+        }
+    }
+
+    /// Where clang's `line`:`col` of `file` is for people (see `place`):
+    /// `file` as clang or its debug information names it, relative to the
+    /// working directory or absolute. A file the unit does not read is left as it is.
+    pub fn place_of(&self, file: &Path, line: u32, col: u32) -> Place {
+        let absolute = |p: &Path| match p.is_absolute() {
+            true => p.to_path_buf(),
+            false => std::env::current_dir().map(|cwd| cwd.join(p)).unwrap_or_else(|_| p.to_path_buf()),
+        };
+        let wanted = absolute(file);
+        match self.syntax.files.iter().position(|f| absolute(f) == wanted) {
+            Some(i) => match self.virtual_at(i) {
+                Some(v) => v.place_of(line, col),
+                None => Place { file: self.syntax.files[i].clone(), line, col },
+            },
+            None => Place { file: file.to_path_buf(), line, col },
+        }
+    }
+
+    /// clang's messages about the unit with the places they name in its
+    /// virtual file (if any) named where they are (see `VirtualFile::diagnostics`).
+    pub fn diagnostics(&self, messages: &str) -> String {
+        match self.virtual_file() {
+            Some(v) => v.diagnostics(messages),
+            None => messages.to_string(),
+        }
+    }
+
+    /// Where `pos` is for people (see `place`).
+    pub fn position(&self, pos: crate::syntax::Pos) -> Place {
+        match self.virtual_at(pos.file) {
+            Some(v) => v.place(pos.offset),
+            None => Place { file: self.syntax.files[pos.file].clone(), line: pos.line, col: pos.col },
+        }
     }
 
     /// The bytes of a file of the unit (empty if a header cannot be read).
@@ -185,6 +246,22 @@ impl UnitError {
         }
     }
 
+    /// The error with the places clang names in `file` named in the real files.
+    fn placed(self, file: &VirtualFile) -> UnitError {
+        match self {
+            UnitError::Syntax { diagnostics } => {
+                UnitError::Syntax { diagnostics: diagnostics.iter().map(|d| file.diagnostics(d)).collect() }
+            }
+            UnitError::Compile { path, error: ClangError::Rejected { diagnostics } } => {
+                UnitError::Compile { path, error: ClangError::Rejected { diagnostics: file.diagnostics(&diagnostics) } }
+            }
+            UnitError::Compile { path, error: ClangError::Killed { diagnostics } } => {
+                UnitError::Compile { path, error: ClangError::Killed { diagnostics: file.diagnostics(&diagnostics) } }
+            }
+            other => other,
+        }
+    }
+
     /// clang (or libclang) rejected the code, as opposed to an unreadable file or a missing tool.
     pub fn is_compile_error(&self) -> bool {
         matches!(self, UnitError::Syntax { .. } | UnitError::Compile { .. })
@@ -206,7 +283,14 @@ pub enum WorkbenchError {
 struct Virtual<'a> {
     path: &'a Path,
     text: &'a [u8],
+    map: &'a SourceMap,
     label: String,
+}
+
+impl Virtual<'_> {
+    fn file(&self) -> VirtualFile<'_> {
+        VirtualFile { path: self.path, text: self.text, map: self.map }
+    }
 }
 
 /// The per-worker tools: a libclang index. (LLVM contexts are made per unit
@@ -231,7 +315,8 @@ impl Workbench {
     /// Loads a kernel embedded in a host file: clang compiles its wrapper,
     /// which includes the kernel's virtual file through the VFS overlay.
     pub fn load_embedded(&self, embedded: &Arc<Embedded>, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
-        let virtual_text = Virtual { path: &embedded.virtual_path, text: embedded.text.as_bytes(), label: embedded.label() };
+        let virtual_text =
+            Virtual { path: &embedded.virtual_path, text: embedded.text.as_bytes(), map: &embedded.map, label: embedded.label() };
         let mut unit = self.load_virtual(&virtual_text, &embedded.wrapper, &embedded.overlay, options, target)?;
         unit.embedded = Some(embedded.clone());
         Ok(unit)
@@ -239,12 +324,15 @@ impl Workbench {
 
     /// Loads a `[[program]]`, compiled like an embedded kernel.
     pub fn load_program(&self, program: &Arc<Program>, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {
-        let virtual_text = Virtual { path: &program.virtual_path, text: &program.text, label: program.label() };
+        let virtual_text =
+            Virtual { path: &program.virtual_path, text: &program.text, map: &program.map, label: program.label() };
         let mut unit = self.load_virtual(&virtual_text, &program.wrapper, &program.overlay, options, target)?;
         unit.program = Some(program.clone());
         Ok(unit)
     }
 
+    /// Loads a virtual file through its wrapper; the compiler's messages
+    /// name the places of its text where they are in the real files.
     fn load_virtual(
         &self,
         file: &Virtual,
@@ -255,7 +343,7 @@ impl Workbench {
     ) -> Result<Unit, UnitError> {
         let mut options = options.clone();
         options.clang_extra.extend(["-ivfsoverlay".to_string(), overlay.display().to_string()]);
-        self.load_input(file.path, wrapper, Some(file), &options, target)
+        self.load_input(file.path, wrapper, Some(file), &options, target).map_err(|e| e.placed(&file.file()))
     }
 
     /// Parses `input` as the first standard it compiles as (1.2 code, the

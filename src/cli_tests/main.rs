@@ -26,6 +26,7 @@ mod interrupts;
 mod isolation;
 mod kill;
 mod merges;
+mod places;
 mod prefix_macros;
 mod programs;
 mod reports;

@@ -23,8 +23,8 @@ use crate::ir::Node;
 use crate::options::Target;
 use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
 use crate::unit::Unit;
-pub use pin::builtin_pins;
 use pin::own_pin;
+pub use pin::{builtin_pins, skipped_at};
 
 /// What happens to one declaration.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -168,7 +168,7 @@ pub fn infer(unit: &Unit, options: &InferOptions) -> Inference {
     solver.require_generic();
     solver.grant_wanted();
     let decided = solver.decided;
-    Inference { decls: decisions(&unit.syntax, &graph, entries, decided) }
+    Inference { decls: decisions(unit, &graph, entries, decided) }
 }
 
 /// The pointer declarations of the unit's definitions, in source order, each with its role.
@@ -314,12 +314,7 @@ impl<'a> Solver<'a> {
 }
 
 /// One decision per node (its first entry), in source order, with the evidence that reaches it.
-fn decisions(
-    syntax: &KernelSyntax,
-    graph: &FlowGraph,
-    entries: Vec<Entry>,
-    mut decided: BTreeMap<Node, Decision>,
-) -> Vec<DeclDecision> {
+fn decisions(unit: &Unit, graph: &FlowGraph, entries: Vec<Entry>, mut decided: BTreeMap<Node, Decision>) -> Vec<DeclDecision> {
     // Kept for the whole run, a unit's decisions: no growth slack.
     let mut decls = Vec::with_capacity(entries.len());
     let mut seen = HashSet::new();
@@ -330,7 +325,7 @@ fn decisions(
         let decision = decided.remove(&node).unwrap_or_else(|| undecided(function, decl, role));
         let receives = graph
             .incoming(&node)
-            .map(|f| Evidence { space: f.space, from: describe_source(syntax, &f.from), at: at(&f.at) })
+            .map(|f| Evidence { space: f.space, from: describe_source(&unit.syntax, &f.from), at: at(unit, &f.at) })
             .collect();
         decls.push(DeclDecision {
             function: function.name.clone(),

@@ -35,14 +35,13 @@ pub(super) fn own_pin(
     node: &Node,
     options: &InferOptions,
 ) -> Pin {
-    let syntax = &unit.syntax;
     let level = decl.levels.first()?;
     declared_pin(unit, function, decl, level, options)
-        .or_else(|| skipped_use_pin(syntax, function, decl))
-        .or_else(|| cast_pin(syntax, decl))
-        .or_else(|| sink_pin(syntax, graph, node))
+        .or_else(|| skipped_use_pin(unit, function, decl))
+        .or_else(|| cast_pin(unit, decl))
+        .or_else(|| sink_pin(unit, graph, node))
         .or_else(|| qualifier_pin(decl, level))
-        .or_else(|| skipped_caller_pin(syntax, function))
+        .or_else(|| skipped_caller_pin(unit, function))
 }
 
 /// Pins known from the declaration and its function alone: `__constant`,
@@ -68,35 +67,36 @@ fn declared_pin(unit: &Unit, function: &Function, decl: &PointerDecl, level: &Le
 }
 
 /// "file:line" of a range `#if` skips, for messages.
-fn skipped_at(syntax: &KernelSyntax, skipped: &SkippedRange) -> String {
-    format!("{}:{}", syntax.files[skipped.range.file].display(), skipped.first_line)
+pub fn skipped_at(unit: &Unit, skipped: &SkippedRange) -> String {
+    unit.place_of(&unit.syntax.files[skipped.range.file], skipped.first_line, 1).file_line()
 }
 
 /// The declaration is used, other than to reach what it points to, in code
 /// that `#if` skips inside its function: the compiler never saw that use.
-fn skipped_use_pin(syntax: &KernelSyntax, function: &Function, decl: &PointerDecl) -> Pin {
+fn skipped_use_pin(unit: &Unit, function: &Function, decl: &PointerDecl) -> Pin {
+    let syntax = &unit.syntax;
     let extent = &function.extent;
     let inside = |r: &ByteRange| r.file == extent.file && r.start >= extent.start && r.end <= extent.end;
     let skipped = syntax.skipped.iter().find(|s| inside(&s.range) && s.escaping.contains(&decl.name))?;
-    let at = skipped_at(syntax, skipped);
+    let at = skipped_at(unit, skipped);
     Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)))
 }
 
 /// Its value is cast to a named-space pointer: from generic, that cast is
 /// one 2.0 would reject or leave unchecked.
-fn cast_pin(syntax: &KernelSyntax, decl: &PointerDecl) -> Pin {
+fn cast_pin(unit: &Unit, decl: &PointerDecl) -> Pin {
     let (space, line) = decl.cast_to?;
-    let file = syntax.files[decl.pos.file].display();
-    let detail =
-        format!("its value is cast to a {} pointer at {file}:{line}, which would cast a generic pointer", space.keyword());
+    let at = unit.place_of(&unit.syntax.files[decl.pos.file], line, 1).file_line();
+    let detail = format!("its value is cast to a {} pointer at {at}, which would cast a generic pointer", space.keyword());
     Some((Code::CastToNamed, detail))
 }
 
 /// Where its value goes directly: a builtin with no generic overload, a
 /// callee the unit does not define, memory, or an integer.
-fn sink_pin(syntax: &KernelSyntax, graph: &FlowGraph, node: &Node) -> Pin {
+fn sink_pin(unit: &Unit, graph: &FlowGraph, node: &Node) -> Pin {
+    let syntax = &unit.syntax;
     for flow in graph.outgoing(node) {
-        let here = at(&flow.at);
+        let here = at(unit, &flow.at);
         match &flow.to {
             Sink::Builtin { name, .. } if builtin_pins(name) => {
                 return Some((Code::BuiltinPin, format!("passed to `{name}` at {here}, which has no generic overload")));
@@ -134,14 +134,15 @@ fn qualifier_pin(decl: &PointerDecl, level: &Level) -> Pin {
 /// naming the function (a call, or only another configuration's definition) is a
 /// risk only where it could pass a __constant pointer: it spells __constant, or
 /// names a __constant variable or pointer of the unit.
-fn skipped_caller_pin(syntax: &KernelSyntax, function: &Function) -> Pin {
+fn skipped_caller_pin(unit: &Unit, function: &Function) -> Pin {
+    let syntax = &unit.syntax;
     let naming: Vec<&SkippedRange> =
         syntax.skipped.iter().map(|s| &**s).filter(|s| s.identifiers.contains(&function.name)).collect();
     let constants = if naming.is_empty() { BTreeSet::new() } else { constant_names(syntax) };
     let could_pass_constant =
         |s: &SkippedRange| s.spells_constant || s.identifiers.iter().any(|name| constants.contains(name.as_str()));
     let skipped = naming.into_iter().find(|s| could_pass_constant(s))?;
-    let at = skipped_at(syntax, skipped);
+    let at = skipped_at(unit, skipped);
     let detail = format!("`{}` is named in code skipped by #if at {at}, which could pass a __constant pointer", function.name);
     Some((Code::SkippedCaller, detail))
 }

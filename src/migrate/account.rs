@@ -1,7 +1,9 @@
 //! Accounting: every function definition under the edit root, once, with
 //! how it ended: migrated (one of its change sets stands), refused (its
 //! change sets were withdrawn, or one of its declarations was refused), or
-//! unchanged.
+//! unchanged. Once means once in the real files: a definition in a header
+//! several kernel files include, or in a source several programs share, is
+//! one function, however many units read it.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -14,7 +16,9 @@ use crate::unit::Unit;
 
 pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, verify: bool) -> Vec<FunctionAccount> {
     let mut seen: BTreeSet<(PathBuf, String)> = BTreeSet::new();
-    let mut out = Vec::new();
+    let mut out: Vec<FunctionAccount> = Vec::new();
+    // A definition's origin in the real files -> its place in `out`.
+    let mut by_origin: HashMap<(&std::ffi::OsStr, u32), usize> = HashMap::new();
     // (file, function) -> its first refusal (refusals are sorted).
     let mut refusals: HashMap<(&Path, &str), &Refusal> = HashMap::new();
     for r in &plan.refusals {
@@ -39,10 +43,31 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
             } else {
                 Outcome::Unchanged
             };
-            let (file, line, col) = unit.position(function.pos);
+            let origin = unit.origin(function.pos.file, function.pos.offset..function.pos.offset);
+            if let Some(&i) = origin.as_ref().and_then(|(file, at)| by_origin.get(&(file.as_os_str(), at.start))) {
+                out[i].outcome = combined(&out[i].outcome, outcome);
+                continue;
+            }
+            if let Some((file, at)) = origin {
+                by_origin.insert((file.as_os_str(), at.start), out.len());
+            }
+            let crate::source::Place { file, line, col } = unit.position(function.pos);
             out.push(FunctionAccount { file, line, col, name: function.name.clone(), kernel: function.is_kernel, outcome });
         }
     }
     out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
     out
+}
+
+/// How one definition ended, of two units reading it: refused in either is
+/// refused (its file is not changed for the other either), else migrated in
+/// either is migrated (verified where every migration was).
+fn combined(first: &Outcome, second: Outcome) -> Outcome {
+    match (first, second) {
+        (Outcome::Refused { .. }, _) => first.clone(),
+        (_, refused @ Outcome::Refused { .. }) => refused,
+        (Outcome::Migrated { verified: a }, Outcome::Migrated { verified: b }) => Outcome::Migrated { verified: *a && b },
+        (Outcome::Migrated { .. }, _) => first.clone(),
+        (_, second) => second,
+    }
 }

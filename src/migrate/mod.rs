@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
 use crate::config::Job;
-use crate::ids::{FileId, Files};
+use crate::ids::Files;
 pub use crate::options::MigrateOptions;
 pub use crate::report::*;
 use crate::rules::merge_duplicates::{Detected, Withdrawn};
@@ -170,11 +170,17 @@ fn plan_and_settle(
     }
 }
 
-/// The merges that stand.
+/// The merges that stand, each once: the same definitions merged in every
+/// program that shares their source are one merge (members name real places).
 fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeReport> {
+    let mut seen = BTreeSet::new();
+    let places = |merge: &crate::rules::merge_duplicates::Merge| -> Vec<(String, PathBuf, u32, u32)> {
+        merge.members.iter().map(|m| (m.name.clone(), m.file.clone(), m.line, m.col)).collect()
+    };
     plan.merges
         .iter()
         .filter(|(_, id)| settled.kept(*id))
+        .filter(|(merge, _)| seen.insert(places(merge)))
         .map(|(merge, id)| MergeReport {
             name: merge.name.clone(),
             file: merge.fix.file.clone(),
@@ -287,24 +293,42 @@ fn intern_files(units: &mut [Unit]) -> Files {
 
 /// Code `#if` skips in one unit but another unit of the batch compiles (the
 /// same file in another configuration, a header another program includes
-/// with other macros) is not unknown: the unit compiling it analyses it, and
-/// units agree on shared declarations. Only ranges every unit including the
-/// file skips stay skipped (so `skipped-if` means no configuration sees it).
+/// with other macros, a source two `[[program]]`s or host programs share) is
+/// not unknown: the unit compiling it analyses it, and units agree on shared
+/// declarations. Only ranges every unit reading that code skips stay skipped
+/// (so `skipped-if` means no unit compiles it). Units are compared in the
+/// real files (`Unit::origin`): a program's virtual text is its sources'.
 fn skipped_only_where_no_unit_compiles(units: &mut [Unit]) {
-    // File -> per unit including it, its skipped ranges there.
-    let mut skipped: BTreeMap<FileId, Vec<Vec<(u32, u32)>>> = BTreeMap::new();
+    type Ranges = Vec<std::ops::Range<u32>>;
+    // Per real file, per unit reading it: the range of it the unit reads, and those it skips.
+    let mut readers: BTreeMap<PathBuf, Vec<(std::ops::Range<u32>, Ranges)>> = BTreeMap::new();
     for unit in units.iter() {
         for id in 0..unit.syntax.files.len() {
-            let ranges =
-                unit.syntax.skipped.iter().filter(|s| s.range.file == id).map(|s| (s.range.start, s.range.end)).collect();
-            skipped.entry(unit.file_id(id)).or_default().push(ranges);
+            for (file, read) in unit.origins_of(id) {
+                let skipped = unit.syntax.skipped.iter().filter(|s| s.range.file == id);
+                let here = skipped.filter_map(|s| unit.origin(id, s.range.start..s.range.end)).filter(|(f, _)| *f == file);
+                let skipped_here: Ranges =
+                    here.map(|(_, range)| range).filter(|r| read.start <= r.start && r.end <= read.end).collect();
+                readers.entry(file.to_path_buf()).or_default().push((read, skipped_here));
+            }
         }
     }
+    let covered = |ranges: &Ranges, r: &std::ops::Range<u32>| ranges.iter().any(|a| a.start <= r.start && r.end <= a.end);
     for unit in units.iter_mut() {
-        let file_ids: Vec<FileId> = (0..unit.syntax.files.len()).map(|id| unit.file_id(id)).collect();
-        unit.syntax.skipped.retain(|s| {
-            let (start, end) = (s.range.start, s.range.end);
-            skipped[&file_ids[s.range.file]].iter().all(|ranges| ranges.iter().any(|(a, b)| *a <= start && end <= *b))
-        });
+        let keep: Vec<bool> = unit
+            .syntax
+            .skipped
+            .iter()
+            .map(|s| match unit.origin(s.range.file, s.range.start..s.range.end) {
+                // Skipped where every unit reading these bytes skips them.
+                Some((file, r)) => readers[file]
+                    .iter()
+                    .filter(|(read, _)| read.start <= r.start && r.end <= read.end)
+                    .all(|(_, skipped)| covered(skipped, &r)),
+                None => true,
+            })
+            .collect();
+        let mut keep = keep.into_iter();
+        unit.syntax.skipped.retain(|_| keep.next().unwrap_or(true));
     }
 }

@@ -14,7 +14,7 @@ use crate::options::{CompileOptions, MigrateOptions};
 use crate::report::{EmbeddedReport, EmbeddedStatus, FileChange, Migration};
 use crate::rules::host_build_options::HostInput;
 use crate::rules::{Edit, Fix, Warning};
-use crate::source::Embedded;
+use crate::source::{Embedded, EscapedSource, Form, Part, SourceMap};
 
 /// The embedded kernels of `hosts` and their jobs: the several literals of
 /// one program (`clCreateProgramWithSource` given several strings) are one
@@ -73,11 +73,18 @@ fn unit(
     result: &mut Migration,
 ) -> Option<(Arc<Embedded>, Job)> {
     let first = &host.facts.literals[group[0]];
-    let (mut text, mut parts) = (String::new(), Vec::new());
+    let (mut text, mut parts, mut sources) = (String::new(), Vec::new(), Vec::new());
+    let host_text: Arc<[u8]> = Arc::from(host.text.as_slice());
     for &index in group {
+        let literal = &host.facts.literals[index];
         parts.push((index, text.len() as u32));
-        text.push_str(&host.facts.literals[index].text);
+        text.push_str(&literal.text);
+        // Each literal maps its own decoded text back to the host file, whatever its form.
+        let form = Form::Escaped(Arc::new(EscapedSource { literal: literal.clone(), file_text: host_text.clone() }));
+        let range = 0..literal.text.len() as u32;
+        sources.push(Part { file: host.path.clone(), text: host_text.clone(), range, form });
     }
+    let text = (text, SourceMap::concatenated(sources));
     let at = (first.start.line, first.start.col, with_col);
     let kernel = match Embedded::prepare(scratch, &host.path, at, parts, text) {
         Ok(kernel) => Arc::new(kernel),
@@ -248,7 +255,14 @@ fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Resu
             }
         }
         mapped.file = kernel.host.clone();
-        mapped.line = kernel.line + fix.line.saturating_sub(1);
+        // Placed at its first edit in the host file, as a program's fix is in its source.
+        let place = match mapped.edits.first() {
+            Some(first) => crate::source::Place::in_text(&kernel.host, &host.text, first.start as usize),
+            None => {
+                kernel.map.place(fix.decl.offset).unwrap_or_else(|| crate::source::Place::in_text(&kernel.host, &host.text, 0))
+            }
+        };
+        (mapped.line, mapped.col) = (place.line, place.col);
         mapped.message = format!("in the kernel embedded at {}: {}", kernel.label(), fix.message);
         out.push(mapped);
     }

@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::codes::Code;
-use crate::ids::DeclKey;
 use crate::infer::{infer, Decision, Decisions, DeclDecision, InferOptions, Interned};
 use crate::options::MigrateOptions;
 use crate::report::Refusal;
@@ -29,14 +28,11 @@ pub(super) fn agree_on_headers(
         if conflicts.is_empty() {
             return decisions;
         }
-        for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
-            for id in 0..unit.syntax.files.len() {
-                for (key, (why, in_configuration)) in &conflicts {
-                    if key.file == unit.file_id(id) {
-                        let reason = if *in_configuration { Code::Configuration } else { Code::HeaderConflict };
-                        o.refused_from_outside.entry((id, key.offset)).or_insert((reason, why.clone()));
-                    }
-                }
+        for ((unit, o), decided) in units.iter().zip(per_unit.iter_mut()).zip(&decisions) {
+            for d in decided {
+                let Some((why, in_configuration)) = origin(unit, d).and_then(|at| conflicts.get(&at)) else { continue };
+                let reason = if *in_configuration { Code::Configuration } else { Code::HeaderConflict };
+                o.refused_from_outside.entry((d.decl.pos.file, d.decl.pos.offset)).or_insert((reason, why.clone()));
             }
         }
     }
@@ -67,16 +63,25 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTr
     o
 }
 
+/// Where a declaration is in the real files (a header, or a source several
+/// programs share, is read by several units): what units agree on. (The
+/// path as bytes: compared faster than a `Path`'s components, and as well.)
+type Origin<'u> = (&'u std::ffi::OsStr, u32);
+
+fn origin<'u>(unit: &'u Unit, d: &DeclDecision) -> Option<Origin<'u>> {
+    unit.origin(d.decl.pos.file, d.decl.pos.offset..d.decl.pos.offset).map(|(file, range)| (file.as_os_str(), range.start))
+}
+
 /// The declarations units answer differently (generic in one, named in
 /// another), each with why it stays named and whether a configuration said so.
-/// Files of one unit only have one answer; headers, and files built in several
-/// configurations, may have more.
-fn conflicts(units: &[Unit], decisions: &[Decisions]) -> BTreeMap<DeclKey, (String, bool)> {
-    // Key -> "generic?" -> the first unit answering so, and why.
-    let mut answers: BTreeMap<DeclKey, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
+/// Files of one unit only have one answer; headers, sources several programs
+/// share, and files built in several configurations, may have more.
+fn conflicts<'u>(units: &'u [Unit], decisions: &[Decisions]) -> BTreeMap<Origin<'u>, (String, bool)> {
+    // Origin -> "generic?" -> the first unit answering so, and why.
+    let mut answers: BTreeMap<Origin, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
     for (unit, decided) in units.iter().zip(decisions) {
         for d in decided {
-            let key = unit.key(d.decl.pos.file, d.decl.pos.offset);
+            let Some(key) = origin(unit, d) else { continue };
             let why = match &d.decision {
                 Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
                     format!("{} keeps it named: {reason} ({detail})", unit.label())
@@ -118,7 +123,7 @@ pub(super) fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
         Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
         _ => return None,
     };
-    let (file, line, col) = unit.position(d.decl.pos);
+    let crate::source::Place { file, line, col } = unit.position(d.decl.pos);
     Some(Refusal {
         file,
         line,

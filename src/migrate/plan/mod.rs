@@ -355,9 +355,12 @@ fn add_units_editing_each_set(units: &[Unit], plan: &mut Plan) {
     }
 }
 
-/// Each refusal once, however many units include its file, sorted; per unit, the blocking ones.
+/// Each refusal once, however many units read its declaration (a header,
+/// a source several programs share: one origin in the real files), sorted;
+/// per unit, the blocking ones.
 fn collect_refusals(units: &[Unit], decisions: &[Decisions], stays: Vec<Refusal>, plan: &mut Plan) {
     let mut known: std::collections::HashSet<(PathBuf, u32, String)> = std::collections::HashSet::new();
+    let mut by_origin: std::collections::HashSet<(&std::ffi::OsStr, u32, &str)> = Default::default();
     for (unit, decided) in units.iter().zip(decisions) {
         let mut blocking = Vec::new();
         for d in decided {
@@ -365,7 +368,13 @@ fn collect_refusals(units: &[Unit], decisions: &[Decisions], stays: Vec<Refusal>
             if refusal.blocking {
                 blocking.push(refusal.clone());
             }
-            if known.insert((refusal.canonical.clone(), refusal.line, refusal.name.clone())) {
+            let fresh = known.insert((refusal.canonical.clone(), refusal.line, refusal.name.clone()));
+            let origin = unit.origin(d.decl.pos.file, d.decl.pos.offset..d.decl.pos.offset);
+            let first = match origin.map(|(file, at)| (file.as_os_str(), at.start, d.decl.name.as_str())) {
+                Some(key) => by_origin.insert(key),
+                None => fresh,
+            };
+            if first {
                 plan.refusals.push(refusal);
             }
         }

@@ -242,6 +242,11 @@ impl<'a> Checker<'a> {
             return known;
         }
         let result = self.check_replaced(context, u, original, &replaced, &self.proof_scope(u, sets));
+        // The compiler's messages name a program's or an embedded kernel's virtual file: people read the real ones.
+        let result = result.map_err(|mut failure| {
+            failure.why.detail = self.units[u].diagnostics(&failure.why.detail);
+            failure
+        });
         // A baseline is kept for the next rounds only while it may be needed
         // again (`Baseline::still_needed`); one is a compile away.
         if let (Some(baseline), Ok(mut baselines)) = (original.as_ref(), self.memo.baselines.lock()) {

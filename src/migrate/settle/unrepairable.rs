@@ -16,7 +16,8 @@ impl Cause {
     /// A declaration that must change and cannot.
     pub(super) fn blocking(r: &Refusal) -> Cause {
         let text = format!("`{}` of `{}`: {} ({})", r.name, r.function, r.detail, r.reason);
-        Cause { at: Some(format!("{}:{}:{}", r.file.display(), r.line, r.col)), text }
+        let at = crate::source::Place { file: r.file.clone(), line: r.line, col: r.col };
+        Cause { at: Some(at.to_string()), text }
     }
 
     /// A cause given as text: a compiler diagnostic inside it (`path:L:C: error: ...`)
@@ -29,18 +30,20 @@ impl Cause {
     }
 }
 
-/// The error message: a line per cause, unplaced causes at the unit's first line.
+/// The error message: a line per cause, unplaced causes at the unit's first
+/// line; every place in a program's or an embedded kernel's virtual file
+/// named where it is in a real file.
 pub(super) fn message(unit: &Unit, target: &str, causes: &[Cause]) -> String {
-    let (file, line) = unit.location(0, 1, 0);
-    let fallback = format!("{}:{line}:1", file.display());
-    causes
+    let fallback = unit.place(0, 0).to_string();
+    let message = causes
         .iter()
         .map(|c| {
             let at = c.at.as_deref().unwrap_or(&fallback);
             format!("{at}: error: cannot make {} compile as {target}, left unchanged: {}", unit.label(), c.text)
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    unit.diagnostics(&message)
 }
 
 /// `prefix: path:12:5: error: message` -> (`prefix: `, `path:12:5`, `message`):

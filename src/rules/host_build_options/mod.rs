@@ -56,7 +56,7 @@ pub struct BuildCallReport {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BuildStatus {
-    /// Its options now ask for the target's standard (`host-build-options`).
+    /// Its options are edited to ask for the target's standard (`host-build-options`).
     Edited,
     /// Nothing to do: it builds a program clasp did not change, or already asks for the standard.
     Unchanged,
@@ -158,7 +158,7 @@ fn decide_call(host: &HostInput, call: &BuildCall, changed: &Changed, target: Ta
     match crate::host::options_edit(&call.options, &flag) {
         Some((range, replacement)) => {
             report.status = BuildStatus::Edited;
-            report.detail = format!("its options now ask for {flag}");
+            report.detail = format!("its edit makes its options ask for {flag}");
             let fix = fix(host, call, &flag, &migrated, range, replacement);
             Decided { report, fix: Some(fix), warning: None }
         }

@@ -437,13 +437,15 @@ impl Detected<'_> {
             .filter_map(|key| {
                 let u = *index.defining.get(key)?.first()?;
                 let f = views[u].defs.get(key)?.function;
+                let at = units[u].position(f.pos);
                 Some(Member {
                     name: f.name.clone(),
-                    file: units[u].syntax.files[f.pos.file].clone(),
-                    line: f.pos.line,
-                    col: f.pos.col,
+                    file: at.file,
+                    line: at.line,
+                    col: at.col,
                     key: *key,
                     link_name: f.link_name.clone(),
+                    unit_file: units[u].syntax.files[f.pos.file].clone(),
                 })
             })
             .collect()

@@ -40,7 +40,7 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<UnitId>, members: &[Member], kept: 
     let renamed = calls_renamed(&edits, &renames);
     let fix = Fix {
         rule: Code::MergeDuplicates,
-        file: survivor.file.clone(),
+        file: survivor.unit_file.clone(),
         line: survivor.line,
         col: survivor.col,
         function: survivor.name.clone(),
@@ -107,7 +107,8 @@ impl<'a> Merge<'a> {
                 deleted.iter().any(|m| m.link_name == f.link_name)
             };
             if is_deleted {
-                let range = tidy_deletion(unit.text(f.extent.file), f.extent);
+                // Tidied within its own source: the end of a program's source is the end of its text there.
+                let range = tidy_deletion(unit.source_text(f.extent.file, f.extent.start), f.extent);
                 self.edit(u, unit, f.extent.file, range, "");
             } else if is_survivor && f.name != name && f.in_macro.is_none() {
                 self.edit(u, unit, f.pos.file, (f.pos.offset, f.pos.offset + f.name.len() as u32), name);
@@ -144,7 +145,7 @@ fn evidence(members: &[Member], spaces: &[Option<Space>]) -> Vec<Evidence> {
         .map(|(m, space)| Evidence {
             space: space.unwrap_or(Space::Private),
             from: format!("`{}`", m.name),
-            at: format!("{}:{}", m.file.display(), m.line),
+            at: format!("{}:{}", crate::render::shown_path(&m.file), m.line),
         })
         .collect()
 }

@@ -43,6 +43,7 @@ use edits::MergeEdits;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Member {
     pub name: String,
+    /// Where it is defined for people: the real file (a program's source, a host file).
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
@@ -50,12 +51,15 @@ pub struct Member {
     pub key: DeclKey,
     #[serde(skip)]
     pub link_name: String,
+    /// The unit's file that defines it (a program's virtual file), which the merge's fix names.
+    #[serde(skip)]
+    pub unit_file: PathBuf,
 }
 
 impl Member {
     /// `dot_l` (a.cl:12)
     pub fn cited(&self) -> String {
-        format!("`{}` ({}:{})", self.name, self.file.display(), self.line)
+        format!("`{}` ({}:{})", self.name, crate::render::shown_path(&self.file), self.line)
     }
 }
 

@@ -86,9 +86,9 @@ fn common_suffix(a: &str, b: &str) -> usize {
     a.bytes().rev().zip(b.bytes().rev()).take_while(|(x, y)| x == y).count()
 }
 
-/// Where a member is defined in the files themselves: its file, line and
-/// column (a program's source, not the program's virtual text).
-pub(super) type Place = (std::path::PathBuf, u32, u32);
+/// Where a member is defined in the files themselves (a program's source,
+/// not the program's virtual text).
+pub(super) use crate::source::Place;
 
 /// The real places of a group's members.
 pub(super) fn real_places(units: &[Unit], detected: &super::Detected, members: &[Member]) -> BTreeSet<Place> {
@@ -141,6 +141,7 @@ mod tests {
                 col: 0,
                 key: DeclKey::new(FileId(0), 0),
                 link_name: n.to_string(),
+                unit_file: PathBuf::new(),
             })
             .collect()
     }

@@ -90,12 +90,11 @@ fn other_definition(
         for f in unit.syntax.functions.iter().filter(|f| f.is_definition && links.contains(f.link_name.as_str())) {
             let key = unit.key(f.pos.file, f.pos.offset);
             if !group.contains(&key) {
-                let file = unit.syntax.files[f.pos.file].display();
+                let at = unit.position(f.pos).file_line();
                 let detail = format!(
-                    "compiled as part of {}, `{}` is another definition ({file}:{}), which its calls there reach",
+                    "compiled as part of {}, `{}` is another definition ({at}), which its calls there reach",
                     unit.label(),
                     f.name,
-                    f.pos.line
                 );
                 return Some((Code::Configuration, detail));
             }
@@ -128,23 +127,23 @@ fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<UnitId>, r
         let unit = &units[u];
         let syntax = &unit.syntax;
         for m in members {
-            let place = |range: &ByteRange| format!("{}", syntax.files[range.file].display());
+            // `file:line` of a reference, where it is for people (see `Unit::place`).
+            let place_line = |range: &ByteRange| unit.place(range.file, range.start).file_line();
             for r in syntax.references.iter().filter(|r| r.link_name == m.link_name) {
-                // Counted only for a message: from the file's start, for every call of
-                // every member of every group, it was most of a big program's planning.
-                let line = || line_of(unit, r.range);
+                // Placed only for a message (lines counted from the file's start, for every call
+                // of every member of every group, were most of a big program's planning).
                 if !r.called {
                     return Some((
                         Code::AddressTaken,
-                        format!("the address of `{}` is taken at {}:{}", m.name, place(&r.range), line()),
+                        format!("the address of `{}` is taken at {}", m.name, place_line(&r.range)),
                     ));
                 }
                 if !r.spelled {
-                    let detail = format!("`{}` is called through a macro at {}:{}", m.name, place(&r.range), line());
+                    let detail = format!("`{}` is called through a macro at {}", m.name, place_line(&r.range));
                     return Some((Code::Macro, detail));
                 }
                 if !crate::root::is_under(root, unit.canonical(r.range.file)) {
-                    let detail = format!("`{}` is called at {}:{}, outside the edit root", m.name, place(&r.range), line());
+                    let detail = format!("`{}` is called at {}, outside the edit root", m.name, place_line(&r.range));
                     return Some((Code::OutsideRoot, detail));
                 }
             }
@@ -152,18 +151,12 @@ fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<UnitId>, r
                 return Some((Code::Macro, format!("`{}` is named in the body of macro `{macro_name}`", m.name)));
             }
             if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&m.name)) {
-                let at = format!("{}:{}", place(&skipped.range), skipped.first_line);
+                let at = crate::infer::skipped_at(unit, skipped);
                 return Some((Code::SkippedIf, format!("`{}` is named in code skipped by #if at {at}", m.name)));
             }
         }
     }
     None
-}
-
-/// The line of a byte offset in a unit's file.
-fn line_of(unit: &Unit, range: ByteRange) -> usize {
-    let text = unit.text(range.file);
-    1 + text[..(range.start as usize).min(text.len())].iter().filter(|b| **b == b'\n').count()
 }
 
 /// Members that stay as they are: one of their qualified pointers cannot become

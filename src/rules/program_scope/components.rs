@@ -95,16 +95,21 @@ fn reached(
                 reached.extend(graph.downstream(node));
             }
             Sink::Builtin { .. } => {}
-            _ => return Err((Code::AddressEscapes, format!("its address {} at line {}", escape_phrase(&flow.to), flow.at.line))),
+            _ => {
+                return Err((
+                    Code::AddressEscapes,
+                    format!("its address {} at {}", escape_phrase(&flow.to), crate::describe::at(unit, &flow.at)),
+                ))
+            }
         }
     }
     for node in &reached {
         if let Some(flow) = graph.outgoing(node).find(|f| matches!(f.to, Sink::External { .. } | Sink::Memory | Sink::Integer)) {
             let detail = format!(
-                "its address reaches {}, which {} at line {}",
+                "its address reaches {}, which {} at {}",
                 node_name(decisions, node),
                 escape_phrase(&flow.to),
-                flow.at.line
+                crate::describe::at(unit, &flow.at)
             );
             return Err((Code::AddressEscapes, detail));
         }
@@ -167,7 +172,11 @@ fn movable(
             _ => f.space == Space::Constant,
         });
         if let Some(flow) = other {
-            let detail = format!("{} also receives other __constant data at line {}", node_name(decisions, node), flow.at.line);
+            let detail = format!(
+                "{} also receives other __constant data at {}",
+                node_name(decisions, node),
+                crate::describe::at(unit, &flow.at)
+            );
             return Err((Code::SharesConstantPointer, detail));
         }
         let Some(decision) = decisions.iter().find(|d| &d.node == node) else {

@@ -197,7 +197,10 @@ fn why_global(unit: &Unit, var: &ProgramVar, options: &MigrateOptions, constant_
         .iter()
         .find(|f| f.from == source && !matches!(&f.to, Sink::Builtin { name, .. } if name.starts_with("vload")));
     if let Some(flow) = passed {
-        return Some(format!("its address is passed on at line {} (a __constant pointer would not convert)", flow.at.line));
+        return Some(format!(
+            "its address is passed on at {} (a __constant pointer would not convert)",
+            crate::describe::at(unit, &flow.at)
+        ));
     }
     if constant_total > options.constant_budget {
         return Some(format!(
