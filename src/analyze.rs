@@ -125,7 +125,7 @@ pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
     let functions = syntax.functions.iter().filter(|f| f.is_definition).map(|f| function_report(unit, &graph, f)).collect();
     let program_vars = syntax.program_vars.iter().map(|v| var_report(unit, v)).collect();
     UnitReport {
-        path: unit.path.display().to_string(),
+        path: crate::render::shown_path(&unit.path),
         configuration: unit.configuration.clone(),
         compiles,
         functions,
