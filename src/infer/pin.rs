@@ -39,7 +39,7 @@ pub(super) fn own_pin(
     let level = decl.levels.first()?;
     declared_pin(unit, function, decl, level, options)
         .or_else(|| skipped_use_pin(syntax, function, decl))
-        .or_else(|| cast_pin(syntax, decl))
+        .or_else(|| cast_pin(syntax, decl, level))
         .or_else(|| sink_pin(syntax, graph, node))
         .or_else(|| qualifier_pin(decl, level))
         .or_else(|| skipped_caller_pin(syntax, function))
@@ -82,14 +82,27 @@ fn skipped_use_pin(syntax: &KernelSyntax, function: &Function, decl: &PointerDec
     Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)))
 }
 
-/// Its value is cast to a named-space pointer: from generic, that cast is
-/// one 2.0 would reject or leave unchecked.
-fn cast_pin(syntax: &KernelSyntax, decl: &PointerDecl) -> Pin {
-    let (space, line) = decl.cast_to?;
-    let file = syntax.files[decl.pos.file].display();
-    let detail =
-        format!("its value is cast to a {} pointer at {file}:{line}, which would cast a generic pointer", space.keyword());
-    Some((Code::CastToNamed, detail))
+/// Its value, or a pointer derived from it, is cast to a named-space pointer
+/// that the migration cannot turn into a mere retyping: the cast names
+/// another space than the declaration's (from generic, a cast into a
+/// space the pointer may not be in), or `__constant` (not part of generic),
+/// or its qualifier cannot be edited where the cast is written.
+fn cast_pin(syntax: &KernelSyntax, decl: &PointerDecl, level: &Level) -> Pin {
+    for cast in &decl.casts {
+        let at = format!("{}:{}", syntax.files[cast.file].display(), cast.line);
+        let into = cast.space.keyword();
+        if cast.space != level.space || cast.space == Space::Constant {
+            let detail =
+                format!("its value is cast to a {into} pointer at {at}, which would cast a generic pointer into a named space");
+            return Some((Code::CastToNamed, detail));
+        }
+        if let Spelling::Hidden { why } = &cast.spelling {
+            let detail =
+                format!("its value is cast to a {into} pointer at {at}, whose qualifier comes from a {why}, not editable there");
+            return Some((Code::CastToNamed, detail));
+        }
+    }
+    None
 }
 
 /// Where its value goes directly: a builtin with no generic overload, a
