@@ -40,7 +40,7 @@ pub(super) fn own_pin(
     declared_pin(unit, function, decl, level, options)
         .or_else(|| skipped_use_pin(syntax, function, decl))
         .or_else(|| cast_pin(syntax, decl, level))
-        .or_else(|| sink_pin(syntax, graph, node))
+        .or_else(|| sink_pin(unit, graph, node))
         .or_else(|| qualifier_pin(decl, level))
         .or_else(|| skipped_caller_pin(syntax, function))
 }
@@ -106,9 +106,15 @@ fn cast_pin(syntax: &KernelSyntax, decl: &PointerDecl, level: &Level) -> Pin {
 }
 
 /// Where its value goes directly: a builtin with no generic overload, a
-/// callee the unit does not define, memory, or an integer.
-fn sink_pin(syntax: &KernelSyntax, graph: &FlowGraph, node: &Node) -> Pin {
+/// callee the unit does not define, memory, or an integer. A store into
+/// memory the target's build declares generic (a field written `const T *`
+/// under `#if __OPENCL_C_VERSION__ >= 200`) takes a generic pointer as well.
+fn sink_pin(unit: &Unit, graph: &FlowGraph, node: &Node) -> Pin {
+    let syntax = &unit.syntax;
     for flow in graph.outgoing(node) {
+        if flow.to == Sink::Memory && unit.ir.generic_stores_in_target.contains(&flow.at) {
+            continue;
+        }
         let here = at(&flow.at);
         match &flow.to {
             Sink::Builtin { name, .. } if builtin_pins(name) => {

@@ -108,7 +108,10 @@ void bind(view_t *v, __global float *p, int n)
 v->data = p;   // stored into a struct field: `p` stays __global
 v->n = n;
 }"#,
-    refuses: "When the IR shows the pointer's value stored to memory other than a declared variable's own slot.",
+    refuses: "When the IR shows the pointer's value stored to memory other than a declared variable's own slot, \
+unless the unit compiled unchanged as the target stores a generic pointer there: a field declared per version \
+(`__global const T *` under `#if __OPENCL_C_VERSION__ < 200`, `const T *` otherwise) is read as the target's build \
+declares it.",
     safety: "Pass the pointer itself to the helpers that use it instead of storing it in a struct or an array.",
 };
 
