@@ -134,9 +134,22 @@ pub struct IrFacts {
     pub functions: Vec<Arc<IrFunction>>,
     pub globals: Vec<IrGlobal>,
     pub flows: Vec<Arc<Flow>>,
+    /// Where the unit, compiled unchanged as the target, stores a generic
+    /// pointer into memory: the destination (a field, a variable) is declared
+    /// generic in the target's build (`#if __OPENCL_C_VERSION__ >= 200`),
+    /// whatever the input standard's build declares. Empty when the unit is
+    /// read as the target already, stores no declaration's pointer, or does
+    /// not compile unchanged as the target (`unit`).
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub generic_stores_in_target: std::collections::BTreeSet<SrcLoc>,
 }
 
 impl IrFacts {
+    /// The places where a declaration's pointer is stored into memory.
+    pub fn stores_of_declarations(&self) -> impl Iterator<Item = &SrcLoc> {
+        self.flows.iter().filter(|f| f.to == Sink::Memory && matches!(f.from, Source::Decl { .. })).map(|f| &f.at)
+    }
+
     pub fn function(&self, name: &str) -> Option<&IrFunction> {
         self.functions.iter().find(|f| f.name == name).map(|f| &**f)
     }

@@ -148,8 +148,24 @@ pub struct PointerDecl {
     pub in_macro: Option<String>,
     /// `sizeof(p)` is taken somewhere: the pointer's own size is observed.
     pub sizeof_used: bool,
-    /// Its value is cast explicitly to a pointer into this named space, at this line.
-    pub cast_to: Option<(Space, u32)>,
+    /// Explicit casts of its value, or of a pointer derived from it, to a
+    /// pointer into a named space, in source order.
+    pub casts: Vec<NamedCast>,
+}
+
+/// An explicit cast to a pointer into a named space (`(__global uint *)(p + 4)`)
+/// whose operand is a declaration's value or derived from it: pointer
+/// arithmetic, an element's address, a step, other casts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NamedCast {
+    /// The space the cast's type points into.
+    pub space: Space,
+    /// Where the cast is (its file and line), for messages.
+    pub file: FileIndex,
+    pub line: u32,
+    /// How the cast's type spells that space: the qualifier a migration
+    /// removes with the declaration's, so that the cast only retypes.
+    pub spelling: Spelling,
 }
 
 /// A function: kernel or helper, definition or prototype.

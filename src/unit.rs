@@ -394,6 +394,10 @@ impl Workbench {
             lower::lower(&Context::create(), input, &options.clang_args(Some(&standard.flags)))
         })
         .map_err(|error| UnitError::lowering(display.clone(), error))?;
+        let mut ir = ir;
+        if standard.std != target.standard().std && ir.stores_of_declarations().next().is_some() {
+            ir.generic_stores_in_target = generic_stores_in_target(input, options, target);
+        }
         // A kernel is what the compiler made one: `__kernel` may come from a
         // macro (a kernel stamped out by `DEFINE_KERNEL(...)`), which tokens alone miss.
         let mut syntax = syntax;
@@ -434,4 +438,24 @@ impl Workbench {
             file_ids: Vec::new(),
         })
     }
+}
+
+/// Where the unit, compiled unchanged as `target`, stores a generic pointer
+/// into memory (`IrFacts::generic_stores_in_target`): a declaration read as
+/// the target build sees it. Nothing when it does not compile so.
+fn generic_stores_in_target(
+    input: &Path,
+    options: &CompileOptions,
+    target: Target,
+) -> std::collections::BTreeSet<crate::ir::SrcLoc> {
+    let facts = crate::timings::time("lower as the target (stores)", || {
+        lower::lower(&Context::create(), input, &options.clang_args(Some(&target.standard().flags)))
+    });
+    let Ok(facts) = facts else { return Default::default() };
+    facts
+        .flows
+        .iter()
+        .filter(|f| f.to == crate::ir::Sink::Memory && f.space == crate::syntax::Space::Generic)
+        .map(|f| f.at.clone())
+        .collect()
 }

@@ -88,16 +88,16 @@ fn a_program_naming_a_missing_source_is_an_error_at_its_line() {
     assert!(stderr.contains("clasp.toml:5:") && stderr.contains("source `gone.hpp` of program `blur` is not a file"), "{stderr}");
 }
 
-/// Two programs sharing `common.opencl`; program b's own part casts the
-/// pointer `ext` takes, so `ext` must stay `__global` in b.
-fn shared_source(b_casts: bool) -> tempfile::TempDir {
+/// Two programs sharing `common.opencl`; program b's own part observes the
+/// size of the pointer `ext` takes, so `ext` must stay `__global` in b.
+fn shared_source(b_pins: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let toml = "[[program]]\nname = \"a\"\nsources = [\"common.opencl\", \"a.opencl\"]\n\n\
                 [[program]]\nname = \"b\"\nsources = [\"common.opencl\", \"b.opencl\"]\n";
     let common = "float ext(__global const float *p);\nfloat get(__global const float *p, int i) { return ext(p + i); }\n";
     let a = "float ext(__global const float *p) { return p[0]; }\n\
              __kernel void ka(__global const float *in, __global float *out) { out[0] = get(in, 0); }\n";
-    let b_body = if b_casts { "(float)*(__global const int *)p" } else { "p[1]" };
+    let b_body = if b_pins { "p[0] + (float)sizeof(p)" } else { "p[1]" };
     let b = format!(
         "float ext(__global const float *p) {{ return {b_body}; }}\n\
          __kernel void kb(__global const float *in, __global float *out) {{ out[0] = get(in, 1); }}\n"

@@ -38,7 +38,7 @@ pub(super) fn own_pin(
     let level = decl.levels.first()?;
     declared_pin(unit, function, decl, level, options)
         .or_else(|| skipped_use_pin(unit, function, decl))
-        .or_else(|| cast_pin(unit, decl))
+        .or_else(|| cast_pin(unit, decl, level))
         .or_else(|| sink_pin(unit, graph, node))
         .or_else(|| qualifier_pin(decl, level))
         .or_else(|| skipped_caller_pin(unit, function))
@@ -82,20 +82,39 @@ fn skipped_use_pin(unit: &Unit, function: &Function, decl: &PointerDecl) -> Pin 
     Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)))
 }
 
-/// Its value is cast to a named-space pointer: from generic, that cast is
-/// one 2.0 would reject or leave unchecked.
-fn cast_pin(unit: &Unit, decl: &PointerDecl) -> Pin {
-    let (space, line) = decl.cast_to?;
-    let at = unit.place_of(&unit.syntax.files[decl.pos.file], line, 1).file_line();
-    let detail = format!("its value is cast to a {} pointer at {at}, which would cast a generic pointer", space.keyword());
-    Some((Code::CastToNamed, detail))
+/// Its value, or a pointer derived from it, is cast to a named-space pointer
+/// that the migration cannot turn into a mere retyping: the cast names
+/// another space than the declaration's (from generic, a cast into a
+/// space the pointer may not be in), or `__constant` (not part of generic),
+/// or its qualifier cannot be edited where the cast is written.
+fn cast_pin(unit: &Unit, decl: &PointerDecl, level: &Level) -> Pin {
+    for cast in &decl.casts {
+        let at = unit.place_of(&unit.syntax.files[cast.file], cast.line, 1).file_line();
+        let into = cast.space.keyword();
+        if cast.space != level.space || cast.space == Space::Constant {
+            let detail =
+                format!("its value is cast to a {into} pointer at {at}, which would cast a generic pointer into a named space");
+            return Some((Code::CastToNamed, detail));
+        }
+        if let Spelling::Hidden { why } = &cast.spelling {
+            let detail =
+                format!("its value is cast to a {into} pointer at {at}, whose qualifier comes from a {why}, not editable there");
+            return Some((Code::CastToNamed, detail));
+        }
+    }
+    None
 }
 
 /// Where its value goes directly: a builtin with no generic overload, a
-/// callee the unit does not define, memory, or an integer.
+/// callee the unit does not define, memory, or an integer. A store into
+/// memory the target's build declares generic (a field written `const T *`
+/// under `#if __OPENCL_C_VERSION__ >= 200`) takes a generic pointer as well.
 fn sink_pin(unit: &Unit, graph: &FlowGraph, node: &Node) -> Pin {
     let syntax = &unit.syntax;
     for flow in graph.outgoing(node) {
+        if flow.to == Sink::Memory && unit.ir.generic_stores_in_target.contains(&flow.at) {
+            continue;
+        }
         let here = at(unit, &flow.at);
         match &flow.to {
             Sink::Builtin { name, .. } if builtin_pins(name) => {

@@ -42,7 +42,9 @@ impl Walker<'_, '_> {
         let pos = self.pos(&loc);
         let in_macro = self.enclosing_macro(c);
         let sizeof_used = self.sizeof_targets.contains(&(pos.file, pos.offset));
-        let cast_to = self.cast_targets.get(&(pos.file, pos.offset)).copied();
+        let mut casts = self.cast_targets.get(&(pos.file, pos.offset)).cloned().unwrap_or_default();
+        casts.sort_by_key(|c| (c.file, c.line, c.spelling.range()));
+        casts.dedup();
         let split = split_at_name(&tokens, &name, loc.offset);
         let (before, after): (&[RawToken], &[RawToken]) = match split {
             Some((b, a)) => (&tokens[..b], &tokens[a..]),
@@ -67,7 +69,7 @@ impl Walker<'_, '_> {
         } else {
             self.levels(&ty, before, hidden_typedef.as_deref())
         };
-        Some(PointerDecl { kind, name, pos, type_text: ty.spelling(), levels, array, in_macro, sizeof_used, cast_to })
+        Some(PointerDecl { kind, name, pos, type_text: ty.spelling(), levels, array, in_macro, sizeof_used, casts })
     }
 
     /// `T name[N]`: the brackets after the name (`None` when they do not close).

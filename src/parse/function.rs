@@ -87,7 +87,7 @@ impl<'t> Walker<'t, '_> {
             array: None,
             in_macro: in_macro.clone(),
             sizeof_used: false,
-            cast_to: None,
+            casts: Vec::new(),
         })
     }
 

@@ -31,7 +31,7 @@ pub(super) struct Added {
     pub(super) references: Arc<[FunctionRef]>,
     pub(super) unqualified_cast_args: Vec<UnqualifiedCastArg>,
     pub(super) sizeof_targets: Vec<(FileIndex, u32)>,
-    pub(super) cast_targets: Vec<((FileIndex, u32), (Space, u32))>,
+    pub(super) cast_targets: Vec<((FileIndex, u32), NamedCast)>,
     pub(super) function: Option<std::sync::Arc<Function>>,
     pub(super) program_vars: Vec<ProgramVar>,
     pub(super) identifiers: Arc<[String]>,

@@ -4,15 +4,14 @@
 
 use std::collections::HashSet;
 
-use super::declarator::space_of;
 use super::libclang::{Cursor, CursorKind, RawToken, TypeKind};
 use super::walker::Walker;
 use crate::syntax::*;
 
 impl Walker<'_, '_> {
     /// Uses of a pointer that observe more than its value: `sizeof(p)` (its
-    /// own size) and `(__global T *) p` (an explicit cast that names a space,
-    /// which would turn into a generic-to-named cast if `p` became generic).
+    /// own size) and `(__global T *)(p + 1)` (an explicit cast that names a
+    /// space, which must lose it if `p` becomes generic: `casts`).
     pub(super) fn find_observed_uses(&mut self, c: &Cursor) {
         let caller = if c.mangling().is_empty() { c.spelling() } else { c.mangling() };
         let mut called: HashSet<(FileIndex, u32)> = HashSet::new();
@@ -38,17 +37,7 @@ impl Walker<'_, '_> {
                     }
                     self.record_unqualified_cast_args(&node);
                 }
-                CursorKind::CStyleCast => {
-                    let ty = node.ty().canonical();
-                    let named = (ty.kind() == TypeKind::Pointer).then(|| space_of(ty.pointee().address_space())).flatten();
-                    if let (Some(space), Some(key)) = (named, self.operand_decl(&node)) {
-                        let cast = (space, node.location().line);
-                        self.cast_targets.entry(key).or_insert(cast);
-                        if let Some(capture) = self.capture.as_mut() {
-                            capture.cast_targets.push((key, cast));
-                        }
-                    }
-                }
+                CursorKind::CStyleCast => self.record_named_cast(&node),
                 _ => {}
             }
             stack.extend(node.children());

@@ -35,9 +35,10 @@ pub(super) struct Walker<'t, 'i> {
     pub(super) redefined_macros: HashSet<String>,
     /// Declarations whose own size is taken (`sizeof(p)`), by (file, offset).
     pub(super) sizeof_targets: HashSet<(FileIndex, u32)>,
-    /// Declarations whose value is cast explicitly to a pointer into a named
-    /// space (`(__global uint *) p`), by (file, offset): the cast's space and line.
-    pub(super) cast_targets: HashMap<(FileIndex, u32), (Space, u32)>,
+    /// Declarations whose value, or a pointer derived from it, is cast
+    /// explicitly to a pointer into a named space (`(__global uint *)(p + 1)`),
+    /// by (file, offset): the casts, in source order.
+    pub(super) cast_targets: HashMap<(FileIndex, u32), Vec<NamedCast>>,
     /// What each typedef declaration (by file, offset) spells, read once.
     pub(super) typedef_facts: HashMap<(FileIndex, u32), TypedefFacts>,
     /// The unit's preamble, when its header functions' walks may be shared (`memo`).
@@ -268,7 +269,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         self.syntax.unqualified_cast_args.extend(added.unqualified_cast_args.iter().cloned());
         self.sizeof_targets.extend(added.sizeof_targets.iter().copied());
         for (key, cast) in &added.cast_targets {
-            self.cast_targets.entry(*key).or_insert(*cast);
+            self.cast_targets.entry(*key).or_default().push(cast.clone());
         }
         self.shared_words.push(added.identifiers.clone());
         self.syntax.functions.extend(added.function.iter().cloned());

@@ -187,6 +187,15 @@ pub fn qualifier_only(unit: &Unit, decl: &PointerDecl) -> Vec<Edit> {
     qualifier_edit(unit, decl).into_iter().collect()
 }
 
+/// The qualifiers of the casts of a declaration's value (and of pointers
+/// derived from it) into its own space: with the declaration's gone, each
+/// cast only retypes the pointee (`(__global uint *)(p + 1)` becomes
+/// `(uint *)(p + 1)`). Inference refused the declaration when a cast
+/// names another space or hides its qualifier (`infer::pin`).
+fn cast_edits(unit: &Unit, decl: &PointerDecl) -> Vec<Edit> {
+    decl.casts.iter().filter_map(|cast| cast.spelling.range()).map(|range| remove_qualifier(unit, range)).collect()
+}
+
 /// Edits for the same param or return in every prototype of the function.
 fn prototype_edits(unit: &Unit, decision: &DeclDecision, edits_of: DeclEdits) -> Vec<Edit> {
     unit.syntax
@@ -230,6 +239,7 @@ pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: St
     if edits.is_empty() {
         return None;
     }
+    edits.extend(cast_edits(unit, &decision.decl));
     if !matches!(decision.decl.kind, DeclKind::Local) {
         edits.extend(prototype_edits(unit, decision, edits_of));
     }

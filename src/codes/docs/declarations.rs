@@ -108,7 +108,10 @@ void bind(view_t *v, __global float *p, int n)
 v->data = p;   // stored into a struct field: `p` stays __global
 v->n = n;
 }"#,
-    refuses: "When the IR shows the pointer's value stored to memory other than a declared variable's own slot.",
+    refuses: "When the IR shows the pointer's value stored to memory other than a declared variable's own slot, \
+unless the unit compiled unchanged as the target stores a generic pointer there: a field declared per version \
+(`__global const T *` under `#if __OPENCL_C_VERSION__ < 200`, `const T *` otherwise) is read as the target's build \
+declares it.",
     safety: "Pass the pointer itself to the helpers that use it instead of storing it in a struct or an array.",
 };
 
@@ -230,19 +233,23 @@ clasp analyses it instead of guessing, or remove the dead branch.",
 };
 
 pub(super) const CAST_TO_NAMED: Doc = Doc {
-    summary: "A pointer cast explicitly to a pointer into a named space keeps its own space.",
-    what: "A helper's pointer keeps its space when its value is cast explicitly to a pointer type that names a space, \
-such as `(__global uint *)p`.",
-    why: "In 1.x that cast only changes the pointee type. Were `p` generic, it would be a generic-to-named cast, which \
-2.0 accepts for any argument: a caller's `__local` or `__private` pointer would silently become a `__global` one.",
-    example: r#"uint first_word(__global const uchar *bytes)
+    summary: "A pointer cast to a named space that would not only retype it keeps its own space.",
+    what: "A helper's pointer keeps its space when its value, or a pointer derived from it (arithmetic, an element's \
+address, a step, another cast), is cast explicitly to a pointer into another named space, into `__constant`, or \
+through a type whose qualifier cannot be edited where the cast is (a typedef, a macro around the cast).",
+    why: "In 1.x such a cast only changes the pointee type. A cast into the pointer's own space loses its qualifier \
+with the declaration (`(__global uint *)(p + 1)` becomes `(uint *)(p + 1)`). One left naming a space would be a \
+generic-to-named cast, which 2.0 accepts for any argument: a caller's `__local` or `__private` pointer would \
+silently become a `__global` one.",
+    example: r#"typedef __global const uint *words_t;
+uint first_word(__global const uchar *bytes)
 {
-return *(__global const uint *)bytes;   // `bytes` stays __global
+return *(words_t)bytes;   // `bytes` stays __global: the typedef spells the space
 }"#,
-    refuses: "When the source casts the declaration's value to a pointer into `__global`, `__local`, `__private` or \
-`__constant`.",
-    safety: "1.x cannot express the cast without the space. Once the code is 2.0 you may cast to an unqualified pointer \
-type (`(const uint *)bytes`, generic) and make the parameter generic by hand.",
+    refuses: "When the source casts the declaration's value, or a pointer derived from it, to a pointer into another \
+space than the declaration's, into `__constant`, or through a typedef, a macro body or a parenthesised declarator.",
+    safety: "Once the code is 2.0 you may write the cast with an unqualified pointer type (`(const uint *)bytes`, \
+generic) and make the parameter generic by hand.",
 };
 
 pub(super) const NO_EVIDENCE: Doc = Doc {

@@ -43,6 +43,33 @@ pub enum CursorKind {
     Other(i32),
 }
 
+/// What an expression does to the pointer it yields, as far as the walk
+/// that finds a pointer's derived values asks (`parse::uses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expression {
+    /// `(e)`, or an implicit conversion clang does not expose (one child).
+    Transparent,
+    /// `a + b`, `a - b`, `a += b`, `a -= b`: pointer arithmetic when the result is a pointer.
+    Arithmetic,
+    /// `a = b` (its value is `b`'s).
+    Assignment,
+    /// `a, b` (its value is `b`'s).
+    Comma,
+    /// `&e`.
+    AddressOf,
+    /// `*e`.
+    Dereference,
+    /// `e++`, `--e` and the like: the value is `e`'s, moved.
+    Step,
+    /// `c ? a : b`.
+    Conditional,
+    /// `a[i]`.
+    Subscript,
+    /// `s.f` or `p->f`.
+    Member,
+    Other,
+}
+
 impl<'tu> Cursor<'tu> {
     fn wrap(&self, raw: CXCursor) -> Cursor<'tu> {
         Cursor { raw, alias: self.alias }
@@ -69,6 +96,37 @@ impl<'tu> Cursor<'tu> {
             CXCursor_TypeRef => CursorKind::TypeRef,
             k if unsafe { clang_isAttribute(k) } != 0 => CursorKind::Attribute(k),
             k => CursorKind::Other(k),
+        }
+    }
+
+    /// The expression kind (`Expression::Other` for a non-expression).
+    pub fn expression(&self) -> Expression {
+        // SAFETY: plain value accessors on a valid cursor; the operator kinds
+        // are asked only of the cursor kinds that have one.
+        unsafe {
+            match clang_getCursorKind(self.raw) {
+                CXCursor_ParenExpr | CXCursor_UnexposedExpr => Expression::Transparent,
+                CXCursor_BinaryOperator | CXCursor_CompoundAssignOperator => match clang_getCursorBinaryOperatorKind(self.raw) {
+                    CXBinaryOperator_Add | CXBinaryOperator_Sub | CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign => {
+                        Expression::Arithmetic
+                    }
+                    CXBinaryOperator_Assign => Expression::Assignment,
+                    CXBinaryOperator_Comma => Expression::Comma,
+                    _ => Expression::Other,
+                },
+                CXCursor_UnaryOperator => match clang_getCursorUnaryOperatorKind(self.raw) {
+                    CXUnaryOperator_AddrOf => Expression::AddressOf,
+                    CXUnaryOperator_Deref => Expression::Dereference,
+                    CXUnaryOperator_PostInc | CXUnaryOperator_PostDec | CXUnaryOperator_PreInc | CXUnaryOperator_PreDec => {
+                        Expression::Step
+                    }
+                    _ => Expression::Other,
+                },
+                CXCursor_ConditionalOperator => Expression::Conditional,
+                CXCursor_ArraySubscriptExpr => Expression::Subscript,
+                CXCursor_MemberRefExpr => Expression::Member,
+                _ => Expression::Other,
+            }
         }
     }
 

@@ -20,7 +20,7 @@ use super::error::ParseError;
 use super::preamble::Alias;
 
 mod cursor;
-pub use cursor::{Cursor, CursorKind, Type, TypeKind};
+pub use cursor::{Cursor, CursorKind, Expression, Type, TypeKind};
 
 /// libclang is loaded at run time so that its absence is a clear error.
 /// clang-sys keeps the loaded library per thread: load once, share it with
