@@ -171,7 +171,7 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
 /// its data read-only: it becomes `const` unless the declaration says it already.
 pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
     let level = decl.levels.first()?;
-    let mut edit = level.spelling.range().map(|r| remove_qualifier(unit, r))?;
+    let mut edit = level.spelling.edit_range().map(|r| remove_qualifier(unit, r))?;
     if level.space == crate::syntax::Space::Constant && !crate::syntax::says_const(&decl.type_text) {
         edit.replacement = "const ".to_string();
     }

@@ -170,6 +170,7 @@ pub fn plan(
     let Decided { decisions, moves, merges, unmerged, warnings, stays } = decide(units, detected, options, probe, withdrawn);
     let mut keys = UnionFind::default();
     link_generic_flows(units, &decisions, &mut keys);
+    link_macro_sites(units, &decisions, &mut keys);
     // The rules' fixes of each unit are made as its turn comes to be grouped
     // (`group_into_sets`): every unit's at once, mostly the same header
     // edits again, was the most planning held. These come after them.
@@ -230,6 +231,27 @@ fn link_generic_flows(units: &[Unit], decisions: &[Decisions], keys: &mut UnionF
             if let (Source::Decl { node: from }, Sink::Decl { node: to }) = (&flow.from, &flow.to) {
                 if let (Some(a), Some(b)) = (key_of_node.get(from), key_of_node.get(to)) {
                     keys.union(*a, *b);
+                }
+            }
+        }
+    }
+}
+
+/// Declarations becoming generic through one qualifier token inside a macro
+/// (its definition, or an argument of a use) take one edit: they stand or
+/// fall together, in every unit.
+fn link_macro_sites(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFind<DeclKey>) {
+    let mut first: HashMap<(PathBuf, u32), DeclKey> = HashMap::new();
+    for (unit, decided) in units.iter().zip(decisions) {
+        for d in decided.iter().filter(|d| matches!(d.decision, Decision::Generic { .. })) {
+            let Some(crate::syntax::Spelling::MacroSite { site, .. }) = d.decl.levels.first().map(|l| &l.spelling) else {
+                continue;
+            };
+            let key = keys.find(unit.key(d.decl.pos.file, d.decl.pos.offset));
+            match first.entry((unit.canonical(site.range.file).to_path_buf(), site.range.start)) {
+                std::collections::hash_map::Entry::Occupied(known) => keys.union(*known.get(), key),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(key);
                 }
             }
         }
@@ -297,6 +319,8 @@ fn group_into_sets(
             plan.planned.entry((canonical(&fix.file), fix.function.clone())).or_default().insert(id);
             let set = &mut plan.sets[id];
             if set.fixes.iter().any(|f| f.edits == fix.edits) {
+                // One edit inside a macro changes each function it declares.
+                set.links.insert(fix.link_name.clone());
                 continue;
             }
             for edit in &fix.edits {
