@@ -23,8 +23,8 @@ use crate::ir::Node;
 use crate::options::Target;
 use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
 use crate::unit::Unit;
-pub use pin::{builtin_pins, macro_site_pin};
 use pin::own_pin;
+pub use pin::{builtin_pins, macro_site_pin};
 
 /// What happens to one declaration.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]

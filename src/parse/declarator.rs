@@ -44,6 +44,7 @@ impl Walker<'_, '_> {
         let sizeof_used = self.sizeof_targets.contains(&(pos.file, pos.offset));
         let cast_to = self.cast_targets.get(&(pos.file, pos.offset)).copied();
         let split = split_at_name(&tokens, &name, loc.offset);
+        let mut pos = pos;
         let (before, after): (&[RawToken], &[RawToken]) = match split {
             Some((b, a)) => (&tokens[..b], &tokens[a..]),
             None => (&tokens[..], &[]),
@@ -68,7 +69,16 @@ impl Walker<'_, '_> {
             vec![self.array_level(&element, before, hidden_typedef.as_deref(), array.is_none())]
         } else if let Some(expanded) = stamped {
             let (groups, parenthesised) = super::sites::qualifier_groups(&expanded);
-            levels_of(&ty, groups, parenthesised, hidden_typedef.as_deref())
+            let levels = levels_of(&ty, groups, parenthesised, hidden_typedef.as_deref());
+            // Every declaration of the use is at the use: one whose space is an
+            // argument is known by that argument instead, so that the helper's
+            // parameters are told apart (and stand or fall on their own).
+            if let Some(Spelling::MacroSite { site, .. }) = levels.first().map(|l| &l.spelling) {
+                if site.kind == SiteKind::Argument && site.range.file == pos.file {
+                    pos.offset = site.range.start;
+                }
+            }
+            levels
         } else {
             self.levels(&ty, before, hidden_typedef.as_deref())
         };

@@ -210,7 +210,11 @@ mod tests {
     }
 
     fn defs(sources: &[(&str, &str, bool)]) -> HashMap<String, MacroDef> {
-        sources.iter().enumerate().map(|(i, (name, after, f))| (name.to_string(), definition(&written(after, i + 1), *f))).collect()
+        sources
+            .iter()
+            .enumerate()
+            .map(|(i, (name, after, f))| (name.to_string(), definition(&written(after, i + 1), *f)))
+            .collect()
     }
 
     fn expand(defs: &HashMap<String, MacroDef>, text: &str) -> Option<Vec<Token>> {

@@ -27,7 +27,13 @@ impl Walker<'_, '_> {
         for t in raw.iter().filter(|t| t.kind != TokenKind::Comment) {
             let file = self.file_index(t.start.file.as_deref().unwrap_or_default());
             let range = ByteRange { file, start: t.start.offset, end: t.end.offset };
-            out.push(Token { text: t.text.clone(), identifier: t.kind == TokenKind::Identifier, range, site: None, expansion: None });
+            out.push(Token {
+                text: t.text.clone(),
+                identifier: t.kind == TokenKind::Identifier,
+                range,
+                site: None,
+                expansion: None,
+            });
         }
         out
     }
@@ -68,9 +74,10 @@ impl Walker<'_, '_> {
         let expanded = self.expand_use((pos.file, pos.offset))?;
         let spelled = c.spelling_location();
         let file = self.file_index(spelled.file.as_deref()?);
-        let mut at = expanded.iter().enumerate().filter(|(_, t)| {
-            t.text == name && t.range.file == file && t.range.start == spelled.offset
-        });
+        let mut at = expanded
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.text == name && t.range.file == file && t.range.start == spelled.offset);
         let (index, _) = at.next()?;
         if at.next().is_some() {
             return None;
@@ -128,7 +135,10 @@ impl Walker<'_, '_> {
                 let found = expanded.iter().filter(|t| t.range == site && t.site.is_some()).count();
                 let declared = first_level.get(&(at, site)).copied().unwrap_or(0);
                 if found != declared {
-                    let detail = format!("its expansion at {} puts it where no pointer parameter or local can change", self.describe_at(at));
+                    let detail = format!(
+                        "its expansion at {} puts it where no pointer parameter or local can change",
+                        self.describe_at(at)
+                    );
                     disagreements.entry(site).or_insert(detail);
                 }
             }
@@ -212,7 +222,8 @@ impl Walker<'_, '_> {
             };
             let tokens = self.tu.tokens(&extent);
             let used = tokens.iter().enumerate().any(|(i, t)| {
-                let named_by_directive = i >= 1 && matches!(tokens[i - 1].text.as_str(), "define" | "undef" | "ifdef" | "ifndef" | "defined")
+                let named_by_directive = i >= 1
+                    && matches!(tokens[i - 1].text.as_str(), "define" | "undef" | "ifdef" | "ifndef" | "defined")
                     || i >= 2 && tokens[i - 1].text == "(" && tokens[i - 2].text == "defined";
                 t.kind == TokenKind::Identifier && reaching.contains(t.text.as_str()) && !named_by_directive
             });

@@ -318,9 +318,7 @@ fn group_into_sets(
             }
             plan.planned.entry((canonical(&fix.file), fix.function.clone())).or_default().insert(id);
             let set = &mut plan.sets[id];
-            if set.fixes.iter().any(|f| f.edits == fix.edits) {
-                // One edit inside a macro changes each function it declares.
-                set.links.insert(fix.link_name.clone());
+            if set.fixes.iter().any(|f| same_fix(f, &fix)) {
                 continue;
             }
             for edit in &fix.edits {
@@ -338,6 +336,14 @@ fn group_into_sets(
         plan.required.push(required);
     }
     set_of_root
+}
+
+/// The same fix planned again (by another unit including its header): the
+/// same edits for the same declaration. (Declarations spelled through one
+/// token inside a macro share its edit, each with a fix of its own.)
+fn same_fix(a: &Fix, b: &Fix) -> bool {
+    let subject = |f: &Fix| f.message.split(' ').next().unwrap_or_default().to_string();
+    a.edits == b.edits && (&a.function, a.line, a.col) == (&b.function, b.line, b.col) && subject(a) == subject(b)
 }
 
 /// Each merge with its set: the units seeing it check the set, and its members count as changed by it.
