@@ -241,7 +241,7 @@ mod tests {
         let out = expand(&defs, "OUTER ( f , const local )").unwrap();
         let local = out.iter().find(|t| t.text == "local").unwrap();
         assert_eq!(local.site, Some(("OUTER".into(), SiteKind::Argument)));
-        assert_eq!(local.range.start, 16);
+        assert_eq!(local.range.start, 18);
         // An argument that becomes empty is still a call with that many arguments.
         assert!(expand(&defs, "OUTER ( f , )").is_some());
     }

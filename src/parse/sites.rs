@@ -20,6 +20,9 @@ use super::libclang::{Cursor, RawToken, TokenKind};
 use super::walker::Walker;
 use crate::syntax::*;
 
+/// (outermost macro use, site) -> how many first-level qualifiers of declarations it puts there.
+type FirstLevel = BTreeMap<((FileIndex, u32), ByteRange), usize>;
+
 impl Walker<'_, '_> {
     /// Tokens as written in a file (comments left out), for expanding.
     pub(super) fn written_tokens(&mut self, raw: &[RawToken]) -> Vec<Token> {
@@ -158,9 +161,9 @@ impl Walker<'_, '_> {
 
     /// The sites the unit's declarations spell through, and how many
     /// first-level qualifiers each puts in each outermost macro use.
-    fn declared_sites(&self) -> (BTreeMap<ByteRange, MacroSite>, BTreeMap<((FileIndex, u32), ByteRange), usize>) {
+    fn declared_sites(&self) -> (BTreeMap<ByteRange, MacroSite>, FirstLevel) {
         let mut sites = BTreeMap::new();
-        let mut first_level: BTreeMap<((FileIndex, u32), ByteRange), usize> = BTreeMap::new();
+        let mut first_level = FirstLevel::new();
         for decl in self.syntax.functions.iter().flat_map(|f| f.pointers.iter()) {
             for (depth, level) in decl.levels.iter().enumerate() {
                 let Spelling::MacroSite { site, expansion, .. } = &level.spelling else { continue };

@@ -154,10 +154,13 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
     let bytes = unit.text(range.file);
     let (mut start, mut end) = (range.start as usize, range.end as usize);
     let blank = |b: u8| b == b' ' || b == b'\t';
-    // A macro argument that was only the space is left empty, its blanks kept: `F(a, )`, `F(a, , b)`.
+    // A macro argument that was only the space is left empty, the blank before it kept: `F(a, )`, `F(a, , b)`.
     let before = bytes[..start].iter().rev().find(|b| !blank(**b));
     let after = bytes[end.min(bytes.len())..].iter().find(|b| !blank(**b));
     if matches!(before, Some(b'(' | b',')) && matches!(after, Some(b',' | b')')) {
+        while end < bytes.len() && blank(bytes[end]) {
+            end += 1;
+        }
         return Edit { file, start: start as u32, end: end as u32, replacement: String::new() };
     }
     if end < bytes.len() && blank(bytes[end]) {

@@ -76,7 +76,8 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTr
 fn conflicts(units: &[Unit], decisions: &[Decisions]) -> BTreeMap<DeclKey, (String, bool)> {
     // (Key, name) -> "generic?" -> the first unit answering so, and why. (The
     // parameters of a helper a macro use stamps out share the use's place.)
-    let mut answers: BTreeMap<(DeclKey, &str), BTreeMap<bool, (String, bool)>> = BTreeMap::new();
+    type Answers = BTreeMap<bool, (String, bool)>;
+    let mut answers: BTreeMap<(DeclKey, &str), Answers> = BTreeMap::new();
     for (unit, decided) in units.iter().zip(decisions) {
         for d in decided {
             let key = (unit.key(d.decl.pos.file, d.decl.pos.offset), d.decl.name.as_str());
