@@ -45,6 +45,9 @@ pub(super) struct Definitions<'a> {
 
 const MAX_DEPTH: u32 = 32;
 
+/// The file of a token written in no file (a macro defined on the command line).
+pub(super) const NO_FILE: crate::syntax::FileIndex = crate::syntax::FileIndex::MAX;
+
 impl Definitions<'_> {
     /// The tokens `tokens` stand for once every macro use is expanded, or
     /// `None` where the expansion is not modelled.

@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
-use super::expand::{Definitions, Token};
+use super::expand::{Definitions, Token, NO_FILE};
 use super::libclang::{Cursor, RawToken, TokenKind};
 use super::walker::Walker;
 use crate::syntax::*;
@@ -28,7 +28,11 @@ impl Walker<'_, '_> {
     pub(super) fn written_tokens(&mut self, raw: &[RawToken]) -> Vec<Token> {
         let mut out = Vec::new();
         for t in raw.iter().filter(|t| t.kind != TokenKind::Comment) {
-            let file = self.file_index(t.start.file.as_deref().unwrap_or_default());
+            // A macro defined on the command line (`-D`) is written in no file.
+            let file = match t.start.file.as_deref() {
+                Some(name) => self.file_index(name),
+                None => NO_FILE,
+            };
             let range = ByteRange { file, start: t.start.offset, end: t.end.offset };
             out.push(Token {
                 text: t.text.clone(),
@@ -220,9 +224,14 @@ impl Walker<'_, '_> {
             if !skipped.identifiers.iter().any(|w| reaching.contains(w.as_str())) {
                 continue;
             }
-            let Some(extent) = self.tu.skipped_ranges().into_iter().find(|e| e.start().offset == skipped.range.start) else {
-                continue;
+            let path = self.syntax.files[skipped.range.file].to_string_lossy();
+            let same = |e: &super::libclang::Extent| {
+                let start = e.start();
+                start.offset == skipped.range.start && start.file.as_deref() == Some(path.as_ref())
             };
+            let at = format!("{}:{}", self.syntax.files[skipped.range.file].display(), skipped.first_line);
+            // Where the skipped text cannot be read again, it counts as a use.
+            let Some(extent) = self.tu.skipped_ranges().into_iter().find(same) else { return Some(at) };
             let tokens = self.tu.tokens(&extent);
             let used = tokens.iter().enumerate().any(|(i, t)| {
                 let named_by_directive = i >= 1
@@ -231,7 +240,7 @@ impl Walker<'_, '_> {
                 t.kind == TokenKind::Identifier && reaching.contains(t.text.as_str()) && !named_by_directive
             });
             if used {
-                return Some(format!("{}:{}", self.syntax.files[skipped.range.file].display(), skipped.first_line));
+                return Some(at);
             }
         }
         None
@@ -262,6 +271,9 @@ pub(super) fn qualifier_groups(expanded: &[Token]) -> (Vec<Option<Spelling>>, bo
             continue;
         }
         let spelling = match (&t.site, t.expansion) {
+            (Some((macro_name, _)), _) if t.range.file == NO_FILE => {
+                Spelling::Hidden { why: format!("macro `{macro_name}` defined on the command line") }
+            }
             (Some((macro_name, kind)), Some(expansion)) => {
                 let site = MacroSite { macro_name: macro_name.clone(), kind: *kind, range: t.range };
                 Spelling::MacroSite { site, keyword: t.text.clone(), expansion }
