@@ -433,11 +433,6 @@ impl SourceMap {
         Some(Place::in_text(at.file, at.file_text, at.range.start as usize))
     }
 
-    /// Where the source holding byte `offset` of the unit's text ends in the text.
-    pub fn source_end(&self, offset: u32) -> Option<u32> {
-        self.segments.iter().find(|s| s.unit.contains(&offset)).map(|s| s.unit.end)
-    }
-
     /// The file bytes a range of the unit's text comes from, one range per
     /// segment it covers, in order (None outside the text, or where a piece
     /// cuts an escape sequence). An edit across two sources is then written

@@ -155,17 +155,6 @@ impl Unit {
         }
     }
 
-    /// The text of a file of the unit up to the end of the source holding
-    /// byte `offset`: a program's source ends where the next one's text
-    /// starts (a file as it is, at its end).
-    pub fn source_text(&self, file: FileIndex, offset: u32) -> &[u8] {
-        let text = self.text(file);
-        match self.virtual_at(file) {
-            Some(v) => &text[..v.map.source_end(offset).map_or(text.len(), |end| (end as usize).min(text.len()))],
-            None => text,
-        }
-    }
-
     /// Where clang's `line`:`col` of `file` is for people (see `place`):
     /// `file` as clang or its debug information names it, relative to the
     /// working directory or absolute. A file the unit does not read is left as it is.

@@ -201,3 +201,26 @@ fn analyze_reads_a_program_as_its_sources_concatenated() {
     assert_eq!(file["compiles"]["unchanged_as_target"]["ok"], true, "{file}");
     assert!(stderr.contains("clasp: 1 file analysed, 0 errors"), "{stderr}");
 }
+
+#[test]
+fn merges_deleting_the_last_two_functions_of_a_source_both_stand() {
+    // Each merge deletes its `__local` copy; the two copies close `a.cl`, one after the other.
+    let dir = tempfile::tempdir().unwrap();
+    let copy =
+        |name: &str, space: &str, k: u32| format!("float {name}({space} const float *v)\n{{\n    return v[0] * {k}.0f;\n}}\n");
+    let a =
+        [copy("one_g", "__global", 1), copy("two_g", "__global", 2), copy("one_l", "__local", 1), copy("two_l", "__local", 2)];
+    std::fs::write(dir.path().join("a.cl"), a.join("\n")).unwrap();
+    std::fs::write(
+        dir.path().join("b.cl"),
+        "__kernel void k(__global float *o, __global const float *x, __local float *t)\n\
+         { t[0] = x[0]; o[0] = one_g(x) + two_g(x) + one_l(t) + two_l(t); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("clasp.toml"), "[[program]]\nname = \"p\"\nsources = [\"a.cl\", \"b.cl\"]\n").unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("2 duplicate groups merged (2 definitions deleted), 0 not merged"), "{stderr}");
+    let a = std::fs::read_to_string(dir.path().join("a.cl")).unwrap();
+    assert!(!a.contains("one_l") && !a.contains("two_l") && !a.ends_with("\n\n\n"), "{a}");
+}

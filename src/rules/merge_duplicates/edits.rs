@@ -107,8 +107,11 @@ impl<'a> Merge<'a> {
                 deleted.iter().any(|m| m.link_name == f.link_name)
             };
             if is_deleted {
-                // Tidied within its own source: the end of a program's source is the end of its text there.
-                let range = tidy_deletion(unit.source_text(f.extent.file, f.extent.start), f.extent);
+                // Tidied in the unit's whole text. (Tidied within a program's
+                // source, a deletion ending that source took the blank line
+                // before it, which the deletion of the function above takes
+                // too: two merges then overlap and both are withdrawn.)
+                let range = tidy_deletion(unit.text(f.extent.file), f.extent);
                 self.edit(u, unit, f.extent.file, range, "");
             } else if is_survivor && f.name != name && f.in_macro.is_none() {
                 self.edit(u, unit, f.pos.file, (f.pos.offset, f.pos.offset + f.name.len() as u32), name);
