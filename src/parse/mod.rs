@@ -16,14 +16,12 @@
 mod casts;
 mod declarator;
 mod error;
-mod expand;
 mod extent;
 mod function;
 mod libclang;
 mod macros;
 mod memo;
 mod preamble;
-mod sites;
 mod uses;
 mod vars;
 mod walker;
