@@ -76,6 +76,7 @@ pub fn spelled(decl: &PointerDecl) -> String {
         Some(Spelling::Unqualified) | None => "unqualified".into(),
         Some(Spelling::Keyword { text, .. }) => format!("`{text}`"),
         Some(Spelling::MacroUse { name, keyword, .. }) => format!("macro `{name}` ({keyword})"),
+        Some(Spelling::MacroSite { site, keyword, .. }) => format!("`{keyword}` in macro `{}`", site.macro_name),
         Some(Spelling::Hidden { why }) => format!("hidden ({why})"),
     }
 }

@@ -77,17 +77,58 @@ pub enum Spelling {
     Keyword { text: String, range: ByteRange },
     /// A macro use at `range` that expands to exactly the qualifier `keyword`.
     MacroUse { name: String, keyword: String, range: ByteRange },
+    /// A qualifier keyword written inside a macro: in its definition's body, or
+    /// in an argument of one of its uses (`range`), reaching this declaration
+    /// through the macro use at `expansion`. Editable there only where every
+    /// expansion of that token agrees (`KernelSyntax::macro_sites`).
+    MacroSite { site: MacroSite, keyword: String, expansion: ByteRange },
     /// Not editable at the declaration: comes from a typedef or a macro body.
     Hidden { why: String },
 }
 
 impl Spelling {
+    /// Where the qualifier is written at the declaration itself.
     pub fn range(&self) -> Option<ByteRange> {
         match self {
             Spelling::Keyword { range, .. } | Spelling::MacroUse { range, .. } => Some(*range),
             _ => None,
         }
     }
+
+    /// Where removing the qualifier takes an edit: at the declaration, or inside a macro.
+    pub fn edit_range(&self) -> Option<ByteRange> {
+        match self {
+            Spelling::MacroSite { site, .. } => Some(site.range),
+            _ => self.range(),
+        }
+    }
+}
+
+/// Where inside a macro a qualifier token is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteKind {
+    /// In the macro's definition: every expansion of the macro has it.
+    Body,
+    /// In an argument of one use of the macro: that expansion only.
+    Argument,
+}
+
+/// A qualifier token inside a macro: the macro, where the token is written, and how.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct MacroSite {
+    pub macro_name: String,
+    pub kind: SiteKind,
+    pub range: ByteRange,
+}
+
+/// What a unit's expansions say about one macro site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SiteFacts {
+    pub site: MacroSite,
+    /// An expansion (or `#if`-skipped use) where the token is not the first-level
+    /// qualifier of a pointer declaration: the site cannot change, and why.
+    pub disagreement: Option<String>,
 }
 
 /// One level of a pointer declaration: the space of what it points to.
@@ -395,6 +436,8 @@ pub struct KernelSyntax {
     pub unqualified_cast_args: Vec<UnqualifiedCastArg>,
     /// Every use of a function's name in a function body, in walk order.
     pub references: References,
+    /// Qualifier tokens inside macros that declarations spell through, by where they are written.
+    pub macro_sites: BTreeMap<ByteRange, SiteFacts>,
     /// Object-like macros that expand to exactly one address-space keyword (`GLOBAL` -> global).
     pub qualifier_macros: BTreeMap<String, Space>,
     /// Identifier -> the first macro (by name) whose definition names it.

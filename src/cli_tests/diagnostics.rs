@@ -23,7 +23,8 @@ fn every_error_line_starts_with_its_location() {
     ]);
     assert_eq!(code, 2, "{stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error:")).collect();
-    assert!(errors.len() >= 5, "{stderr}");
+    // repair_impossible's blocker, repair_unknown_flow's, the syntax error's, the missing file's.
+    assert!(errors.len() >= 4, "{stderr}");
     for line in &errors {
         assert!(located(line) && line.contains(": error: "), "not located: {line}");
         assert_eq!(line.matches("error:").count(), 1, "one error per line: {line}");

@@ -24,7 +24,7 @@ use crate::options::Target;
 use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
 use crate::unit::Unit;
 use pin::own_pin;
-pub use pin::{builtin_pins, skipped_at};
+pub use pin::{builtin_pins, macro_site_pin, skipped_at};
 
 /// What happens to one declaration.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -122,6 +122,9 @@ pub struct InferOptions {
     /// `__constant` declarations (file id, name offset) that follow a program-scope variable
     /// moving to `__global`: they are `__global` for the inference, and may become generic.
     pub moved: BTreeSet<(usize, u32)>,
+    /// Qualifier tokens inside macros (file id, offset) that stay: another
+    /// expansion of the token, in this unit or another, keeps its space. With why.
+    pub site_refusals: BTreeMap<(usize, u32), String>,
 }
 
 impl InferOptions {

@@ -10,7 +10,7 @@ use crate::codes::Code;
 use crate::describe::at;
 use crate::flowgraph::FlowGraph;
 use crate::ir::{Node, Sink};
-use crate::syntax::{ByteRange, Function, KernelSyntax, Level, PointerDecl, SkippedRange, Space, Spelling};
+use crate::syntax::{ByteRange, Function, KernelSyntax, Level, MacroSite, PointerDecl, SiteKind, SkippedRange, Space, Spelling};
 use crate::unit::Unit;
 
 /// A pin and what it says.
@@ -40,7 +40,7 @@ pub(super) fn own_pin(
         .or_else(|| skipped_use_pin(unit, function, decl))
         .or_else(|| cast_pin(unit, decl, level))
         .or_else(|| sink_pin(unit, graph, node))
-        .or_else(|| qualifier_pin(decl, level))
+        .or_else(|| qualifier_pin(&unit.syntax, decl, level, options))
         .or_else(|| skipped_caller_pin(unit, function))
 }
 
@@ -54,7 +54,9 @@ fn declared_pin(unit: &Unit, function: &Function, decl: &PointerDecl, level: &Le
     if let Some((reason, detail)) = options.refused_from_outside.get(&(decl.pos.file, decl.pos.offset)) {
         return Some((*reason, detail.clone()));
     }
-    if let Some(m) = decl.in_macro.as_ref().or(function.in_macro.as_ref()) {
+    // A qualifier a macro writes is edited there, where every expansion agrees (`qualifier_pin`, `plan::agree`).
+    let at_macro_site = matches!(level.spelling, Spelling::MacroSite { .. });
+    if let Some(m) = decl.in_macro.as_ref().or(function.in_macro.as_ref()).filter(|_| !at_macro_site) {
         return Some((Code::Macro, format!("declared inside the expansion of macro `{m}`")));
     }
     if decl.sizeof_used {
@@ -134,10 +136,18 @@ fn sink_pin(unit: &Unit, graph: &FlowGraph, node: &Node) -> Pin {
     None
 }
 
-/// The qualifier itself: hidden where it cannot be edited, or on a pointer to volatile data.
-fn qualifier_pin(decl: &PointerDecl, level: &Level) -> Pin {
+/// The qualifier itself: hidden where it cannot be edited, written in a
+/// macro that an expansion uses otherwise, or on a pointer to volatile data.
+fn qualifier_pin(syntax: &KernelSyntax, decl: &PointerDecl, level: &Level, options: &InferOptions) -> Pin {
     if let Spelling::Hidden { why } = &level.spelling {
         return Some((Code::HiddenQualifier, format!("the qualifier comes from a {why}, not editable here")));
+    }
+    if let Spelling::MacroSite { site, .. } = &level.spelling {
+        let disagreement = syntax.macro_sites.get(&site.range).map(|facts| facts.disagreement.as_deref());
+        let elsewhere = options.site_refusals.get(&(site.range.file, site.range.start)).map(String::as_str);
+        if let Some(why) = disagreement.unwrap_or(Some("its expansions were not checked")).or(elsewhere) {
+            return Some(macro_site_pin(syntax, site, why));
+        }
     }
     // Checked before the build (after the pins that say more, such as a 1.x atomic): a generic pointer to volatile data would compile, and be
     // withdrawn by verification every time, after a costly bisection.
@@ -146,6 +156,21 @@ fn qualifier_pin(decl: &PointerDecl, level: &Level) -> Pin {
         return Some((Code::VolatilePointee, detail.into()));
     }
     None
+}
+
+/// The pin of a declaration whose qualifier is written in a macro that
+/// cannot change: `macro` for an argument of the use, `hidden-qualifier` for
+/// the macro's definition, as before such qualifiers were edited.
+pub fn macro_site_pin(syntax: &KernelSyntax, site: &MacroSite, why: &str) -> (Code, String) {
+    let file = syntax.files[site.range.file].display();
+    match site.kind {
+        SiteKind::Argument => {
+            (Code::Macro, format!("the qualifier is an argument of macro `{}` ({file}), and {why}", site.macro_name))
+        }
+        SiteKind::Body => {
+            (Code::HiddenQualifier, format!("the qualifier comes from macro `{}` ({file}), and {why}", site.macro_name))
+        }
+    }
 }
 
 /// Last: the one pin a required change overrides (see `infer`).

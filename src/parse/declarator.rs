@@ -46,6 +46,7 @@ impl Walker<'_, '_> {
         casts.sort_by_key(|c| (c.file, c.line, c.spelling.range()));
         casts.dedup();
         let split = split_at_name(&tokens, &name, loc.offset);
+        let mut pos = pos;
         let (before, after): (&[RawToken], &[RawToken]) = match split {
             Some((b, a)) => (&tokens[..b], &tokens[a..]),
             None => (&tokens[..], &[]),
@@ -63,9 +64,23 @@ impl Walker<'_, '_> {
             typedef_array(&typedefs, before, named, loc.offset)
         };
         let hidden_typedef = typedefs.iter().find(|t| t.facts.spells_space).map(|t| t.facts.name.clone());
+        // A parameter a macro use declares (a helper the macro stamps out): its specifiers as expanded.
+        let stamped = if in_macro.is_some() && is_param { self.before_in_expansion(c, &name, pos) } else { None };
         let levels = if is_array || array.is_some() {
             let element = if is_array { canonical.element() } else { canonical.pointee() };
             vec![self.array_level(&element, before, hidden_typedef.as_deref(), array.is_none())]
+        } else if let Some(expanded) = stamped {
+            let (groups, parenthesised) = super::sites::qualifier_groups(&expanded);
+            let levels = levels_of(&ty, groups, parenthesised, hidden_typedef.as_deref());
+            // Every declaration of the use is at the use: one whose space is an
+            // argument is known by that argument instead, so that the helper's
+            // parameters are told apart (and stand or fall on their own).
+            if let Some(Spelling::MacroSite { site, .. }) = levels.first().map(|l| &l.spelling) {
+                if site.kind == SiteKind::Argument && site.range.file == pos.file {
+                    pos.offset = site.range.start;
+                }
+            }
+            levels
         } else {
             self.levels(&ty, before, hidden_typedef.as_deref())
         };
@@ -190,53 +205,66 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// Levels of a pointer type, matched with the qualifiers spelled before the name.
+    /// Levels of a pointer type, matched with the qualifiers spelled before the
+    /// name; where a macro there hides them, as its expansion spells them.
     pub(super) fn levels(&mut self, ty: &Type, before: &[RawToken], hidden_typedef: Option<&str>) -> Vec<Level> {
-        // Semantic levels from clang's type.
-        let mut semantic = Vec::new();
-        let mut current = ty.canonical();
-        while current.kind() == TypeKind::Pointer {
-            let pointee = current.pointee();
-            semantic.push(space_of(pointee.address_space()).unwrap_or(Space::Private));
-            current = pointee.canonical();
-        }
         let groups = self.spelled_qualifiers(before);
-        let stars = groups.len() - 1;
-        // `float (*m)[4]` (a pointer to an array) is the one parenthesised form read here.
-        let to_array = ty.canonical().pointee().canonical().is_array();
-        let parenthesised = !to_array && before.iter().any(|t| t.text == "(");
-        // A macro that expands to more than a qualifier hides what the levels are spelled as.
-        let hidden_macro = groups.iter().flatten().find(|s| matches!(s, Spelling::Hidden { .. })).cloned();
-        semantic
-            .iter()
-            .enumerate()
-            .map(|(i, space)| {
-                // Level i (depth i+1) is qualified in group stars - (i + 1).
-                let default_space = *space == Space::Private || *space == Space::Generic;
-                let spelling = if parenthesised {
-                    Spelling::Hidden { why: "parenthesised declarator".into() }
-                } else if stars > i {
-                    match &groups[stars - (i + 1)] {
-                        Some(s) => s.clone(),
-                        None if default_space && hidden_typedef.is_none() => Spelling::Unqualified,
-                        None if hidden_typedef.is_some() && i == 0 => {
-                            Spelling::Hidden { why: format!("typedef `{}`", hidden_typedef.unwrap_or_default()) }
-                        }
-                        None => Spelling::Hidden { why: "qualifier not spelled at the declaration".into() },
-                    }
-                } else if let Some(hidden) = &hidden_macro {
-                    hidden.clone()
-                } else if let Some(name) = hidden_typedef {
-                    Spelling::Hidden { why: format!("typedef `{name}`") }
-                } else if default_space {
-                    Spelling::Unqualified
-                } else {
-                    Spelling::Hidden { why: "typedef".into() }
-                };
-                Level { space: *space, spelling }
-            })
-            .collect()
+        let parenthesised = before.iter().any(|t| t.text == "(");
+        let hidden = groups.iter().flatten().any(|s| matches!(s, Spelling::Hidden { .. }));
+        let (groups, parenthesised) = match (hidden || parenthesised).then(|| self.expanded_groups(before)).flatten() {
+            Some(expanded) => expanded,
+            None => (groups, parenthesised),
+        };
+        levels_of(ty, groups, parenthesised, hidden_typedef)
     }
+}
+
+/// Levels of a pointer type from the qualifier groups spelled before its name
+/// (`parenthesised`: a parenthesis among those tokens).
+fn levels_of(ty: &Type, groups: Vec<Option<Spelling>>, parenthesised: bool, hidden_typedef: Option<&str>) -> Vec<Level> {
+    // Semantic levels from clang's type.
+    let mut semantic = Vec::new();
+    let mut current = ty.canonical();
+    while current.kind() == TypeKind::Pointer {
+        let pointee = current.pointee();
+        semantic.push(space_of(pointee.address_space()).unwrap_or(Space::Private));
+        current = pointee.canonical();
+    }
+    let stars = groups.len() - 1;
+    // `float (*m)[4]` (a pointer to an array) is the one parenthesised form read here.
+    let to_array = ty.canonical().pointee().canonical().is_array();
+    let parenthesised = !to_array && parenthesised;
+    // A macro that expands to more than a qualifier hides what the levels are spelled as.
+    let hidden_macro = groups.iter().flatten().find(|s| matches!(s, Spelling::Hidden { .. })).cloned();
+    semantic
+        .iter()
+        .enumerate()
+        .map(|(i, space)| {
+            // Level i (depth i+1) is qualified in group stars - (i + 1).
+            let default_space = *space == Space::Private || *space == Space::Generic;
+            let spelling = if parenthesised {
+                Spelling::Hidden { why: "parenthesised declarator".into() }
+            } else if stars > i {
+                match &groups[stars - (i + 1)] {
+                    Some(s) => s.clone(),
+                    None if default_space && hidden_typedef.is_none() => Spelling::Unqualified,
+                    None if hidden_typedef.is_some() && i == 0 => {
+                        Spelling::Hidden { why: format!("typedef `{}`", hidden_typedef.unwrap_or_default()) }
+                    }
+                    None => Spelling::Hidden { why: "qualifier not spelled at the declaration".into() },
+                }
+            } else if let Some(hidden) = &hidden_macro {
+                hidden.clone()
+            } else if let Some(name) = hidden_typedef {
+                Spelling::Hidden { why: format!("typedef `{name}`") }
+            } else if default_space {
+                Spelling::Unqualified
+            } else {
+                Spelling::Hidden { why: "typedef".into() }
+            };
+            Level { space: *space, spelling }
+        })
+        .collect()
 }
 
 /// Where a declaration's tokens split around its name: (end of the specifiers,

@@ -34,6 +34,8 @@ impl<'t> Walker<'t, '_> {
             }
             None => {
                 self.macro_definitions.insert(name.clone(), definition);
+                let after_name = self.written_tokens(tokens.get(1..).unwrap_or_default());
+                self.macro_defs.insert(name.clone(), super::expand::definition(&after_name, c.is_function_like_macro()));
             }
         }
         let words = self.macro_words.entry(name.clone()).or_default();
@@ -57,6 +59,7 @@ impl<'t> Walker<'t, '_> {
         if let Some(f) = &start.file {
             let id = self.file_index(f);
             self.expansions.insert((id, start.offset), (c.spelling(), end.offset));
+            self.expansion_cursors.insert((id, start.offset), *c);
             if self.expands_to_nothing(c) {
                 self.empty_uses.entry(id).or_default().insert(start.offset, (end.offset, *c));
             }

@@ -16,12 +16,14 @@
 mod casts;
 mod declarator;
 mod error;
+mod expand;
 mod extent;
 mod function;
 mod libclang;
 mod macros;
 mod memo;
 mod preamble;
+mod sites;
 mod uses;
 mod vars;
 mod walker;

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::declarator::TypedefFacts;
+use super::expand::{MacroDef, Token};
 use super::extent::Neighbours;
 use super::libclang::{Cursor, CursorKind, Extent, FileLoc, RawDiagnostic, TokenKind, TranslationUnit};
 use super::memo::{self, Added, Key, Stage};
@@ -24,6 +25,12 @@ pub(super) struct Walker<'t, 'i> {
     pub(super) macros: HashMap<String, Option<Vec<String>>>,
     /// (file, start offset) of each macro use -> (macro name, end offset).
     pub(super) expansions: HashMap<(FileIndex, u32), (String, u32)>,
+    /// Each macro use by (file, start offset), to read its tokens again.
+    pub(super) expansion_cursors: HashMap<(FileIndex, u32), Cursor<'t>>,
+    /// What each macro use expands to, once asked (`None`: not modelled).
+    pub(super) expanded_uses: HashMap<(FileIndex, u32), Option<std::sync::Arc<[Token]>>>,
+    /// Macro name -> its first definition, to expand uses with provenance.
+    pub(super) macro_defs: HashMap<String, MacroDef>,
     /// Per file, the macro uses that expand to nothing, by start offset: (end offset, the use).
     /// A declaration's extent takes those around it (`extent`).
     pub(super) empty_uses: HashMap<FileIndex, BTreeMap<u32, (u32, Cursor<'t>)>>,
@@ -63,6 +70,9 @@ impl<'t, 'i> Walker<'t, 'i> {
             file_indexes: HashMap::new(),
             macros: HashMap::new(),
             expansions: HashMap::new(),
+            expansion_cursors: HashMap::new(),
+            expanded_uses: HashMap::new(),
+            macro_defs: HashMap::new(),
             empty_uses: HashMap::new(),
             macro_words: HashMap::new(),
             macro_definitions: HashMap::new(),
@@ -135,6 +145,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         }
         self.record_declarations(&top);
         self.record_skipped();
+        self.record_macro_sites();
         self.finish()
     }
 

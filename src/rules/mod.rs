@@ -154,6 +154,15 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
     let bytes = unit.text(range.file);
     let (mut start, mut end) = (range.start as usize, range.end as usize);
     let blank = |b: u8| b == b' ' || b == b'\t';
+    // A macro argument that was only the space is left empty, the blank before it kept: `F(a, )`, `F(a, , b)`.
+    let before = bytes[..start].iter().rev().find(|b| !blank(**b));
+    let after = bytes[end.min(bytes.len())..].iter().find(|b| !blank(**b));
+    if matches!(before, Some(b'(' | b',')) && matches!(after, Some(b',' | b')')) {
+        while end < bytes.len() && blank(bytes[end]) {
+            end += 1;
+        }
+        return Edit { file, start: start as u32, end: end as u32, replacement: String::new() };
+    }
     if end < bytes.len() && blank(bytes[end]) {
         while end < bytes.len() && blank(bytes[end]) {
             end += 1;
@@ -171,7 +180,7 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
 /// its data read-only: it becomes `const` unless the declaration says it already.
 pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
     let level = decl.levels.first()?;
-    let mut edit = level.spelling.range().map(|r| remove_qualifier(unit, r))?;
+    let mut edit = level.spelling.edit_range().map(|r| remove_qualifier(unit, r))?;
     if level.space == crate::syntax::Space::Constant && !crate::syntax::says_const(&decl.type_text) {
         edit.replacement = "const ".to_string();
     }

@@ -3,13 +3,13 @@
 //! every declaration in it; refusals as reported.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
 use crate::infer::{infer, Decision, Decisions, DeclDecision, InferOptions, Interned};
 use crate::options::MigrateOptions;
 use crate::report::Refusal;
-use crate::syntax::FileIndex;
+use crate::syntax::{FileIndex, MacroSite, Spelling};
 use crate::unit::Unit;
 
 /// Infers every unit; where units sharing a header disagree on a
@@ -25,12 +25,15 @@ pub(super) fn agree_on_headers(
     for _ in 0..8 {
         let decisions = infer_all(units, &per_unit, options.jobs);
         let conflicts = conflicts(units, &decisions);
-        if conflicts.is_empty() {
+        let sites = site_conflicts(units, &decisions);
+        if conflicts.is_empty() && sites.is_empty() {
             return decisions;
         }
+        refuse_site_conflicts(units, &sites, &mut per_unit);
         for ((unit, o), decided) in units.iter().zip(per_unit.iter_mut()).zip(&decisions) {
             for d in decided {
-                let Some((why, in_configuration)) = origin(unit, d).and_then(|at| conflicts.get(&at)) else { continue };
+                let at = origin(unit, d).map(|at| (at, d.decl.name.as_str()));
+                let Some((why, in_configuration)) = at.and_then(|at| conflicts.get(&at)) else { continue };
                 let reason = if *in_configuration { Code::Configuration } else { Code::HeaderConflict };
                 o.refused_from_outside.entry((d.decl.pos.file, d.decl.pos.offset)).or_insert((reason, why.clone()));
             }
@@ -75,13 +78,17 @@ fn origin<'u>(unit: &'u Unit, d: &DeclDecision) -> Option<Origin<'u>> {
 /// The declarations units answer differently (generic in one, named in
 /// another), each with why it stays named and whether a configuration said so.
 /// Files of one unit only have one answer; headers, sources several programs
-/// share, and files built in several configurations, may have more.
-fn conflicts<'u>(units: &'u [Unit], decisions: &[Decisions]) -> BTreeMap<Origin<'u>, (String, bool)> {
-    // Origin -> "generic?" -> the first unit answering so, and why.
-    let mut answers: BTreeMap<Origin, BTreeMap<bool, (String, bool)>> = BTreeMap::new();
+/// share, and files built in several configurations, may have more. (By
+/// name too: the parameters of a helper a macro use stamps out share the
+/// use's place.)
+fn conflicts<'u>(units: &'u [Unit], decisions: &'u [Decisions]) -> BTreeMap<(Origin<'u>, &'u str), (String, bool)> {
+    // (Origin, name) -> "generic?" -> the first unit answering so, and why.
+    type Answers = BTreeMap<bool, (String, bool)>;
+    let mut answers: BTreeMap<(Origin, &str), Answers> = BTreeMap::new();
     for (unit, decided) in units.iter().zip(decisions) {
         for d in decided {
-            let Some(key) = origin(unit, d) else { continue };
+            let Some(at) = origin(unit, d) else { continue };
+            let key = (at, d.decl.name.as_str());
             let why = match &d.decision {
                 Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
                     format!("{} keeps it named: {reason} ({detail})", unit.label())
@@ -97,6 +104,66 @@ fn conflicts<'u>(units: &'u [Unit], decisions: &[Decisions]) -> BTreeMap<Origin<
         }
     }
     answers.into_iter().filter(|(_, a)| a.len() > 1).map(|(k, mut a)| (k, a.remove(&false).unwrap_or_default())).collect()
+}
+
+/// A qualifier token inside a macro, by its canonical file and offset.
+type SiteKey = (PathBuf, u32);
+
+/// The macro site a declaration's first level is spelled through, if any.
+fn site_of(decl: &crate::syntax::PointerDecl) -> Option<&MacroSite> {
+    match &decl.levels.first()?.spelling {
+        Spelling::MacroSite { site, .. } => Some(site),
+        _ => None,
+    }
+}
+
+/// The macro sites some declaration would edit (it is generic) while an
+/// expansion elsewhere disagrees (a use that is no declaration, or a
+/// declaration that stays as it is, in any unit): each with that expansion.
+fn site_conflicts(units: &[Unit], decisions: &[Decisions]) -> BTreeMap<SiteKey, String> {
+    let mut against: BTreeMap<SiteKey, String> = BTreeMap::new();
+    let mut generic: BTreeSet<SiteKey> = BTreeSet::new();
+    for (unit, decided) in units.iter().zip(decisions) {
+        let key = |range: crate::syntax::ByteRange| (unit.canonical(range.file).to_path_buf(), range.start);
+        for (range, facts) in &unit.syntax.macro_sites {
+            if let Some(why) = &facts.disagreement {
+                against.entry(key(*range)).or_insert_with(|| format!("in {}, {why}", unit.label()));
+            }
+        }
+        for d in decided {
+            let Some(site) = site_of(&d.decl) else { continue };
+            let why = match &d.decision {
+                Decision::Generic { .. } => {
+                    generic.insert(key(site.range));
+                    continue;
+                }
+                Decision::Unchanged => "stays as it is".to_string(),
+                Decision::Refused { reason, detail } | Decision::Impossible { reason, detail } => {
+                    format!("stays named: {reason} ({detail})")
+                }
+            };
+            let at = unit.position(d.decl.pos).file_line();
+            let detail = format!("its expansion for `{}` of `{}` ({at}) {why}", d.decl.name, d.function);
+            against.entry(key(site.range)).or_insert(detail);
+        }
+    }
+    against.retain(|site, _| generic.contains(site));
+    against
+}
+
+/// Every conflicting site stays, in every unit, with the expansion that disagrees
+/// (the declarations spelled through it are pinned by `infer`).
+fn refuse_site_conflicts(units: &[Unit], sites: &BTreeMap<SiteKey, String>, per_unit: &mut [InferOptions]) {
+    if sites.is_empty() {
+        return;
+    }
+    for (unit, o) in units.iter().zip(per_unit.iter_mut()) {
+        for range in unit.syntax.macro_sites.keys() {
+            if let Some(why) = sites.get(&(unit.canonical(range.file).to_path_buf(), range.start)) {
+                o.site_refusals.entry((range.file, range.start)).or_insert_with(|| why.clone());
+            }
+        }
+    }
 }
 
 /// Every unit's decisions, on `jobs` threads (the inference is pure: the result

@@ -170,6 +170,7 @@ pub fn plan(
     let Decided { decisions, moves, merges, unmerged, warnings, stays } = decide(units, detected, options, probe, withdrawn);
     let mut keys = UnionFind::default();
     link_generic_flows(units, &decisions, &mut keys);
+    link_macro_sites(units, &decisions, &mut keys);
     // The rules' fixes of each unit are made as its turn comes to be grouped
     // (`group_into_sets`): every unit's at once, mostly the same header
     // edits again, was the most planning held. These come after them.
@@ -236,6 +237,27 @@ fn link_generic_flows(units: &[Unit], decisions: &[Decisions], keys: &mut UnionF
     }
 }
 
+/// Declarations becoming generic through one qualifier token inside a macro
+/// (its definition, or an argument of a use) take one edit: they stand or
+/// fall together, in every unit.
+fn link_macro_sites(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFind<DeclKey>) {
+    let mut first: HashMap<(PathBuf, u32), DeclKey> = HashMap::new();
+    for (unit, decided) in units.iter().zip(decisions) {
+        for d in decided.iter().filter(|d| matches!(d.decision, Decision::Generic { .. })) {
+            let Some(crate::syntax::Spelling::MacroSite { site, .. }) = d.decl.levels.first().map(|l| &l.spelling) else {
+                continue;
+            };
+            let key = keys.find(unit.key(d.decl.pos.file, d.decl.pos.offset));
+            match first.entry((unit.canonical(site.range.file).to_path_buf(), site.range.start)) {
+                std::collections::hash_map::Entry::Occupied(known) => keys.union(*known.get(), key),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(key);
+                }
+            }
+        }
+    }
+}
+
 /// A merge stands or falls with its members' generic rewrites and the merges it calls into.
 fn join_merges(
     units: &[Unit],
@@ -296,7 +318,7 @@ fn group_into_sets(
             }
             plan.planned.entry((canonical(&fix.file), fix.function.clone())).or_default().insert(id);
             let set = &mut plan.sets[id];
-            if set.fixes.iter().any(|f| f.edits == fix.edits) {
+            if set.fixes.iter().any(|f| same_fix(f, &fix)) {
                 continue;
             }
             for edit in &fix.edits {
@@ -314,6 +336,14 @@ fn group_into_sets(
         plan.required.push(required);
     }
     set_of_root
+}
+
+/// The same fix planned again (by another unit including its header): the
+/// same edits for the same declaration. (Declarations spelled through one
+/// token inside a macro share its edit, each with a fix of its own.)
+fn same_fix(a: &Fix, b: &Fix) -> bool {
+    let subject = |f: &Fix| f.message.split(' ').next().unwrap_or_default().to_string();
+    a.edits == b.edits && (&a.function, a.line, a.col) == (&b.function, b.line, b.col) && subject(a) == subject(b)
 }
 
 /// Each merge with its set: the units seeing it check the set, and its members count as changed by it.

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 
 use clang_sys::*;
 
-use super::{expansion_loc, owned, Alias, Extent, FileLoc};
+use super::{expansion_loc, owned, spelling_loc, Alias, Extent, FileLoc};
 
 /// A cursor into the AST of a live translation unit.
 #[derive(Clone, Copy)]
@@ -156,6 +156,13 @@ impl<'tu> Cursor<'tu> {
     pub fn location(&self) -> FileLoc {
         // SAFETY: valid cursor.
         expansion_loc(unsafe { clang_getCursorLocation(self.raw) }, self.alias)
+    }
+
+    /// Where the cursor's name is written: in a macro's definition or argument
+    /// when a macro produces it (`location` is then the macro use).
+    pub fn spelling_location(&self) -> FileLoc {
+        // SAFETY: valid cursor.
+        spelling_loc(unsafe { clang_getCursorLocation(self.raw) }, self.alias)
     }
 
     pub fn is_definition(&self) -> bool {

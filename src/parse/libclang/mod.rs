@@ -253,6 +253,12 @@ fn file_loc(loc: CXSourceLocation, alias: Option<&Alias>) -> FileLoc {
     resolve(loc, clang_getFileLocation, alias)
 }
 
+/// Where a location is spelled: inside a macro body, in the macro's definition;
+/// inside a macro argument, at the argument.
+fn spelling_loc(loc: CXSourceLocation, alias: Option<&Alias>) -> FileLoc {
+    resolve(loc, clang_getSpellingLocation, alias)
+}
+
 /// Where a location's macro expansion is (inside a macro body: at the macro use).
 fn expansion_loc(loc: CXSourceLocation, alias: Option<&Alias>) -> FileLoc {
     resolve(loc, clang_getExpansionLocation, alias)
