@@ -93,14 +93,19 @@ impl RuleId {
 }
 
 /// A fix as a `note` result carrying its edits.
+/// (A fix whose edit another fix lists, one macro argument for several
+/// parameters, carries none: SARIF wants at least one change per fix.)
 fn fix_result(fix: &Fix) -> Value {
-    json!({
+    let mut result = json!({
         "ruleId": fix.rule,
         "level": "note",
         "message": { "text": fix.message },
         "locations": [location(&fix.file, Some((fix.line, fix.col)))],
-        "fixes": [{ "description": { "text": fix.message }, "artifactChanges": artifact_changes(fix) }],
-    })
+    });
+    if !fix.edits.is_empty() {
+        result["fixes"] = json!([{ "description": { "text": fix.message }, "artifactChanges": artifact_changes(fix) }]);
+    }
+    result
 }
 
 /// One artifact change per file the fix edits (a merge edits several), each with its replacements in order.

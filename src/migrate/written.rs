@@ -40,7 +40,7 @@ pub(super) fn changes(units: &[Unit], plan: &Plan, kept: &dyn Fn(SetId) -> bool,
             }
         };
         let (path, original) = &plan.originals[&file];
-        let fixes = touching
+        let mut fixes: Vec<Fix> = touching
             .iter()
             .flat_map(|id| {
                 let here = plan.sets[*id].edits.get(&file);
@@ -51,6 +51,13 @@ pub(super) fn changes(units: &[Unit], plan: &Plan, kept: &dyn Fn(SetId) -> bool,
                 })
             })
             .collect();
+        // An edit several fixes make (a qualifier one macro argument writes
+        // for several parameters) is listed by the first: the file's edits
+        // stay disjoint, and every fix still explains its declaration.
+        let mut listed = BTreeSet::new();
+        for fix in &mut fixes {
+            fix.edits.retain(|e| listed.insert((e.file.clone(), e.start, e.end, e.replacement.clone())));
+        }
         let configurations: BTreeSet<String> = units
             .iter()
             .zip(&plan.unit_sets)
