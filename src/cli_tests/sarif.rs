@@ -96,3 +96,20 @@ fn warnings_and_withdrawals_are_valid_sarif() {
     let log = valid_log(&["--test-ignore-pin", "builtin-pin", "fixtures/migrate/verify_compile_failure.cl"], 0);
     assert!(results(&log).iter().any(|r| r["level"] == "warning"), "{log}");
 }
+
+#[test]
+fn a_macro_argument_several_parameters_share_is_one_replacement_and_every_parameter_a_result() {
+    // `DEFINE_DOT(dot_device, __global)` writes the space of both its parameters.
+    let log = valid_log(&["fixtures/migrate/macro_argument.cl"], 0);
+    let dot: Vec<&Value> = results(&log)
+        .iter()
+        .filter(|r| r["ruleId"] == "generic-param" && r["message"]["text"].as_str().unwrap().contains("of `dot_device`"))
+        .collect();
+    assert_eq!(dot.len(), 2, "{dot:?}");
+    let replacements: Vec<&Value> = dot
+        .iter()
+        .flat_map(|r| r["fixes"].as_array().into_iter().flatten())
+        .flat_map(|f| f["artifactChanges"][0]["replacements"].as_array().unwrap())
+        .collect();
+    assert_eq!(replacements.len(), 1, "{replacements:?}");
+}
