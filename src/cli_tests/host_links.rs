@@ -245,3 +245,42 @@ fn a_reader_call_inline_as_the_source_is_followed_to_the_file_its_caller_names()
         assert!(String::from_utf8(stdout).unwrap().contains("-cl-std=CL2.0"), "{host}");
     }
 }
+
+/// A kernel that includes `helper.h`, whose helper clasp makes generic, and
+/// nothing of its own to change, as a host gives it to the driver: wrapped
+/// and `#include`d (a program clasp infers, or one `clasp.toml` declares),
+/// or embedded as a raw string.
+#[test]
+fn a_program_changed_only_in_a_header_it_includes_is_built_as_the_target() {
+    let helper = "float first_l(__local const float *t) { return t[0]; }\n";
+    let kernel = "#include \"helper.h\"\n__kernel void k(__global float *o)\n{\n    __local float t[4];\n    t[0] = o[0];\n    o[1] = first_l(t);\n}\n";
+    let wrapped = format!("// the kernel, for the host to include\nR\"cl(\n{kernel})cl\"\n");
+    let gathered = "#include <CL/cl.h>\nstatic const char *sources[] = {\n#include \"k.cl.inc\"\n};\n\
+                    cl_program build(cl_context ctx, cl_device_id dev)\n{\n    cl_int err;\n\
+                    cl_program p = clCreateProgramWithSource(ctx, 1, sources, NULL, &err);\n\
+                    clBuildProgram(p, 1, &dev, NULL, NULL, NULL);\n    return p;\n}\n";
+    let embedded = format!(
+        "#include <CL/cl.h>\nstatic const char *src = R\"cl(\n{kernel})cl\";\n\
+         cl_program build(cl_context ctx, cl_device_id dev)\n{{\n    cl_int err;\n\
+         cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);\n\
+         clBuildProgram(p, 1, &dev, NULL, NULL, NULL);\n    return p;\n}}\n"
+    );
+    let declared = "[[program]]\nname = \"kp\"\nsources = [\"k.cl.inc\"]\n";
+    let variants: [(&str, Vec<(&str, &str)>); 3] = [
+        ("inferred", vec![("helper.h", helper), ("k.cl.inc", &wrapped), ("host.cpp", gathered)]),
+        ("declared", vec![("helper.h", helper), ("k.cl.inc", &wrapped), ("host.cpp", gathered), ("clasp.toml", declared)]),
+        ("embedded", vec![("helper.h", helper), ("host.cpp", &embedded)]),
+    ];
+    for (name, files) in variants {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &files);
+        let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "."]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(stderr.contains("1 build call edited"), "{name}: {stderr}");
+        assert!(read(&dir.path().join("helper.h")).contains("float first_l(const float *t)"), "{name}");
+        let host = read(&dir.path().join("host.cpp"));
+        assert!(host.contains("clBuildProgram(p, 1, &dev, \"-cl-std=CL2.0\", NULL, NULL);"), "{name}:\n{host}");
+        let (again, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "."]);
+        assert_eq!(again, 0, "{name}: a second run changes nothing: {stderr}");
+    }
+}

@@ -106,6 +106,7 @@ pub fn finish(batch: &HostBatch, units: &[Unit], options: &MigrateOptions, resul
     let mut fixes = HostFixes::new();
     let mut expected = Vec::new();
     let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes, &mut expected);
+    migrated.extend(including_changed_files(&batch.hosts, units, result));
     migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes, &mut expected));
     let programs = changed_programs(units, result);
     let variables = migrated_variables(batch, &migrated);
@@ -225,16 +226,33 @@ fn changed_programs(units: &[Unit], result: &Migration) -> Vec<(PathBuf, PathBuf
         .filter(|u| u.embedded.is_none() && u.program.is_none() && u.canonical_paths().any(|p| changed.contains(p)))
         .map(|u| (u.canonical(0).to_path_buf(), u.path.clone()))
         .collect();
-    // A program's sources (a host names them to read and concatenate them), when one of them changed.
-    for program in units.iter().filter_map(|u| u.program.as_ref()) {
+    // A program's sources (a host names them to read and concatenate them),
+    // when one of them or a header the program includes changed.
+    for unit in units.iter().filter(|u| u.program.is_some()) {
+        let Some(program) = &unit.program else { continue };
         let sources: Vec<(PathBuf, PathBuf)> =
             program.map.segments().iter().map(|s| (canonical(&s.file), s.file.clone())).collect();
-        if sources.iter().any(|(c, _)| changed.contains(c.as_path())) {
+        if sources.iter().any(|(c, _)| changed.contains(c.as_path())) || unit.canonical_paths().any(|p| changed.contains(p)) {
             out.extend(sources);
         }
     }
     out.sort();
     out.dedup();
+    out
+}
+
+/// The literals of the embedded kernels whose own text is unchanged but
+/// that include a file the migration changed (a header): their programs
+/// changed, so their builds must ask for the target. As (host index, literal index).
+fn including_changed_files(hosts: &[HostInput], units: &[Unit], result: &Migration) -> BTreeSet<(usize, usize)> {
+    let changed: BTreeSet<&std::path::Path> = result.changes.iter().map(|c| c.canonical.as_path()).collect();
+    let mut out = BTreeSet::new();
+    for unit in units.iter().filter(|u| u.canonical_paths().any(|p| changed.contains(p))) {
+        let Some(kernel) = &unit.embedded else { continue };
+        if let Some(h) = hosts.iter().position(|h| h.path == kernel.host) {
+            out.extend(kernel.literals.iter().map(|(l, _)| (h, *l)));
+        }
+    }
     out
 }
 
