@@ -109,6 +109,7 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
         }
     }
     lines.extend(refusals(migration));
+    lines.extend(partly_migrated(migration));
     lines.extend(host_calls(migration));
     // A fix editing several files (a merge) is listed with each: explained once.
     lines.sort();
@@ -139,6 +140,23 @@ fn refusals(migration: &Migration) -> Vec<Explained> {
         if let Some(first) = group.members.first() {
             let text = format!("not merged {}: {}: {}", group.reason, group.names(), group.detail);
             lines.push((first.file.clone(), first.line, first.col, text));
+        }
+    }
+    lines
+}
+
+/// Functions changed with named parameters left: `partly-migrated: `f`
+/// keeps `p` (builtin-pin), `q` (skipped-if)` (each refusal has its own line too).
+fn partly_migrated(migration: &Migration) -> Vec<Explained> {
+    let mut lines = Vec::new();
+    for f in &migration.functions {
+        if let Outcome::PartlyMigrated { kept, .. } = &f.outcome {
+            let kept: Vec<String> = kept
+                .iter()
+                .map(|k| format!("`{}` ({})", k.name, k.reason.map_or_else(|| k.detail.clone(), |r| r.to_string())))
+                .collect();
+            let text = format!("partly-migrated: `{}` keeps named {}", f.name, kept.join(", "));
+            lines.push((f.file.clone(), f.line, f.col, text));
         }
     }
     lines
@@ -209,10 +227,12 @@ pub fn statistics(migration: &Migration) -> String {
         *counts.entry((code.to_string(), "warned")).or_default() += 1;
     }
     for f in &migration.functions {
-        if let Outcome::Refused { reason, .. } = &f.outcome {
-            if reason.withdraws() {
+        match &f.outcome {
+            Outcome::Refused { reason, .. } if reason.withdraws() => {
                 *counts.entry((reason.to_string(), "withdrawn")).or_default() += 1;
             }
+            Outcome::PartlyMigrated { .. } => *counts.entry(("partly-migrated".to_string(), "functions")).or_default() += 1,
+            _ => {}
         }
     }
     let mut rows: Vec<((String, &str), usize)> = counts.into_iter().collect();

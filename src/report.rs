@@ -16,8 +16,13 @@ pub use crate::rules::{Fix, Refusal, Warning};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Outcome {
-    /// Changed; `verified`: recompiled and its unit's kernels proven equivalent.
+    /// Changed, every parameter that names a space generic can hold (`__global`,
+    /// `__local`, a spelled `__private`) made generic; `verified`: recompiled
+    /// and its unit's kernels proven equivalent.
     Migrated { verified: bool },
+    /// Changed, but some of those parameters keep their space: `kept` lists
+    /// each with why (so `migrated` means no such named parameter is left).
+    PartlyMigrated { verified: bool, kept: Vec<KeptParameter> },
     /// Nothing to do.
     Unchanged,
     /// Something could change but does not, with a stable reason code.
@@ -25,6 +30,23 @@ pub enum Outcome {
     /// Its changes were to be written (`--write`, `--out-dir`), but its file
     /// could not be (the file's error says why): it is as it was.
     NotWritten,
+}
+
+impl Outcome {
+    /// Whether some of the function's changes stand (fully or partly migrated).
+    pub fn changed(&self) -> bool {
+        matches!(self, Outcome::Migrated { .. } | Outcome::PartlyMigrated { .. })
+    }
+}
+
+/// A parameter of a partly migrated function that keeps its named space, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeptParameter {
+    pub name: String,
+    /// The refusal's or withdrawal's code; absent when nothing was planned for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Code>,
+    pub detail: String,
 }
 
 /// The outcome of one function definition.

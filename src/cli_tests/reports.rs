@@ -136,3 +136,25 @@ fn statistics_count_each_change_once_by_code() {
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stdout, "    1  generic-param    fixed\n    1  header-conflict  refused\n");
 }
+
+#[test]
+fn a_helper_keeping_a_named_parameter_is_partly_migrated_with_each_kept_parameter() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/migrate/partly_migrated.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let functions = report["functions"].as_array().unwrap();
+    let by_name = |name: &str| functions.iter().find(|f| f["name"] == name).unwrap().clone();
+    let tally = by_name("tally");
+    assert_eq!(tally["status"], "partly-migrated", "{tally}");
+    assert_eq!(tally["verified"], true, "{tally}");
+    let kept = tally["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "only the parameter that keeps its space: {tally}");
+    assert_eq!(kept[0]["name"], "counts");
+    assert_eq!(kept[0]["reason"], "builtin-pin");
+    assert!(kept[0]["detail"].as_str().unwrap().contains("atomic_inc"), "{tally}");
+    // Fully migrated: no named parameter left, and no `kept` list.
+    let scale = by_name("scale");
+    assert_eq!(scale["status"], "migrated", "{scale}");
+    assert!(scale.get("kept").is_none(), "{scale}");
+    assert!(stderr.contains("2 functions would migrate (verified), 1 of them partly,"), "{stderr}");
+}

@@ -264,7 +264,7 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
         migration.errors.push(FileError { path: change.path.clone(), message });
     }
     for function in &mut migration.functions {
-        let migrated = matches!(function.outcome, crate::report::Outcome::Migrated { .. });
+        let migrated = function.outcome.changed();
         if migrated && migration.not_written.contains(&crate::root::canonical(&function.file)) {
             function.outcome = crate::report::Outcome::NotWritten;
         }
