@@ -125,7 +125,7 @@ pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
     let functions = syntax.functions.iter().filter(|f| f.is_definition).map(|f| function_report(syntax, &graph, f)).collect();
     let program_vars = syntax.program_vars.iter().map(|v| var_report(unit, v)).collect();
     UnitReport {
-        path: unit.path.display().to_string(),
+        path: crate::render::shown_path(&unit.path),
         configuration: unit.configuration.clone(),
         compiles,
         functions,
@@ -138,7 +138,7 @@ fn function_report(syntax: &KernelSyntax, graph: &FlowGraph, function: &Function
     FunctionReport {
         name: function.name.clone(),
         kernel: function.is_kernel,
-        file: syntax.files[function.pos.file].display().to_string(),
+        file: crate::render::shown_path(&syntax.files[function.pos.file]),
         line: function.pos.line,
         pointers: function.pointers.iter().map(|decl| decl_report(syntax, graph, function, decl)).collect(),
     }

@@ -86,15 +86,42 @@ pub fn diff_path(path: &Path, base: &DiffBase) -> String {
     }
 }
 
-/// How messages name a file: as given (tidied), or, when clasp found it by
-/// itself (canonical: a header, a `--compile-commands` entry), relative to
-/// the current directory when it is under it.
+/// How messages and reports (JSON, SARIF) name a file: relative to the
+/// current directory when it is under it, however it was reached (an
+/// absolute `-I` or `-include`, a `--compile-commands` entry, a canonical
+/// header), else as given; tidied either way. The one rule for every file
+/// a report names.
 pub fn shown_path(path: &Path) -> String {
-    let cwd = std::env::current_dir().map(|d| crate::root::canonical(&d)).ok();
-    match cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok()) {
-        Some(relative) => display_path(relative),
-        None => display_path(path),
+    if path.is_absolute() {
+        if let Ok(cwd) = std::env::current_dir() {
+            if let Ok(relative) = path.strip_prefix(&cwd) {
+                return display_path(relative);
+            }
+            let (cwd, canonical) = (crate::root::canonical(&cwd), crate::root::canonical(path));
+            if let Ok(relative) = canonical.strip_prefix(&cwd) {
+                return display_path(relative);
+            }
+        }
     }
+    display_path(path)
+}
+
+/// Serde: a report's path field, named as [`shown_path`] says.
+pub fn serialize_shown<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&shown_path(path))
+}
+
+/// Serde: a report's optional path field, named as [`shown_path`] says.
+pub fn serialize_shown_option<S: serde::Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(path) => serializer.serialize_some(&shown_path(path)),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Serde: a report's list of paths, each named as [`shown_path`] says.
+pub fn serialize_shown_list<S: serde::Serializer>(paths: &[PathBuf], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(paths.iter().map(|p| shown_path(p)))
 }
 
 /// A place in a file and what is said about it, in the order explanations are listed.

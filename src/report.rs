@@ -52,6 +52,7 @@ pub struct KeptParameter {
 /// The outcome of one function definition.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionAccount {
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
@@ -64,6 +65,7 @@ pub struct FunctionAccount {
 /// One file with its changes.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileChange {
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub path: PathBuf,
     #[serde(skip)]
     pub canonical: PathBuf,
@@ -121,7 +123,7 @@ impl Serialize for FileError {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut error = serializer.serialize_struct("FileError", 2)?;
-        error.serialize_field("path", &self.path)?;
+        error.serialize_field("path", &crate::render::shown_path(&self.path))?;
         error.serialize_field("message", &self.located())?;
         error.end()
     }
@@ -143,6 +145,7 @@ pub struct Migration {
     /// Every function definition of every analysed file under the paths, in order.
     pub functions: Vec<FunctionAccount>,
     /// Files that could not be parsed or compiled (their functions are unknown).
+    #[serde(serialize_with = "crate::render::serialize_shown_list")]
     pub unanalysable: Vec<PathBuf>,
     /// Duplicate groups merged into one generic function.
     pub merges: Vec<MergeReport>,
@@ -236,9 +239,11 @@ impl HostReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct IncludedProgramReport {
     /// The host file and the line of the program's creation.
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// Its sources, in order.
+    #[serde(serialize_with = "crate::render::serialize_shown_list")]
     pub sources: Vec<PathBuf>,
     /// The `[[program]]` it is, or the name clasp gave it.
     pub program: String,
@@ -249,11 +254,13 @@ pub struct IncludedProgramReport {
 /// A kernel embedded in a host file as a string literal.
 #[derive(Debug, Clone, Serialize)]
 pub struct EmbeddedReport {
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub status: EmbeddedStatus,
     /// The kernel file it is a generated copy of.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::render::serialize_shown_option")]
     pub copy_of: Option<PathBuf>,
     pub detail: String,
 }
@@ -310,6 +317,7 @@ impl ProofMethod {
 #[derive(Debug, Clone, Serialize)]
 pub struct MergeReport {
     pub name: String,
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub members: Vec<Member>,

@@ -43,6 +43,7 @@ use edits::MergeEdits;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Member {
     pub name: String,
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
