@@ -137,6 +137,7 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
     }
     lines.extend(refusals(migration));
     lines.extend(partly_migrated(migration));
+    lines.extend(discovered(migration));
     lines.extend(host_calls(migration));
     // A fix editing several files (a merge) is listed with each: explained once.
     lines.sort();
@@ -187,6 +188,16 @@ fn partly_migrated(migration: &Migration) -> Vec<Explained> {
         }
     }
     lines
+}
+
+/// Configurations derived to build code `#if` skips, analysed or dropped.
+fn discovered(migration: &Migration) -> Vec<Explained> {
+    let lines = migration.discovered.iter().map(|d| {
+        let text =
+            format!("configuration `{}` of {} discovered for the code #if skips here: {}", d.configuration, d.unit, d.detail);
+        (d.file.clone(), d.line, 1, text)
+    });
+    lines.collect()
 }
 
 /// Host build calls left as they are, with why.

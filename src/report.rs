@@ -49,6 +49,26 @@ pub struct KeptParameter {
     pub detail: String,
 }
 
+/// A configuration clasp derived to build code `#if` skips in every
+/// configuration given (`migrate::discovered`), and what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiscoveredConfiguration {
+    /// Where the first skipped code it was derived for is.
+    #[serde(serialize_with = "crate::render::serialize_shown")]
+    pub file: PathBuf,
+    pub line: u32,
+    /// The unit it was derived for (as in `--explain` and errors).
+    pub unit: String,
+    pub configuration: String,
+    /// The options it adds to those of the configuration it comes from.
+    pub options: Vec<String>,
+    /// `file:line` of each skipped code it was derived for.
+    pub enables: Vec<String>,
+    /// Loaded, analysed and verified like any configuration (else dropped: `detail` says why).
+    pub analysed: bool,
+    pub detail: String,
+}
+
 /// The outcome of one function definition.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionAccount {
@@ -147,6 +167,9 @@ pub struct Migration {
     /// Files that could not be parsed or compiled (their functions are unknown).
     #[serde(serialize_with = "crate::render::serialize_shown_list")]
     pub unanalysable: Vec<PathBuf>,
+    /// Configurations derived to build code `#if` skips (`--discover-configurations`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub discovered: Vec<DiscoveredConfiguration>,
     /// Duplicate groups merged into one generic function.
     pub merges: Vec<MergeReport>,
     /// Duplicate groups found but not merged, with why.

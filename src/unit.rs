@@ -37,6 +37,9 @@ pub struct Unit {
     pub compile: CompileOptions,
     /// The configuration it is built in, if `clasp.toml` names any.
     pub configuration: Option<String>,
+    /// Configuration discovery stopped at this bound of extra builds for the
+    /// unit, leaving some code `#if` skips unseen (`migrate::discovered`).
+    pub discovery_bound: Option<usize>,
     /// Where the unit's text (its main file, `FileIndex` 0) comes from: today
     /// always a whole kernel file; an embedded or concatenated program maps
     /// its ranges back to the files that hold them.
@@ -341,6 +344,7 @@ impl Workbench {
             standard,
             compile: options.clone(),
             configuration: None,
+            discovery_bound: None,
             source_map,
             sources,
             file_ids: Vec::new(),

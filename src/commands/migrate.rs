@@ -198,6 +198,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         merge: !args.no_merge,
         constant_budget: args.constant_budget,
         proof_limit: Some(args.proof_limit).filter(|n| *n > 0),
+        discover_configurations: args.discover_configurations,
         globals: args.globals,
         each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),

@@ -36,7 +36,7 @@ pub(super) fn own_pin(
     let syntax = &unit.syntax;
     let level = decl.levels.first()?;
     declared_pin(unit, function, decl, level, options)
-        .or_else(|| skipped_use_pin(syntax, function, decl))
+        .or_else(|| skipped_use_pin(unit, function, decl))
         .or_else(|| cast_pin(syntax, decl))
         .or_else(|| sink_pin(syntax, graph, node))
         .or_else(|| qualifier_pin(decl, level))
@@ -72,12 +72,17 @@ fn skipped_at(syntax: &KernelSyntax, skipped: &SkippedRange) -> String {
 
 /// The declaration is used, other than to reach what it points to, in code
 /// that `#if` skips inside its function: the compiler never saw that use.
-fn skipped_use_pin(syntax: &KernelSyntax, function: &Function, decl: &PointerDecl) -> Pin {
+fn skipped_use_pin(unit: &Unit, function: &Function, decl: &PointerDecl) -> Pin {
+    let syntax = &unit.syntax;
     let extent = &function.extent;
     let inside = |r: &ByteRange| r.file == extent.file && r.start >= extent.start && r.end <= extent.end;
     let skipped = syntax.skipped.iter().find(|s| inside(&s.range) && s.escaping.contains(&decl.name))?;
     let at = skipped_at(syntax, skipped);
-    Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)))
+    let bound = unit.discovery_bound.map(|n| {
+        let builds = crate::text::plural(n, "extra build", "");
+        format!(" (configuration discovery stopped at its bound of {builds} of this unit: --discover-configurations)")
+    });
+    Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}{}", decl.name, bound.unwrap_or_default())))
 }
 
 /// Its value is cast to a named-space pointer: from generic, that cast is
