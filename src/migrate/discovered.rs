@@ -123,10 +123,14 @@ fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
         let (_, value) = defines.iter().rev().map(|d| d.split_once('=').unwrap_or((d, "1"))).find(|(n, _)| *n == name)?;
         condition::evaluate(&[value.to_string()], &|_| None).map(Some)
     };
+    // Values the condition compares with and their neighbours, nearest the
+    // ones given first, the one below last (a count or size macro set to 0
+    // would enable code no real build compiles: a division by it).
+    let literals = condition::literals(&tokens);
     let mut values = vec![1];
-    for k in condition::literals(&tokens) {
-        values.extend([k, k + 1, k - 1]);
-    }
+    values.extend(literals.iter().copied());
+    values.extend(literals.iter().map(|k| k + 1));
+    values.extend(literals.iter().map(|k| k - 1));
     let mut maybe = None;
     for name in condition::tested_macros(&tokens) {
         let mut changes: Vec<Change> = values.iter().map(|v| Change::Define(name.clone(), *v)).collect();
