@@ -41,6 +41,7 @@ pub(super) fn own_pin(
         .or_else(|| sink_pin(syntax, graph, node))
         .or_else(|| qualifier_pin(decl, level))
         .or_else(|| skipped_caller_pin(syntax, function))
+        .or_else(|| unbuildable_caller_pin(unit, function))
 }
 
 /// Pins known from the declaration and its function alone: `__constant`,
@@ -146,6 +147,24 @@ fn skipped_caller_pin(syntax: &KernelSyntax, function: &Function) -> Pin {
         .find(|s| s.spells_constant || s.identifiers.iter().any(|name| names_constant(syntax, s, name)))?;
     let at = skipped_at(syntax, skipped);
     let detail = format!("`{}` is named in code skipped by #if at {at}, which could pass a __constant pointer", function.name);
+    Some((Code::SkippedCaller, detail))
+}
+
+/// Skipped code naming the function, for which clasp derived a configuration
+/// that does not compile as written: a change here could make it compile
+/// (a generic parameter accepting what a named one refused), so what that
+/// code would do is unknown, and a second run would see other code.
+fn unbuildable_caller_pin(unit: &Unit, function: &Function) -> Pin {
+    let syntax = &unit.syntax;
+    let skipped = syntax.skipped.iter().find(|s| {
+        let r = &s.range;
+        s.identifiers.contains(&function.name) && unit.unbuildable.contains(&(r.file, r.start, r.end))
+    })?;
+    let at = skipped_at(syntax, skipped);
+    let detail = format!(
+        "`{}` is named in code skipped by #if at {at}, which the configuration clasp derived to build it does not compile",
+        function.name
+    );
     Some((Code::SkippedCaller, detail))
 }
 

@@ -52,6 +52,8 @@ pub(super) struct Candidate {
     /// The unit it is derived for, as reports name it.
     unit: String,
     pub job: Job,
+    /// The unit it is derived from: its index in the batch.
+    pub from: usize,
     change: Change,
     targets: Vec<Target>,
 }
@@ -89,7 +91,7 @@ pub(super) fn candidates(units: &[Unit], jobs: &[&Job], limit: usize) -> (Vec<Ca
             wanted.truncate(limit);
         }
         for (change, targets) in wanted {
-            out.push(Candidate { unit: job.label(), job: configured(job, &change), change, targets });
+            out.push(Candidate { unit: job.label(), job: configured(job, &change), from: u, change, targets });
         }
     }
     (out, bounded)
@@ -169,6 +171,13 @@ fn configured(job: &Job, change: &Change) -> Job {
         None => format!("discovered {option}"),
     });
     job
+}
+
+/// The skipped code a candidate was derived for, in the unit it comes from:
+/// (file index there, start, end).
+pub(super) fn targets_in(candidate: &Candidate, unit: &Unit) -> Vec<(usize, u32, u32)> {
+    let index = |t: &Target| (0..unit.syntax.files.len()).find(|i| unit.canonical(*i) == t.canonical);
+    candidate.targets.iter().filter_map(|t| index(t).map(|i| (i, t.start, t.end))).collect()
 }
 
 /// Whether a candidate's unit compiles the code it was derived for; the

@@ -272,7 +272,14 @@ fn discover_configurations(
         let load = load.map_err(|failure| match failure {
             Failed::Load(message) | Failed::Isolated(message) => message,
         });
+        let failed = load.is_err();
         let (unit, report) = discovered::judge(candidate, load);
+        if failed {
+            // Code no configuration compiles as written: what it calls keeps its
+            // spaces (a change could make it compile, and the next run differ).
+            let targets = discovered::targets_in(candidate, &units[candidate.from]);
+            units[candidate.from].unbuildable.extend(targets);
+        }
         units.extend(unit);
         result.discovered.push(report);
     }
