@@ -173,6 +173,15 @@ fn configured(job: &Job, change: &Change) -> Job {
     job
 }
 
+/// Whether a discovered configuration's compile errors are ones a change of
+/// address spaces could remove (clang words every address-space mismatch
+/// with "address space"; an overload chosen by space is "no matching
+/// function"): an undeclared name, say, stays an error whatever clasp does.
+pub(super) fn a_change_could_fix(message: &str) -> bool {
+    let errors = message.lines().filter(|line| line.contains(": error: "));
+    errors.into_iter().any(|line| line.contains("address space") || line.contains("no matching function"))
+}
+
 /// The skipped code a candidate was derived for, in the unit it comes from:
 /// (file index there, start, end).
 pub(super) fn targets_in(candidate: &Candidate, unit: &Unit) -> Vec<(usize, u32, u32)> {

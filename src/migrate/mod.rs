@@ -272,11 +272,11 @@ fn discover_configurations(
         let load = load.map_err(|failure| match failure {
             Failed::Load(message) | Failed::Isolated(message) => message,
         });
-        let failed = load.is_err();
+        let failed = load.as_ref().err().is_some_and(|message| discovered::a_change_could_fix(message));
         let (unit, report) = discovered::judge(candidate, load);
         if failed {
-            // Code no configuration compiles as written: what it calls keeps its
-            // spaces (a change could make it compile, and the next run differ).
+            // Code no configuration compiles as written, for a reason a change of
+            // spaces could remove: what it calls keeps its spaces (else the next run differs).
             let targets = discovered::targets_in(candidate, &units[candidate.from]);
             units[candidate.from].unbuildable.extend(targets);
         }
