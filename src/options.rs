@@ -214,6 +214,9 @@ impl CompileOptions {
     }
 }
 
+/// Configuration discovery's default bound: extra builds per unit.
+pub const DEFAULT_DISCOVERED_CONFIGURATIONS: usize = 4;
+
 /// Everything `migrate` is asked to do, from the command line and `clasp.toml`.
 #[derive(Debug, Clone)]
 pub struct MigrateOptions {
@@ -235,6 +238,9 @@ pub struct MigrateOptions {
     /// estimated); a change set whose proof needs more is withdrawn
     /// (`proof-too-large`). `None`: no bound.
     pub proof_limit: Option<u64>,
+    /// At most this many configurations a unit is built in beyond those given,
+    /// derived to build code `#if` skips (`migrate::discovered`); 0: none.
+    pub discover_configurations: usize,
     /// Rules `--select`/`--ignore` (or clasp.toml) leave out, each with why: they change nothing.
     pub left_out: std::collections::BTreeMap<crate::codes::Code, String>,
     /// Declarations (canonical file, name offset) kept as they are, with why: the

@@ -86,15 +86,42 @@ pub fn diff_path(path: &Path, base: &DiffBase) -> String {
     }
 }
 
-/// How messages name a file: as given (tidied), or, when clasp found it by
-/// itself (canonical: a header, a `--compile-commands` entry), relative to
-/// the current directory when it is under it.
+/// How messages and reports (JSON, SARIF) name a file: relative to the
+/// current directory when it is under it, however it was reached (an
+/// absolute `-I` or `-include`, a `--compile-commands` entry, a canonical
+/// header), else as given; tidied either way. The one rule for every file
+/// a report names.
 pub fn shown_path(path: &Path) -> String {
-    let cwd = std::env::current_dir().map(|d| crate::root::canonical(&d)).ok();
-    match cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok()) {
-        Some(relative) => display_path(relative),
-        None => display_path(path),
+    if path.is_absolute() {
+        if let Ok(cwd) = std::env::current_dir() {
+            if let Ok(relative) = path.strip_prefix(&cwd) {
+                return display_path(relative);
+            }
+            let (cwd, canonical) = (crate::root::canonical(&cwd), crate::root::canonical(path));
+            if let Ok(relative) = canonical.strip_prefix(&cwd) {
+                return display_path(relative);
+            }
+        }
     }
+    display_path(path)
+}
+
+/// Serde: a report's path field, named as [`shown_path`] says.
+pub fn serialize_shown<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&shown_path(path))
+}
+
+/// Serde: a report's optional path field, named as [`shown_path`] says.
+pub fn serialize_shown_option<S: serde::Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(path) => serializer.serialize_some(&shown_path(path)),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Serde: a report's list of paths, each named as [`shown_path`] says.
+pub fn serialize_shown_list<S: serde::Serializer>(paths: &[PathBuf], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(paths.iter().map(|p| shown_path(p)))
 }
 
 /// A place in a file and what is said about it, in the order explanations are listed.
@@ -109,6 +136,8 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
         }
     }
     lines.extend(refusals(migration));
+    lines.extend(partly_migrated(migration));
+    lines.extend(discovered(migration));
     lines.extend(host_calls(migration));
     // A fix editing several files (a merge) is listed with each: explained once.
     lines.sort();
@@ -142,6 +171,33 @@ fn refusals(migration: &Migration) -> Vec<Explained> {
         }
     }
     lines
+}
+
+/// Functions changed with named parameters left: `partly-migrated: `f`
+/// keeps `p` (builtin-pin), `q` (skipped-if)` (each refusal has its own line too).
+fn partly_migrated(migration: &Migration) -> Vec<Explained> {
+    let mut lines = Vec::new();
+    for f in &migration.functions {
+        if let Outcome::PartlyMigrated { kept, .. } = &f.outcome {
+            let kept: Vec<String> = kept
+                .iter()
+                .map(|k| format!("`{}` ({})", k.name, k.reason.map_or_else(|| k.detail.clone(), |r| r.to_string())))
+                .collect();
+            let text = format!("partly-migrated: `{}` keeps named {}", f.name, kept.join(", "));
+            lines.push((f.file.clone(), f.line, f.col, text));
+        }
+    }
+    lines
+}
+
+/// Configurations derived to build code `#if` skips, analysed or dropped.
+fn discovered(migration: &Migration) -> Vec<Explained> {
+    let lines = migration.discovered.iter().map(|d| {
+        let text =
+            format!("configuration `{}` of {} discovered for the code #if skips here: {}", d.configuration, d.unit, d.detail);
+        (d.file.clone(), d.line, 1, text)
+    });
+    lines.collect()
 }
 
 /// Host build calls left as they are, with why.
@@ -209,10 +265,12 @@ pub fn statistics(migration: &Migration) -> String {
         *counts.entry((code.to_string(), "warned")).or_default() += 1;
     }
     for f in &migration.functions {
-        if let Outcome::Refused { reason, .. } = &f.outcome {
-            if reason.withdraws() {
+        match &f.outcome {
+            Outcome::Refused { reason, .. } if reason.withdraws() => {
                 *counts.entry((reason.to_string(), "withdrawn")).or_default() += 1;
             }
+            Outcome::PartlyMigrated { .. } => *counts.entry(("partly-migrated".to_string(), "functions")).or_default() += 1,
+            _ => {}
         }
     }
     let mut rows: Vec<((String, &str), usize)> = counts.into_iter().collect();

@@ -16,8 +16,13 @@ pub use crate::rules::{Fix, Refusal, Warning};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Outcome {
-    /// Changed; `verified`: recompiled and its unit's kernels proven equivalent.
+    /// Changed, every parameter that names a space generic can hold (`__global`,
+    /// `__local`, a spelled `__private`) made generic; `verified`: recompiled
+    /// and its unit's kernels proven equivalent.
     Migrated { verified: bool },
+    /// Changed, but some of those parameters keep their space: `kept` lists
+    /// each with why (so `migrated` means no such named parameter is left).
+    PartlyMigrated { verified: bool, kept: Vec<KeptParameter> },
     /// Nothing to do.
     Unchanged,
     /// Something could change but does not, with a stable reason code.
@@ -27,9 +32,47 @@ pub enum Outcome {
     NotWritten,
 }
 
+impl Outcome {
+    /// Whether some of the function's changes stand (fully or partly migrated).
+    pub fn changed(&self) -> bool {
+        matches!(self, Outcome::Migrated { .. } | Outcome::PartlyMigrated { .. })
+    }
+}
+
+/// A parameter of a partly migrated function that keeps its named space, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeptParameter {
+    pub name: String,
+    /// The refusal's or withdrawal's code; absent when nothing was planned for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Code>,
+    pub detail: String,
+}
+
+/// A configuration clasp derived to build code `#if` skips in every
+/// configuration given (`migrate::discovered`), and what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiscoveredConfiguration {
+    /// Where the first skipped code it was derived for is.
+    #[serde(serialize_with = "crate::render::serialize_shown")]
+    pub file: PathBuf,
+    pub line: u32,
+    /// The unit it was derived for (as in `--explain` and errors).
+    pub unit: String,
+    pub configuration: String,
+    /// The options it adds to those of the configuration it comes from.
+    pub options: Vec<String>,
+    /// `file:line` of each skipped code it was derived for.
+    pub enables: Vec<String>,
+    /// Loaded, analysed and verified like any configuration (else dropped: `detail` says why).
+    pub analysed: bool,
+    pub detail: String,
+}
+
 /// The outcome of one function definition.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionAccount {
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
@@ -42,6 +85,7 @@ pub struct FunctionAccount {
 /// One file with its changes.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileChange {
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub path: PathBuf,
     #[serde(skip)]
     pub canonical: PathBuf,
@@ -99,7 +143,7 @@ impl Serialize for FileError {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut error = serializer.serialize_struct("FileError", 2)?;
-        error.serialize_field("path", &self.path)?;
+        error.serialize_field("path", &crate::render::shown_path(&self.path))?;
         error.serialize_field("message", &self.located())?;
         error.end()
     }
@@ -121,7 +165,11 @@ pub struct Migration {
     /// Every function definition of every analysed file under the paths, in order.
     pub functions: Vec<FunctionAccount>,
     /// Files that could not be parsed or compiled (their functions are unknown).
+    #[serde(serialize_with = "crate::render::serialize_shown_list")]
     pub unanalysable: Vec<PathBuf>,
+    /// Configurations derived to build code `#if` skips (`--discover-configurations`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub discovered: Vec<DiscoveredConfiguration>,
     /// Duplicate groups merged into one generic function.
     pub merges: Vec<MergeReport>,
     /// Duplicate groups found but not merged, with why.
@@ -214,9 +262,11 @@ impl HostReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct IncludedProgramReport {
     /// The host file and the line of the program's creation.
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// Its sources, in order.
+    #[serde(serialize_with = "crate::render::serialize_shown_list")]
     pub sources: Vec<PathBuf>,
     /// The `[[program]]` it is, or the name clasp gave it.
     pub program: String,
@@ -227,11 +277,13 @@ pub struct IncludedProgramReport {
 /// A kernel embedded in a host file as a string literal.
 #[derive(Debug, Clone, Serialize)]
 pub struct EmbeddedReport {
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub status: EmbeddedStatus,
     /// The kernel file it is a generated copy of.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::render::serialize_shown_option")]
     pub copy_of: Option<PathBuf>,
     pub detail: String,
 }
@@ -288,6 +340,7 @@ impl ProofMethod {
 #[derive(Debug, Clone, Serialize)]
 pub struct MergeReport {
     pub name: String,
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub members: Vec<Member>,

@@ -204,7 +204,7 @@ fn envelope(rules: BTreeSet<RuleId>, results: Vec<Value>) -> Value {
 }
 
 fn uri(path: &Path) -> String {
-    path.to_string_lossy().replace('\\', "/")
+    crate::render::shown_path(path).replace('\\', "/")
 }
 
 /// A physical location: the file, and the line and column when the result is about one place.

@@ -52,15 +52,18 @@ impl Mode {
 
 /// `clasp: 3 files, 5 functions migrated (verified), 2 refused (1 builtin-pin,
 /// 1 macro), 12 unchanged, 0 unanalysable, 0 errors`: every function counted
-/// once, and every file read as code (`Migration::files_read`), so a file
+/// once (`, 1 of them partly` after the migrated ones when some keep a named
+/// parameter), and every file read as code (`Migration::files_read`), so a file
 /// listed as changed (`--check -q`) is always among those counted.
 pub fn summary(migration: &Migration, mode: Mode) -> String {
     let words = mode.words();
     let (migrated, refused, unchanged) = functions(migration, &words);
+    let partly = migration.functions.iter().filter(|f| matches!(f.outcome, Outcome::PartlyMigrated { .. })).count();
+    let partly = if partly == 0 { String::new() } else { format!(", {partly} of them partly") };
     let not_written = migration.functions.iter().filter(|f| f.outcome == Outcome::NotWritten).count();
     let not_written = if not_written == 0 { String::new() } else { format!(", {not_written} not written") };
     format!(
-        "clasp: {}, {migrated}{not_written}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
+        "clasp: {}, {migrated}{partly}{not_written}{}{}{}, {refused}, {unchanged} unchanged, {} unanalysable, {}",
         plural(migration.files_read, "file", ""),
         merges(migration, &words),
         variables(migration, &words),
@@ -70,14 +73,16 @@ pub fn summary(migration: &Migration, mode: Mode) -> String {
     )
 }
 
-/// The functions: migrated (verified or not), refused (by reason) and unchanged.
+/// The functions: migrated (verified or not: a partly migrated one is counted
+/// here too, and again in the `N of them partly` that follows), refused (by
+/// reason) and unchanged.
 fn functions(migration: &Migration, words: &Words) -> (String, String, usize) {
     let (mut verified, mut unverified, mut unchanged) = (0, 0, 0);
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for f in &migration.functions {
         match &f.outcome {
-            Outcome::Migrated { verified: true } => verified += 1,
-            Outcome::Migrated { verified: false } => unverified += 1,
+            Outcome::Migrated { verified: true } | Outcome::PartlyMigrated { verified: true, .. } => verified += 1,
+            Outcome::Migrated { verified: false } | Outcome::PartlyMigrated { verified: false, .. } => unverified += 1,
             Outcome::Unchanged => unchanged += 1,
             Outcome::NotWritten => {}
             Outcome::Refused { reason, .. } => *reasons.entry(reason.as_str()).or_default() += 1,

@@ -382,6 +382,9 @@ pub struct SkippedRange {
     pub escaping: Vec<String>,
     /// It spells `__constant`: with a keyword, or a macro whose expansion has it.
     pub spells_constant: bool,
+    /// The tokens of the directive that opens it, as written (`#`, `ifdef`,
+    /// `FAST`): what configuration discovery reads to enable it.
+    pub directive: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -37,6 +37,12 @@ pub struct Unit {
     pub compile: CompileOptions,
     /// The configuration it is built in, if `clasp.toml` names any.
     pub configuration: Option<String>,
+    /// Configuration discovery stopped at this bound of extra builds for the
+    /// unit, leaving some code `#if` skips unseen (`migrate::discovered`).
+    pub discovery_bound: Option<usize>,
+    /// Skipped code (file index, start, end) whose discovered configuration
+    /// does not compile: the functions it names keep their spaces.
+    pub unbuildable: Vec<(usize, u32, u32)>,
     /// Where the unit's text (its main file, `FileIndex` 0) comes from: today
     /// always a whole kernel file; an embedded or concatenated program maps
     /// its ranges back to the files that hold them.
@@ -422,6 +428,8 @@ impl Workbench {
             standard,
             compile: options.clone(),
             configuration: None,
+            discovery_bound: None,
+            unbuildable: Vec::new(),
             source_map,
             sources,
             file_ids: Vec::new(),

@@ -177,6 +177,11 @@ pub struct MigrateArgs {
     /// running for minutes. 0: no limit.
     #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_PROOF_LIMIT)]
     pub proof_limit: u64,
+    /// Build each unit in at most N more configurations, derived from the #if
+    /// conditions of code every given configuration skips where a helper's
+    /// pointer is used (`-DFAST` for `#ifdef FAST`); a change must hold in each. 0: none.
+    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_DISCOVERED_CONFIGURATIONS)]
+    pub discover_configurations: usize,
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
     #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse)]
     pub globals: crate::options::GlobalsPolicy,

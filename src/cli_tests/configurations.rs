@@ -14,8 +14,17 @@ fn configurations_are_checked_and_named() {
     let refusal = &report["refusals"][0];
     assert_eq!((refusal["function"].as_str(), refusal["reason"].as_str()), (Some("bump"), Some("configuration")));
     assert!(refusal["detail"].as_str().unwrap().contains("[atomics]"), "{refusal}");
-    // Without the configurations, the atomics branch is code no unit compiles: skipped-if.
+    // Without the configurations, clasp derives the atomics build from the #if and comes to the same refusal.
     let (_, stdout, _) = clasp(&["migrate", "--json", "--no-config", "fixtures/migrate/configurations"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
+    let refusal = &report["refusals"][0];
+    assert_eq!((refusal["function"].as_str(), refusal["reason"].as_str()), (Some("bump"), Some("configuration")));
+    assert!(refusal["detail"].as_str().unwrap().contains("[discovered -DUSE_ATOMICS=1]"), "{refusal}");
+    assert_eq!(report["discovered"][0]["options"], serde_json::json!(["-DUSE_ATOMICS=1"]));
+    assert_eq!(report["discovered"][0]["analysed"], true);
+    // With neither, the atomics branch is code no unit compiles: skipped-if.
+    let args = ["migrate", "--json", "--no-config", "--discover-configurations", "0", "fixtures/migrate/configurations"];
+    let (_, stdout, _) = clasp(&args);
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("valid JSON");
     assert_eq!(report["refusals"][0]["reason"], "skipped-if");
 }

@@ -136,3 +136,71 @@ fn statistics_count_each_change_once_by_code() {
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stdout, "    1  generic-param    fixed\n    1  header-conflict  refused\n");
 }
+
+#[test]
+fn a_helper_keeping_a_named_parameter_is_partly_migrated_with_each_kept_parameter() {
+    let (code, stdout, stderr) = clasp(&["migrate", "--json", "fixtures/migrate/partly_migrated.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let functions = report["functions"].as_array().unwrap();
+    let by_name = |name: &str| functions.iter().find(|f| f["name"] == name).unwrap().clone();
+    let tally = by_name("tally");
+    assert_eq!(tally["status"], "partly-migrated", "{tally}");
+    assert_eq!(tally["verified"], true, "{tally}");
+    let kept = tally["kept"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "only the parameter that keeps its space: {tally}");
+    assert_eq!(kept[0]["name"], "counts");
+    assert_eq!(kept[0]["reason"], "builtin-pin");
+    assert!(kept[0]["detail"].as_str().unwrap().contains("atomic_inc"), "{tally}");
+    // Fully migrated: no named parameter left, and no `kept` list.
+    let scale = by_name("scale");
+    assert_eq!(scale["status"], "migrated", "{scale}");
+    assert!(scale.get("kept").is_none(), "{scale}");
+    assert!(stderr.contains("2 functions would migrate (verified), 1 of them partly,"), "{stderr}");
+}
+
+/// Every value under a key naming a file (`file`, `path`, `uri`) in a report.
+fn named_files(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                match (key.as_str(), v.as_str()) {
+                    ("file" | "path" | "uri", Some(path)) => out.push(path.to_string()),
+                    _ => named_files(v, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| named_files(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn reports_name_files_reached_through_absolute_options_from_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = crate::support::canonical(dir.path());
+    std::fs::create_dir(root.join("inc")).unwrap();
+    std::fs::write(
+        root.join("inc/shared.h"),
+        "float pick_g(__global const float *p) { return p[1]; }\nvoid count_g(__global int *c) { atomic_inc(c); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("main.cl"),
+        "__kernel void go(__global const float *a, __global float *b, __global int *c) { b[0] = pick_g(a); count_g(c); }\n",
+    )
+    .unwrap();
+    // As a build script passes them: an absolute -include and an absolute -I.
+    let include = root.join("inc/shared.h").display().to_string();
+    let search = format!("-I{}", root.join("inc").display());
+    for format in ["json", "sarif"] {
+        let (code, stdout, stderr) =
+            crate::support::clasp_in(&root, &["migrate", "--format", format, "-include", &include, &search, "main.cl"]);
+        assert_eq!(code, 0, "{stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&stdout).expect("JSON");
+        let mut files = Vec::new();
+        named_files(&report, &mut files);
+        assert!(files.iter().any(|f| f == "inc/shared.h"), "{format}: {files:?}");
+        assert!(files.iter().all(|f| f == "inc/shared.h" || f == "main.cl"), "{format}: {files:?}");
+    }
+}

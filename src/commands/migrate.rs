@@ -198,6 +198,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         merge: !args.no_merge,
         constant_budget: args.constant_budget,
         proof_limit: Some(args.proof_limit).filter(|n| *n > 0),
+        discover_configurations: args.discover_configurations,
         globals: args.globals,
         each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),
@@ -264,7 +265,7 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
         migration.errors.push(FileError { path: change.path.clone(), message });
     }
     for function in &mut migration.functions {
-        let migrated = matches!(function.outcome, crate::report::Outcome::Migrated { .. });
+        let migrated = function.outcome.changed();
         if migrated && migration.not_written.contains(&crate::root::canonical(&function.file)) {
             function.outcome = crate::report::Outcome::NotWritten;
         }

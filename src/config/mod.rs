@@ -33,6 +33,7 @@
 //! Command-line options come last, so they win (`-D` given twice: the last).
 
 mod compile_commands;
+pub mod condition;
 mod program;
 
 use std::path::{Path, PathBuf};

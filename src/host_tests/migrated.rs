@@ -142,7 +142,7 @@ fn the_json_report_lists_the_edited_build_call() {
     assert_eq!(call["status"], "edited");
     assert_eq!((call["line"].as_u64(), call["col"].as_u64()), (Some(50), Some(11)));
     assert_eq!(call["program"], "kernels/scale.cl");
-    let host_fix = report["changes"].as_array().unwrap().iter().find(|c| c["path"] == "./host.c").expect("host.c changed");
+    let host_fix = report["changes"].as_array().unwrap().iter().find(|c| c["path"] == "host.c").expect("host.c changed");
     assert_eq!(host_fix["fixes"][0]["rule"], "host-build-options");
 }
 
@@ -257,7 +257,7 @@ fn an_embedded_kernel_s_functions_are_reported_at_the_host_file_and_line() {
         .iter()
         .map(|f| (f["file"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap(), f["name"].as_str().unwrap().to_string()))
         .collect();
-    let expected = |line: u64, name: &str| ("./host.c".to_string(), line, name.to_string());
+    let expected = |line: u64, name: &str| ("host.c".to_string(), line, name.to_string());
     assert_eq!(at, vec![expected(10, "scale_g"), expected(15, "scale_l"), expected(20, "scale")], "{}", run.stdout);
 }
 
@@ -282,7 +282,7 @@ fn wrapped_files_gathered_by_include_are_one_inferred_program_and_its_build_asks
     let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
     let program = &report["host"]["programs"][0];
     assert_eq!((program["inferred"].as_bool(), program["line"].as_u64()), (Some(true), Some(16)), "{}", json.stdout);
-    assert_eq!(program["sources"], serde_json::json!(["./common.opencl", "./scale.opencl"]));
+    assert_eq!(program["sources"], serde_json::json!(["common.opencl", "scale.opencl"]));
     assert_settled(&copy);
 }
 
@@ -419,7 +419,8 @@ fn json_change(copy: &Path, file: &str) -> (serde_json::Value, String) {
     let json = clasp(copy, &["migrate", "--json", "-q", "."]);
     let report: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
     let changes = report["changes"].as_array().expect("changes");
-    let change = changes.iter().find(|c| c["path"] == file).cloned().unwrap_or(serde_json::Value::Null);
+    let change =
+        changes.iter().find(|c| c["path"] == file).cloned().unwrap_or_else(|| panic!("{file} did not change: {changes:?}"));
     (change, json.stderr)
 }
 
@@ -429,7 +430,7 @@ fn a_kernel_file_is_analysed_with_the_defines_and_include_folder_its_host_builds
     let work = tempfile::tempdir().expect("temporary directory");
     let fresh = work.path().join("c_file_options");
     copy_tree(&fixture_dir("c_file_options"), &fresh);
-    let (change, stderr) = json_change(&fresh, "./kernels/tile.cl");
+    let (change, stderr) = json_change(&fresh, "kernels/tile.cl");
     assert!(change["configurations"].is_null(), "{change}");
     assert!(!stderr.contains("warning:") && !stderr.contains("error:"), "{stderr}");
     let (_work, copy, run) = migrated("c_file_options", &[]);
@@ -456,7 +457,7 @@ fn a_kernel_file_built_with_two_sets_of_options_is_migrated_for_both() {
     let work = tempfile::tempdir().expect("temporary directory");
     let fresh = work.path().join("c_two_builds");
     copy_tree(&fixture_dir("c_two_builds"), &fresh);
-    let (change, _) = json_change(&fresh, "./kernels/lanes.cl");
+    let (change, _) = json_change(&fresh, "kernels/lanes.cl");
     assert_eq!(change["configurations"], serde_json::json!(["host.c:51", "host.c:54"]), "{change}");
     let (_work, copy, run) = migrated("c_two_builds", &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);

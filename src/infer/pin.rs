@@ -3,8 +3,6 @@
 //! reason that says most first, and the one a required change may override
 //! (code `#if` skips naming the function) last.
 
-use std::collections::BTreeSet;
-
 use super::InferOptions;
 use crate::codes::Code;
 use crate::describe::at;
@@ -42,6 +40,7 @@ pub(super) fn own_pin(
         .or_else(|| sink_pin(unit, graph, node))
         .or_else(|| qualifier_pin(&unit.syntax, decl, level, options))
         .or_else(|| skipped_caller_pin(unit, function))
+        .or_else(|| unbuildable_caller_pin(unit, function))
 }
 
 /// Pins known from the declaration and its function alone: `__constant`,
@@ -81,7 +80,11 @@ fn skipped_use_pin(unit: &Unit, function: &Function, decl: &PointerDecl) -> Pin 
     let inside = |r: &ByteRange| r.file == extent.file && r.start >= extent.start && r.end <= extent.end;
     let skipped = syntax.skipped.iter().find(|s| inside(&s.range) && s.escaping.contains(&decl.name))?;
     let at = skipped_at(unit, skipped);
-    Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}", decl.name)))
+    let bound = unit.discovery_bound.map(|n| {
+        let builds = crate::text::plural(n, "extra build", "");
+        format!(" (configuration discovery stopped at its bound of {builds} of this unit: --discover-configurations)")
+    });
+    Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}{}", decl.name, bound.unwrap_or_default())))
 }
 
 /// Its value, or a pointer derived from it, is cast to a named-space pointer
@@ -177,30 +180,53 @@ pub fn macro_site_pin(syntax: &KernelSyntax, site: &MacroSite, why: &str) -> (Co
 /// A generic parameter accepts every pointer but a __constant one, so unseen code
 /// naming the function (a call, or only another configuration's definition) is a
 /// risk only where it could pass a __constant pointer: it spells __constant, or
-/// names a __constant variable or pointer of the unit.
+/// names a declaration in its scope that is a __constant variable or pointer.
 fn skipped_caller_pin(unit: &Unit, function: &Function) -> Pin {
     let syntax = &unit.syntax;
-    let naming: Vec<&SkippedRange> =
-        syntax.skipped.iter().map(|s| &**s).filter(|s| s.identifiers.contains(&function.name)).collect();
-    let constants = if naming.is_empty() { BTreeSet::new() } else { constant_names(syntax) };
-    let could_pass_constant =
-        |s: &SkippedRange| s.spells_constant || s.identifiers.iter().any(|name| constants.contains(name.as_str()));
-    let skipped = naming.into_iter().find(|s| could_pass_constant(s))?;
+    let skipped = syntax
+        .skipped
+        .iter()
+        .map(|s| &**s)
+        .filter(|s| s.identifiers.contains(&function.name))
+        .find(|s| s.spells_constant || s.identifiers.iter().any(|name| names_constant(syntax, s, name)))?;
     let at = skipped_at(unit, skipped);
     let detail = format!("`{}` is named in code skipped by #if at {at}, which could pass a __constant pointer", function.name);
     Some((Code::SkippedCaller, detail))
 }
 
-/// Names of the unit's __constant variables and of pointers to __constant.
-fn constant_names(syntax: &KernelSyntax) -> BTreeSet<&str> {
-    let vars = syntax.program_vars.iter().filter(|v| v.space == Space::Constant).map(|v| v.name.as_str());
-    let pointers = syntax
-        .functions
-        .iter()
-        .flat_map(|f| f.pointers.iter())
-        .filter(|d| d.levels.first().is_some_and(|l| l.space == Space::Constant))
-        .map(|d| d.name.as_str());
-    vars.chain(pointers).collect()
+/// Skipped code naming the function, for which clasp derived a configuration
+/// that does not compile as written: a change here could make it compile
+/// (a generic parameter accepting what a named one refused), so what that
+/// code would do is unknown, and a second run would see other code.
+fn unbuildable_caller_pin(unit: &Unit, function: &Function) -> Pin {
+    let syntax = &unit.syntax;
+    let skipped = syntax.skipped.iter().find(|s| {
+        let r = &s.range;
+        s.identifiers.contains(&function.name) && unit.unbuildable.contains(&(r.file, r.start, r.end))
+    })?;
+    let at = skipped_at(unit, skipped);
+    let detail = format!(
+        "`{}` is named in code skipped by #if at {at}, which the configuration clasp derived to build it does not compile",
+        function.name
+    );
+    Some((Code::SkippedCaller, detail))
+}
+
+/// Whether `name`, in skipped code, can be a __constant variable or pointer:
+/// resolved by declaration, as the compiler would, never by name alone. A
+/// pointer of the function around the skipped code (a parameter or local)
+/// shadows program-scope variables; a pointer of another function is not in
+/// scope there, whatever its name.
+fn names_constant(syntax: &KernelSyntax, skipped: &SkippedRange, name: &str) -> bool {
+    let range = &skipped.range;
+    let around = syntax.functions.iter().find(|f| {
+        let e = &f.extent;
+        f.is_definition && e.file == range.file && e.start <= range.start && range.end <= e.end
+    });
+    if let Some(decl) = around.and_then(|f| f.pointers.iter().find(|d| d.name == name)) {
+        return decl.levels.first().is_some_and(|l| l.space == Space::Constant);
+    }
+    syntax.program_vars.iter().any(|v| v.name == name && v.space == Space::Constant)
 }
 
 /// A call to a function the unit declares but does not define (the IR sees a declaration).

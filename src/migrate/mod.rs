@@ -9,6 +9,7 @@
 
 mod account;
 mod device_programs;
+mod discovered;
 mod host;
 mod plan;
 mod programs;
@@ -55,12 +56,20 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
-    let (mut units, failed) = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
+    let (mut units, unit_jobs, failed) = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
+    let unit_jobs: Vec<&Job> = unit_jobs.iter().map(|i| &jobs[*i]).collect();
+    let mut files = intern_files(&mut units);
+    skipped_only_where_no_unit_compiles(&mut units);
+    // Code still skipped is what no given configuration builds: discovery's input.
+    let given = units.len();
+    discover_configurations(&pool, &mut units, &unit_jobs, options, &mut result);
+    if units.len() > given {
+        files = intern_files(&mut units);
+        skipped_only_where_no_unit_compiles(&mut units);
+    }
     result.inputs = inputs(&jobs, host_files, &units);
     result.files_read = files_read(&jobs, &units, &host, &options.root);
     crate::timings::note_memory("after load");
-    let files = intern_files(&mut units);
-    skipped_only_where_no_unit_compiles(&mut units);
     let (plan, settled) = plan_and_settle(bench, &pool, &units, &files, &failed, options);
     crate::timings::note_memory("after settle");
     result.merges = merge_reports(&plan, &settled, options.verify);
@@ -202,10 +211,31 @@ fn load_units(
     jobs: &[Job],
     options: &MigrateOptions,
     result: &mut Migration,
-) -> (Vec<Unit>, BTreeMap<PathBuf, String>) {
-    use rayon::prelude::*;
+) -> (Vec<Unit>, Vec<usize>, BTreeMap<PathBuf, String>) {
     options.progress.stage("loading", jobs.len());
-    let loaded: Vec<Result<Unit, Failed>> = pool.install(|| {
+    let loaded = load_each(pool, jobs, options);
+    let mut units = Vec::new();
+    let mut unit_jobs = Vec::new();
+    let mut failed = BTreeMap::new();
+    for (index, (job, unit)) in jobs.iter().zip(loaded).enumerate() {
+        if let (Err(_), None, None) = (&unit, &job.embedded, &job.program) {
+            failed.extend(std::fs::canonicalize(&job.path).ok().map(|path| (path, job.label())));
+        }
+        match unit {
+            Ok(unit) => {
+                units.push(unit);
+                unit_jobs.push(index);
+            }
+            Err(failure) => record_failure(job, failure, result),
+        }
+    }
+    (units, unit_jobs, failed)
+}
+
+/// Each job's unit (in the job's configuration), or why it has none: loaded in parallel.
+fn load_each(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions) -> Vec<Result<Unit, Failed>> {
+    use rayon::prelude::*;
+    pool.install(|| {
         jobs.par_iter()
             .map_init(Workbench::new, |bench, job| {
                 let label = job.label();
@@ -215,25 +245,50 @@ fn load_units(
                     (Err(message), None) => Err(Failed::Load(format!("clasp: error: {message}"))),
                 };
                 options.progress.done(&job.path, "");
-                unit
+                unit.map(|mut unit| {
+                    unit.configuration = job.configuration.clone();
+                    unit
+                })
             })
             .collect()
-    });
-    let mut units = Vec::new();
-    let mut failed = BTreeMap::new();
-    for (job, unit) in jobs.iter().zip(loaded) {
-        if let (Err(_), None, None) = (&unit, &job.embedded, &job.program) {
-            failed.extend(std::fs::canonicalize(&job.path).ok().map(|path| (path, job.label())));
-        }
-        match unit {
-            Ok(mut unit) => {
-                unit.configuration = job.configuration.clone();
-                units.push(unit);
-            }
-            Err(failure) => record_failure(job, failure, result),
-        }
+    })
+}
+
+/// Configuration discovery (`discovered`): the units of the configurations
+/// derived for code `#if` skips that load and compile that code join the
+/// batch; each one tried is reported, dropped or not.
+fn discover_configurations(
+    pool: &rayon::ThreadPool,
+    units: &mut Vec<Unit>,
+    jobs: &[&Job],
+    options: &MigrateOptions,
+    result: &mut Migration,
+) {
+    let (candidates, bounded) = discovered::candidates(units, jobs, options.discover_configurations);
+    for (u, bound) in bounded {
+        units[u].discovery_bound = Some(bound);
     }
-    (units, failed)
+    if candidates.is_empty() {
+        return;
+    }
+    let extra: Vec<Job> = candidates.iter().map(|c| c.job.clone()).collect();
+    options.progress.stage("loading discovered configurations", extra.len());
+    let loaded = crate::timings::time("load: discovered", || load_each(pool, &extra, options));
+    for (candidate, load) in candidates.iter().zip(loaded) {
+        let load = load.map_err(|failure| match failure {
+            Failed::Load(message) | Failed::Isolated(message) => message,
+        });
+        let failed = load.as_ref().err().is_some_and(|message| discovered::a_change_could_fix(message));
+        let (unit, report) = discovered::judge(candidate, load);
+        if failed {
+            // Code no configuration compiles as written, for a reason a change of
+            // spaces could remove: what it calls keeps its spaces (else the next run differs).
+            let targets = discovered::targets_in(candidate, &units[candidate.from]);
+            units[candidate.from].unbuildable.extend(targets);
+        }
+        units.extend(unit);
+        result.discovered.push(report);
+    }
 }
 
 /// A job with no unit: an error (a warning for an embedded kernel clang

@@ -88,7 +88,7 @@ fn left_as_they_are(programs: &[&Program], conflicting: &BTreeMap<String, String
     for function in &mut result.functions {
         let file = canonical(&function.file);
         let Some(detail) = why.get(&file).filter(|_| !written.contains(&file)) else { continue };
-        if matches!(function.outcome, Outcome::Migrated { .. }) {
+        if function.outcome.changed() {
             function.outcome = Outcome::Refused { reason: Code::HeaderConflict, detail: (*detail).clone() };
         }
     }

@@ -181,6 +181,8 @@ impl<'t> Walker<'t, '_> {
             let range = self.range(&extent);
             let first_line = extent.start().line;
             let tokens = self.tu.tokens(&extent);
+            let directive: Vec<String> =
+                tokens.iter().take_while(|t| t.start.line == first_line).map(|t| t.text.clone()).collect();
             let names_constant = |word: &str| Space::from_keyword(word) == Some(Space::Constant);
             let spells_constant = tokens.iter().any(|t| {
                 let mut words = Vec::new();
@@ -203,7 +205,7 @@ impl<'t> Walker<'t, '_> {
             // (every token of the range, several times a name's size) for
             // as long as the unit lives.
             identifiers.shrink_to_fit();
-            let skipped = SkippedRange { range, first_line, identifiers, escaping, spells_constant };
+            let skipped = SkippedRange { range, first_line, identifiers, escaping, spells_constant, directive };
             self.syntax.skipped.push(super::memo::intern_skipped(skipped));
         }
         self.syntax.skipped.sort_by_key(|s| s.range);

@@ -208,7 +208,11 @@ for (int i = 0; i < n; ++i)
 }"#,
     refuses: "Only for code no unit of the batch compiles: code one configuration skips and another compiles, or a \
 header one program includes with other macros, is analysed by the unit that compiles it. For a declaration, a required change \
-overrides it, with a note naming the skipped code; a group is never merged over it.",
+overrides it, with a note naming the skipped code; a group is never merged over it. Before refusing, clasp builds the \
+unit in up to `--discover-configurations` (4) more configurations, each with one `-D`/`-U` derived from the condition of \
+the directive opening the skipped code (`-DFAST_PATH=1` here), and analyses and verifies it like any configuration; the \
+refusal stays where no such configuration compiles that code (`--explain` lists each one tried), or where the unit needed \
+more (its detail says the bound was hit).",
     safety: "Declare the builds your host makes (`[[configuration]]` entries in `clasp.toml`, or `--compile-commands`) \
 so a unit compiles that code, or delete the dead branch.",
 };

@@ -34,6 +34,7 @@ use crate::syntax::Pos;
 /// A build call of a host (`clBuildProgram`, `cl::Program::build`, pyopencl's `build`, ...).
 #[derive(Debug, Clone, Serialize)]
 pub struct BuildCallReport {
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,

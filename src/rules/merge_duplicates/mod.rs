@@ -44,6 +44,7 @@ use edits::MergeEdits;
 pub struct Member {
     pub name: String,
     /// Where it is defined for people: the real file (a program's source, a host file).
+    #[serde(serialize_with = "crate::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
