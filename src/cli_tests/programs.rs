@@ -224,3 +224,44 @@ fn merges_deleting_the_last_two_functions_of_a_source_both_stand() {
     let a = std::fs::read_to_string(dir.path().join("a.cl")).unwrap();
     assert!(!a.contains("one_l") && !a.contains("two_l") && !a.ends_with("\n\n\n"), "{a}");
 }
+
+#[test]
+fn a_declared_program_a_host_gathers_is_analysed_with_the_hosts_options() {
+    // The header is found through the host's `-Iinclude` and needs its `-DTILE=16`.
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("include/tile.h", "#ifndef TILE\n#error TILE is the host's\n#endif\nfloat tsum_l(__local const float *t) { float s = 0; for (int i = 0; i < TILE; ++i) s += t[i]; return s; }\n"),
+        ("kernels/tile.cl.inc", "/* wrapped for the host */\nR\"TILE(\n#include \"tile.h\"\n__kernel void tiled(__global float *o)\n{\n    __local float t[TILE];\n    t[0] = o[0];\n    o[1] = tsum_l(t);\n}\n)TILE\"\n"),
+        ("host.cpp", "#include <CL/cl.h>\nstatic const char *sources[] = {\n#include \"kernels/tile.cl.inc\"\n};\ncl_program build(cl_context ctx, cl_device_id dev)\n{\n    cl_program p = clCreateProgramWithSource(ctx, 1, sources, NULL, NULL);\n    clBuildProgram(p, 1, &dev, \"-DTILE=16 -Iinclude\", NULL, NULL);\n    return p;\n}\n"),
+        ("clasp.toml", "[[program]]\nname = \"tiles\"\nsources = [\"kernels/tile.cl.inc\"]\n"),
+    ];
+    for (name, text) in files {
+        std::fs::create_dir_all(dir.path().join(name).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 function migrated (verified), 1 build call edited"), "{stderr}");
+    let header = std::fs::read_to_string(dir.path().join("include/tile.h")).unwrap();
+    assert!(header.contains("float tsum_l(const float *t)"), "{header}");
+    let host = std::fs::read_to_string(dir.path().join("host.cpp")).unwrap();
+    assert!(host.contains("\"-DTILE=16 -Iinclude -cl-std=CL2.0\""), "{host}");
+}
+
+#[test]
+fn a_programs_error_is_reported_under_the_source_it_is_in() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.cl"), "float first(__global const float *v) { return v[0]; }\n").unwrap();
+    std::fs::write(
+        dir.path().join("b.cl"),
+        "__constant float table[2] = {1, 2};\n__kernel void k(__global float *o) { o[0] = first(table); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("clasp.toml"), "[[program]]\nname = \"p\"\nsources = [\"a.cl\", \"b.cl\"]\n").unwrap();
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "--json", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    let [error] = report["errors"].as_array().unwrap().as_slice() else { panic!("{report}") };
+    assert_eq!(error["path"], "b.cl", "{error}");
+    assert!(error["message"].as_str().unwrap().starts_with("b.cl:2:"), "{error}");
+}

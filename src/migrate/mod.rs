@@ -313,8 +313,19 @@ fn record_failure(job: &Job, failure: Failed, result: &mut Migration) {
             let message = format!("the embedded kernel is left as it is: clasp cannot analyse it: {first}");
             result.warnings.push(Warning::at(e.host.clone(), e.line, e.col, message));
         }
-        _ => result.errors.push(FileError { path: job.path.clone(), message }),
+        _ => result.errors.push(FileError { path: failure_path(job, &message), message }),
     }
+}
+
+/// The file a failed job's error is reported under: a `[[program]]`'s source
+/// the message starts at (else its first source), never the program's
+/// virtual name; any other job's own path.
+fn failure_path(job: &Job, message: &str) -> PathBuf {
+    let Some(program) = &job.program else { return job.path.clone() };
+    let starts_at = |file: &&PathBuf| {
+        [crate::render::shown_path(file), file.display().to_string()].iter().any(|name| message.starts_with(&format!("{name}:")))
+    };
+    program.files.iter().find(starts_at).or(program.files.first()).cloned().unwrap_or_else(|| job.path.clone())
 }
 
 /// Why a job has no unit.

@@ -161,7 +161,7 @@ pub(super) fn creation_options(facts: &HostFacts, creation: usize, host: &Path, 
 }
 
 /// Whether a build call builds the program of creation `creation`.
-fn builds(facts: &HostFacts, call: &crate::host::BuildCall, creation: usize) -> bool {
+pub(super) fn builds(facts: &HostFacts, call: &crate::host::BuildCall, creation: usize) -> bool {
     match &call.program {
         ProgramRef::Creation(i) => *i == creation,
         ProgramRef::Expr(expr) => {

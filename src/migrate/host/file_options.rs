@@ -1,4 +1,5 @@
-//! Kernel files analysed with the options their hosts build them with.
+//! Kernel files, and the `[[program]]`s a host gathers by `#include`,
+//! analysed with the options their hosts build them with.
 //!
 //! A build call linked to a kernel file of the batch (the rule
 //! `host-build-options` links calls to programs, `files_built`) whose
@@ -71,11 +72,16 @@ pub(super) fn apply(hosts: &[HostInput], helpers: &Helpers, jobs: &mut Vec<Job>,
     let mut kernel_files: Vec<PathBuf> = jobs.iter().filter(|j| is_file_job(j)).map(|j| canonical(&j.path)).collect();
     kernel_files.sort();
     kernel_files.dedup();
-    let built = options_by_file(hosts, helpers, &kernel_files, result);
+    let programs: Vec<(Vec<PathBuf>, PathBuf)> = (jobs.iter())
+        .filter_map(|j| j.program.as_ref().map(|p| (p.files.iter().map(|f| canonical(f)).collect(), j.path.clone())))
+        .collect();
+    let mut built = options_by_file(hosts, helpers, &kernel_files, result);
+    built.extend(options_by_program(hosts, &programs, result));
     let mut warnings = BTreeSet::new();
     let mut out = Vec::with_capacity(jobs.len());
     for job in jobs.drain(..) {
-        let sets = is_file_job(&job).then(|| built.get(&canonical(&job.path))).flatten();
+        let key = if is_file_job(&job) { Some(canonical(&job.path)) } else { job.program.as_ref().map(|_| job.path.clone()) };
+        let sets = key.and_then(|key| built.get(&key));
         let Some(sets) = sets.filter(|sets| sets.iter().any(|(options, _)| *options != HostOptions::default())) else {
             out.push(job);
             continue;
@@ -123,6 +129,39 @@ fn options_by_file(
                         }
                     }
                     Err(why) => result.warnings.push(unreadable(call, &site, &file, &why)),
+                }
+            }
+        }
+    }
+    built
+}
+
+/// Per declared `[[program]]` (by its job's path), the distinct options of
+/// the build calls building a creation that gathers its sources by
+/// `#include`, in order (relative paths from the host's directory, where
+/// the host's `#include`s resolve).
+fn options_by_program(
+    hosts: &[HostInput],
+    programs: &[(Vec<PathBuf>, PathBuf)],
+    result: &mut Migration,
+) -> BTreeMap<PathBuf, Vec<(HostOptions, Site)>> {
+    let mut built: BTreeMap<PathBuf, Vec<(HostOptions, Site)>> = BTreeMap::new();
+    for host in hosts.iter().filter(|_| !programs.is_empty()) {
+        let dir = host.path.parent().unwrap_or(Path::new(""));
+        for (c, creation) in host.facts.programs.iter().enumerate().filter(|(_, c)| !c.included.is_empty()) {
+            let sources: Vec<PathBuf> = creation.included.iter().map(|name| canonical(&dir.join(name))).collect();
+            let Some((_, key)) = programs.iter().find(|(files, _)| *files == sources) else { continue };
+            for call in host.facts.build_calls.iter().filter(|call| super::embedded::builds(&host.facts, call, c)) {
+                let Some(text) = traced_text(&call.options) else { continue };
+                let site = Site { host: host.path.clone(), line: call.at.line, col: call.at.col, api: call.api.clone(), text };
+                match parse(&site.text, &working_dirs(&canonical(dir), &host.path)) {
+                    Ok(options) => {
+                        let sets = built.entry(key.clone()).or_default();
+                        if !sets.iter().any(|(known, _)| *known == options) {
+                            sets.push((options, site));
+                        }
+                    }
+                    Err(why) => result.warnings.push(unreadable(call, &site, key, &why)),
                 }
             }
         }
