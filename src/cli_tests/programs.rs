@@ -265,3 +265,25 @@ fn a_programs_error_is_reported_under_the_source_it_is_in() {
     assert_eq!(error["path"], "b.cl", "{error}");
     assert!(error["message"].as_str().unwrap().starts_with("b.cl:2:"), "{error}");
 }
+
+#[test]
+fn a_source_split_into_adjacent_raw_strings_is_migrated_inside_them() {
+    // A long kernel split in two raw strings (a compiler's limit on one literal), a comment between.
+    let dir = tempfile::tempdir().unwrap();
+    let common = "R\"CL(float sum_g(__global const float *v, int n)\n{\n    float s = 0;\n    for (int i = 0; i < n; i++)\n        s += v[i];\n    return s;\n}\n)CL\"\n\
+                  // second part\nR\"CL(\nfloat sum_l(__local const float *v, int n)\n{\n    float s = 0;\n    for (int i = 0; i < n; i++)\n        s += v[i];\n    return s;\n}\n)CL\"\n";
+    let kernel = "__kernel void k(__global float *o, __global const float *x, __local float *t)\n\
+                  { t[0] = x[0]; o[0] = sum_g(x, 4) + sum_l(t, 1); }\n";
+    std::fs::write(dir.path().join("common.inc"), common).unwrap();
+    std::fs::write(dir.path().join("k.cl"), kernel).unwrap();
+    std::fs::write(dir.path().join("clasp.toml"), "[[program]]\nname = \"p\"\nsources = [\"common.inc\", \"k.cl\"]\n").unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--write", "."]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 duplicate group merged"), "{stderr}");
+    let written = std::fs::read_to_string(dir.path().join("common.inc")).unwrap();
+    assert!(written.starts_with("R\"CL(float sum(const float *v, int n)"), "{written}");
+    assert!(written.contains("// second part") && written.trim_end().ends_with(")CL\""), "wrappers kept:\n{written}");
+    assert!(!written.contains("__local") && !written.contains("__global"), "{written}");
+    let (again, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "."]);
+    assert_eq!(again, 0, "a second run changes nothing: {stderr}");
+}

@@ -1,7 +1,9 @@
 //! Source files wrapped so that a host can `#include` them where a string
 //! is expected: the whole file is one C++ raw string literal
-//! (`R"delim(` ... `)delim"`), or one run of adjacent escaped C string
-//! literals (C has no raw strings):
+//! (`R"delim(` ... `)delim"`), or one run of adjacent literals: escaped C
+//! string literals (C has no raw strings), or raw strings (a long kernel
+//! split into several, as compilers bound one literal's length: MSVC at
+//! 16 KB), or both:
 //!
 //! ```c
 //! /* licence ... */
@@ -44,9 +46,9 @@ pub fn raw_string_content(bytes: &[u8]) -> Option<Range<usize>> {
     Some(literal.start_byte() + open + 1..literal.end_byte() - close.len())
 }
 
-/// The literal of a file that is wholly one run of adjacent escaped C
-/// string literals (comments may stand between them, a literal may end
-/// mid-line), decoded as a host that `#include`s the file receives it, with
+/// The literal of a file that is wholly one run of adjacent string
+/// literals, escaped or raw (comments may stand between them, a literal may
+/// end mid-line), or one escaped literal, decoded as a host that `#include`s the file receives it, with
 /// the map from its text back to the file; `None` when the file is anything
 /// else, or when some of the run is not known exactly (a macro among the
 /// literals, an unknown escape).
@@ -54,17 +56,18 @@ pub fn escaped_string_content(bytes: &[u8]) -> Option<Literal> {
     memchr::memchr(b'"', bytes)?;
     let tree = parse(bytes)?;
     let literal = wrapper_literal(tree.root_node())?;
-    let escaped = |n: Node| n.kind() == "string_literal";
-    let only_escaped = match literal.kind() {
+    // (One raw string alone is `raw_string_content`'s: its text as it is.)
+    let string = |n: Node| matches!(n.kind(), "string_literal" | "raw_string_literal");
+    let only_strings = match literal.kind() {
         "string_literal" => true,
         "concatenated_string" => {
             let mut cursor = literal.walk();
             let parts: Vec<Node> = literal.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
-            parts.into_iter().all(escaped)
+            parts.into_iter().all(string)
         }
         _ => false,
     };
-    only_escaped.then(|| crate::host::decode_wrapper(literal, bytes)).flatten()
+    only_strings.then(|| crate::host::decode_wrapper(literal, bytes)).flatten()
 }
 
 fn parse(bytes: &[u8]) -> Option<tree_sitter::Tree> {
@@ -171,6 +174,17 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_split_into_adjacent_raw_strings_gives_their_contents_joined() {
+        let text =
+            "// split for the compiler's limit\nR\"cl(float f(void)\n{)cl\"\n// second half\nR\"cl(\n    return 1.0f;\n})cl\"\n";
+        assert_eq!(unwrapped(text).as_deref(), Some("float f(void)\n{\n    return 1.0f;\n}"));
+        assert_eq!(raw_string_content(text.as_bytes()), None, "two raw strings are no single one");
+        // Mixed with an escaped literal, too.
+        let mixed = "R\"(float g(void) )\"\n\"{ return 2.0f; }\\n\"\n";
+        assert_eq!(unwrapped(mixed).as_deref(), Some("float g(void) { return 2.0f; }\n"));
+    }
+
+    #[test]
     fn escaped_literals_with_code_beside_them_are_no_wrapper() {
         for text in [
             "int x;\n\"a\\n\"\n",
@@ -182,7 +196,6 @@ mod tests {
             "\"a\\n\"\nkernel void k() {}\n",
             "\"a\\n\";\n\"b\\n\"\n",
             "#if A\n\"a\\n\"\n#endif\n",
-            "R\"(a)\" \"b\\n\"\n",
             "\"\\q\"\n",
             "kernel void k(global float *p) { printf(\"x\\n\"); }\n",
             "// \"a\\n\"\n",
