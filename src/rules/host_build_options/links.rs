@@ -140,7 +140,10 @@ fn included_origins(host: &Path, creation: &ProgramCreation, changed: &Changed) 
             match changed.programs.iter().find(|(canonical, _)| *canonical == file) {
                 Some((_, shown)) => Origin::Changed(display_path(shown), file.clone()),
                 None if changed.kernel_files.contains(&file) => Origin::Unchanged(crate::render::shown_path(&file)),
-                None => Origin::Unknown(format!("`{name}` is `#include`d as a source, and clasp read it as no program's source")),
+                None => Origin::Unknown(format!(
+                    "`{name}` is `#include`d as a source of a program clasp has no analysis of (see its error, if any: \
+                     clasp could not analyse it, was told to leave it out, or could not read the file)"
+                )),
             }
         })
         .collect()
