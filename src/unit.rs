@@ -210,6 +210,14 @@ pub enum UnitError {
     /// The file is binary (`text::not_text` says why): one error, not clang's cascade over its bytes.
     #[error("{path}:1:1: error: {why}")]
     NotText { path: String, why: String },
+    /// The file is a program's source wrapped as a string literal for a
+    /// host to `#include`, named alone: not kernel code as it is.
+    #[error(
+        "{path}:1:1: error: it is wrapped as a string literal for a host to `#include`: clasp reads it as a program's \
+         source when the host including it is in the batch (name a directory holding both), or when a `[[program]]` in \
+         clasp.toml lists it"
+    )]
+    Wrapped { path: String },
     /// libclang parsed the unit and reported errors.
     #[error("{}", diagnostics.join("\n"))]
     Syntax { diagnostics: Vec<String> },
@@ -261,6 +269,11 @@ impl UnitError {
     pub fn is_compile_error(&self) -> bool {
         matches!(self, UnitError::Syntax { .. } | UnitError::Compile { .. })
     }
+}
+
+/// Whether a file is wholly a string literal wrapping kernel code (`source::wrapped`).
+fn is_wrapped(text: &[u8]) -> bool {
+    crate::source::raw_string_content(text).is_some() || crate::source::escaped_string_content(text).is_some()
 }
 
 /// Why the per-worker tools cannot be set up.
@@ -383,8 +396,13 @@ impl Workbench {
         if let Some(why) = crate::text::not_text(virtual_file.map_or(&text[..], |v| v.text)) {
             return Err(UnitError::NotText { path: display, why });
         }
-        let (standard, syntax) =
-            self.parse_as_input_standard((input, &text, virtual_file.is_none()), &display, options, target)?;
+        let (standard, syntax) = self
+            .parse_as_input_standard((input, &text, virtual_file.is_none()), &display, options, target)
+            .map_err(|e| match virtual_file {
+                // Only a file that does not parse is looked at again: most hold quotes.
+                None if e.is_compile_error() && is_wrapped(&text) => UnitError::Wrapped { path: display.clone() },
+                _ => e,
+            })?;
         let ir = crate::timings::time("lower (clang -O0 + facts)", || {
             lower::lower(&Context::create(), input, &options.clang_args(Some(&standard.flags)))
         })

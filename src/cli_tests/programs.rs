@@ -287,3 +287,20 @@ fn a_source_split_into_adjacent_raw_strings_is_migrated_inside_them() {
     let (again, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "."]);
     assert_eq!(again, 0, "a second run changes nothing: {stderr}");
 }
+
+#[test]
+fn a_wrapped_source_named_alone_is_one_error_saying_how_to_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = "// licence\nR\"cl(\nfloat f(__global const float *p) { return p[0]; }\n)cl\"\n";
+    let escaped = "/* for a C host */\n\"float g(__global const float *p)\\n\"\n\"{ return p[0]; }\\n\"\n";
+    std::fs::write(dir.path().join("raw.inc"), raw).unwrap();
+    std::fs::write(dir.path().join("escaped.inc"), escaped).unwrap();
+    for name in ["raw.inc", "escaped.inc"] {
+        let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", name]);
+        assert_eq!(code, 2, "{stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error:")).collect();
+        assert_eq!(errors.len(), 1, "one error, not clang's cascade: {stderr}");
+        assert!(errors[0].starts_with(&format!("{name}:1:1: error: it is wrapped as a string literal")), "{stderr}");
+        assert_eq!(std::fs::read_to_string(dir.path().join(name)).unwrap(), if name == "raw.inc" { raw } else { escaped });
+    }
+}
