@@ -143,18 +143,5 @@ fn closing_parenthesis(tokens: &[RawToken]) -> Option<usize> {
     if tokens.first()?.text != "(" {
         return None;
     }
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate() {
-        match t.text.as_str() {
-            "(" => depth += 1,
-            ")" => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    super::closing_index(tokens.iter().map(|t| t.text.as_str()))
 }

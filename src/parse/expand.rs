@@ -129,20 +129,7 @@ impl Definitions<'_> {
 
 /// The index of the `)` closing the `(` at `open`.
 fn closing_paren(tokens: &[Token], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.text.as_str() {
-            "(" => depth += 1,
-            ")" => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    super::closing_index(tokens[open..].iter().map(|t| t.text.as_str())).map(|i| i + open)
 }
 
 /// A call's arguments split at top-level commas; tokens written at the use

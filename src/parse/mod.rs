@@ -151,6 +151,25 @@ impl Parser {
     }
 }
 
+/// Among token texts starting at a `(`, the index of the `)` closing it
+/// (nested parentheses counted); `None` when it never closes.
+fn closing_index<'t>(texts: impl Iterator<Item = &'t str>) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, text) in texts.enumerate() {
+        match text {
+            "(" => depth += 1,
+            ")" => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
