@@ -204,7 +204,8 @@ pub fn compare_compiled(
         // In a big unit nearly every helper changed: inlining the changed
         // ones costs what inlining all does, so the whole kernels are next,
         // their original side optimised once for every check (`whole.rs`).
-        let found = if first.found.proven_functions.is_empty() || first.big {
+        let big = first.big;
+        let found = if first.found.proven_functions.is_empty() || big {
             first
         } else {
             // A call kept opaque the result reaches otherwise (a merged
@@ -219,7 +220,7 @@ pub fn compare_compiled(
             return settled(found.found);
         }
         crate::timings::time("verify: pipeline, all inlined", || {
-            let found = whole::compare_whole_kernels(context, original, migrated, name, only, scope.limit)
+            let found = whole::compare_whole_kernels(context, (original, migrated), name, only, scope.limit, big)
                 .map_err(|e| e.after_proving(&proven_alone))?;
             settled(Equivalence { whole_kernels: true, ..found })
         })

@@ -11,8 +11,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use super::WHOLE_AFTER;
 use super::{compare, loaded, optimised, within_limit, Equivalence, KernelBody, VerifyError};
-use super::{PROVE_EVERY_FUNCTION_ABOVE, WHOLE_AFTER};
 use crate::lower::Context;
 use crate::session::Shared;
 
@@ -29,19 +29,20 @@ pub(crate) fn clear() {
 }
 
 /// Compares the kernels of `original` and `migrated` (unoptimised bitcode)
-/// with every helper inlined, within `limit` (`VerifyError::TooCostly`).
+/// with every helper inlined, within `limit` (`VerifyError::TooCostly`);
+/// `big`: the unit is big (`PROVE_EVERY_FUNCTION_ABOVE`), so its
+/// original's kernels are kept for its next checks.
 pub(super) fn compare_whole_kernels(
     context: &Context,
-    original: &[u8],
-    migrated: &[u8],
+    (original, migrated): (&[u8], &[u8]),
     name: &str,
     only: Option<&BTreeSet<String>>,
     limit: Option<u64>,
+    big: bool,
 ) -> Result<Equivalence, VerifyError> {
     let mut before = loaded(context, original, name, only)?;
     let mut after = loaded(context, migrated, name, only)?;
     within_limit(&mut before, &mut after, limit, WHOLE_AFTER)?;
-    let big = super::cost::largest_inlined_kernel(&mut before).is_some_and(|(_, size)| size > PROVE_EVERY_FUNCTION_ABOVE);
     let key = crate::ids::hash_of(&(original, only));
     let kept = if big { ORIGINALS.lock().and_then(|kept| kept.get(&key).cloned()) } else { None };
     let original_kernels = match kept {

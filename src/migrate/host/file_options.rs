@@ -121,15 +121,8 @@ fn options_by_file(
             let site =
                 Site { host: host.path.clone(), line: call.at.line, col: call.at.col, api: call.api.clone(), text: text.clone() };
             for BuiltFile { file, working_dir } in files_built(host, call, kernel_files, helpers) {
-                match parse(&text, &working_dirs(&working_dir, &host.path)) {
-                    Ok(options) => {
-                        let sets = built.entry(file).or_default();
-                        if !sets.iter().any(|(known, _)| *known == options) {
-                            sets.push((options, site.clone()));
-                        }
-                    }
-                    Err(why) => result.warnings.push(unreadable(call, &site, &file, &why)),
-                }
+                let dirs = working_dirs(&working_dir, &host.path);
+                add_options(&mut built, file, &dirs, (call, &site), result);
             }
         }
     }
@@ -154,19 +147,32 @@ fn options_by_program(
             for call in host.facts.build_calls.iter().filter(|call| super::embedded::builds(&host.facts, call, c)) {
                 let Some(text) = traced_text(&call.options) else { continue };
                 let site = Site { host: host.path.clone(), line: call.at.line, col: call.at.col, api: call.api.clone(), text };
-                match parse(&site.text, &working_dirs(&canonical(dir), &host.path)) {
-                    Ok(options) => {
-                        let sets = built.entry(key.clone()).or_default();
-                        if !sets.iter().any(|(known, _)| *known == options) {
-                            sets.push((options, site));
-                        }
-                    }
-                    Err(why) => result.warnings.push(unreadable(call, &site, key, &why)),
-                }
+                let dirs = working_dirs(&canonical(dir), &host.path);
+                add_options(&mut built, key.clone(), &dirs, (call, &site), result);
             }
         }
     }
     built
+}
+
+/// The options of the call at `site`, read from `dirs`, as one more set
+/// of `key`'s (unless it has them already); a warning when clasp cannot read them.
+fn add_options(
+    built: &mut BTreeMap<PathBuf, Vec<(HostOptions, Site)>>,
+    key: PathBuf,
+    dirs: &[PathBuf],
+    (call, site): (&BuildCall, &Site),
+    result: &mut Migration,
+) {
+    match parse(&site.text, dirs) {
+        Ok(options) => {
+            let sets = built.entry(key).or_default();
+            if !sets.iter().any(|(known, _)| *known == options) {
+                sets.push((options, site.clone()));
+            }
+        }
+        Err(why) => result.warnings.push(unreadable(call, site, &key, &why)),
+    }
 }
 
 fn unreadable(call: &BuildCall, site: &Site, file: &Path, why: &str) -> Warning {

@@ -106,9 +106,11 @@ pub fn finish(batch: &HostBatch, units: &[Unit], options: &MigrateOptions, resul
     let mut fixes = HostFixes::new();
     let mut expected = Vec::new();
     let mut migrated = embedded::write_back(&batch.hosts, &batch.embedded, result, &mut fixes, &mut expected);
-    migrated.extend(including_changed_files(&batch.hosts, units, result));
     migrated.extend(copies::lockstep(&batch.hosts, &batch.copies, result, &mut fixes, &mut expected));
-    let programs = changed_programs(units, result);
+    // The kernel files left changed (embedded kernels' and copies' changes are the hosts' now).
+    let changed: BTreeSet<&std::path::Path> = result.changes.iter().map(|c| c.canonical.as_path()).collect();
+    migrated.extend(including_changed_files(&batch.hosts, units, &changed));
+    let programs = changed_programs(units, &changed);
     let variables = migrated_variables(batch, &migrated);
     // A header the kernels include is kernel code, whatever its extension.
     let included: BTreeSet<&std::path::Path> =
@@ -219,8 +221,7 @@ fn helpers(pool: &rayon::ThreadPool, hosts: &[HostInput]) -> Helpers {
 /// The programs the migration changed: the main file (canonical, and as
 /// reported) of every kernel-file unit one of whose files changed (a
 /// header's change changes every program including it).
-fn changed_programs(units: &[Unit], result: &Migration) -> Vec<(PathBuf, PathBuf)> {
-    let changed: BTreeSet<&std::path::Path> = result.changes.iter().map(|c| c.canonical.as_path()).collect();
+fn changed_programs(units: &[Unit], changed: &BTreeSet<&std::path::Path>) -> Vec<(PathBuf, PathBuf)> {
     let mut out: Vec<(PathBuf, PathBuf)> = units
         .iter()
         .filter(|u| u.embedded.is_none() && u.program.is_none() && u.canonical_paths().any(|p| changed.contains(p)))
@@ -244,8 +245,11 @@ fn changed_programs(units: &[Unit], result: &Migration) -> Vec<(PathBuf, PathBuf
 /// The literals of the embedded kernels whose own text is unchanged but
 /// that include a file the migration changed (a header): their programs
 /// changed, so their builds must ask for the target. As (host index, literal index).
-fn including_changed_files(hosts: &[HostInput], units: &[Unit], result: &Migration) -> BTreeSet<(usize, usize)> {
-    let changed: BTreeSet<&std::path::Path> = result.changes.iter().map(|c| c.canonical.as_path()).collect();
+fn including_changed_files(
+    hosts: &[HostInput],
+    units: &[Unit],
+    changed: &BTreeSet<&std::path::Path>,
+) -> BTreeSet<(usize, usize)> {
     let mut out = BTreeSet::new();
     for unit in units.iter().filter(|u| u.canonical_paths().any(|p| changed.contains(p))) {
         let Some(kernel) = &unit.embedded else { continue };
