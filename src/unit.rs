@@ -271,6 +271,33 @@ impl UnitError {
     }
 }
 
+/// A kernel is what the compiler made one: `__kernel` may come from a macro
+/// (a kernel stamped out by `DEFINE_KERNEL(...)`), which tokens alone miss.
+fn kernels_as_compiled(syntax: &mut KernelSyntax, ir: &crate::ir::IrFacts) {
+    for function in syntax.functions.iter_mut() {
+        // Changed only where it differs: a shared function stays shared.
+        if !function.is_kernel && ir.function(&function.link_name).is_some_and(|f| f.is_kernel) {
+            Arc::make_mut(function).is_kernel = true;
+        }
+    }
+}
+
+/// The unit's files, the main one's text (or a virtual file's) already read.
+fn source_files(syntax: &KernelSyntax, virtual_file: Option<&Virtual>, text: &[u8]) -> Vec<SourceFile> {
+    (syntax.files.iter().enumerate())
+        .map(|(id, file)| {
+            let preset = match virtual_file {
+                Some(v) if file == v.path => Some(v.text.to_vec()),
+                _ => (id == 0).then(|| text.to_vec()),
+            };
+            SourceFile {
+                canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()),
+                text: Arc::new(preset.map(OnceLock::from).unwrap_or_default()),
+            }
+        })
+        .collect()
+}
+
 /// Whether a file is wholly a string literal wrapping kernel code (`source::wrapped`).
 fn is_wrapped(text: &[u8]) -> bool {
     crate::source::raw_string_content(text).is_some() || crate::source::escaped_string_content(text).is_some()
@@ -411,31 +438,10 @@ impl Workbench {
         if standard.std != target.standard().std && ir.stores_of_declarations().next().is_some() {
             ir.generic_stores_in_target = generic_stores_in_target(input, options, target);
         }
-        // A kernel is what the compiler made one: `__kernel` may come from a
-        // macro (a kernel stamped out by `DEFINE_KERNEL(...)`), which tokens alone miss.
         let mut syntax = syntax;
-        for function in syntax.functions.iter_mut() {
-            // Changed only where it differs: a shared function stays shared.
-            if !function.is_kernel && ir.function(&function.link_name).is_some_and(|f| f.is_kernel) {
-                Arc::make_mut(function).is_kernel = true;
-            }
-        }
+        kernels_as_compiled(&mut syntax, &ir);
         let source_map = SourceMap::whole_file(path, text.len() as u32);
-        let sources = syntax
-            .files
-            .iter()
-            .enumerate()
-            .map(|(id, file)| {
-                let preset = match virtual_file {
-                    Some(v) if file == v.path => Some(v.text.to_vec()),
-                    _ => (id == 0).then(|| text.clone()),
-                };
-                SourceFile {
-                    canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()),
-                    text: Arc::new(preset.map(OnceLock::from).unwrap_or_default()),
-                }
-            })
-            .collect();
+        let sources = source_files(&syntax, virtual_file, &text);
         Ok(Unit {
             path: path.to_path_buf(),
             input: input.to_path_buf(),
