@@ -75,6 +75,14 @@ unsafe fn known_callee(call: LLVMValueRef) -> Option<KnownCallee> {
     name.starts_with("_Z").then(|| KnownCallee { name: crate::ir::demangled_base(&name).to_string(), proven: false })
 }
 
+/// Whether `call` calls a library builtin or a proven function: a call
+/// compared by name and arguments, casts to flat looked through.
+///
+/// SAFETY: `call` must be a call instruction.
+pub(super) unsafe fn compares_by_name(call: LLVMValueRef) -> bool {
+    known_callee(call).is_some()
+}
+
 /// The kernels of optimised bitcode (or textual IR), canonicalised for
 /// comparison (see `canonical_kernels`).
 pub fn canonical_kernels_from_bitcode(context: &Context, bytes: &[u8], name: &str) -> Result<Vec<KernelBody>, LoadError> {

@@ -21,9 +21,9 @@ mod canonical;
 mod compare;
 mod cost;
 mod functions;
+mod known_calls;
 mod opaque;
 mod pipeline;
-mod proven_calls;
 mod whole;
 mod wrappers;
 

@@ -18,7 +18,6 @@ use inkwell::values::AsValueRef;
 use inkwell::OptimizationLevel;
 use llvm_sys::core::LLVMGetFirstUse;
 
-use super::opaque::PROVEN_PREFIX;
 use crate::lower::{LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 /// The arguments that make clang emit the IR the equivalence check optimises
@@ -139,7 +138,6 @@ pub fn optimise_for_equivalence(loaded: &mut LoadedModule<'_>) -> Result<(), Pip
         }
     }
     let machine = target_machine(&module.get_triple())?;
-    let calls_proven = module.get_functions().any(|f| f.get_name().to_bytes().starts_with(PROVEN_PREFIX.as_bytes()));
     let run = |passes: &str| {
         let options = PassBuilderOptions::create();
         // SAFETY: `options` is alive; inkwell 0.11 has no setter for the threshold.
@@ -149,19 +147,15 @@ pub fn optimise_for_equivalence(loaded: &mut LoadedModule<'_>) -> Result<(), Pip
         crate::isolation::phase(crate::isolation::Phase::Optimising, || module.run_passes(passes, &machine, options))
             .map_err(|e| PipelineError::Passes { message: e.to_string() })
     };
-    if !calls_proven {
-        return run(EQUIVALENCE_PIPELINE);
-    }
-    // The same passes in two halves, the calls to proven functions given
-    // their offsets in named spaces in between (`proven_calls.rs`).
+    // The same passes in two halves, the calls to builtins and proven
+    // functions given their offsets in named spaces in between (`known_calls.rs`).
     let (head, tail) = EQUIVALENCE_PIPELINE.split_at(EQUIVALENCE_PIPELINE.find(PIPELINE_SPLIT).unwrap_or(0));
     run(&format!("{head})"))?;
-    super::proven_calls::offsets_in_named_spaces(loaded);
+    super::known_calls::offsets_in_named_spaces(loaded);
     run(&format!("function({}", &tail[1..]))
 }
 
-/// Where `EQUIVALENCE_PIPELINE` is split when kernels call proven
-/// functions: after the first InferAddressSpaces (the function passes run
+/// Where `EQUIVALENCE_PIPELINE` is split: after the first InferAddressSpaces (the function passes run
 /// per function, so two adaptors in a row do what one does).
 const PIPELINE_SPLIT: &str = ",early-cse,";
 

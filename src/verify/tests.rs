@@ -186,6 +186,32 @@ fn private_variable_reaching_a_builtin_through_a_generic_helper_is_equivalent() 
 }
 
 #[test]
+fn an_offset_generic_pointer_handed_to_a_builtin_is_equivalent() {
+    // `&src[-stride]` of a helper made generic is an offset taken on the flat pointer, the
+    // original's on the `__local` one; both hand `vload8` the same address. Read as 2.0 too,
+    // where the original also reaches the generic overload through a cast.
+    let original = "int edge(const __local uchar *src, int stride, __private uchar *pred) {\n\
+          uchar8 above = vload8(0, &src[-stride]);\n\
+          vstore8(above, 0, pred);\n\
+          return above.s0 + pred[7] + src[stride + 1];\n\
+        }\n\
+        __kernel void k(__global const uchar *in, __global int *out, int stride) {\n\
+          __local uchar tile[256]; __private uchar pred[8];\n\
+          int l = get_local_id(0);\n\
+          tile[l] = in[get_global_id(0)]; barrier(CLK_LOCAL_MEM_FENCE);\n\
+          out[get_global_id(0)] = edge(&tile[64 + (l & 63)], stride, pred);\n\
+        }\n";
+    let migrated =
+        edited(original, &[("const __local uchar *src", "const uchar *src"), ("__private uchar *pred)", "uchar *pred)")]);
+    assert_equal(&check_equivalent(original, &migrated), 1);
+    let as_20 = Target::Cl20.std_flags();
+    assert_equal(&check_equivalent_read_as(Some(&as_20), original, &migrated), 1);
+    // The same rewrite reading one byte further is another address.
+    let shifted = edited(&migrated, &[("&src[-stride]", "&src[1 - stride]")]);
+    assert_different(&check_equivalent(original, &shifted));
+}
+
+#[test]
 fn noinline_helper_is_equivalent() {
     // A source `noinline` must not keep the generic pointer opaque in one version.
     let original = "__attribute__((noinline)) void put(__local float *d, int i, float x) { d[i] = x; }\n\

@@ -1,20 +1,25 @@
-//! Calls to a function proven on its own, given an offset flat pointer,
-//! rewritten so the offset is taken in the named space first.
+//! Calls to a declared function that compares by name (a library builtin,
+//! a function proven on its own), given an offset flat pointer, rewritten
+//! so the offset is taken in the named space first.
 //!
-//! A merged helper proven on its own stands for several originals (its
-//! `__global` and `__local` members), so the kernels call it with flat
-//! parameters: a caller passing `p + 1` of a `__global` pointer computes,
-//! once InferAddressSpaces has run, `getelementptr (addrspacecast p to
-//! flat), 4`. InferAddressSpaces cannot take the cast past the offset (a
-//! call's parameter type is not its to change), so the call reads
-//! differently from the original's `call f(getelementptr p, 4)` though it
-//! passes the same address. Between the two halves of the pipeline
+//! Such a function takes flat parameters on one side where the other
+//! passed a named pointer or a flat one cast earlier: a merged helper
+//! proven on its own stands for several originals (its `__global` and
+//! `__local` members), and a 2.0 build declares only the generic overload
+//! of `vload8`, so a helper made generic hands it `p - n` computed on the
+//! flat pointer where the original cast `p - n` of its `__local` pointer.
+//! Once InferAddressSpaces has run, the migrated side computes
+//! `getelementptr (addrspacecast p to flat), -n`. InferAddressSpaces cannot
+//! take the cast past the offset (a call's parameter type is not its to
+//! change), so the call reads differently from the original's
+//! `call f(addrspacecast (getelementptr p, -n))` though it passes the same
+//! address. Between the two halves of the pipeline
 //! (`pipeline::optimise_for_equivalence`), each such argument is rebuilt as
 //! `addrspacecast (getelementptr p, 4) to flat` where the flat offset was taken: the
 //! same address (an offset commutes with a cast from a named space to
 //! flat, the rule InferAddressSpaces rests on), the offset now in the named
 //! space, where early CSE and GVN merge it with the original's own, and the
-//! cast looked through as for any proven call (`canonical.rs`).
+//! cast looked through as for any such call (`canonical.rs`).
 //!
 //! An FFI boundary module: it rewrites instructions through llvm-sys.
 
@@ -22,13 +27,12 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 
-use super::opaque::{name_of, PROVEN_PREFIX};
+use super::canonical::compares_by_name;
 use crate::lower::LoadedModule;
 
-/// Rewrites every offset flat argument of a call to a proven function (see
-/// the module's doc); returns whether the module calls any proven function.
-pub(super) fn offsets_in_named_spaces(module: &LoadedModule<'_>) -> bool {
-    let mut any = false;
+/// Rewrites every offset flat argument of a call to a function that compares
+/// by name (see the module's doc).
+pub(super) fn offsets_in_named_spaces(module: &LoadedModule<'_>) {
     // SAFETY: the module is alive and not otherwise borrowed; every handle
     // comes from it; the builder is disposed of.
     unsafe {
@@ -40,8 +44,7 @@ pub(super) fn offsets_in_named_spaces(module: &LoadedModule<'_>) -> bool {
             while !block.is_null() {
                 let mut instruction = LLVMGetFirstInstruction(block);
                 while !instruction.is_null() {
-                    if calls_proven(instruction) {
-                        any = true;
+                    if !LLVMIsACallInst(instruction).is_null() && compares_by_name(instruction) {
                         rewrite_arguments(builder, instruction);
                     }
                     instruction = LLVMGetNextInstruction(instruction);
@@ -52,16 +55,6 @@ pub(super) fn offsets_in_named_spaces(module: &LoadedModule<'_>) -> bool {
         }
         LLVMDisposeBuilder(builder);
     }
-    any
-}
-
-/// SAFETY: `instruction` is a live instruction.
-unsafe fn calls_proven(instruction: LLVMValueRef) -> bool {
-    if LLVMIsACallInst(instruction).is_null() {
-        return false;
-    }
-    let callee = LLVMIsAFunction(LLVMGetCalledValue(instruction));
-    !callee.is_null() && LLVMCountBasicBlocks(callee) == 0 && name_of(callee).starts_with(PROVEN_PREFIX)
 }
 
 /// Each argument of `call` that is a chain of offsets from a cast to flat
