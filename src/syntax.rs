@@ -385,6 +385,16 @@ pub struct SkippedRange {
     /// The tokens of the directive that opens it, as written (`#`, `ifdef`,
     /// `FAST`): what configuration discovery reads to enable it.
     pub directive: Vec<String>,
+    /// The macros it `#define`s: a condition testing one of them is met by
+    /// enabling this code (`#if NEW_PART` / `#define FAST_PATH` / `#endif`).
+    pub defines: Vec<String>,
+}
+
+/// A macro as an `#if` condition reads it: parameters (function-like) and body tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConditionMacro {
+    pub params: Option<Vec<String>>,
+    pub body: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -446,6 +456,11 @@ pub struct KernelSyntax {
     /// Identifier -> the first macro (by name) whose definition names it.
     #[serde(skip)]
     pub macro_bodies: BTreeMap<String, String>,
+    /// The macros the unit defines once (never redefined) that the
+    /// conditions of its `#if`-skipped code use, directly or through
+    /// other macros: what configuration discovery expands them with.
+    #[serde(skip)]
+    pub condition_macros: BTreeMap<String, ConditionMacro>,
     /// Identifiers the unit writes: in function definitions, macros and `#if`-skipped text, and the names of its other top-level declarations.
     #[serde(skip)]
     pub identifiers: Identifiers,

@@ -7,6 +7,8 @@
 //! this, has the last word: a discovered configuration is kept only if its
 //! build compiles the skipped code.
 
+use crate::syntax::ConditionMacro;
+
 /// What the options say of a macro: defined with a value, or not defined.
 /// `None` from a lookup: they do not say (the source or clang may define it).
 pub type Known = Option<Option<i64>>;
@@ -45,7 +47,7 @@ pub fn literals(tokens: &[String]) -> Vec<i64> {
 
 /// The condition's value (`Some(0)` false, other `Some` true), or `None` when unknown.
 pub fn evaluate(tokens: &[String], lookup: &dyn Fn(&str) -> Known) -> Option<i64> {
-    let mut parser = Parser { tokens, at: 0, lookup };
+    let mut parser = Parser { tokens, at: 0, lookup, seen: Vec::new() };
     let value = parser.ternary();
     if parser.at != tokens.len() {
         return None;
@@ -65,10 +67,118 @@ fn integer(token: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
+/// `tokens` with the source's macros expanded (`family(DEV)` reads
+/// `((DEV & 16) && ...)`), as the preprocessor does before it evaluates a
+/// condition: function-like macros given their arguments, then rescanned,
+/// a macro never inside its own expansion, a `defined` operand never
+/// expanded. `macros` holds the source's definitions (those the options
+/// set are left to the lookup). `None` where the expansion runs away.
+pub fn expanded(tokens: &[String], macros: &dyn Fn(&str) -> Option<ConditionMacro>) -> Option<Vec<String>> {
+    expand_within(tokens, macros, &mut Vec::new())
+}
+
+/// How deep macros may expand within each other before a condition is given up.
+const EXPANSION_DEPTH: usize = 32;
+
+fn expand_within(
+    tokens: &[String],
+    macros: &dyn Fn(&str) -> Option<ConditionMacro>,
+    active: &mut Vec<String>,
+) -> Option<Vec<String>> {
+    if active.len() > EXPANSION_DEPTH {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        i += 1;
+        if token == "defined" {
+            // `defined X` or `defined ( X )`, copied as written.
+            let operand = if tokens.get(i).is_some_and(|t| t == "(") { 3 } else { 1 };
+            out.push(token.clone());
+            out.extend(tokens[i..(i + operand).min(tokens.len())].iter().cloned());
+            i += operand;
+            continue;
+        }
+        let Some(definition) = macros(token).filter(|_| !active.contains(token)) else {
+            out.push(token.clone());
+            continue;
+        };
+        let body = match &definition.params {
+            None => definition.body.clone(),
+            Some(params) => {
+                if tokens.get(i).is_none_or(|t| t != "(") {
+                    out.push(token.clone());
+                    continue;
+                }
+                let (arguments, after) = call_arguments(tokens, i)?;
+                i = after;
+                if arguments.len() != params.len() && !(params.is_empty() && arguments == [Vec::<String>::new()]) {
+                    return None;
+                }
+                let mut expanded_arguments = Vec::new();
+                for argument in &arguments {
+                    expanded_arguments.push(expand_within(argument, macros, active)?);
+                }
+                let substitute = |t: &String| match params.iter().position(|p| p == t) {
+                    Some(k) => expanded_arguments[k].clone(),
+                    None => vec![t.clone()],
+                };
+                definition.body.iter().flat_map(substitute).collect()
+            }
+        };
+        active.push(token.clone());
+        let rescanned = expand_within(&body, macros, active);
+        active.pop();
+        out.extend(rescanned?);
+    }
+    Some(out)
+}
+
+/// A function-like macro call's arguments (split at top-level commas),
+/// its `(` at `open`; and the index after its `)`.
+fn call_arguments(tokens: &[String], open: usize) -> Option<(Vec<Vec<String>>, usize)> {
+    let mut arguments = vec![Vec::new()];
+    let mut depth = 0;
+    for (k, t) in tokens.iter().enumerate().skip(open) {
+        match t.as_str() {
+            "(" => depth += 1,
+            ")" => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return Some((arguments, k + 1));
+        }
+        if k == open || (depth == 1 && t == ",") {
+            if t == "," {
+                arguments.push(Vec::new());
+            }
+            continue;
+        }
+        arguments.last_mut()?.push(t.clone());
+    }
+    None
+}
+
+/// The values of the condition's parts that the options settle on their
+/// own (`(1 << 19)` reads 524288): the masks and bounds a macro the
+/// condition tests is compared with, from which discovery picks its values.
+pub fn constants(tokens: &[String], lookup: &dyn Fn(&str) -> Known) -> Vec<i64> {
+    let mut parser = Parser { tokens, at: 0, lookup, seen: Vec::new() };
+    parser.ternary();
+    let mut seen = parser.seen;
+    seen.sort_unstable();
+    seen.dedup();
+    seen
+}
+
 struct Parser<'a> {
     tokens: &'a [String],
     at: usize,
     lookup: &'a dyn Fn(&str) -> Known,
+    /// Every value a part of the condition took.
+    seen: Vec<i64>,
 }
 
 /// Binary operators by precedence, loosest first.
@@ -113,6 +223,7 @@ impl Parser<'_> {
             self.at += 1;
             let right = self.binary(level + 1);
             left = combine(&op, left, right);
+            self.seen.extend(left);
         }
         left
     }
@@ -171,6 +282,7 @@ impl Parser<'_> {
             return (self.lookup)(&name).map(|value| i64::from(value.is_some()));
         }
         if let Some(value) = integer(&token) {
+            self.seen.push(value);
             return Some(value);
         }
         if self.peek() == Some("(") {
@@ -252,6 +364,37 @@ mod tests {
         assert_eq!(value("family ( DEV ) && X", &[("X", Some(1))]), None);
         assert_eq!(value("( 1", &[]), None);
         assert_eq!(value("1 / 0", &[]), None);
+    }
+
+    fn macro_named(name: &str) -> Option<ConditionMacro> {
+        let (params, body) = match name {
+            "BIT" => (None, "( 1 << 4 )"),
+            "has" => (Some(vec!["f", "b"]), "( ( f ) & ( b ) )"),
+            "wide" => (Some(vec!["f"]), "( has ( f , BIT ) && f > 2 )"),
+            "LOOP" => (None, "LOOP + 1"),
+            "bare" => (Some(vec![]), "7"),
+            _ => return None,
+        };
+        let params = params.map(|p| p.into_iter().map(String::from).collect());
+        Some(ConditionMacro { params, body: tokens(body) })
+    }
+
+    #[test]
+    fn conditions_expand_the_sources_macros_as_the_preprocessor_does() {
+        let expand = |text: &str| expanded(&tokens(text), &macro_named).map(|t| t.join(" "));
+        assert_eq!(expand("wide ( DEV )").unwrap(), "( ( ( DEV ) & ( ( 1 << 4 ) ) ) && DEV > 2 )");
+        // A `defined` operand stays as written; a macro never expands inside itself.
+        assert_eq!(expand("defined ( BIT ) && defined BIT").unwrap(), "defined ( BIT ) && defined BIT");
+        assert_eq!(expand("LOOP").unwrap(), "LOOP + 1");
+        assert_eq!(expand("bare ( ) + has").unwrap(), "7 + has");
+        // A call with the wrong number of arguments, or never closed, is no condition clasp reads.
+        assert_eq!(expand("has ( DEV )"), None);
+        assert_eq!(expand("has ( DEV , 1"), None);
+        let wide = expanded(&tokens("wide ( DEV ) && ! has ( DEV , 0x20 )"), &macro_named).unwrap();
+        let at = |dev: i64| evaluate(&wide, &|n| (n == "DEV").then_some(Some(dev)));
+        assert_eq!((at(16), at(2), at(18), at(48)), (Some(1), Some(0), Some(1), Some(0)));
+        // The masks discovery combines: every part the options settle, the tested macro left open.
+        assert_eq!(constants(&wide, &|_| None), [1, 2, 4, 16, 32]);
     }
 
     #[test]

@@ -115,9 +115,12 @@ fn hides_a_pointer(unit: &Unit, skipped: &SkippedRange) -> bool {
 
 /// One `-D`/`-U` making the condition that opens the skipped code true:
 /// the first that surely does, else the first the options cannot rule out
-/// (the build decides); none where every one makes it false.
+/// (the build decides); none where every one makes it false. The condition
+/// is read as the preprocessor would in the build: the source's macros
+/// expanded, and `defined M` of a macro only other skipped code defines
+/// read as that code's own condition.
 fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
-    let tokens = condition::condition(&skipped.directive)?;
+    let written = condition::condition(&skipped.directive)?;
     let defines = &unit.compile.defines;
     // What the options say: the last `-D` of a name (`-DX` is 1; a value that is
     // no integer is unknown); a name they do not define may be the source's.
@@ -125,21 +128,13 @@ fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
         let (_, value) = defines.iter().rev().map(|d| d.split_once('=').unwrap_or((d, "1"))).find(|(n, _)| *n == name)?;
         condition::evaluate(&[value.to_string()], &|_| None).map(Some)
     };
-    // Values the condition compares with and their neighbours, nearest the
-    // ones given first, the one below last (a count or size macro set to 0
-    // would enable code no real build compiles: a division by it).
-    let literals = condition::literals(&tokens);
-    let mut values = vec![1];
-    values.extend(literals.iter().copied());
-    values.extend(literals.iter().map(|k| k + 1));
-    values.extend(literals.iter().map(|k| k - 1));
+    let through_skipped = through_skipped_definitions(unit, written, &known);
+    let source_macro = |name: &str| known(name).is_none().then(|| unit.syntax.condition_macros.get(name).cloned()).flatten();
+    let tokens = condition::expanded(&through_skipped, &source_macro).unwrap_or(through_skipped);
+    let tested = condition::tested_macros(&tokens);
     let mut maybe = None;
-    for name in condition::tested_macros(&tokens) {
-        let mut changes: Vec<Change> = values.iter().map(|v| Change::Define(name.clone(), *v)).collect();
-        if known(&name).is_some() {
-            changes.push(Change::Undefine(name.clone()));
-        }
-        for change in changes {
+    for name in &tested {
+        for change in candidate_changes(&tokens, name, &tested, &known) {
             let value = condition::evaluate(&tokens, &|n| match &change {
                 Change::Define(m, v) if m == n => Some(Some(*v)),
                 Change::Undefine(m) if m == n => Some(None),
@@ -154,6 +149,92 @@ fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
     }
     maybe
 }
+
+/// The changes of `name` to try, in order: the values the condition
+/// compares with and the ones above; for a set of flags (`(DEV & NVIDIA)
+/// && (DEV & NEWER)`), the value the options give with up to three of the
+/// condition's masks added; the values below the ones compared with last (a
+/// count or size macro set to 0 would enable code no real build compiles:
+/// a division by it; a flags macro set to -1 claims every family at once);
+/// then undefining it, where the options define it.
+fn candidate_changes(tokens: &[String], name: &str, tested: &[String], known: &dyn Fn(&str) -> Known) -> Vec<Change> {
+    let literals = condition::literals(tokens);
+    let mut values = vec![1];
+    values.extend(literals.iter().copied());
+    values.extend(literals.iter().map(|k| k + 1));
+    let unsettled = |n: &str| if tested.iter().any(|t| t == n) { None } else { known(n) };
+    let mut masks: Vec<i64> = condition::constants(tokens, &unsettled).into_iter().filter(|m| *m > 0).collect();
+    masks.truncate(MASKS_TRIED);
+    let given = known(name).flatten().unwrap_or(0);
+    // Fewest masks first: one, then two, then three.
+    values.extend(masks.iter().map(|m| given | m));
+    for (a, first) in masks.iter().enumerate() {
+        values.extend(masks[a + 1..].iter().map(|second| given | first | second));
+    }
+    for (a, first) in masks.iter().enumerate() {
+        for (b, second) in masks.iter().enumerate().skip(a + 1) {
+            values.extend(masks[b + 1..].iter().map(|third| given | first | second | third));
+        }
+    }
+    values.extend(literals.iter().map(|k| k - 1));
+    let mut changes: Vec<Change> = Vec::new();
+    for value in values {
+        let change = Change::Define(name.to_string(), value);
+        if !changes.contains(&change) {
+            changes.push(change);
+        }
+    }
+    if known(name).is_some() {
+        changes.push(Change::Undefine(name.to_string()));
+    }
+    changes
+}
+
+/// How many of a condition's masks discovery combines (at most three at a
+/// time: about 2,300 evaluations of the condition, a few milliseconds).
+const MASKS_TRIED: usize = 24;
+
+/// `tokens` with each `defined M` (or `defined ( M )`) of a macro the
+/// options leave alone and only `#if`-skipped code defines replaced by that
+/// code's condition: enabling it defines `M`. A few rounds, for such code
+/// itself opened by such a test.
+fn through_skipped_definitions(unit: &Unit, tokens: Vec<String>, known: &dyn Fn(&str) -> Known) -> Vec<String> {
+    let mut tokens = tokens;
+    for _ in 0..SKIPPED_DEFINITION_ROUNDS {
+        let mut out = Vec::new();
+        let mut replaced = false;
+        let mut i = 0;
+        while i < tokens.len() {
+            let parenthesised = tokens.get(i + 1).is_some_and(|t| t == "(");
+            let name = tokens.get(i + 1 + usize::from(parenthesised));
+            let definer = name.filter(|n| tokens[i] == "defined" && known(n).is_none()).and_then(|n| {
+                let defines_it = |s: &&std::sync::Arc<SkippedRange>| s.defines.contains(n);
+                unit.syntax.skipped.iter().find(defines_it).and_then(|s| condition::condition(&s.directive))
+            });
+            match definer {
+                Some(condition) => {
+                    out.push("(".to_string());
+                    out.extend(condition);
+                    out.push(")".to_string());
+                    replaced = true;
+                    i += 2 + 2 * usize::from(parenthesised);
+                }
+                None => {
+                    out.push(tokens[i].clone());
+                    i += 1;
+                }
+            }
+        }
+        tokens = out;
+        if !replaced {
+            break;
+        }
+    }
+    tokens
+}
+
+/// How many times a `defined` test is followed into the skipped code defining its macro.
+const SKIPPED_DEFINITION_ROUNDS: usize = 4;
 
 /// The unit's job in the configuration with `change`.
 fn configured(job: &Job, change: &Change) -> Job {

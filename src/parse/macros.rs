@@ -181,8 +181,12 @@ impl<'t> Walker<'t, '_> {
             let range = self.range(&extent);
             let first_line = extent.start().line;
             let tokens = self.tu.tokens(&extent);
-            let directive: Vec<String> =
-                tokens.iter().take_while(|t| t.start.line == first_line).map(|t| t.text.clone()).collect();
+            let directive: Vec<String> = tokens
+                .iter()
+                .take_while(|t| t.start.line == first_line)
+                .filter(|t| t.kind != TokenKind::Comment)
+                .map(|t| t.text.clone())
+                .collect();
             let names_constant = |word: &str| Space::from_keyword(word) == Some(Space::Constant);
             let spells_constant = tokens.iter().any(|t| {
                 let mut words = Vec::new();
@@ -197,6 +201,7 @@ impl<'t> Walker<'t, '_> {
                 .collect();
             escaping.sort();
             escaping.dedup();
+            let defines = defined_names(&tokens);
             let mut identifiers: Vec<String> =
                 tokens.into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
             identifiers.sort();
@@ -205,9 +210,69 @@ impl<'t> Walker<'t, '_> {
             // (every token of the range, several times a name's size) for
             // as long as the unit lives.
             identifiers.shrink_to_fit();
-            let skipped = SkippedRange { range, first_line, identifiers, escaping, spells_constant, directive };
+            let skipped = SkippedRange { range, first_line, identifiers, escaping, spells_constant, directive, defines };
             self.syntax.skipped.push(super::memo::intern_skipped(skipped));
         }
         self.syntax.skipped.sort_by_key(|s| s.range);
+        self.record_condition_macros();
     }
+
+    /// The macros the skipped code's conditions use, and those their
+    /// definitions use in turn, as conditions read them (see `KernelSyntax::condition_macros`).
+    fn record_condition_macros(&mut self) {
+        let mut wanted: Vec<String> = self.syntax.skipped.iter().flat_map(|s| s.directive.iter().cloned()).collect();
+        while let Some(name) = wanted.pop() {
+            if self.syntax.condition_macros.contains_key(&name) || self.redefined_macros.contains(&name) {
+                continue;
+            }
+            let Some(definition) = self.macro_definitions.get(&name) else { continue };
+            let Some(read) = condition_macro(definition, self.macros.get(&name).is_some_and(Option::is_none)) else { continue };
+            wanted.extend(read.body.iter().cloned());
+            self.syntax.condition_macros.insert(name, read);
+        }
+    }
+}
+
+/// The names `#define`d in `tokens` (skipped text, its opening directive
+/// first) outside the conditional blocks nested in it: what enabling the
+/// text alone defines. A directive's `#` begins its line.
+fn defined_names(tokens: &[RawToken]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(1) {
+        if t.text != "#" || tokens[i - 1].start.line == t.start.line {
+            continue;
+        }
+        match tokens.get(i + 1).map(|d| d.text.as_str()) {
+            Some("if" | "ifdef" | "ifndef") => depth += 1,
+            Some("endif") => depth = depth.saturating_sub(1),
+            Some("define") if depth == 0 => names.extend(tokens.get(i + 2).map(|name| name.text.clone())),
+            _ => {}
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// A definition's tokens after the name, read as a condition macro: a
+/// function-like macro's parameters, then the body; none for a variadic
+/// macro or one that pastes or quotes (no condition reads those).
+fn condition_macro(definition: &[String], function_like: bool) -> Option<ConditionMacro> {
+    // Comments are tokens here (`TokenKind::Comment`); a condition reads none.
+    let definition: Vec<String> = definition.iter().filter(|t| !t.starts_with("/*") && !t.starts_with("//")).cloned().collect();
+    let mut rest = definition.as_slice();
+    let params = if function_like {
+        let close = rest.iter().position(|t| t == ")")?;
+        let params: Vec<String> = rest[1..close].iter().filter(|t| *t != ",").cloned().collect();
+        rest = &rest[close + 1..];
+        Some(params)
+    } else {
+        None
+    };
+    let quotes = |t: &String| t == "#" || t == "##" || t == "..." || t == "__VA_ARGS__";
+    if rest.iter().any(quotes) || params.as_ref().is_some_and(|p| p.iter().any(quotes)) {
+        return None;
+    }
+    Some(ConditionMacro { params, body: rest.to_vec() })
 }
