@@ -129,7 +129,11 @@ fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
         condition::evaluate(&[value.to_string()], &|_| None).map(Some)
     };
     let through_skipped = through_skipped_definitions(unit, written, &known);
-    let source_macro = |name: &str| known(name).is_none().then(|| unit.syntax.condition_macros.get(name).cloned()).flatten();
+    // A macro the condition tests by name stays a name to set, even where the
+    // source gives it a default (`#ifndef USE_ATOMICS` / `#define USE_ATOMICS 0`).
+    let settable = condition::tested_macros(&through_skipped);
+    let expands = |name: &str| known(name).is_none() && !settable.iter().any(|s| s == name);
+    let source_macro = |name: &str| expands(name).then(|| unit.syntax.condition_macros.get(name).cloned()).flatten();
     let tokens = condition::expanded(&through_skipped, &source_macro).unwrap_or(through_skipped);
     let tested = condition::tested_macros(&tokens);
     let mut maybe = None;
