@@ -23,9 +23,10 @@ pub use inkwell::context::Context;
 
 /// LLVM's message when it cannot read a module.
 pub use llvm::LoadError;
-/// The IR view `verify` reads: a module loaded into a context, its kernels
-/// found by calling convention.
-pub(crate) use llvm::{load, string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
+/// The IR view `verify` reads and edits: a module loaded into a context,
+/// its values, types and blocks as safe handles, a builder, the pass
+/// options; kernels found by calling convention.
+pub(crate) use llvm::{load, pass_options, IrBuilder, LoadedModule, StructBody, Ty, Val, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 pub use facts::facts_from_bitcode;
 /// A header heavy enough to precompile (tests).

@@ -4,20 +4,16 @@
 //! dropped, builtin overloads, widened local indices and numbered struct
 //! names looked through) for `compare`.
 //!
-//! An FFI boundary module, like `lower/llvm.rs` (whose `LoadedModule` it
-//! reads): it calls llvm-sys where inkwell has no API (renaming values,
-//! printing instructions and types, users of a value, struct bodies,
-//! metadata kinds, pointer sizes per address space).
+//! It reads and renames the optimised module through `lower`'s IR view
+//! (`LoadedModule`, `Val`, `Ty`): no `unsafe` here.
 
-use std::os::raw::c_uint;
+use std::collections::{HashMap, HashSet};
 
 use inkwell::context::Context;
-use llvm_sys::core::*;
-use llvm_sys::prelude::*;
-use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+use inkwell::values::InstructionOpcode as Opcode;
 
 use super::opaque::PROVEN_PREFIX;
-use crate::lower::{load, string_of, LoadError, LoadedModule, AMDGPU_KERNEL_CC};
+use crate::lower::{load, LoadError, LoadedModule, StructBody, Val, AMDGPU_KERNEL_CC};
 
 /// A kernel's optimised body in a form where two compilations of the same
 /// behaviour print the same lines (see `canonical_kernels`).
@@ -28,21 +24,6 @@ pub struct KernelBody {
     pub lines: Vec<String>,
     /// Loads, stores, atomics and builtin calls through flat (generic, AS 0) pointers.
     pub flat_accesses: usize,
-}
-
-/// `ptr addrspace(N)` number of a value's type, when it is a pointer.
-///
-/// SAFETY: `value` must be a valid value.
-unsafe fn pointer_space_of(value: LLVMValueRef) -> Option<u32> {
-    let ty = LLVMTypeOf(value);
-    (LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind).then(|| LLVMGetPointerAddressSpace(ty))
-}
-
-/// SAFETY: LLVM allocated `text` with `LLVMPrint*ToString`.
-unsafe fn take_message(text: *mut std::os::raw::c_char) -> String {
-    let owned = std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned();
-    LLVMDisposeMessage(text);
-    owned
 }
 
 /// A call to a declared function whose calls compare by name and arguments,
@@ -58,15 +39,9 @@ struct KnownCallee {
 
 /// For a call to a declared (library) function with a mangled name: its
 /// demangled base name; for a call to a function proven on its own: its name.
-///
-/// SAFETY: `call` must be a call instruction.
-unsafe fn known_callee(call: LLVMValueRef) -> Option<KnownCallee> {
-    let callee = LLVMGetCalledValue(call);
-    if LLVMIsAFunction(callee).is_null() || LLVMCountBasicBlocks(callee) > 0 {
-        return None;
-    }
-    let mut len = 0usize;
-    let name = string_of(LLVMGetValueName2(callee, &mut len), len);
+fn known_callee(call: Val<'_>) -> Option<KnownCallee> {
+    let callee = call.called_function().filter(|callee| !callee.is_defined_function())?;
+    let name = callee.name();
     if let Some(proven) = name.strip_prefix(PROVEN_PREFIX) {
         // `clasp.proven.f.1`: a second declaration for `f` (no OpenCL C name holds a dot).
         let proven = proven.split('.').next().unwrap_or(proven);
@@ -77,9 +52,7 @@ unsafe fn known_callee(call: LLVMValueRef) -> Option<KnownCallee> {
 
 /// Whether `call` calls a library builtin or a proven function: a call
 /// compared by name and arguments, casts to flat looked through.
-///
-/// SAFETY: `call` must be a call instruction.
-pub(super) unsafe fn compares_by_name(call: LLVMValueRef) -> bool {
+pub(super) fn compares_by_name(call: Val<'_>) -> bool {
     known_callee(call).is_some()
 }
 
@@ -110,50 +83,35 @@ pub fn canonical_kernels_from_bitcode(context: &Context, bytes: &[u8], name: &st
 /// Renames values and drops metadata in `module`.
 pub fn canonical_kernels(module: &mut LoadedModule<'_>) -> Vec<KernelBody> {
     let mut out = Vec::new();
-    // SAFETY: every handle below comes from this module, which is alive
-    // and not otherwise borrowed; strings LLVM allocates are disposed of.
-    unsafe {
-        let context = LLVMGetModuleContext(module.module().as_mut_ptr());
-        let mut function = LLVMGetFirstFunction(module.module().as_mut_ptr());
-        while !function.is_null() {
-            if LLVMGetFunctionCallConv(function) == AMDGPU_KERNEL_CC && LLVMCountBasicBlocks(function) > 0 {
-                let mut body = canonical_body(function, &|space| {
-                    llvm_sys::target::LLVMPointerSizeForAS(module.target_data().as_mut_ptr(), space) < 8
-                });
-                let mut structs = std::collections::HashMap::new();
-                for line in &mut body.lines {
-                    *line = same_space_for_read_only_data(&canonical_type_names(line, context, &mut structs));
-                }
-                out.push(body);
+    let narrow_space = |space| module.pointer_size(space) < 8;
+    for function in module.function_values() {
+        if function.calling_convention() == Some(AMDGPU_KERNEL_CC) && function.is_defined_function() {
+            let mut body = canonical_body(function, &narrow_space);
+            let mut structs = HashMap::new();
+            for line in &mut body.lines {
+                *line = same_space_for_read_only_data(&canonical_type_names(line, module, &mut structs));
             }
-            function = LLVMGetNextFunction(function);
+            out.push(body);
         }
-        out.push(program_scope_data(module));
     }
+    out.push(program_scope_data(module));
     out
 }
 
 /// The program-scope variables' definitions (initialisers included) as one
 /// more body, compared like a kernel's, so a table moved from `__constant`
 /// to `__global` compares as the same data and a changed initialiser does not.
-///
-/// SAFETY: the module is alive.
-unsafe fn program_scope_data(module: &mut LoadedModule<'_>) -> KernelBody {
+fn program_scope_data(module: &LoadedModule<'_>) -> KernelBody {
     let mut lines = Vec::new();
-    let context = LLVMGetModuleContext(module.module().as_mut_ptr());
-    let mut structs = std::collections::HashMap::new();
-    let mut global = LLVMGetFirstGlobal(module.module().as_mut_ptr());
-    while !global.is_null() {
-        let mut len = 0usize;
-        let name = string_of(LLVMGetValueName2(global, &mut len), len);
+    let mut structs = HashMap::new();
+    for global in module.global_values() {
+        let name = global.name();
         if !name.starts_with("llvm.") && !name.starts_with("__oclc") {
-            let text = take_message(LLVMPrintValueToString(global));
-            let line = same_space_for_read_only_data(&canonical_type_names(&text, context, &mut structs));
+            let line = same_space_for_read_only_data(&canonical_type_names(&global.print(), module, &mut structs));
             // A variable never written may be `constant` on one side only (given a space, or
             // `const` added by a move): the same data, as its kernels' loads and stores show.
             lines.push(line.replacen(" constant ", " global ", 1));
         }
-        global = LLVMGetNextGlobal(global);
     }
     lines.sort();
     KernelBody { name: PROGRAM_SCOPE_DATA.to_string(), lines, flat_accesses: 0 }
@@ -171,20 +129,12 @@ fn same_space_for_read_only_data(line: &str) -> String {
     line.replace("addrspace(4)", "addrspace(1)")
 }
 
-/// Names a value (a parameter, block or instruction) for canonical printing.
-///
-/// SAFETY: `value` must be a valid value.
-unsafe fn set_name(value: LLVMValueRef, name: &str) {
-    LLVMSetValueName2(value, name.as_ptr() as *const _, name.len());
-}
-
-/// SAFETY: `function` must be a defined function of a live module.
-unsafe fn canonical_body(function: LLVMValueRef, narrow_space: &dyn Fn(u32) -> bool) -> KernelBody {
+/// A defined function's canonical body; names its parameters, blocks and values.
+fn canonical_body(function: Val<'_>, narrow_space: &dyn Fn(u32) -> bool) -> KernelBody {
     let mut lines = Vec::new();
-    for i in 0..LLVMCountParams(function) {
-        let param = LLVMGetParam(function, i);
-        set_name(param, &format!("a{i}"));
-        lines.push(format!("param {}", take_message(LLVMPrintTypeToString(LLVMTypeOf(param)))));
+    for (i, param) in function.params().into_iter().enumerate() {
+        param.set_name(&format!("a{i}"));
+        lines.push(format!("param {}", param.ty().print()));
     }
     let (instructions, looked_through) = name_by_position(function, narrow_space);
     let mut flat_accesses = 0;
@@ -193,109 +143,89 @@ unsafe fn canonical_body(function: LLVMValueRef, narrow_space: &dyn Fn(u32) -> b
             lines.push(line);
         }
     }
-    let mut len = 0usize;
-    let name = string_of(LLVMGetValueName2(function, &mut len), len);
-    KernelBody { name, lines, flat_accesses }
+    KernelBody { name: function.name(), lines, flat_accesses }
 }
 
 /// The function's instructions in order, and those looked through: casts to
 /// flat that only feed builtins, and widenings that only index pointers of a
 /// narrow space. Blocks and values are then named by position (the looked
 /// through take no number, so they shift nothing).
-///
-/// SAFETY: `function` must be a defined function of a live module.
-unsafe fn name_by_position(
-    function: LLVMValueRef,
-    narrow_space: &dyn Fn(u32) -> bool,
-) -> (Vec<LLVMValueRef>, std::collections::HashSet<LLVMValueRef>) {
+fn name_by_position<'m>(function: Val<'m>, narrow_space: &dyn Fn(u32) -> bool) -> (Vec<Val<'m>>, HashSet<Val<'m>>) {
     let mut instructions = Vec::new();
-    let mut looked_through = std::collections::HashSet::new();
-    let mut block = LLVMGetFirstBasicBlock(function);
-    let mut blocks = 0;
-    while !block.is_null() {
-        set_name(LLVMBasicBlockAsValue(block), &format!("b{blocks}"));
-        blocks += 1;
-        let mut inst = LLVMGetFirstInstruction(block);
-        while !inst.is_null() {
+    let mut looked_through = HashSet::new();
+    for (blocks, block) in function.blocks().into_iter().enumerate() {
+        block.set_name(&format!("b{blocks}"));
+        for inst in block.instructions() {
             if is_looked_through(inst, narrow_space) {
                 looked_through.insert(inst);
             }
             instructions.push(inst);
-            inst = LLVMGetNextInstruction(inst);
         }
-        block = LLVMGetNextBasicBlock(block);
     }
     let mut values = 0;
-    for &inst in &instructions {
-        if looked_through.contains(&inst) {
-            set_name(inst, "cast");
-        } else if LLVMGetTypeKind(LLVMTypeOf(inst)) != LLVMTypeKind::LLVMVoidTypeKind {
-            set_name(inst, &format!("v{values}"));
+    for inst in &instructions {
+        if looked_through.contains(inst) {
+            inst.set_name("cast");
+        } else if !inst.ty().is_void() {
+            inst.set_name(&format!("v{values}"));
             values += 1;
         }
     }
     (instructions, looked_through)
 }
 
+/// Whether `value`'s type is a pointer of a narrow space.
+fn in_narrow_space(value: Val<'_>, narrow_space: &dyn Fn(u32) -> bool) -> bool {
+    value.ty().pointer_space().map(narrow_space).unwrap_or(false)
+}
+
 /// A cast to flat that only feeds builtins, or a widening that only indexes pointers of a narrow space.
-///
-/// SAFETY: `inst` must be an instruction.
-unsafe fn is_looked_through(inst: LLVMValueRef, narrow_space: &dyn Fn(u32) -> bool) -> bool {
-    let opcode = LLVMGetInstructionOpcode(inst);
-    let flat_for_builtin = opcode == LLVMOpcode::LLVMAddrSpaceCast
-        && pointer_space_of(inst) == Some(0)
-        && only_feeds(inst, &|user| !LLVMIsACallInst(user).is_null() && known_callee(user).is_some());
-    let widened_index = matches!(opcode, LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt | LLVMOpcode::LLVMTrunc)
-        && only_feeds(inst, &|user| {
-            !LLVMIsAGetElementPtrInst(user).is_null()
-                && LLVMGetOperand(user, 0) != inst
-                && pointer_space_of(LLVMGetOperand(user, 0)).map(narrow_space).unwrap_or(false)
-        });
+fn is_looked_through(inst: Val<'_>, narrow_space: &dyn Fn(u32) -> bool) -> bool {
+    let opcode = inst.opcode();
+    let flat_for_builtin = opcode == Some(Opcode::AddrSpaceCast)
+        && inst.ty().pointer_space() == Some(0)
+        && only_feeds(inst, &|user| user.is_call() && known_callee(user).is_some());
+    let widened_index = matches!(opcode, Some(Opcode::SExt | Opcode::ZExt | Opcode::Trunc))
+        && only_feeds(inst, &|user| user.is_gep() && user.operand(0) != inst && in_narrow_space(user.operand(0), narrow_space));
     flat_for_builtin || widened_index
 }
 
 /// One instruction's canonical line (none for one looked through), counting
 /// its accesses through flat pointers into `flat_accesses`; drops its metadata.
-///
-/// SAFETY: `inst` must be an instruction named by `name_by_position`.
-unsafe fn canonical_line(
-    inst: LLVMValueRef,
-    looked_through: &std::collections::HashSet<LLVMValueRef>,
+fn canonical_line(
+    inst: Val<'_>,
+    looked_through: &HashSet<Val<'_>>,
     narrow_space: &dyn Fn(u32) -> bool,
     flat_accesses: &mut usize,
 ) -> Option<String> {
-    drop_metadata(inst);
-    let opcode = LLVMGetInstructionOpcode(inst);
+    inst.drop_metadata();
+    let opcode = inst.opcode();
     let pointer_operand = match opcode {
-        LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => Some(0),
-        LLVMOpcode::LLVMStore => Some(1),
+        Some(Opcode::Load | Opcode::AtomicRMW | Opcode::AtomicCmpXchg) => Some(0),
+        Some(Opcode::Store) => Some(1),
         _ => None,
     };
     if let Some(index) = pointer_operand {
-        *flat_accesses += usize::from(pointer_space_of(LLVMGetOperand(inst, index)) == Some(0));
+        *flat_accesses += usize::from(inst.operand(index).ty().pointer_space() == Some(0));
     }
     if looked_through.contains(&inst) {
         return None;
     }
-    let narrow_gep =
-        opcode == LLVMOpcode::LLVMGetElementPtr && pointer_space_of(LLVMGetOperand(inst, 0)).map(narrow_space).unwrap_or(false);
-    if narrow_gep {
-        let count = LLVMGetNumOperands(inst).max(0) as u32;
-        let mut operands = vec![operand_text(LLVMGetOperand(inst, 0))];
-        operands.extend((1..count).map(|i| narrow_index_text(LLVMGetOperand(inst, i), looked_through)));
-        let inbounds = if LLVMIsInBounds(inst) != 0 { " inbounds" } else { "" };
-        let element = take_message(LLVMPrintTypeToString(LLVMGetGEPSourceElementType(inst)));
-        return Some(format!("{} = getelementptr{inbounds} {element}, {}", operand_text(inst), operands.join(", ")));
+    if let Some((element, in_bounds)) = inst.gep_element_type().filter(|_| in_narrow_space(inst.operand(0), narrow_space)) {
+        let mut operands = vec![operand_text(inst.operand(0))];
+        operands.extend(inst.operands().skip(1).map(|index| narrow_index_text(index, looked_through)));
+        let inbounds = if in_bounds { " inbounds" } else { "" };
+        return Some(format!("{} = getelementptr{inbounds} {}, {}", operand_text(inst), element.print(), operands.join(", ")));
     }
-    let known = if opcode == LLVMOpcode::LLVMCall { known_callee(inst) } else { None };
+    let known = if opcode == Some(Opcode::Call) { known_callee(inst) } else { None };
     Some(match known {
         Some(callee) => known_call_line(inst, &callee, looked_through, flat_accesses),
         None => {
-            let text = take_message(LLVMPrintValueToString(inst));
+            let text = inst.print();
             let text = text.trim();
             // `call ... #7`: attribute-group numbers differ between modules.
             let text = match text.rsplit_once(" #") {
-                Some((head, group)) if opcode == LLVMOpcode::LLVMCall && group.bytes().all(|b| b.is_ascii_digit()) => head,
+                Some((head, group)) if opcode == Some(Opcode::Call) && group.bytes().all(|b| b.is_ascii_digit()) => head,
                 _ => text,
             };
             text.to_string()
@@ -306,41 +236,26 @@ unsafe fn canonical_line(
 /// A call to a library builtin or a proven function as its name and
 /// arguments, the casts looked through; counts the flat pointers it is
 /// given (for a proven function, those it is given as flat in the original too).
-///
-/// SAFETY: `inst` must be a call to `callee`.
-unsafe fn known_call_line(
-    inst: LLVMValueRef,
-    callee: &KnownCallee,
-    looked_through: &std::collections::HashSet<LLVMValueRef>,
-    flat_accesses: &mut usize,
-) -> String {
+fn known_call_line(inst: Val<'_>, callee: &KnownCallee, looked_through: &HashSet<Val<'_>>, flat_accesses: &mut usize) -> String {
     // A proven function's argument may be a constant cast (a `__local`
     // array of the kernel's, cast to flat): the same named pointer too.
-    let constant_flat_cast = |value: LLVMValueRef| {
-        callee.proven
-            && !LLVMIsAConstantExpr(value).is_null()
-            && LLVMGetConstOpcode(value) == LLVMOpcode::LLVMAddrSpaceCast
-            && pointer_space_of(value) == Some(0)
+    let constant_flat_cast = |value: Val<'_>| {
+        callee.proven && value.constant_opcode() == Some(Opcode::AddrSpaceCast) && value.ty().pointer_space() == Some(0)
     };
-    let resolve = |value: LLVMValueRef| {
+    let resolve = |value| {
         if looked_through.contains(&value) || constant_flat_cast(value) {
-            LLVMGetOperand(value, 0)
+            value.operand(0)
         } else {
             value
         }
     };
     let mut args = Vec::new();
-    for i in 0..LLVMGetNumArgOperands(inst) {
-        let arg = LLVMGetOperand(inst, i);
+    for arg in inst.arguments() {
         let given = if callee.proven { resolve(arg) } else { arg };
-        *flat_accesses += usize::from(pointer_space_of(given) == Some(0));
+        *flat_accesses += usize::from(given.ty().pointer_space() == Some(0));
         args.push(operand_text(resolve(arg)));
     }
-    let result = if LLVMGetTypeKind(LLVMTypeOf(inst)) == LLVMTypeKind::LLVMVoidTypeKind {
-        String::new()
-    } else {
-        format!("{} = ", operand_text(inst))
-    };
+    let result = if inst.ty().is_void() { String::new() } else { format!("{} = ", operand_text(inst)) };
     format!("{result}call {}({})", callee.name, args.join(", "))
 }
 
@@ -353,11 +268,7 @@ unsafe fn known_call_line(
 /// `cache` holds both answers, per context.
 ///
 /// SAFETY: `context` must be the live context of the module `text` was printed from.
-pub(super) unsafe fn canonical_type_names(
-    text: &str,
-    context: LLVMContextRef,
-    cache: &mut std::collections::HashMap<String, String>,
-) -> String {
+pub(super) fn canonical_type_names(text: &str, module: &LoadedModule<'_>, cache: &mut HashMap<String, String>) -> String {
     let is_name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '$' | '.' | '_' | '-');
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -371,20 +282,14 @@ pub(super) unsafe fn canonical_type_names(
             out.push_str(known);
             continue;
         }
-        let Ok(c_name) = std::ffi::CString::new(name) else {
-            out.push('%');
-            out.push_str(name);
-            continue;
-        };
-        let ty = if name.is_empty() { std::ptr::null_mut() } else { LLVMGetTypeByName2(context, c_name.as_ptr()) };
-        if ty.is_null() || LLVMGetTypeKind(ty) != LLVMTypeKind::LLVMStructTypeKind {
+        let Some(body) = module.named_type(name).and_then(|ty| ty.struct_body()) else {
             // Kept as written, and remembered so: a value's name recurs on
             // many lines, and asking the context each time was most of the cost.
             let kept = format!("%{name}");
             out.push_str(&kept);
             cache.insert(name.to_string(), kept);
             continue;
-        }
+        };
         let mut base = name;
         while let Some((head, tail)) = base.rsplit_once('.') {
             if tail.is_empty() || !tail.bytes().all(|b| b.is_ascii_digit()) {
@@ -392,17 +297,14 @@ pub(super) unsafe fn canonical_type_names(
             }
             base = head;
         }
-        let body = if LLVMIsOpaqueStruct(ty) != 0 {
-            "opaque".to_string()
-        } else {
-            let elements: Vec<String> = (0..LLVMCountStructElementTypes(ty))
-                .map(|i| {
-                    let element = take_message(LLVMPrintTypeToString(LLVMStructGetTypeAtIndex(ty, i)));
-                    canonical_type_names(&element, context, cache)
-                })
-                .collect();
-            let (open, close) = if LLVMIsPackedStruct(ty) != 0 { ("<{ ", " }>") } else { ("{ ", " }") };
-            format!("{open}{}{close}", elements.join(", "))
+        let body = match body {
+            StructBody::Opaque => "opaque".to_string(),
+            StructBody::Elements { elements, packed } => {
+                let elements: Vec<String> =
+                    elements.iter().map(|element| canonical_type_names(&element.print(), module, cache)).collect();
+                let (open, close) = if packed { ("<{ ", " }>") } else { ("{ ", " }") };
+                format!("{open}{}{close}", elements.join(", "))
+            }
         };
         let canonical = format!("%{base}{body}");
         out.push_str(&canonical);
@@ -415,23 +317,21 @@ pub(super) unsafe fn canonical_type_names(
 /// An index into a pointer of a 32-bit space, as the 32 bits that count:
 /// `sext i32 %x` reads `i32 %x`, `trunc i64 %y` and a plain `i64 %y` read
 /// `low32(i64 %y)`, an `i64 3` reads `i32 3`.
-///
-/// SAFETY: `index` must be a GEP index operand.
-unsafe fn narrow_index_text(index: LLVMValueRef, looked_through: &std::collections::HashSet<LLVMValueRef>) -> String {
-    let wide = |v: LLVMValueRef| LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 32;
+fn narrow_index_text(index: Val<'_>, looked_through: &HashSet<Val<'_>>) -> String {
+    let wide = |v: Val<'_>| v.ty().int_width().is_some_and(|width| width > 32);
     if looked_through.contains(&index) {
-        let source = LLVMGetOperand(index, 0);
-        return match LLVMGetInstructionOpcode(index) {
-            LLVMOpcode::LLVMTrunc => format!("low32({})", operand_text(source)),
+        let source = index.operand(0);
+        return match index.opcode() {
+            Some(Opcode::Trunc) => format!("low32({})", operand_text(source)),
             _ if wide(source) => format!("low32({})", operand_text(source)),
             _ => operand_text(source),
         };
     }
-    if LLVMGetTypeKind(LLVMTypeOf(index)) != LLVMTypeKind::LLVMIntegerTypeKind {
+    if index.ty().int_width().is_none() {
         return operand_text(index);
     }
-    if !LLVMIsAConstantInt(index).is_null() {
-        return format!("i32 {}", LLVMConstIntGetSExtValue(index) as i32);
+    if let Some(value) = index.constant_int() {
+        return format!("i32 {}", value as i32);
     }
     if wide(index) {
         return format!("low32({})", operand_text(index));
@@ -440,45 +340,16 @@ unsafe fn narrow_index_text(index: LLVMValueRef, looked_through: &std::collectio
 }
 
 /// `ptr addrspace(1) %a0`, `i64 3`: how an operand reads in a canonical line.
-///
-/// SAFETY: `value` must be a valid value.
-unsafe fn operand_text(value: LLVMValueRef) -> String {
-    let ty = take_message(LLVMPrintTypeToString(LLVMTypeOf(value)));
-    if LLVMIsAInstruction(value).is_null() && LLVMIsAArgument(value).is_null() {
-        return take_message(LLVMPrintValueToString(value));
+fn operand_text(value: Val<'_>) -> String {
+    if !value.is_local() {
+        return value.print();
     }
-    let mut len = 0usize;
-    format!("{ty} %{}", string_of(LLVMGetValueName2(value, &mut len), len))
+    format!("{} %{}", value.ty().print(), value.name())
 }
 
 /// Whether `inst` has users and every one passes `accept`.
-///
-/// SAFETY: `inst` must be an instruction; `accept` is given its users.
-unsafe fn only_feeds(inst: LLVMValueRef, accept: &dyn Fn(LLVMValueRef) -> bool) -> bool {
-    let mut use_ = LLVMGetFirstUse(inst);
-    if use_.is_null() {
-        return false;
-    }
-    while !use_.is_null() {
-        if !accept(LLVMGetUser(use_)) {
-            return false;
-        }
-        use_ = LLVMGetNextUse(use_);
-    }
-    true
-}
-
-/// SAFETY: `inst` must be an instruction.
-unsafe fn drop_metadata(inst: LLVMValueRef) {
-    let mut count = 0usize;
-    let entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(inst, &mut count);
-    let kinds: Vec<c_uint> = (0..count).map(|i| LLVMValueMetadataEntriesGetKind(entries, i as c_uint)).collect();
-    if !entries.is_null() {
-        LLVMDisposeValueMetadataEntries(entries);
-    }
-    for kind in kinds {
-        LLVMSetMetadata(inst, kind, std::ptr::null_mut());
-    }
+fn only_feeds<'m>(inst: Val<'m>, accept: &dyn Fn(Val<'m>) -> bool) -> bool {
+    inst.has_uses() && inst.users().all(accept)
 }
 
 #[cfg(test)]

@@ -21,85 +21,57 @@
 //! space, where early CSE and GVN merge it with the original's own, and the
 //! cast looked through as for any such call (`canonical.rs`).
 //!
-//! An FFI boundary module: it rewrites instructions through llvm-sys.
+//! It rewrites instructions through `lower`'s IR view: no `unsafe` here.
 
-use llvm_sys::core::*;
-use llvm_sys::prelude::*;
-use llvm_sys::LLVMOpcode;
+use inkwell::values::InstructionOpcode as Opcode;
 
 use super::canonical::compares_by_name;
-use crate::lower::LoadedModule;
+use crate::lower::{IrBuilder, LoadedModule, Val};
 
 /// Rewrites every offset flat argument of a call to a function that compares
 /// by name (see the module's doc).
 pub(super) fn offsets_in_named_spaces(module: &LoadedModule<'_>) {
-    // SAFETY: the module is alive and not otherwise borrowed; every handle
-    // comes from it; the builder is disposed of.
-    unsafe {
-        let context = LLVMGetModuleContext(module.module().as_mut_ptr());
-        let builder = LLVMCreateBuilderInContext(context);
-        let mut function = LLVMGetFirstFunction(module.module().as_mut_ptr());
-        while !function.is_null() {
-            let mut block = LLVMGetFirstBasicBlock(function);
-            while !block.is_null() {
-                let mut instruction = LLVMGetFirstInstruction(block);
-                while !instruction.is_null() {
-                    if !LLVMIsACallInst(instruction).is_null() && compares_by_name(instruction) {
-                        rewrite_arguments(builder, instruction);
-                    }
-                    instruction = LLVMGetNextInstruction(instruction);
-                }
-                block = LLVMGetNextBasicBlock(block);
+    let builder = module.builder();
+    for function in module.function_values() {
+        for instruction in function.instructions() {
+            if instruction.is_call() && compares_by_name(instruction) {
+                rewrite_arguments(&builder, instruction);
             }
-            function = LLVMGetNextFunction(function);
         }
-        LLVMDisposeBuilder(builder);
     }
 }
 
 /// Each argument of `call` that is a chain of offsets from a cast to flat
 /// of a named-space pointer, rebuilt as the offsets in that space, then the cast.
-///
-/// SAFETY: `call` is a live call instruction; `builder` belongs to its context.
-unsafe fn rewrite_arguments(builder: LLVMBuilderRef, call: LLVMValueRef) {
-    let arguments = LLVMGetNumArgOperands(call);
-    for index in 0..arguments {
-        let argument = LLVMGetOperand(call, index);
+fn rewrite_arguments<'m>(builder: &IrBuilder<'m>, call: Val<'m>) {
+    let arguments: Vec<Val<'m>> = call.arguments().collect();
+    for (index, argument) in arguments.into_iter().enumerate() {
         let Some((named, offsets)) = offsets_from_named(argument) else { continue };
         // Where the flat offset was taken, as the original took its own there.
-        LLVMPositionBuilderBefore(builder, offsets[0]);
+        builder.position_before(offsets[0]);
         let mut pointer = named;
         for gep in offsets.iter().rev() {
-            let mut indices: Vec<LLVMValueRef> = (1..LLVMGetNumOperands(*gep) as u32).map(|i| LLVMGetOperand(*gep, i)).collect();
-            let ty = LLVMGetGEPSourceElementType(*gep);
-            pointer = LLVMBuildGEP2(builder, ty, pointer, indices.as_mut_ptr(), indices.len() as u32, c"".as_ptr());
-            if !LLVMIsAGetElementPtrInst(pointer).is_null() {
-                LLVMSetIsInBounds(pointer, LLVMIsInBounds(*gep));
-            }
+            let indices: Vec<Val<'m>> = gep.operands().skip(1).collect();
+            let Some((element, in_bounds)) = gep.gep_element_type() else { continue };
+            pointer = builder.gep(element, pointer, &indices, in_bounds);
         }
-        let flat = LLVMBuildAddrSpaceCast(builder, pointer, LLVMTypeOf(argument), c"".as_ptr());
-        LLVMSetOperand(call, index, flat);
+        let flat = builder.address_space_cast(pointer, argument.ty());
+        call.set_operand(index as u32, flat);
     }
 }
 
 /// When `value` is one or more `getelementptr`s over a cast to flat of a
 /// pointer of a named space: that pointer, and the offsets (outermost first).
-///
-/// SAFETY: `value` is a live value.
-unsafe fn offsets_from_named(value: LLVMValueRef) -> Option<(LLVMValueRef, Vec<LLVMValueRef>)> {
+fn offsets_from_named(value: Val<'_>) -> Option<(Val<'_>, Vec<Val<'_>>)> {
     let mut offsets = Vec::new();
     let mut current = value;
-    while !LLVMIsAGetElementPtrInst(current).is_null() {
+    while current.is_gep() {
         offsets.push(current);
-        current = LLVMGetOperand(current, 0);
+        current = current.operand(0);
     }
-    if offsets.is_empty()
-        || LLVMIsAInstruction(current).is_null()
-        || LLVMGetInstructionOpcode(current) != LLVMOpcode::LLVMAddrSpaceCast
-    {
+    if offsets.is_empty() || current.opcode() != Some(Opcode::AddrSpaceCast) {
         return None;
     }
-    let named = LLVMGetOperand(current, 0);
-    let space = LLVMGetPointerAddressSpace(LLVMTypeOf(named));
-    (space != LLVMGetPointerAddressSpace(LLVMTypeOf(current))).then_some((named, offsets))
+    let named = current.operand(0);
+    (named.ty().pointer_space() != current.ty().pointer_space()).then_some((named, offsets))
 }

@@ -12,62 +12,14 @@
 //! helpers, their callers whose calls changed, functions reading a moved
 //! table) is inlined and optimised, as before.
 //!
-//! An FFI boundary module, like `pipeline.rs`: it prints functions (with
-//! one slot tracker per module, `src/native/function_print.cpp`), makes
-//! declarations and replaces uses through llvm-sys, where inkwell has no API.
+//! It prints functions (with one slot tracker per module), makes
+//! declarations and replaces uses through `lower`'s IR view: no `unsafe` here.
 
 use std::collections::{HashMap, HashSet};
 
-use llvm_sys::core::*;
-use llvm_sys::prelude::*;
-use llvm_sys::{LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex};
-
 use super::canonical::canonical_type_names;
 use super::ProofScope;
-use crate::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
-
-extern "C" {
-    fn clasp_slot_tracker_new(module: LLVMModuleRef) -> *mut std::ffi::c_void;
-    fn clasp_print_value(tracker: *mut std::ffi::c_void, value: LLVMValueRef) -> *mut std::os::raw::c_char;
-    fn clasp_slot_tracker_free(tracker: *mut std::ffi::c_void);
-}
-
-/// One module's values printed as `LLVMPrintValueToString` prints them,
-/// numbered once for the whole module instead of once per value printed.
-struct Printer(*mut std::ffi::c_void);
-
-impl Printer {
-    /// SAFETY: `module` is alive, outlives the printer and does not change while it lives.
-    unsafe fn new(module: LLVMModuleRef) -> Printer {
-        Printer(clasp_slot_tracker_new(module))
-    }
-
-    /// `value`'s text; `LLVMPrintValueToString`'s when no tracker could be made.
-    ///
-    /// SAFETY: `value` belongs to the printer's module.
-    unsafe fn print(&self, value: LLVMValueRef) -> String {
-        let (text, free): (_, unsafe fn(*mut std::os::raw::c_char)) = if self.0.is_null() {
-            (LLVMPrintValueToString(value), |text| LLVMDisposeMessage(text))
-        } else {
-            (clasp_print_value(self.0, value), |text| libc::free(text.cast()))
-        };
-        if text.is_null() {
-            return String::new();
-        }
-        let printed = std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned();
-        free(text);
-        printed
-    }
-}
-
-impl Drop for Printer {
-    fn drop(&mut self) {
-        if !self.0.is_null() {
-            // SAFETY: made by `clasp_slot_tracker_new`, freed once.
-            unsafe { clasp_slot_tracker_free(self.0) }
-        }
-    }
-}
+use crate::lower::{LoadedModule, Val};
 
 /// The prefix a shared function's declaration is renamed with on both
 /// sides: no `_Z` prefix, so the canonical printer never mistakes it for a
@@ -116,36 +68,30 @@ struct Fingerprint {
 /// and `migrated`, on both sides; returns how many, and the functions
 /// `scope` lets be proven on their own that are defined differently.
 pub(super) fn share_identical(original: &mut LoadedModule<'_>, migrated: &mut LoadedModule<'_>, scope: &ProofScope) -> Sharing {
-    // SAFETY: both modules are alive and not otherwise borrowed; every
-    // handle comes from them; strings LLVM allocates are disposed of.
-    unsafe {
-        let before = fingerprints(original);
-        let after = fingerprints(migrated);
-        let mut shared: HashSet<&String> = (before.iter())
-            .filter(|(name, mark)| after.get(*name).map(|m| &m.print) == Some(&mark.print))
-            .map(|(n, _)| n)
+    let before = fingerprints(original);
+    let after = fingerprints(migrated);
+    let mut shared: HashSet<&String> =
+        (before.iter()).filter(|(name, mark)| after.get(*name).map(|m| &m.print) == Some(&mark.print)).map(|(n, _)| n).collect();
+    // A function calling one that differs differs too (its calls do
+    // something else), whatever its own text: shared only with every
+    // function it calls, to the leaves.
+    loop {
+        let differing: Vec<&String> = (shared.iter().copied())
+            .filter(|name| before[*name].callees.iter().chain(&after[*name].callees).any(|callee| !shared.contains(callee)))
             .collect();
-        // A function calling one that differs differs too (its calls do
-        // something else), whatever its own text: shared only with every
-        // function it calls, to the leaves.
-        loop {
-            let differing: Vec<&String> = (shared.iter().copied())
-                .filter(|name| before[*name].callees.iter().chain(&after[*name].callees).any(|callee| !shared.contains(callee)))
-                .collect();
-            if differing.is_empty() {
-                break;
-            }
-            for name in differing {
-                shared.remove(name);
-            }
+        if differing.is_empty() {
+            break;
         }
-        let changed = changed(&before, &after, &shared, scope);
-        for name in &shared {
-            declare_only(original, name, &format!("{SHARED_PREFIX}{name}"));
-            declare_only(migrated, name, &format!("{SHARED_PREFIX}{name}"));
+        for name in differing {
+            shared.remove(name);
         }
-        Sharing { shared: shared.len(), changed }
     }
+    let changed = changed(&before, &after, &shared, scope);
+    for name in &shared {
+        original.replace_with_declaration(name, &format!("{SHARED_PREFIX}{name}"));
+        migrated.replace_with_declaration(name, &format!("{SHARED_PREFIX}{name}"));
+    }
+    Sharing { shared: shared.len(), changed }
 }
 
 /// The functions of the original (that the kernels reach) that `scope`
@@ -201,16 +147,12 @@ pub(super) fn declare_proven(original: &mut LoadedModule<'_>, migrated: &mut Loa
     }
     for pair in proven {
         let declared = format!("{PROVEN_PREFIX}{}", pair.result);
-        // SAFETY: both modules are alive, share one context, and are not otherwise borrowed.
-        unsafe {
-            let original_type = declare_only(original, &pair.original, &declared);
-            match original_type {
-                Some(original_type) if standing_for[pair.result.as_str()] == 1 => {
-                    declare_with_type(migrated, &pair.result, &declared, original_type)
-                }
-                // Declared once however many originals it stands for (then no longer defined).
-                _ => drop(declare_only(migrated, &pair.result, &declared)),
+        match original.replace_with_declaration(&pair.original, &declared) {
+            Some(original_type) if standing_for[pair.result.as_str()] == 1 => {
+                migrated.replace_with_declaration_of_type(&pair.result, &declared, original_type)
             }
+            // Declared once however many originals it stands for (then no longer defined).
+            _ => drop(migrated.replace_with_declaration(&pair.result, &declared)),
         }
     }
 }
@@ -220,37 +162,32 @@ pub(super) fn declare_proven(original: &mut LoadedModule<'_>, migrated: &mut Loa
 /// are numbered per module; each struct as its name without the context's
 /// suffix, then its body), the defined functions it calls, and the
 /// program-scope variables it names.
-///
-/// SAFETY: the module is alive.
-unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, Fingerprint> {
+fn fingerprints(module: &LoadedModule<'_>) -> HashMap<String, Fingerprint> {
     let mut out = HashMap::new();
-    let context = LLVMGetModuleContext(module.module().as_mut_ptr());
     let mut structs = HashMap::new();
-    let printer = Printer::new(module.module().as_mut_ptr());
+    let printer = module.slot_printer();
     // Only what the kernels reach: the rest is never inlined into anything compared.
-    let mut pending: Vec<LLVMValueRef> = Vec::new();
-    let mut function = LLVMGetFirstFunction(module.module().as_mut_ptr());
-    while !function.is_null() {
-        if LLVMCountBasicBlocks(function) > 0 && is_kernel(function) {
+    let mut pending: Vec<Val<'_>> = Vec::new();
+    for function in module.function_values() {
+        if function.is_defined_function() && function.is_kernel() {
             pending.extend(defined_callees(function));
         }
-        function = LLVMGetNextFunction(function);
     }
     while let Some(function) = pending.pop() {
-        let name = name_of(function);
-        if is_kernel(function) || out.contains_key(&name) {
+        let name = function.name();
+        if function.is_kernel() || out.contains_key(&name) {
             continue;
         }
         let callees = defined_callees(function);
         // A struct prints as its name and its body: two layouts never read alike.
-        let printed = (printer.print(function).lines())
-            .map(|line| canonical_type_names(&without_numbering(line), context, &mut structs))
+        let printed = (printer.print_function(function).lines())
+            .map(|line| canonical_type_names(&without_numbering(line), module, &mut structs))
             .collect::<Vec<_>>()
             .join("\n");
         let globals = (named_globals(function).into_iter())
-            .map(|g| canonical_type_names(&global_declaration(g), context, &mut structs))
+            .map(|g| canonical_type_names(&global_declaration(g), module, &mut structs))
             .collect();
-        out.insert(name, Fingerprint { print: printed, callees: callees.iter().map(|c| name_of(*c)).collect(), globals });
+        out.insert(name, Fingerprint { print: printed, callees: callees.iter().map(|c| c.name()).collect(), globals });
         pending.extend(callees);
     }
     out
@@ -258,78 +195,40 @@ unsafe fn fingerprints(module: &mut LoadedModule<'_>) -> HashMap<String, Fingerp
 
 /// The program-scope variables `function`'s instructions name, directly or
 /// inside constant expressions, in order of first use.
-///
-/// SAFETY: `function` is a defined function of a live module.
-unsafe fn named_globals(function: LLVMValueRef) -> Vec<LLVMValueRef> {
+fn named_globals(function: Val<'_>) -> Vec<Val<'_>> {
     let mut found = Vec::new();
-    for inst in instructions(function) {
-        let mut pending: Vec<LLVMValueRef> =
-            (0..LLVMGetNumOperands(inst).max(0) as u32).map(|i| LLVMGetOperand(inst, i)).collect();
+    for inst in function.instructions() {
+        let mut pending: Vec<Val<'_>> = inst.operands().collect();
         while let Some(value) = pending.pop() {
-            if value.is_null() {
-                continue;
-            }
-            if !LLVMIsAGlobalVariable(value).is_null() {
+            if value.is_global_variable() {
                 if !found.contains(&value) {
                     found.push(value);
                 }
-            } else if !LLVMIsAConstantExpr(value).is_null() {
-                pending.extend((0..LLVMGetNumOperands(value).max(0) as u32).map(|i| LLVMGetOperand(value, i)));
+            } else if value.is_constant_expression() {
+                pending.extend(value.operands());
             }
         }
     }
     found
 }
 
-/// `function`'s instructions, block by block.
-///
-/// SAFETY: `function` is a defined function of a live module.
-unsafe fn instructions(function: LLVMValueRef) -> Vec<LLVMValueRef> {
-    let mut out = Vec::new();
-    let mut block = LLVMGetFirstBasicBlock(function);
-    while !block.is_null() {
-        let mut inst = LLVMGetFirstInstruction(block);
-        while !inst.is_null() {
-            out.push(inst);
-            inst = LLVMGetNextInstruction(inst);
-        }
-        block = LLVMGetNextBasicBlock(block);
-    }
-    out
-}
-
 /// A program-scope variable as a declaration reads: name, space, type,
 /// whether constant, alignment (not its initialiser).
-///
-/// SAFETY: `global` is a global variable of a live module.
-unsafe fn global_declaration(global: LLVMValueRef) -> String {
-    let ty = LLVMPrintTypeToString(LLVMGlobalGetValueType(global));
-    let type_text = std::ffi::CStr::from_ptr(ty).to_string_lossy().into_owned();
-    LLVMDisposeMessage(ty);
+fn global_declaration(global: Val<'_>) -> String {
+    let Some(declared) = global.global_declaration() else { return String::new() };
     format!(
-        "@{} addrspace({}) {} {type_text} align {}",
-        name_of(global),
-        LLVMGetPointerAddressSpace(LLVMTypeOf(global)),
-        if LLVMIsGlobalConstant(global) != 0 { "constant" } else { "global" },
-        LLVMGetAlignment(global)
+        "@{} addrspace({}) {} {} align {}",
+        global.name(),
+        declared.space,
+        if declared.constant { "constant" } else { "global" },
+        declared.value_type.print(),
+        declared.alignment
     )
 }
 
-/// SAFETY: `value` is a valid value.
-pub(super) unsafe fn name_of(value: LLVMValueRef) -> String {
-    let mut len = 0usize;
-    string_of(LLVMGetValueName2(value, &mut len), len)
-}
-
 /// The functions with a body that `function` calls (kernels included).
-///
-/// SAFETY: `function` is a defined function of a live module.
-unsafe fn defined_callees(function: LLVMValueRef) -> Vec<LLVMValueRef> {
-    (instructions(function).into_iter())
-        .filter(|inst| !LLVMIsACallInst(*inst).is_null())
-        .map(|call| LLVMGetCalledValue(call))
-        .filter(|callee| !LLVMIsAFunction(*callee).is_null() && LLVMCountBasicBlocks(*callee) > 0)
-        .collect()
+fn defined_callees(function: Val<'_>) -> Vec<Val<'_>> {
+    (function.instructions()).filter_map(|inst| inst.called_function()).filter(|callee| callee.is_defined_function()).collect()
 }
 
 /// A printed IR line without what is numbered per module: metadata
@@ -352,136 +251,10 @@ fn without_numbering(line: &str) -> String {
     out
 }
 
-/// Replaces the definition of `name` with a declaration of the same type,
-/// calling convention and function attributes, named `declared`; returns its type.
-///
-/// SAFETY: the module is alive.
-unsafe fn declare_only(module: &mut LoadedModule<'_>, name: &str, declared: &str) -> Option<LLVMTypeRef> {
-    let function = defined(module.module().as_mut_ptr(), name)?;
-    let function_type = LLVMGlobalGetValueType(function);
-    let declaration = declaration_like(module, function, declared, function_type)?;
-    LLVMReplaceAllUsesWith(function, declaration);
-    LLVMDeleteFunction(function);
-    Some(function_type)
-}
-
-/// Replaces the definition of `name` with a declaration of `declared_type`
-/// (the same return type, pointers of named spaces where `name` takes flat
-/// ones), each call casting its flat pointers to the declared spaces. When
-/// `name` is used other than called, it is declared as it is.
-///
-/// SAFETY: the module is alive; `declared_type` is a function type of its context.
-unsafe fn declare_with_type(module: &mut LoadedModule<'_>, name: &str, declared: &str, declared_type: LLVMTypeRef) {
-    let Some(function) = defined(module.module().as_mut_ptr(), name) else { return };
-    let calls = callers(function);
-    if calls.is_none() || LLVMCountParamTypes(declared_type) != LLVMCountParams(function) {
-        declare_only(module, name, declared);
-        return;
-    }
-    let Some(declaration) = declaration_like(module, function, declared, declared_type) else { return };
-    let mut params = vec![std::ptr::null_mut(); LLVMCountParamTypes(declared_type) as usize];
-    LLVMGetParamTypes(declared_type, params.as_mut_ptr());
-    let context = LLVMGetModuleContext(module.module().as_mut_ptr());
-    let builder = LLVMCreateBuilderInContext(context);
-    for call in calls.unwrap_or_default() {
-        LLVMPositionBuilderBefore(builder, call);
-        let mut args: Vec<LLVMValueRef> = (params.iter().enumerate())
-            .map(|(i, &param)| {
-                let arg = LLVMGetOperand(call, i as u32);
-                if LLVMTypeOf(arg) == param {
-                    arg
-                } else {
-                    LLVMBuildAddrSpaceCast(builder, arg, param, c"".as_ptr())
-                }
-            })
-            .collect();
-        let replacement = LLVMBuildCall2(builder, declared_type, declaration, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
-        LLVMSetInstructionCallConv(replacement, LLVMGetInstructionCallConv(call));
-        copy_call_attributes(call, replacement, params.len());
-        LLVMReplaceAllUsesWith(call, replacement);
-        LLVMInstructionEraseFromParent(call);
-    }
-    LLVMDisposeBuilder(builder);
-    LLVMDeleteFunction(function);
-}
-
-/// The call-site attributes of `from` (the function's, the result's and
-/// each of `params` parameters') given to `to`, so the call claims what
-/// clang's call claimed.
-///
-/// SAFETY: both are calls of a live module, with `params` arguments each.
-unsafe fn copy_call_attributes(from: LLVMValueRef, to: LLVMValueRef, params: usize) {
-    let indices = [LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex].into_iter().chain(1..=params as u32);
-    for index in indices {
-        let count = LLVMGetCallSiteAttributeCount(from, index);
-        let mut attributes: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); count as usize];
-        LLVMGetCallSiteAttributes(from, index, attributes.as_mut_ptr());
-        for attribute in attributes {
-            LLVMAddCallSiteAttribute(to, index, attribute);
-        }
-    }
-}
-
-/// `name`'s definition in the module.
-///
-/// SAFETY: `module` is alive.
-pub(super) unsafe fn defined(module: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
-    let cname = std::ffi::CString::new(name).ok()?;
-    let function = LLVMGetNamedFunction(module, cname.as_ptr());
-    (!function.is_null() && LLVMCountBasicBlocks(function) > 0).then_some(function)
-}
-
-/// Whether `function` is a kernel (SPIR's or amdgcn's calling convention).
-///
-/// SAFETY: `function` is a function of a live module.
-pub(super) unsafe fn is_kernel(function: LLVMValueRef) -> bool {
-    matches!(LLVMGetFunctionCallConv(function), AMDGPU_KERNEL_CC | SPIR_KERNEL_CC)
-}
-
-/// Every call of `function`, when calling is all that is done with it.
-///
-/// SAFETY: `function` is a function of a live module.
-unsafe fn callers(function: LLVMValueRef) -> Option<Vec<LLVMValueRef>> {
-    let mut calls = Vec::new();
-    let mut used = LLVMGetFirstUse(function);
-    while !used.is_null() {
-        let user = LLVMGetUser(used);
-        if LLVMIsACallInst(user).is_null() || LLVMGetCalledValue(user) != function {
-            return None;
-        }
-        calls.push(user);
-        used = LLVMGetNextUse(used);
-    }
-    Some(calls)
-}
-
-/// A declaration named `declared` of `function_type`, with `function`'s
-/// calling convention and function attributes.
-///
-/// SAFETY: the module is alive; `function` is one of its functions.
-unsafe fn declaration_like(
-    module: &mut LoadedModule<'_>,
-    function: LLVMValueRef,
-    declared: &str,
-    function_type: LLVMTypeRef,
-) -> Option<LLVMValueRef> {
-    let name = std::ffi::CString::new(declared).ok()?;
-    let declaration = LLVMAddFunction(module.module().as_mut_ptr(), name.as_ptr(), function_type);
-    LLVMSetFunctionCallConv(declaration, LLVMGetFunctionCallConv(function));
-    let count = LLVMGetAttributeCountAtIndex(function, LLVMAttributeFunctionIndex);
-    let mut attributes: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); count as usize];
-    LLVMGetAttributesAtIndex(function, LLVMAttributeFunctionIndex, attributes.as_mut_ptr());
-    for attribute in attributes {
-        LLVMAddAttributeAtIndex(declaration, LLVMAttributeFunctionIndex, attribute);
-    }
-    Some(declaration)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{without_numbering, Printer};
+    use super::without_numbering;
     use crate::lower::{load, Context};
-    use llvm_sys::core::*;
 
     /// Printing with one tracker for the module reads exactly as printing
     /// each function on its own: numbered values, attribute groups,
@@ -507,23 +280,14 @@ mod tests {
              !0 = !{!1, !1, i64 0}\n!1 = !{!\"float\", !2}\n!2 = !{!\"tbaa root\"}\n";
         let context = Context::create();
         let module = load(&context, ir.as_bytes(), "t.ll").expect("the test IR parses");
-        // SAFETY: the module is alive and unchanged while the printer lives.
-        unsafe {
-            let raw = module.module().as_mut_ptr();
-            let printer = Printer::new(raw);
-            assert!(!printer.0.is_null());
-            let mut function = LLVMGetFirstFunction(raw);
-            let mut printed = 0;
-            while !function.is_null() {
-                let alone = LLVMPrintValueToString(function);
-                let expected = std::ffi::CStr::from_ptr(alone).to_string_lossy().into_owned();
-                LLVMDisposeMessage(alone);
-                assert_eq!(printer.print(function), expected);
-                printed += 1;
-                function = LLVMGetNextFunction(function);
-            }
-            assert_eq!(printed, 2);
+        let printer = module.slot_printer();
+        assert!(printer.has_tracker());
+        let mut printed = 0;
+        for function in module.function_values() {
+            assert_eq!(printer.print_function(function), function.print());
+            printed += 1;
         }
+        assert_eq!(printed, 2);
     }
 
     #[test]

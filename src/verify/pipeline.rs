@@ -3,22 +3,18 @@
 //! kernels no change can reach, and the clang arguments that emit the IR
 //! it starts from.
 //!
-//! An FFI boundary module, like `lower/llvm.rs` (whose `LoadedModule` it
-//! runs on): it calls llvm-sys where inkwell has no API (the inliner
-//! threshold, whether a function has uses) and deletes functions, which
-//! inkwell marks `unsafe`.
+//! It runs on `lower`'s IR view (`LoadedModule`): the pass options with
+//! their inliner threshold, whether a kernel is used and its deletion come
+//! from there, so there is no `unsafe` here.
 
 use std::collections::BTreeSet;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Linkage;
-use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, RelocMode, Target, TargetMachine, TargetTriple};
-use inkwell::values::AsValueRef;
 use inkwell::OptimizationLevel;
-use llvm_sys::core::LLVMGetFirstUse;
 
-use crate::lower::{LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
+use crate::lower::{pass_options, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 /// The arguments that make clang emit the IR the equivalence check optimises
 /// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but
@@ -88,21 +84,13 @@ fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, PipelineError>
 /// equivalence pipeline spends nothing on kernels no change can reach
 /// (their text and callees are the same on both sides).
 pub fn keep_only_kernels(module: &mut LoadedModule<'_>, keep: &BTreeSet<String>) {
-    let unwanted: Vec<_> = module
-        .module()
-        .get_functions()
-        .filter(|f| {
-            let cc = f.get_call_conventions();
-            (cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC)
-                && f.count_basic_blocks() > 0
-                && !keep.contains(f.get_name().to_str().unwrap_or(""))
-                // SAFETY: `f` is a function of this module.
-                && unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null()
-        })
+    let unwanted: Vec<String> = (module.function_values())
+        .filter(|f| f.is_kernel() && f.is_defined_function() && !f.has_uses())
+        .map(|f| f.name())
+        .filter(|name| !keep.contains(name))
         .collect();
-    for f in unwanted {
-        // SAFETY: the function belongs to this module and has no uses left.
-        unsafe { f.delete() };
+    for name in unwanted {
+        module.delete_unused_function(&name);
     }
 }
 
@@ -139,11 +127,7 @@ pub fn optimise_for_equivalence(loaded: &mut LoadedModule<'_>) -> Result<(), Pip
     }
     let machine = target_machine(&module.get_triple())?;
     let run = |passes: &str| {
-        let options = PassBuilderOptions::create();
-        // SAFETY: `options` is alive; inkwell 0.11 has no setter for the threshold.
-        unsafe {
-            llvm_sys::transforms::pass_builder::LLVMPassBuilderOptionsSetInlinerThreshold(options.as_mut_ptr(), INLINE_THRESHOLD)
-        };
+        let options = pass_options(INLINE_THRESHOLD);
         crate::isolation::phase(crate::isolation::Phase::Optimising, || module.run_passes(passes, &machine, options))
             .map_err(|e| PipelineError::Passes { message: e.to_string() })
     };

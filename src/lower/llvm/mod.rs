@@ -1,15 +1,20 @@
-//! The LLVM boundary: loads a module with inkwell and exposes the few IR
-//! views `lower` needs (instructions, operands, debug locations, variable
-//! records) as safe, lifetime-bound handles. `verify` runs its pass
-//! pipeline on a loaded module and prints its canonical kernels through
-//! the `pub(crate)` accessors (the inkwell module, its data layout, the
-//! kernel calling conventions, `string_of`).
+//! The LLVM boundary: loads a module with inkwell and exposes the IR as
+//! safe, lifetime-bound handles. `lower` reads functions, instructions,
+//! operands, debug locations and variable records (this file); `verify`
+//! reads and edits what its equivalence check needs through the same
+//! handles: exact opcodes, types, users, blocks (`value.rs`), types and
+//! struct bodies (`types.rs`), printed text (`print.rs`), and the edits
+//! before its pass pipeline (`edit.rs`), with the inkwell module and its
+//! data layout for the passes themselves.
 //!
 //! inkwell owns the context and the module; where inkwell has no API
 //! (operands of debug intrinsics, debug locations, `DILocalVariable` fields,
-//! the debug-record format switch) this file calls llvm-sys directly. It is
-//! the only `unsafe` in `lower` besides `in_process.rs`; `verify/pipeline.rs`
-//! and `verify/canonical.rs` are the FFI boundary of the equivalence check.
+//! the debug-record format switch, renaming values, users, struct bodies,
+//! metadata kinds, building calls across two modules' types) this folder
+//! calls llvm-sys directly. It is the only `unsafe` in `lower` besides
+//! `in_process.rs`, and `verify` holds none: every handle borrows its
+//! module, each method checks the kind of value it reads, and what frees IR
+//! takes `&mut LoadedModule` (see `edit.rs`).
 
 use std::marker::PhantomData;
 use std::os::raw::c_uint;
@@ -22,6 +27,14 @@ use inkwell::values::AsValueRef;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+
+mod edit;
+mod print;
+mod types;
+mod value;
+
+pub(crate) use edit::{pass_options, IrBuilder};
+pub(crate) use types::{StructBody, Ty};
 
 /// The calling convention of `spir_kernel` functions.
 pub(crate) const SPIR_KERNEL_CC: u32 = 76;
@@ -240,7 +253,8 @@ impl<'m> Val<'m> {
     }
 
     pub fn operand(&self, index: u32) -> Val<'m> {
-        // SAFETY: callers stay below num_operands.
+        assert!(index < self.num_operands(), "operand {index} of {} operands", self.num_operands());
+        // SAFETY: the index is below the operand count.
         self.wrap(unsafe { LLVMGetOperand(self.raw, index as c_uint) })
     }
 
@@ -255,8 +269,11 @@ impl<'m> Val<'m> {
 
     /// For an alloca that holds a pointer: that pointer's address-space number.
     pub fn allocated_pointer_space(&self) -> Option<u32> {
-        // SAFETY: only called on allocas; the type kind is checked before the space is read.
+        // SAFETY: valid value; it is checked to be an alloca, and the type kind before the space is read.
         unsafe {
+            if LLVMIsAAllocaInst(self.raw).is_null() {
+                return None;
+            }
             let ty = LLVMGetAllocatedType(self.raw);
             (LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind).then(|| LLVMGetPointerAddressSpace(ty))
         }
@@ -282,8 +299,11 @@ impl<'m> Val<'m> {
 
     /// For a call: the called function's name, if it is a direct call.
     pub fn callee(&self) -> Option<(String, bool)> {
-        // SAFETY: only called on call instructions; the callee is checked to be a function.
+        // SAFETY: valid value, checked to be a call; the callee is checked to be a function.
         unsafe {
+            if LLVMIsACallInst(self.raw).is_null() {
+                return None;
+            }
             let callee = LLVMGetCalledValue(self.raw);
             if LLVMIsAFunction(callee).is_null() {
                 return None;
@@ -295,8 +315,13 @@ impl<'m> Val<'m> {
 
     /// For a call: the number of arguments (operands less the callee).
     pub fn call_arg_count(&self) -> u32 {
-        // SAFETY: only called on call instructions.
-        unsafe { LLVMGetNumArgOperands(self.raw) }
+        // SAFETY: valid value, checked to be a call.
+        unsafe {
+            if LLVMIsACallInst(self.raw).is_null() {
+                return 0;
+            }
+            LLVMGetNumArgOperands(self.raw)
+        }
     }
 
     /// The instruction's debug location (file, line, column), if any.
