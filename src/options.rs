@@ -19,15 +19,29 @@ pub enum ClStd {
     Cl30,
 }
 
+/// A value of an option that names no choice clasp knows (what `parse` says).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownValue {
+    /// `--std` or `-cl-std=`: `auto` is one of the choices where `auto` is set.
+    #[error("unknown OpenCL C standard `{text}` (expected {}CL1.0, CL1.1, CL1.2, CL2.0 or CL3.0)", if *auto { "auto, " } else { "" })]
+    Std { text: String, auto: bool },
+    /// `--target` (where `device` is set, `--target device[:NAME]` is one of the choices).
+    #[error("unknown target `{text}` (expected cl2.0, cl3.0{})", if *device { ", cl3.0-nogeneric, device or device:NAME)" } else { " or cl3.0-nogeneric)" })]
+    Target { text: String, device: bool },
+    /// `--globals`.
+    #[error("unknown policy `{text}` (as-needed, prefer-global)")]
+    Policy { text: String },
+}
+
 impl ClStd {
-    pub fn parse(text: &str) -> Result<ClStd, String> {
+    pub fn parse(text: &str) -> Result<ClStd, UnknownValue> {
         match text.to_ascii_uppercase().trim_start_matches("CL") {
             "1.0" => Ok(ClStd::Cl10),
             "1.1" => Ok(ClStd::Cl11),
             "1.2" => Ok(ClStd::Cl12),
             "2.0" => Ok(ClStd::Cl20),
             "3.0" => Ok(ClStd::Cl30),
-            _ => Err(format!("unknown OpenCL C standard `{text}` (expected CL1.0, CL1.1, CL1.2, CL2.0 or CL3.0)")),
+            _ => Err(UnknownValue::Std { text: text.to_string(), auto: false }),
         }
     }
     /// `CL1.2`, as users write it.
@@ -67,11 +81,11 @@ pub enum InputStd {
 }
 
 impl InputStd {
-    pub fn parse(text: &str) -> Result<InputStd, String> {
+    pub fn parse(text: &str) -> Result<InputStd, UnknownValue> {
         if text.eq_ignore_ascii_case("auto") {
             return Ok(InputStd::Auto);
         }
-        ClStd::parse(text).map(InputStd::Fixed).map_err(|e| e.replace("(expected ", "(expected auto, "))
+        ClStd::parse(text).map(InputStd::Fixed).map_err(|_| UnknownValue::Std { text: text.to_string(), auto: true })
     }
     /// The standards to try for a unit, in order: the first it compiles as is its input standard.
     pub fn candidates(self, target: Target) -> Vec<Standard> {
@@ -105,12 +119,12 @@ pub enum Target {
 }
 
 impl Target {
-    pub fn parse(text: &str) -> Result<Target, String> {
+    pub fn parse(text: &str) -> Result<Target, UnknownValue> {
         match text {
             "cl2.0" | "CL2.0" => Ok(Target::Cl20),
             "cl3.0" | "CL3.0" => Ok(Target::Cl30),
             "cl3.0-nogeneric" | "CL3.0-nogeneric" => Ok(Target::Cl30NoGeneric),
-            _ => Err(format!("unknown target `{text}` (expected cl2.0, cl3.0 or cl3.0-nogeneric)")),
+            _ => Err(UnknownValue::Target { text: text.to_string(), device: false }),
         }
     }
     pub fn has_generic(self) -> bool {
@@ -269,11 +283,11 @@ pub enum GlobalsPolicy {
 }
 
 impl GlobalsPolicy {
-    pub fn parse(text: &str) -> Result<GlobalsPolicy, String> {
+    pub fn parse(text: &str) -> Result<GlobalsPolicy, UnknownValue> {
         match text {
             "as-needed" => Ok(GlobalsPolicy::AsNeeded),
             "prefer-global" => Ok(GlobalsPolicy::PreferGlobal),
-            other => Err(format!("unknown policy `{other}` (as-needed, prefer-global)")),
+            other => Err(UnknownValue::Policy { text: other.to_string() }),
         }
     }
 }

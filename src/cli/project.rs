@@ -2,12 +2,12 @@
 //! paths, the `clasp.toml` that applies (`--config`, `--no-config` or the
 //! nearest), the units to load (a file per configuration, with its options,
 //! or `--compile-commands`), the target and, for `migrate`, the edit root.
-//! Every failure is one message, worded as the user sees it.
+//! Every failure is one `Problem`, worded as the user sees it when shown.
 
 use std::path::{Path, PathBuf};
 
 use crate::cli::args::{AnalyzeArgs, CompileArgs, DiscoverArgs, MigrateArgs, ProjectArgs};
-use crate::config::{Config, Job};
+use crate::config::{Config, ConfigError, Job, OptionError};
 use crate::discover::discover;
 use crate::options::{CompileOptions, Target};
 
@@ -76,37 +76,57 @@ pub struct Project {
 pub struct Error {
     /// Paths that discovery could not read before the failure (`analyze` reports them first).
     pub unreadable: Vec<(PathBuf, String)>,
-    /// The error, as printed.
-    pub message: String,
+    /// The failure.
+    pub problem: Problem,
+}
+
+/// What stopped a project's resolution; its text is the line printed.
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    /// `--compile-commands` with paths beside it.
+    #[error(
+        "clasp: error: --compile-commands {} lists the units: give no PATH beside it (`{}` was given); \
+list every file in it, or name the files without it",
+        list.display(),
+        path.display()
+    )]
+    PathsBesideList { list: PathBuf, path: PathBuf },
+    /// The `clasp.toml` or the `--compile-commands` list cannot be used.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An option of the `clasp.toml` at `config` cannot be used.
+    #[error("{}: error: {source}", config.display())]
+    ConfigOption { config: PathBuf, source: OptionError },
+    /// clang's arguments cannot run in-process.
+    #[error("clasp: error: {0}")]
+    InProcess(#[source] crate::lower::ClangError),
+    /// No edit root.
+    #[error(transparent)]
+    Root(#[from] crate::root::RootError),
 }
 
 impl Project {
     /// Discovers the files, loads the clasp.toml that applies and builds the units and the target.
     pub fn resolve(inputs: Inputs<'_>) -> Result<Project, Error> {
         if let (Some(list), Some(path)) = (&inputs.project.compile_commands, inputs.paths.first()) {
-            let message = format!(
-                "clasp: error: --compile-commands {} lists the units: give no PATH beside it (`{}` was given); \
-list every file in it, or name the files without it",
-                list.display(),
-                path.display()
-            );
-            return Err(Error { unreadable: Vec::new(), message });
+            let problem = Problem::PathsBesideList { list: list.clone(), path: path.clone() };
+            return Err(Error { unreadable: Vec::new(), problem });
         }
         let mut found = discover(inputs.paths, &inputs.discover.filters());
-        let fail = |message: String| Error { unreadable: found.errors.clone(), message };
-        let config = project_config(inputs.project, inputs.paths).map_err(fail)?;
+        let fail = |problem: Problem| Error { unreadable: found.errors.clone(), problem };
+        let config = project_config(inputs.project, inputs.paths).map_err(|e| fail(e.into()))?;
         let host = !inputs.discover.no_host && config.as_ref().is_none_or(|c| c.host);
         let mut host_files = host_files(&mut found, config.as_ref(), inputs.paths);
-        let fail = |message: String| Error { unreadable: found.errors.clone(), message };
+        let fail = |problem: Problem| Error { unreadable: found.errors.clone(), problem };
         let compile = inputs.compile.options();
-        let (jobs, listed_hosts) = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files)
-            .map_err(|message| fail(config_error(config.as_ref(), &message)))?;
+        let (jobs, listed_hosts) =
+            jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files).map_err(fail)?;
         if host {
             host_files.extend(listed_hosts);
         }
         // Refused once, up front, rather than once per unit.
         if let Some(e) = jobs.iter().find_map(|j| crate::lower::check_in_process(&j.compile.clang_extra).err()) {
-            return Err(fail(format!("clasp: error: {e}")));
+            return Err(fail(Problem::InProcess(e)));
         }
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
         let timeout = (inputs.project.timeout.or(config.as_ref().and_then(|c| c.timeout)))
@@ -133,12 +153,12 @@ list every file in it, or name the files without it",
         let listed = || self.jobs.iter().map(|j| j.path.clone()).chain(self.host_files.iter().cloned()).collect();
         let paths: Vec<PathBuf> = if self.paths.is_empty() { listed() } else { self.paths.clone() };
         crate::root::edit_root(&paths, root_option.as_deref())
-            .map_err(|e| Error { unreadable: self.unreadable.clone(), message: e.to_string() })
+            .map_err(|e| Error { unreadable: self.unreadable.clone(), problem: e.into() })
     }
 }
 
 /// The `clasp.toml` that applies: `--config`, else the nearest one above the first path.
-fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config>, String> {
+fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config>, ConfigError> {
     if args.no_config || args.compile_commands.is_some() {
         return Ok(None);
     }
@@ -146,7 +166,7 @@ fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config
         Some(path) => Some(path.clone()),
         None => paths.first().and_then(|p| crate::config::find(p)),
     };
-    path.map(|p| Config::load(&p).map_err(|e| e.to_string())).transpose()
+    path.map(|p| Config::load(&p)).transpose()
 }
 
 /// The host files to read: none when clasp.toml says `host = false` (a
@@ -169,14 +189,6 @@ fn host_files(found: &mut crate::discover::Discovered, config: Option<&Config>, 
     }
 }
 
-/// An error in the project's settings, named after the file that holds them.
-fn config_error(config: Option<&Config>, message: &str) -> String {
-    match config {
-        Some(config) => format!("{}: error: {message}", config.path.display()),
-        None => message.to_string(),
-    }
-}
-
 /// The units to load: every file found (but those the config excludes,
 /// unless named on the command line), once per configuration; or those
 /// `--compile-commands` lists, with the host files it lists.
@@ -186,9 +198,9 @@ fn jobs(
     compile: CompileOptions,
     config: Option<&Config>,
     files: &[PathBuf],
-) -> Result<(Vec<Job>, Vec<PathBuf>), String> {
+) -> Result<(Vec<Job>, Vec<PathBuf>), Problem> {
     if let Some(list) = &args.compile_commands {
-        let listed = crate::config::compile_commands(list, &compile).map_err(|e| e.to_string())?;
+        let listed = crate::config::compile_commands(list, &compile)?;
         return Ok((listed.jobs, listed.hosts));
     }
     project_jobs(paths, compile, config, files).map(|jobs| (jobs, Vec::new()))
@@ -199,7 +211,7 @@ fn project_jobs(
     compile: CompileOptions,
     config: Option<&Config>,
     files: &[PathBuf],
-) -> Result<Vec<Job>, String> {
+) -> Result<Vec<Job>, Problem> {
     match config {
         None => Ok(files
             .iter()
@@ -211,8 +223,10 @@ fn project_jobs(
             let part = |f: &PathBuf| parts.contains(&crate::root::canonical(f));
             let kept: Vec<PathBuf> =
                 files.iter().filter(|f| !part(f) && (paths.contains(f) || !config.excludes(f))).cloned().collect();
-            let mut jobs = config.jobs(&kept, &compile).map_err(|e| e.to_string())?;
-            jobs.extend(config.program_jobs(&compile).map_err(|e| e.to_string())?);
+            // An option's error is named after the file that holds it.
+            let in_config = |source| Problem::ConfigOption { config: config.path.clone(), source };
+            let mut jobs = config.jobs(&kept, &compile).map_err(in_config)?;
+            jobs.extend(config.program_jobs(&compile).map_err(in_config)?);
             Ok(jobs)
         }
     }

@@ -40,8 +40,8 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
 pub struct Stop(String);
 
 impl Stop {
-    /// An error of clasp's own (not of a file): `clasp: error: ...`.
-    fn clasp(message: String) -> Stop {
+    /// An error of clasp's own (not of a file): `clasp: error: ...`, worded as it is shown.
+    fn clasp(message: impl std::fmt::Display) -> Stop {
         Stop(format!("clasp: error: {message}"))
     }
 
@@ -53,7 +53,7 @@ impl Stop {
 
 impl From<project::Error> for Stop {
     fn from(error: project::Error) -> Stop {
-        Stop(error.message)
+        Stop(error.problem.to_string())
     }
 }
 

@@ -170,7 +170,7 @@ pub enum OptionError {
     Words(#[from] BuildOptionsError),
     /// `-cl-std=` names no standard clasp reads: why.
     #[error("{0}")]
-    Std(String),
+    Std(#[from] crate::options::UnknownValue),
     /// An option clasp does not know (`shown`: the option's words).
     #[error("`{shown}` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g)")]
     Unknown { shown: String },
@@ -223,8 +223,8 @@ impl Config {
             ConfigError::At { path: path.to_path_buf(), line, col, message }
         };
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
-        let std = file.std.as_deref().map(|s| InputStd::parse(s).map_err(|e| at("std", e))).transpose()?;
-        let target = file.target.as_deref().map(|t| Target::parse(t).map_err(|e| at("target", e))).transpose()?;
+        let std = file.std.as_deref().map(|s| InputStd::parse(s).map_err(|e| at("std", e.to_string()))).transpose()?;
+        let target = file.target.as_deref().map(|t| Target::parse(t).map_err(|e| at("target", e.to_string()))).transpose()?;
         if file.timeout == Some(0) {
             return Err(at("timeout", "the time limit must be at least 1 second".into()));
         }

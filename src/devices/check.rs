@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::worker::{self, Build, Built};
+use super::worker::{self, Build, Built, WorkerError};
 use super::{Device, Platform};
 use crate::options::{CompileOptions, InputStd, Target};
 use crate::report::{ChangedProgram, FileChange, FileError, Migration, Warning};
@@ -71,11 +71,34 @@ impl DeviceVerdict {
     }
 }
 
+/// Why the device check could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceCheckError {
+    /// No scratch directory to lay the programs out in.
+    #[error("no scratch directory for the device check: {0}")]
+    Scratch(#[source] std::io::Error),
+    /// A file of a program cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// A file of a program cannot be written into the scratch tree.
+    #[error("cannot lay out {} for the device check: {source}", path.display())]
+    LayOut { path: PathBuf, source: std::io::Error },
+    /// A program lists no file.
+    #[error("a program without files")]
+    NoFiles,
+    /// The worker answered fewer builds than it was asked for.
+    #[error("the device worker answered fewer builds than asked")]
+    FewerBuilds,
+    /// The device worker failed.
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+}
+
 /// Builds every program of `programs` on every device of `devices`, both sides.
-pub fn check(migration: &Migration, devices: &[(&Platform, &Device)], target: Target) -> Result<DeviceCheck, String> {
+pub fn check(migration: &Migration, devices: &[(&Platform, &Device)], target: Target) -> Result<DeviceCheck, DeviceCheckError> {
     let programs = &migration.programs;
     let changes: BTreeMap<&Path, &FileChange> = migration.changes.iter().map(|c| (c.canonical.as_path(), c)).collect();
-    let scratch = tempfile::tempdir().map_err(|e| format!("no scratch directory for the device check: {e}"))?;
+    let scratch = tempfile::tempdir().map_err(DeviceCheckError::Scratch)?;
     let mut sides = Vec::new();
     for (i, program) in programs.iter().enumerate() {
         let dir = scratch.path().join(format!("p{i}"));
@@ -102,7 +125,7 @@ pub fn check(migration: &Migration, devices: &[(&Platform, &Device)], target: Ta
     // A driver that hangs is bounded by --timeout like any compile (the supervisor ends the batch).
     let built = crate::isolation::phase(crate::isolation::Phase::Compiling, || worker::builds(builds, scratch.path()));
     let mut built = built?.into_iter();
-    let mut next = || built.next().map(verdict).ok_or("the device worker answered fewer builds than asked");
+    let mut next = || built.next().map(verdict).ok_or(DeviceCheckError::FewerBuilds);
     let mut checks = Vec::new();
     for (program, (original, result)) in programs.iter().zip(&sides) {
         let mut verdicts = Vec::new();
@@ -141,7 +164,7 @@ struct Texts<'a> {
 }
 
 impl Texts<'_> {
-    fn text(&self, file: usize, migrated: bool) -> Result<Vec<u8>, String> {
+    fn text(&self, file: usize, migrated: bool) -> Result<Vec<u8>, DeviceCheckError> {
         let file = &self.program.files[file];
         let pick = |original: &Vec<u8>, after: Option<&Vec<u8>>| match (after, migrated) {
             (Some(after), true) => after.clone(),
@@ -150,7 +173,9 @@ impl Texts<'_> {
         match (&file.virtual_text, self.changes.get(file.canonical.as_path())) {
             (Some((original, after)), _) => Ok(pick(original, after.as_ref())),
             (None, Some(change)) => Ok(pick(&change.original, Some(&change.migrated))),
-            (None, None) => std::fs::read(&file.canonical).map_err(|e| format!("cannot read {}: {e}", file.canonical.display())),
+            (None, None) => {
+                std::fs::read(&file.canonical).map_err(|source| DeviceCheckError::Read { path: file.canonical.clone(), source })
+            }
         }
     }
 }
@@ -159,7 +184,7 @@ impl Side {
     /// Writes the program's files under `tree` (migrated ones as migrated
     /// on the result side) and words its options: `target`'s standard on
     /// the result side, the host's (`--std`, when it named one) on the original.
-    fn lay_out(texts: &Texts, tree: &Path, migrated: bool, target: Option<Target>) -> Result<Side, String> {
+    fn lay_out(texts: &Texts, tree: &Path, migrated: bool, target: Option<Target>) -> Result<Side, DeviceCheckError> {
         let program = texts.program;
         let mut all = Vec::new();
         for i in 0..program.files.len() {
@@ -168,9 +193,9 @@ impl Side {
         for i in (1..program.files.len()).filter(|i| !implicit(&program.files[*i].canonical)) {
             let at = mirrored(tree, &program.files[i].canonical);
             let written = at.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&at, &all[i]));
-            written.map_err(|e| format!("cannot lay out {} for the device check: {e}", at.display()))?;
+            written.map_err(|source| DeviceCheckError::LayOut { path: at, source })?;
         }
-        let main = program.files.first().ok_or("a program without files")?;
+        let main = program.files.first().ok_or(DeviceCheckError::NoFiles)?;
         // Drivers cache builds by source and options (PoCL, NVIDIA), not by
         // the headers a source includes: the last line names every file's
         // bytes, so a side whose headers changed is never taken from a cache.

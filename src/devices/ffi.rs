@@ -67,6 +67,34 @@ pub struct OpenCl {
 #[derive(Debug, Clone, Copy)]
 pub struct Id(Handle);
 
+/// Why the ICD loader cannot be used, or an OpenCL call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClError {
+    /// The library could not be opened.
+    #[error("cannot load {name}: {source}")]
+    Load { name: String, source: libloading::Error },
+    /// The library lacks an OpenCL function.
+    #[error("{symbol}: {source}")]
+    Symbol { symbol: String, source: libloading::Error },
+    /// A call answered a status other than `CL_SUCCESS`.
+    #[error("{call} failed ({})", status_name(*status))]
+    Call { call: &'static str, status: ClInt },
+    /// Build options cannot be handed to C.
+    #[error("build options contain a NUL byte")]
+    NulInOptions,
+}
+
+/// Why a device did not build a program.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildFailure {
+    /// The device's compiler rejected it: its build log.
+    #[error("{log}")]
+    Rejected { log: String },
+    /// An OpenCL call failed (the build too, with no log to say why).
+    #[error(transparent)]
+    Call(#[from] ClError),
+}
+
 /// The library clasp opens: the loader's soname, or `$CLASP_OPENCL_LIBRARY`.
 pub fn library_name() -> String {
     std::env::var("CLASP_OPENCL_LIBRARY").unwrap_or_else(|_| "libOpenCL.so.1".to_string())
@@ -74,11 +102,12 @@ pub fn library_name() -> String {
 
 impl OpenCl {
     /// Opens the ICD loader; an error says why it cannot be used.
-    pub fn load() -> Result<OpenCl, String> {
+    pub fn load() -> Result<OpenCl, ClError> {
         let name = library_name();
         // SAFETY: loading a shared library runs its initialisers; the ICD
         // loader's only read the vendor list. Nothing else is assumed here.
-        let library = unsafe { libloading::Library::new(&name) }.map_err(|e| format!("cannot load {name}: {e}"))?;
+        let library =
+            unsafe { libloading::Library::new(&name) }.map_err(|source| ClError::Load { name: name.clone(), source })?;
         // SAFETY: each symbol is looked up under its OpenCL name and given
         // the signature the OpenCL 3.0 headers (CL/cl.h) declare for it.
         unsafe {
@@ -99,7 +128,7 @@ impl OpenCl {
     }
 
     /// Every platform the loader knows (none is not an error: `PLATFORM_NOT_FOUND_KHR`).
-    pub fn platforms(&self) -> Result<Vec<Id>, String> {
+    pub fn platforms(&self) -> Result<Vec<Id>, ClError> {
         let mut count: ClUint = 0;
         // SAFETY: a null array with 0 entries asks only for the count, written to `count`.
         let status = unsafe { (self.get_platform_ids)(0, std::ptr::null_mut(), &mut count) };
@@ -114,7 +143,7 @@ impl OpenCl {
     }
 
     /// Every device of a platform (none is not an error).
-    pub fn devices(&self, platform: Id) -> Result<Vec<Id>, String> {
+    pub fn devices(&self, platform: Id) -> Result<Vec<Id>, ClError> {
         let mut count: ClUint = 0;
         // SAFETY: as for platforms: the count only.
         let status = unsafe { (self.get_device_ids)(platform.0, CL_DEVICE_TYPE_ALL, 0, std::ptr::null_mut(), &mut count) };
@@ -147,12 +176,11 @@ impl OpenCl {
     }
 
     /// Builds `source` with `options` for `device` alone: Ok(log) when the
-    /// device accepts it, Err(log) when it does not (the log says why, or the
-    /// failing call's status).
-    pub fn build(&self, device: Id, source: &str, options: &str) -> Result<String, String> {
+    /// device accepts it, else why not: the log, or the failing call.
+    pub fn build(&self, device: Id, source: &str, options: &str) -> Result<String, BuildFailure> {
         let context = Context::new(self, device)?;
         let program = context.program(source)?;
-        let options = CString::new(options).map_err(|_| "build options contain a NUL byte".to_string())?;
+        let options = CString::new(options).map_err(|_| ClError::NulInOptions)?;
         // SAFETY: one device from this loader, options NUL-terminated, no callback (a blocking build).
         let status = unsafe { (self.build_program)(program.0, 1, &device.0, options.as_ptr(), None, std::ptr::null_mut()) };
         let log = query(|size, value, size_ret| {
@@ -163,8 +191,8 @@ impl OpenCl {
         .unwrap_or_default();
         match status {
             CL_SUCCESS => Ok(log),
-            _ if log.trim().is_empty() => Err(format!("clBuildProgram failed ({})", status_name(status))),
-            _ => Err(log),
+            _ if log.trim().is_empty() => Err(ClError::Call { call: "clBuildProgram", status }.into()),
+            _ => Err(BuildFailure::Rejected { log }),
         }
     }
 }
@@ -176,24 +204,24 @@ struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    fn new(cl: &'a OpenCl, device: Id) -> Result<Context<'a>, String> {
+    fn new(cl: &'a OpenCl, device: Id) -> Result<Context<'a>, ClError> {
         let mut status: ClInt = CL_SUCCESS;
         // SAFETY: no properties (the device's platform is implied), one device id from this loader, no callback.
         let handle = unsafe { (cl.create_context)(std::ptr::null(), 1, &device.0, None, std::ptr::null_mut(), &mut status) };
         if handle.is_null() || status != CL_SUCCESS {
-            return Err(format!("clCreateContext failed ({})", status_name(status)));
+            return Err(ClError::Call { call: "clCreateContext", status });
         }
         Ok(Context { cl, handle })
     }
 
     /// A program made of `source`, released when dropped.
-    fn program(&self, source: &str) -> Result<Program<'a>, String> {
+    fn program(&self, source: &str) -> Result<Program<'a>, ClError> {
         let mut status: ClInt = CL_SUCCESS;
         let (pointer, length) = (source.as_ptr() as *const c_char, source.len());
         // SAFETY: one string given with its length (no NUL needed); the context is live.
         let handle = unsafe { (self.cl.create_program)(self.handle, 1, &pointer, &length, &mut status) };
         if handle.is_null() || status != CL_SUCCESS {
-            return Err(format!("clCreateProgramWithSource failed ({})", status_name(status)));
+            return Err(ClError::Call { call: "clCreateProgramWithSource", status });
         }
         Ok(Program(handle, self.cl))
     }
@@ -217,11 +245,11 @@ impl Drop for Program<'_> {
 
 /// # Safety
 /// `T` must be the function pointer type of the symbol `name` (NUL-terminated).
-unsafe fn symbol<T: Copy>(library: &libloading::Library, name: &[u8]) -> Result<T, String> {
+unsafe fn symbol<T: Copy>(library: &libloading::Library, name: &[u8]) -> Result<T, ClError> {
     // SAFETY: the caller gives the symbol's real type; the pointer is copied
     // out and used only while `library` stays loaded (`OpenCl` owns both).
-    let shown = String::from_utf8_lossy(name.strip_suffix(b"\0").unwrap_or(name)).into_owned();
-    unsafe { library.get::<T>(name) }.map(|s| *s).map_err(|e| format!("{shown}: {e}"))
+    let symbol = String::from_utf8_lossy(name.strip_suffix(b"\0").unwrap_or(name)).into_owned();
+    unsafe { library.get::<T>(name) }.map(|s| *s).map_err(|source| ClError::Symbol { symbol, source })
 }
 
 /// The two-call size-then-value pattern of every `clGet*Info`.
@@ -260,10 +288,10 @@ pub fn name_versions(bytes: &[u8]) -> Vec<(String, u32, u32)> {
         .collect()
 }
 
-fn check(status: ClInt, call: &str) -> Result<(), String> {
+fn check(status: ClInt, call: &'static str) -> Result<(), ClError> {
     match status {
         CL_SUCCESS => Ok(()),
-        _ => Err(format!("{call} failed ({})", status_name(status))),
+        _ => Err(ClError::Call { call, status }),
     }
 }
 

@@ -159,7 +159,7 @@ pub enum TargetSpec {
 }
 
 impl TargetSpec {
-    pub fn parse(text: &str) -> Result<TargetSpec, String> {
+    pub fn parse(text: &str) -> Result<TargetSpec, crate::options::UnknownValue> {
         match text.split_once(':') {
             None if text == "device" => Ok(TargetSpec::Device(Vec::new())),
             Some(("device", names)) if !names.trim().is_empty() => {
@@ -167,7 +167,7 @@ impl TargetSpec {
             }
             _ => Target::parse(text)
                 .map(TargetSpec::Fixed)
-                .map_err(|e| e.replace(" or cl3.0-nogeneric)", ", cl3.0-nogeneric, device or device:NAME)")),
+                .map_err(|_| crate::options::UnknownValue::Target { text: text.to_string(), device: true }),
         }
     }
 
@@ -180,12 +180,25 @@ impl TargetSpec {
     }
 }
 
+/// Why no devices (or no target for them) could be chosen.
+#[derive(Debug, thiserror::Error)]
+pub enum ChoiceError {
+    /// No device at all: the inventory's note, or that the loader lists none.
+    #[error("no OpenCL device to choose for: {}", note.as_deref().unwrap_or("the OpenCL loader lists no device"))]
+    NoDevice { note: Option<String> },
+    /// A name matches no device's or platform's name.
+    #[error("no OpenCL device matches `{name}` (devices: {})", listed.join(", "))]
+    NoMatch { name: String, listed: Vec<String> },
+    /// A device takes no target of clasp's: why.
+    #[error("no clasp target fits device `{device}`: {why}")]
+    NoTargetFits { device: String, why: String },
+}
+
 /// The devices `names` select (every one when empty), with their platforms.
-pub fn select<'a>(inventory: &'a Inventory, names: &[String]) -> Result<Vec<(&'a Platform, &'a Device)>, String> {
+pub fn select<'a>(inventory: &'a Inventory, names: &[String]) -> Result<Vec<(&'a Platform, &'a Device)>, ChoiceError> {
     let all: Vec<(&Platform, &Device)> = inventory.platforms.iter().flat_map(|p| p.devices.iter().map(move |d| (p, d))).collect();
     if all.is_empty() {
-        let why = inventory.note.clone().unwrap_or_else(|| "the OpenCL loader lists no device".into());
-        return Err(format!("no OpenCL device to choose for: {why}"));
+        return Err(ChoiceError::NoDevice { note: inventory.note.clone() });
     }
     if names.is_empty() {
         return Ok(all);
@@ -196,8 +209,8 @@ pub fn select<'a>(inventory: &'a Inventory, names: &[String]) -> Result<Vec<(&'a
     };
     for name in names {
         if !all.iter().any(|pd| matches(pd, name)) {
-            let listed: Vec<&str> = all.iter().map(|(_, d)| d.name.as_str()).collect();
-            return Err(format!("no OpenCL device matches `{name}` (devices: {})", listed.join(", ")));
+            let listed = all.iter().map(|(_, d)| d.name.clone()).collect();
+            return Err(ChoiceError::NoMatch { name: name.clone(), listed });
         }
     }
     Ok(all.into_iter().filter(|pd| names.iter().any(|n| matches(pd, n))).collect())
@@ -214,10 +227,10 @@ pub struct Chosen {
 /// The strongest target every device in `devices` takes: `cl2.0` when all
 /// compile OpenCL C 2.0, `cl3.0` when all take it, else `cl3.0-nogeneric`.
 /// A device no target fits is an error naming it.
-pub fn choose(devices: &[(&Platform, &Device)]) -> Result<Chosen, String> {
+pub fn choose(devices: &[(&Platform, &Device)]) -> Result<Chosen, ChoiceError> {
     let fits: Vec<Fit> = devices.iter().map(|(_, d)| d.fit()).collect();
     if let Some(((_, device), fit)) = devices.iter().zip(&fits).find(|(_, f)| f.target.is_none()) {
-        return Err(format!("no clasp target fits device `{}`: {}", device.name, fit.why.clone().unwrap_or_default()));
+        return Err(ChoiceError::NoTargetFits { device: device.name.clone(), why: fit.why.clone().unwrap_or_default() });
     }
     // Strongest first: the first every device takes (each takes cl3.0-nogeneric's 1.2 rules at least).
     let target = [Target::Cl20, Target::Cl30, Target::Cl30NoGeneric]

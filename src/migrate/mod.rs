@@ -143,9 +143,9 @@ fn plan_and_settle(
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
     // Names are checked once per batch, whatever the rounds of planning.
     let known: std::cell::RefCell<BTreeMap<String, bool>> = Default::default();
-    let probe = |names: &[String]| -> Result<BTreeSet<String>, String> {
+    let probe = |names: &[String]| -> Result<BTreeSet<String>, crate::parse::ParseError> {
         let new: Vec<String> = names.iter().filter(|n| !known.borrow().contains_key(*n)).cloned().collect();
-        let taken = bench.parser.taken_names(&new, &target_args).map_err(|e| e.to_string())?;
+        let taken = bench.parser.taken_names(&new, &target_args)?;
         known.borrow_mut().extend(new.into_iter().map(|n| (n.clone(), taken.contains(&n))));
         Ok(names.iter().filter(|n| known.borrow().get(*n) == Some(&true)).cloned().collect())
     };

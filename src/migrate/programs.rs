@@ -52,7 +52,7 @@ pub fn write_back(units: &[Unit], result: &mut Migration) {
             Ok(changes) => {
                 split_changes.insert(program.label(), changes);
             }
-            Err(message) => result.errors.push(FileError { path: program.virtual_path.clone(), message }),
+            Err(error) => result.errors.push(FileError { path: program.virtual_path.clone(), message: error.to_string() }),
         }
     }
     let conflicting = conflicts(&programs, &split_changes, result);
@@ -129,22 +129,30 @@ fn conflicts(
     out
 }
 
+/// Why a program's change could not be split into its sources' changes.
+#[derive(Debug, thiserror::Error)]
+enum SplitError {
+    /// An edit that maps into no source, or cuts an escape sequence of one.
+    #[error("{label}: error: an edit of bytes {start}..{end} is outside its text or cuts an escape sequence of a source")]
+    Unmapped { label: String, start: u32, end: u32 },
+    /// A source cannot be read.
+    #[error("{}: error: cannot read: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// The mapped edits do not apply.
+    #[error(transparent)]
+    Apply(#[from] super::plan::ApplyError),
+}
+
 /// The program's change as changes of its sources: every edit mapped into
 /// the sources holding its bytes and spelled in their form (one that cuts
 /// an escape sequence is an error).
-fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, String> {
+fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, SplitError> {
     let mut per_file: BTreeMap<PathBuf, Vec<Fix>> = BTreeMap::new();
     for fix in change.fixes {
         let mut by_file: BTreeMap<PathBuf, Vec<Edit>> = BTreeMap::new();
         for edit in fix.edits.iter().filter(|e| e.file == program.virtual_path) {
-            let pieces = program.map.to_files(edit.start..edit.end).ok_or_else(|| {
-                format!(
-                    "{}: error: an edit of bytes {}..{} is outside its text or cuts an escape sequence of a source",
-                    program.label(),
-                    edit.start,
-                    edit.end
-                )
-            })?;
+            let unmapped = || SplitError::Unmapped { label: program.label(), start: edit.start, end: edit.end };
+            let pieces = program.map.to_files(edit.start..edit.end).ok_or_else(unmapped)?;
             // The replacement goes in the first source; the rest of the range is deleted, but
             // for blanks only (a deletion tidying blank lines): they stay, so no source's first
             // line joins the last one of the source before it.
@@ -170,8 +178,8 @@ fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, Strin
 }
 
 /// A source file with its fixes' edits applied.
-fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, String> {
-    let original = std::fs::read(file).map_err(|e| format!("{}: error: cannot read: {e}", file.display()))?;
+fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, SplitError> {
+    let original = std::fs::read(file).map_err(|source| SplitError::Read { path: file.to_path_buf(), source })?;
     let mut fixes = fixes;
     for fix in fixes.iter_mut() {
         // The line of the fix's first edit in this source.

@@ -35,7 +35,7 @@ pub(super) fn changes(units: &[Unit], plan: &Plan, kept: &dyn Fn(SetId) -> bool,
         let migrated = match plan::apply(plan, &touching, &only) {
             Ok(mut texts) => texts.remove(&file).unwrap_or_default(),
             Err(message) => {
-                errors.push(FileError { path: plan.originals[&file].0.clone(), message });
+                errors.push(FileError { path: plan.originals[&file].0.clone(), message: message.to_string() });
                 continue;
             }
         };

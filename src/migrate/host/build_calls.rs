@@ -93,16 +93,17 @@ pub(super) fn apply(
             continue;
         }
         let edits: BTreeSet<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
-        let migrated = crate::migrate::plan::apply_edits(&host.path, &host.text, edits).and_then(|migrated| {
-            // Only a file with kernel literals written back is scanned again:
-            // an options edit is a fresh literal `options_edit` encoded, and
-            // moves no kernel literal.
-            let written_back: Vec<&Expected> = expected.iter().filter(|e| e.host == h).collect();
-            if !written_back.is_empty() {
-                check(host, &migrated, written_back.into_iter())?;
-            }
-            Ok(migrated)
-        });
+        let migrated =
+            crate::migrate::plan::apply_edits(&host.path, &host.text, edits).map_err(WriteBackError::from).and_then(|migrated| {
+                // Only a file with kernel literals written back is scanned again:
+                // an options edit is a fresh literal `options_edit` encoded, and
+                // moves no kernel literal.
+                let written_back: Vec<&Expected> = expected.iter().filter(|e| e.host == h).collect();
+                if !written_back.is_empty() {
+                    check(host, &migrated, written_back.into_iter())?;
+                }
+                Ok(migrated)
+            });
         match migrated {
             Ok(migrated) => result.changes.push(FileChange {
                 path: host.path.clone(),
@@ -112,7 +113,7 @@ pub(super) fn apply(
                 fixes: sorted(fixes),
                 configurations: Vec::new(),
             }),
-            Err(message) => result.errors.push(FileError { path: host.path.clone(), message }),
+            Err(error) => result.errors.push(FileError { path: host.path.clone(), message: error.to_string() }),
         }
     }
     result.changes.sort_by(|a, b| a.canonical.cmp(&b.canonical));
@@ -123,17 +124,35 @@ fn sorted(mut fixes: Vec<Fix>) -> Vec<Fix> {
     fixes
 }
 
+/// Why a host file's write-back is left out.
+#[derive(Debug, thiserror::Error)]
+enum WriteBackError {
+    /// The edits do not apply.
+    #[error(transparent)]
+    Apply(#[from] crate::migrate::plan::ApplyError),
+    /// The edited file, scanned again, is not what clasp meant.
+    #[error("{}: error: the migrated embedded kernels do not read back ({why}): left as it is", path.display())]
+    NotReadBack { path: PathBuf, why: ReadBack },
+}
+
+/// What differs when an edited host file is scanned again.
+#[derive(Debug, thiserror::Error)]
+enum ReadBack {
+    #[error("the file has another number of kernel literals")]
+    LiteralCount,
+    #[error("the literal at line {line} does not decode to the verified kernel")]
+    Literal { line: u32 },
+}
+
 /// The edited host file, scanned again, yields exactly what clasp meant:
 /// the same literals, each migrated kernel decoding to the verified
 /// migrated text (a copy to its file's, whitespace aside). A write-back
 /// that broke or changed a literal is caught here, and nothing is written.
-fn check<'e>(host: &HostInput, migrated: &[u8], expected: impl Iterator<Item = &'e Expected>) -> Result<(), String> {
+fn check<'e>(host: &HostInput, migrated: &[u8], expected: impl Iterator<Item = &'e Expected>) -> Result<(), WriteBackError> {
     let again = crate::host::scan(&host.path, migrated, host.facts.language);
-    let fail = |why: &str| {
-        Err(format!("{}: error: the migrated embedded kernels do not read back ({why}): left as it is", host.path.display()))
-    };
+    let fail = |why| Err(WriteBackError::NotReadBack { path: host.path.clone(), why });
     if again.literals.len() != host.facts.literals.len() {
-        return fail("the file has another number of kernel literals");
+        return fail(ReadBack::LiteralCount);
     }
     for e in expected {
         let text: Vec<u8> = e.literals.iter().flat_map(|l| again.literals[*l].text.bytes()).collect();
@@ -145,7 +164,7 @@ fn check<'e>(host: &HostInput, migrated: &[u8], expected: impl Iterator<Item = &
         };
         if !same {
             let line = host.facts.literals[e.literals[0]].start.line;
-            return fail(&format!("the literal at line {line} does not decode to the verified kernel"));
+            return fail(ReadBack::Literal { line });
         }
     }
     Ok(())

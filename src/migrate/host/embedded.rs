@@ -229,11 +229,20 @@ pub(super) fn write_back(
     migrated
 }
 
+/// Why an embedded kernel's change does not map back into its literals.
+#[derive(Debug, thiserror::Error)]
+enum UnmappedEdit {
+    #[error("bytes {start}..{end} of the kernel are in none of its literals")]
+    InNoLiteral { start: u32, end: u32 },
+    #[error("bytes {start}..{end} of the kernel do not map into its literal")]
+    NotInLiteral { start: u32, end: u32 },
+}
+
 /// The fixes of an embedded kernel's change as fixes of its host file: each
 /// edit mapped into the literal holding its bytes and written in its form
 /// (an edit across two literals of one program: its replacement in the
 /// first, the rest deleted, blanks at the start of a later one kept).
-fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Result<Vec<Fix>, String> {
+fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Result<Vec<Fix>, UnmappedEdit> {
     let mut out = Vec::new();
     for fix in change.fixes {
         let mut mapped = fix.clone();
@@ -241,7 +250,7 @@ fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Resu
         for edit in fix.edits.iter().filter(|e| e.file == kernel.virtual_path) {
             let covered = pieces(kernel, host, edit.start..edit.end);
             if covered.is_empty() {
-                return Err(format!("bytes {}..{} of the kernel are in none of its literals", edit.start, edit.end));
+                return Err(UnmappedEdit::InNoLiteral { start: edit.start, end: edit.end });
             }
             for (literal, range, first) in covered {
                 let own = &literal.text.as_bytes()[range.start as usize..range.end as usize];
@@ -250,7 +259,7 @@ fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Resu
                 }
                 let replacement = if first { edit.replacement.as_str() } else { "" };
                 let written = literal_edit(host, literal, range, replacement)
-                    .ok_or_else(|| format!("bytes {}..{} of the kernel do not map into its literal", edit.start, edit.end))?;
+                    .ok_or(UnmappedEdit::NotInLiteral { start: edit.start, end: edit.end })?;
                 mapped.edits.push(written);
             }
         }

@@ -6,9 +6,20 @@ use std::path::{Path, PathBuf};
 use super::{Plan, SetId};
 use crate::rules::Edit;
 
+/// Why edits could not be applied to a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    /// The file's text could not be read when the plan was made.
+    #[error("{}: error: cannot read", path.display())]
+    Unreadable { path: PathBuf },
+    /// Two edits overlap, or one lies outside the text (at byte `start`).
+    #[error("{}: error: overlapping or invalid edits at byte {start}", path.display())]
+    InvalidEdits { path: PathBuf, start: usize },
+}
+
 /// The texts of `files` with the edits of `sets` applied (files no set
 /// touches are left out). Fails on overlapping edits or an unreadable file.
-pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> Result<BTreeMap<PathBuf, Vec<u8>>, String> {
+pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> Result<BTreeMap<PathBuf, Vec<u8>>, ApplyError> {
     let mut by_file: BTreeMap<&PathBuf, BTreeSet<&Edit>> = BTreeMap::new();
     for &id in sets {
         for (file, edits) in plan.sets[id].edits.iter().filter(|(f, _)| files.contains(*f)) {
@@ -19,7 +30,7 @@ pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> 
     for (file, edits) in by_file {
         let (path, original) = &plan.originals[file];
         if original.is_empty() {
-            return Err(format!("{}: error: cannot read", path.display()));
+            return Err(ApplyError::Unreadable { path: path.clone() });
         }
         // By position: the edits of one file may spell its path differently (merges use the canonical one).
         let mut edits: Vec<&Edit> = edits.into_iter().collect();
@@ -31,13 +42,13 @@ pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> 
 }
 
 /// Applies sorted, non-overlapping edits to `original`.
-pub fn apply_edits<'e>(path: &Path, original: &[u8], edits: impl IntoIterator<Item = &'e Edit>) -> Result<Vec<u8>, String> {
+pub fn apply_edits<'e>(path: &Path, original: &[u8], edits: impl IntoIterator<Item = &'e Edit>) -> Result<Vec<u8>, ApplyError> {
     let mut migrated = Vec::with_capacity(original.len());
     let mut cursor = 0usize;
     for edit in edits {
         let (start, end) = (edit.start as usize, edit.end as usize);
         if start < cursor || end > original.len() || start > end {
-            return Err(format!("{}: error: overlapping or invalid edits at byte {start}", path.display()));
+            return Err(ApplyError::InvalidEdits { path: path.to_path_buf(), start });
         }
         migrated.extend_from_slice(&original[cursor..start]);
         migrated.extend_from_slice(edit.replacement.as_bytes());
@@ -75,7 +86,7 @@ mod tests {
         plan
     }
 
-    fn applied(plan: &Plan, sets: &[usize]) -> Result<Vec<u8>, String> {
+    fn applied(plan: &Plan, sets: &[usize]) -> Result<Vec<u8>, ApplyError> {
         let ids = sets.iter().map(|&i| SetId(i)).collect();
         apply(plan, &ids, &BTreeSet::from([PathBuf::from("/k.cl")])).map(|mut texts| texts.remove(Path::new("/k.cl")).unwrap())
     }
@@ -87,7 +98,8 @@ mod tests {
         assert_eq!(applied(&plan, &[0]).unwrap(), b"float f(float *p) { return p[0]; }\n");
         assert!(applied(&plan, &[1]).is_ok(), "each set alone applies");
         let refused = applied(&plan, &[0, 1]).unwrap_err();
-        assert_eq!(refused, "k.cl: error: overlapping or invalid edits at byte 12");
+        assert_eq!(refused, ApplyError::InvalidEdits { path: PathBuf::from("k.cl"), start: 12 });
+        assert_eq!(refused.to_string(), "k.cl: error: overlapping or invalid edits at byte 12");
     }
 
     #[test]
@@ -100,9 +112,9 @@ mod tests {
     #[test]
     fn an_edit_past_the_end_or_an_unreadable_file_is_refused() {
         let past = plan(&[&[edit(40, 60, "")]]);
-        assert_eq!(applied(&past, &[0]).unwrap_err(), "k.cl: error: overlapping or invalid edits at byte 40");
+        assert_eq!(applied(&past, &[0]).unwrap_err().to_string(), "k.cl: error: overlapping or invalid edits at byte 40");
         let mut unreadable = plan(&[&[edit(8, 17, "")]]);
         unreadable.originals.get_mut(Path::new("/k.cl")).unwrap().1.clear();
-        assert_eq!(applied(&unreadable, &[0]).unwrap_err(), "k.cl: error: cannot read");
+        assert_eq!(applied(&unreadable, &[0]).unwrap_err().to_string(), "k.cl: error: cannot read");
     }
 }

@@ -28,8 +28,8 @@ use crate::rules::{self, Edit, Fix};
 use crate::syntax::FileIndex;
 use crate::unit::Unit;
 use agree::{agree_on_headers, refusal_of};
-pub use apply::apply;
 pub use apply::apply_edits;
+pub use apply::{apply, ApplyError};
 
 pub use crate::ids::SetId;
 

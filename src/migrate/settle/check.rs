@@ -11,7 +11,7 @@ use super::Withdrawal;
 use crate::codes::Code;
 use crate::ids::UnitId;
 use crate::lower::Context;
-use crate::migrate::plan::{apply, Plan, SetId};
+use crate::migrate::plan::{apply, ApplyError, Plan, SetId};
 use crate::options::MigrateOptions;
 use crate::unit::Unit;
 use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
@@ -92,7 +92,18 @@ fn shared_functions(units: &[Unit], files: &[BTreeSet<PathBuf>]) -> Vec<Arc<BTre
 }
 
 /// What a unit's results are compared with, compiled once (when verification first needs it).
-pub(super) type Original = Option<Result<Baseline, String>>;
+pub(super) type Original = Option<Result<Baseline, Arc<BaselineError>>>;
+
+/// Why a unit's baseline (or one way of making it) does not compile.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum BaselineError {
+    /// clang or the equivalence check's front end failed.
+    #[error(transparent)]
+    Compile(#[from] crate::verify::VerifyError),
+    /// The unit's required repairs do not apply.
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
+}
 
 /// The kernels results are compared with.
 #[derive(Debug, Clone)]
@@ -106,7 +117,7 @@ pub(super) struct Baseline {
     pub(super) repaired: bool,
     /// Neither the original nor its repairs compile as the target: clang's error.
     /// No change can make the unit compile as the target; it is an error.
-    pub(super) uncompilable: Option<String>,
+    pub(super) uncompilable: Option<Arc<BaselineError>>,
 }
 
 impl Baseline {
@@ -116,7 +127,7 @@ impl Baseline {
     /// again only when planning again changes its result (a merge withdrawn
     /// elsewhere), and then compiles its baseline again: each unit's compiled
     /// original kept to the end grew the batch's memory with every unit.
-    pub(super) fn still_needed(baseline: &Result<Baseline, String>, result: &Result<Passed, Failure>) -> bool {
+    pub(super) fn still_needed(baseline: &Result<Baseline, Arc<BaselineError>>, result: &Result<Passed, Failure>) -> bool {
         result.is_err() || baseline.as_ref().is_ok_and(|b| b.repaired)
     }
 }
@@ -161,11 +172,11 @@ impl<'a> Checker<'a> {
     /// __OPENCL_C_VERSION__` is the same on both sides, so only the edits can differ);
     /// else, for a unit that needs repairs, the unit with its required repairs applied,
     /// compiled as the target; else the original as it was read.
-    pub(super) fn baseline(&self, u: UnitId) -> Result<Baseline, String> {
+    pub(super) fn baseline(&self, u: UnitId) -> Result<Baseline, Arc<BaselineError>> {
         let unit = &self.units[u];
         let none = BTreeMap::new();
         let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
-            crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(|e| e.to_string())
+            crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(BaselineError::from)
         };
         let mut target_error = match as_target(&none) {
             Ok(bitcode) => return Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: None }),
@@ -173,16 +184,20 @@ impl<'a> Checker<'a> {
         };
         let required = &self.plan.required[u];
         if !required.is_empty() {
-            match apply(self.plan, required, &self.files[u]).and_then(|repaired| as_target(&repaired)) {
+            match apply(self.plan, required, &self.files[u])
+                .map_err(BaselineError::from)
+                .and_then(|repaired| as_target(&repaired))
+            {
                 Ok(bitcode) => return Ok(Baseline { bitcode: bitcode.into(), repaired: true, uncompilable: None }),
                 Err(message) => target_error = message,
             }
         }
         let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), EQUIVALENCE_TRIPLE);
-        let bitcode = crate::verify::compile_for_equivalence(&unit.input, &as_read, &none).map_err(|e| e.to_string())?;
+        let bitcode =
+            crate::verify::compile_for_equivalence(&unit.input, &as_read, &none).map_err(|e| Arc::new(BaselineError::from(e)))?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
-        Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: Some(target_error) })
+        Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: Some(Arc::new(target_error)) })
     }
 
     /// For a unit whose baseline is repaired: are the repairs alone equivalent to the
@@ -229,7 +244,7 @@ impl<'a> Checker<'a> {
         sets: &BTreeSet<SetId>,
     ) -> Result<Passed, Failure> {
         let replaced = apply(self.plan, sets, &self.files[u])
-            .map_err(|detail| Failure::from(Withdrawal { reason: Code::OverlappingEdits, detail }))?;
+            .map_err(|error| Failure::from(Withdrawal { reason: Code::OverlappingEdits, detail: error.to_string() }))?;
         if !self.options.verify {
             return Ok(Passed::default());
         }
@@ -313,7 +328,7 @@ impl<'a> Checker<'a> {
             // triple): the recompile as the target (spir64) is all the proof there is.
             Err(message) => {
                 crate::verify::compiles(&unit.input, &self.target_args[u], replaced).map_err(verify_failed)?;
-                Err(Uncompared::Other(message))
+                Err(Uncompared::Other(message.to_string()))
             }
         };
         self.verdict(compared)

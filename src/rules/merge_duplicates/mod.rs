@@ -116,7 +116,7 @@ pub struct Duplicates {
 }
 
 /// Checks new names: returns those already taken (keywords, builtins).
-pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, String>;
+pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, crate::parse::ParseError>;
 
 /// Groups withdrawn by an earlier round of verification: each member with the withdrawal's code and detail.
 pub type Withdrawn = BTreeMap<DeclKey, (Code, String)>;
