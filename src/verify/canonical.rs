@@ -314,11 +314,11 @@ unsafe fn known_call_line(
     looked_through: &std::collections::HashSet<LLVMValueRef>,
     flat_accesses: &mut usize,
 ) -> String {
-    // A proven function's argument may be a constant cast (a `__local`
-    // array of the kernel's, cast to flat): the same named pointer too.
+    // An argument may be a constant cast (a `__local` array of the
+    // kernel's, or an offset into it, cast to flat): the same named pointer
+    // too, looked through as a cast instruction is.
     let constant_flat_cast = |value: LLVMValueRef| {
-        callee.proven
-            && !LLVMIsAConstantExpr(value).is_null()
+        !LLVMIsAConstantExpr(value).is_null()
             && LLVMGetConstOpcode(value) == LLVMOpcode::LLVMAddrSpaceCast
             && pointer_space_of(value) == Some(0)
     };

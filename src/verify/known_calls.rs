@@ -66,8 +66,12 @@ unsafe fn rewrite_arguments(builder: LLVMBuilderRef, call: LLVMValueRef) {
     for index in 0..arguments {
         let argument = LLVMGetOperand(call, index);
         let Some((named, offsets)) = offsets_from_named(argument) else { continue };
-        // Where the flat offset was taken, as the original took its own there.
-        LLVMPositionBuilderBefore(builder, offsets[0]);
+        // Where the flat offset was taken, as the original took its own there
+        // (a constant one: at the call; the builder folds constants anyway).
+        // A constant offset holds no instruction, so an instruction in the
+        // chain means the outermost offset is one.
+        let at = if LLVMIsAInstruction(offsets[0]).is_null() { call } else { offsets[0] };
+        LLVMPositionBuilderBefore(builder, at);
         let mut pointer = named;
         for gep in offsets.iter().rev() {
             let mut indices: Vec<LLVMValueRef> = (1..LLVMGetNumOperands(*gep) as u32).map(|i| LLVMGetOperand(*gep, i)).collect();
@@ -83,23 +87,39 @@ unsafe fn rewrite_arguments(builder: LLVMBuilderRef, call: LLVMValueRef) {
 }
 
 /// When `value` is one or more `getelementptr`s over a cast to flat of a
-/// pointer of a named space: that pointer, and the offsets (outermost first).
+/// pointer of a named space: that pointer, and the offsets (outermost
+/// first). Instructions or constant expressions alike (a kernel's own
+/// `__local` array is a constant, and so are the offsets into it at
+/// constant indices).
 ///
 /// SAFETY: `value` is a live value.
 unsafe fn offsets_from_named(value: LLVMValueRef) -> Option<(LLVMValueRef, Vec<LLVMValueRef>)> {
     let mut offsets = Vec::new();
     let mut current = value;
-    while !LLVMIsAGetElementPtrInst(current).is_null() {
+    while is_offset(current) {
         offsets.push(current);
         current = LLVMGetOperand(current, 0);
     }
-    if offsets.is_empty()
-        || LLVMIsAInstruction(current).is_null()
-        || LLVMGetInstructionOpcode(current) != LLVMOpcode::LLVMAddrSpaceCast
-    {
+    if offsets.is_empty() || !is_space_cast(current) {
         return None;
     }
     let named = LLVMGetOperand(current, 0);
     let space = LLVMGetPointerAddressSpace(LLVMTypeOf(named));
     (space != LLVMGetPointerAddressSpace(LLVMTypeOf(current))).then_some((named, offsets))
+}
+
+/// A `getelementptr`, instruction or constant expression.
+///
+/// SAFETY: `value` is a live value.
+unsafe fn is_offset(value: LLVMValueRef) -> bool {
+    !LLVMIsAGetElementPtrInst(value).is_null()
+        || (!LLVMIsAConstantExpr(value).is_null() && LLVMGetConstOpcode(value) == LLVMOpcode::LLVMGetElementPtr)
+}
+
+/// An `addrspacecast`, instruction or constant expression.
+///
+/// SAFETY: `value` is a live value.
+unsafe fn is_space_cast(value: LLVMValueRef) -> bool {
+    let instruction = !LLVMIsAInstruction(value).is_null() && LLVMGetInstructionOpcode(value) == LLVMOpcode::LLVMAddrSpaceCast;
+    instruction || (!LLVMIsAConstantExpr(value).is_null() && LLVMGetConstOpcode(value) == LLVMOpcode::LLVMAddrSpaceCast)
 }
