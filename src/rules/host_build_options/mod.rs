@@ -15,6 +15,8 @@
 //! call whose options cannot be traced (`untraced-options`) or whose program
 //! cannot be found (`unlinked-build`, only when the batch changed kernels)
 //! is a warning with the exact option to add.
+//!
+//! Its documentation, what `clasp rule host-build-options` prints, is `DOC` below.
 
 mod links;
 
@@ -25,7 +27,7 @@ pub use links::{BuiltFile, Helpers};
 
 use serde::Serialize;
 
-use crate::codes::Code;
+use crate::codes::{Code, Doc};
 use crate::host::{BuildCall, HostFacts, OptionsArg, ProgramCreation, ProgramRef};
 use crate::options::Target;
 use crate::rules::{Edit, Fix, Warning};
@@ -293,6 +295,34 @@ fn unlinked(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, cha
         format!("{}: {}: if it builds a program clasp migrated, pass {flag} ({})", call.api, report.detail, Code::UnlinkedBuild);
     Decided { report, fix: None, warning: Some(Warning::at(host.path.clone(), call.at.line, call.at.col, message)) }
 }
+
+/// What `clasp rule` prints for this rule.
+pub const DOC: Doc = Doc {
+    summary: "A host's build call for a migrated program asks for the target's OpenCL C standard.",
+    what: "Edits the options argument of `clBuildProgram`, `clCompileProgram`, `cl::Program::build`/`compile` (any \
+object, any overload) and pyopencl's `Program(...).build(...)` so that it passes `-cl-std=CL2.0` (`-cl-std=CL3.0` for the \
+`cl3.0` targets): added to a string literal, replacing an existing `-cl-std=CL1.x`, every other option kept; a `NULL`, \
+`nullptr` or `0` becomes the literal; an absent argument is added; a Python list gains an element; a variable initialised \
+from a literal in the same function or at file scope has its initialiser edited.",
+    why: "Without `-cl-std`, drivers build the highest 1.x version they support (AMD, Intel, PoCL), so a migrated \
+program's generic helpers fail to build at run time; only some drivers default to 3.0. The migration is only done when the \
+host asks for the standard the kernels were migrated to.",
+    example: r#"// before (host.c)
+fread(source, 1, size, fopen("kernels/scale.cl", "rb"));
+program = clCreateProgramWithSource(context, 1, &src, NULL, &err);
+clBuildProgram(program, 0, NULL, NULL, NULL, NULL);
+
+// after: kernels/scale.cl was migrated
+clBuildProgram(program, 0, NULL, "-cl-std=CL2.0", NULL, NULL);"#,
+    refuses: "Only a call every program of which clasp changed in this run is edited: the program's source is a kernel \
+file clasp changed (named where the source is read, else by a string literal in the same function, or by every caller of a \
+helper that reads the file its parameter names; resolved from the host's directory or one above it) or an embedded kernel \
+clasp migrated. A call building a program clasp left unchanged (excluded, unanalysable, withdrawn, outside the batch) is \
+never switched. A call whose options cannot be traced is `untraced-options`; one \
+whose program cannot be found is `unlinked-build`. Options that already ask for the standard are left as they are.",
+    safety: "The edit changes only the options string the host passes; the kernels it builds were verified as the target \
+standard. A second run finds the flag and changes nothing. Review the host diff like any other: it is shown with the kernels'.",
+};
 
 #[cfg(test)]
 mod tests {

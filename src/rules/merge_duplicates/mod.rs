@@ -18,6 +18,8 @@
 //! `#if`-skipped code) and one member is defined, before every use, in every
 //! unit that sees the group: that one survives, under the group's common
 //! name when it is free.
+//!
+//! Its documentation, what `clasp rule merge-duplicates` prints, is `DOC` below.
 
 mod detect;
 pub mod edits;
@@ -30,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::codes::Code;
+use crate::codes::{verified, Code, Doc};
 use crate::ids::{DeclKey, UnitId};
 use crate::infer::{Decision, Decisions};
 use crate::rules::Fix;
@@ -309,3 +311,55 @@ fn build(
     let MergeEdits { fix, files } = edits::fix(units, &touched, &members, &candidate.kept, &name);
     Merge { members, kept: candidate.kept.clone(), name, fix, units: touched, decl_keys, depends_on, files }
 }
+
+/// What `clasp rule` prints for this rule.
+pub const DOC: Doc = Doc {
+    summary: "Helpers written once per address space become one generic helper.",
+    what: "Finds helper definitions that are the same token for token except for the qualifiers the generic rewrite \
+removes, their own names and calls to other such copies, keeps one of them (the survivor) as a generic helper, deletes the \
+others with their prototypes and the comment lines right above them, and renames every call. The survivor takes the name the \
+copies share (`row_sum_g`, `row_sum_l` -> `row_sum`) when no unit seeing them writes it, it is no keyword, builtin or C library \
+function, and no other merge took it; else it keeps its own. An overload set keeps its name. `__constant` or pinned members stay \
+as their own functions while the others merge.",
+    why: "1.x has no generic pointers, so helpers were copied once per address space. In 2.0 one generic definition \
+serves global, local and private memory, and the copies are only code to keep in step.",
+    example: r#"// before
+float row_sum_g(__global const float *r, int n)
+{
+float s = 0.0f;
+for (int i = 0; i < n; ++i)
+    s += r[i];
+return s;
+}
+
+float row_sum_l(__local const float *r, int n)
+{
+float s = 0.0f;
+for (int i = 0; i < n; ++i)
+    s += r[i];
+return s;
+}
+// ... row_sum_g(in, n) + row_sum_l(tile, n) ...
+
+// after
+float row_sum(const float *r, int n)
+{
+float s = 0.0f;
+for (int i = 0; i < n; ++i)
+    s += r[i];
+return s;
+}
+// ... row_sum(in, n) + row_sum(tile, n) ..."#,
+    refuses: "A group is not merged (`not merged <code>`) when a member's address is taken (`address-taken`); it is \
+named in a macro body or called through a macro (`macro`); it is named in code `#if` skips (`skipped-if`); a build sees the \
+copies differ or defines another function of a member's name (`configuration`); it is called from outside the edit root \
+(`outside-root`); a unit calls a member it does not define (`declared-elsewhere`); fewer than two members can become generic \
+(`pinned`); its members call a group that does not merge (`calls-unmerged`); no member can be kept (`no-survivor`); or \
+verification withdrew the merge (its withdrawal code). Copies with the same qualifiers are not per-space duplicates and are left \
+alone. `--no-merge` turns the rule off.",
+    safety: verified!(
+        "A merge is one change set with its members' generic rewrites and the merges it calls into, checked in every \
+unit that defines or declares a member. When verification withdraws it, clasp plans again without that merge, so the members' \
+own generic rewrites may still stand."
+    ),
+};

@@ -9,8 +9,10 @@
 //! guarantee 64 KiB of constant memory; which variables move, and why, is
 //! decided by `choose` in this module. The cost: reads go through the
 //! global cache instead of the constant cache.
+//!
+//! Its documentation, what `clasp rule constant-to-global` prints, is `DOC` below.
 
-use crate::codes::Code;
+use crate::codes::{verified, Code, Doc};
 use crate::infer::Evidence;
 use crate::rules::{Edit, Fix};
 use crate::syntax::{Pos, Space, Spelling};
@@ -65,3 +67,32 @@ pub fn fix(unit: &Unit, name: &str, pos: Pos, edits: Vec<Edit>, why: String, evi
         origin: None,
     }
 }
+
+/// What `clasp rule` prints for this rule.
+pub const DOC: Doc = Doc {
+    summary: "A program-scope `__constant` table moves to `__global const`.",
+    what: "Moves a program-scope `__constant` variable (or a `static` one in a function) to `__global const`, spelled as \
+the file spells it (`constant` -> `global`; a qualifier macro -> the unit's own macro for global, else `__global`). The \
+`__constant` pointers its address reaches move with it: a helper's becomes generic, keeping `const`, when nothing else pins it; \
+a kernel's local becomes `__global const`. A table moves when a merge of duplicates needs it, when its program's `__constant` \
+data is over `--constant-budget` (largest tables first, until the rest fits), or, with `--globals prefer-global`, whenever it \
+can.",
+    why: "2.0 allows program-scope `__global` data, while devices guarantee only 64 KiB of constant memory. A \
+`__constant` pointer can never become generic, so the `__constant` copy of a duplicated helper can only merge once its tables \
+are `__global`. The cost: reads go through the global cache instead of the constant cache.",
+    example: r#"// before: 80 KiB of __constant data, over the 64 KiB budget
+__constant float weights[20480] = { 0.5f };
+float weight(__constant float *w, int i) { return w[i]; }
+
+// after
+__global const float weights[20480] = { 0.5f };
+float weight(const float *w, int i) { return w[i]; }"#,
+    refuses: "A table stays `__constant` (`refused <code>` on the table, when a move was wanted) with `address-escapes`, \
+`shares-constant-pointer`, `macro`, `outside-root`, `shared-header` or `no-program-scope-globals`. Tables whose addresses reach \
+a common pointer move together or not at all, and a table wanted by a merge that is not made does not move.",
+    safety: verified!(
+        "A table and its followers are one change set. The comparison includes the program-scope data (every definition \
+with its initialiser), with amdgcn's constant space read as its global one: a moved table compares equal, a changed initialiser \
+would not."
+    ),
+};

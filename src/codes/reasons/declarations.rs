@@ -2,7 +2,7 @@
 
 use super::Doc;
 
-pub(super) const KERNEL_PARAM: Doc = Doc {
+pub const KERNEL_PARAM: Doc = Doc {
     summary: "A kernel parameter keeps its named space.",
     what: "A kernel's pointer parameters keep `__global`, `__local` or `__constant`; kernels are left unchanged, not \
 refused. The code appears where a change would need one generic: a helper pointer whose value flows into a kernel called like a \
@@ -22,7 +22,7 @@ including kernels stamped out by a macro.",
 that both call; that helper's parameters can become generic.",
 };
 
-pub(super) const BUILTIN_PIN: Doc = Doc {
+pub const BUILTIN_PIN: Doc = Doc {
     summary: "A pointer passed to a builtin with no generic overload keeps its named space.",
     what: "A helper's pointer keeps its space when it, or a pointer derived from it, is passed to a 1.x atomic \
 (`atomic_*`, `atom_*`), `async_work_group_copy`, `async_work_group_strided_copy` or `prefetch`. The declarations whose values \
@@ -40,7 +40,7 @@ out-parameters and C11-style atomics accept generic pointers and do not pin.",
 `atomic_int *`), which take generic pointers. Copies of a helper that are all pinned are not merged (`pinned`).",
 };
 
-pub(super) const CONSTANT_SPACE: Doc = Doc {
+pub const CONSTANT_SPACE: Doc = Doc {
     summary: "A `__constant` pointer keeps its space: `__constant` is not part of the generic address space.",
     what: "A helper's `__constant` pointer stays `__constant`. When every `__constant` value it receives is a \
 program-scope table that moves to `__global` (`constant-to-global`), it follows the tables instead and may become generic.",
@@ -55,7 +55,7 @@ float tap(__constant float *t, int i) { return t[i]; }   // stays __constant"#,
 receives a string literal or a kernel's `__constant` parameter cannot follow.",
 };
 
-pub(super) const FLOWS_TO_PINNED: Doc = Doc {
+pub const FLOWS_TO_PINNED: Doc = Doc {
     summary: "A pointer whose value flows into a declaration that must stay named keeps its space.",
     what: "A helper's pointer keeps its space because a declaration downstream of it (a callee's parameter, a local, a \
 returned pointer, through any number of calls) must stay named; the message names that declaration and its own reason.",
@@ -68,7 +68,7 @@ code, or as a kernel parameter).",
     safety: "Remove the reason of the declaration named in the message; this one then follows it.",
 };
 
-pub(super) const SIZEOF_POINTER: Doc = Doc {
+pub const SIZEOF_POINTER: Doc = Doc {
     summary: "A pointer whose own size is taken (`sizeof(p)`) keeps its named space.",
     what: "A helper's pointer keeps its space when `sizeof` is applied to the pointer itself, not to what it points to.",
     why: "Pointers into different address spaces may differ in size (never assume `sizeof(__local int *) == sizeof(int \
@@ -81,7 +81,7 @@ out[0] = sizeof(p);   // the pointer's own size: `p` stays __local
     safety: "If the size of the data was meant, write `sizeof(*p)` or the type; the pointer can then become generic.",
 };
 
-pub(super) const POINTER_TO_INTEGER: Doc = Doc {
+pub const POINTER_TO_INTEGER: Doc = Doc {
     summary: "A pointer converted to an integer keeps its named space.",
     what: "A helper's pointer keeps its space when its value, or a pointer derived from it, is converted to an integer \
 (an alignment test, an address used as a key).",
@@ -95,7 +95,7 @@ return ((ulong)p & 15) == 0;   // `p` stays __global
     safety: "Keep an index or an offset instead of the address where you can; otherwise the helper keeps its named space.",
 };
 
-pub(super) const ESCAPES_TO_MEMORY: Doc = Doc {
+pub const ESCAPES_TO_MEMORY: Doc = Doc {
     summary: "A pointer stored into memory that is not a declared variable keeps its named space.",
     what: "A helper's pointer keeps its space when its value is stored into memory other than a declared pointer \
 variable: a struct field, an array element, a location reached through another pointer.",
@@ -115,7 +115,7 @@ declares it.",
     safety: "Pass the pointer itself to the helpers that use it instead of storing it in a struct or an array.",
 };
 
-pub(super) const POINTER_TO_POINTER: Doc = Doc {
+pub const POINTER_TO_POINTER: Doc = Doc {
     summary: "The inner levels of a pointer to pointer keep their named spaces.",
     what: "In a helper's `__global float **pp`, the inner `__global` stays; the declaration is refused for it when its \
 first level gets no change.",
@@ -133,7 +133,7 @@ its first level stays as it is.",
 generic.",
 };
 
-pub(super) const UNDEFINED_CALLEE: Doc = Doc {
+pub const UNDEFINED_CALLEE: Doc = Doc {
     summary: "A pointer passed to a function declared but not defined in the unit keeps its named space.",
     what: "A helper's pointer keeps its space when it is passed to a function the unit declares but does not define: its \
 body is in another program linked in, or elsewhere.",
@@ -150,7 +150,7 @@ return 2.0f * total(v, n);   // `v` stays __global
 like any other.",
 };
 
-pub(super) const MACRO: Doc = Doc {
+pub const MACRO: Doc = Doc {
     summary: "Produced by a macro, called through one, or not spelled at the declaration.",
     what: "clasp never edits a macro definition or text a macro expands to, so what depends on one stays. A declaration \
 (`refused macro`): the pointer declaration, or its whole function, comes from a macro expansion. A duplicate group (`not merged \
@@ -172,7 +172,7 @@ its address reaches lies inside a macro expansion or has no written qualifier.",
 instead of the macro), or leave it as it is.",
 };
 
-pub(super) const HIDDEN_QUALIFIER: Doc = Doc {
+pub const HIDDEN_QUALIFIER: Doc = Doc {
     summary: "The qualifier comes from a typedef or a macro that is more than a qualifier.",
     what: "A helper's pointer keeps its space when its qualifier is not written at the declaration as a keyword or a \
 qualifier macro: it comes from a typedef (`typedef __global float *gptr;`), from a macro that expands to more than a qualifier \
@@ -189,7 +189,7 @@ required change it is an error for the file (`cannot repair hidden-qualifier`)."
 and run clasp again.",
 };
 
-pub(super) const SKIPPED_IF: Doc = Doc {
+pub const SKIPPED_IF: Doc = Doc {
     summary: "Used in code `#if` skips in every unit of the batch.",
     what: "A declaration (`refused skipped-if`): a helper's pointer keeps its space when code of its own function that \
 `#if` skips uses it other than to reach what it points to (`p[i]` and `p->f` are fine; passing, assigning, casting or `&p[i]` \
@@ -217,7 +217,7 @@ more (its detail says the bound was hit).",
 so a unit compiles that code, or delete the dead branch.",
 };
 
-pub(super) const SKIPPED_CALLER: Doc = Doc {
+pub const SKIPPED_CALLER: Doc = Doc {
     summary: "Named in code `#if` skips that could pass it a `__constant` pointer.",
     what: "A helper's pointers keep their spaces when code `#if` skips names the function and could pass it a \
 `__constant` pointer: the skipped code spells `__constant` (directly or through a macro) or names a `__constant` variable or \
@@ -236,7 +236,7 @@ pass a `__constant` pointer as above. A required change overrides it, with a not
 clasp analyses it instead of guessing, or remove the dead branch.",
 };
 
-pub(super) const CAST_TO_NAMED: Doc = Doc {
+pub const CAST_TO_NAMED: Doc = Doc {
     summary: "A pointer cast to a named space that would not only retype it keeps its own space.",
     what: "A helper's pointer keeps its space when its value, or a pointer derived from it (arithmetic, an element's \
 address, a step, another cast), is cast explicitly to a pointer into another named space, into `__constant`, or \
@@ -256,7 +256,7 @@ space than the declaration's, into `__constant`, or through a typedef, a macro b
 generic) and make the parameter generic by hand.",
 };
 
-pub(super) const NO_EVIDENCE: Doc = Doc {
+pub const NO_EVIDENCE: Doc = Doc {
     summary: "The function is not in the IR, so there is no evidence about its pointers.",
     what: "A function's pointers keep their spaces when the compiler emitted no code for it, so the IR cannot say what \
 they receive or reach.",
@@ -270,7 +270,7 @@ extern inline float first(__global const float *p) { return p[0]; }   // stays _
 clasp has evidence.",
 };
 
-pub(super) const TARGET_WITHOUT_GENERIC: Doc = Doc {
+pub const TARGET_WITHOUT_GENERIC: Doc = Doc {
     summary: "The target has no generic address space.",
     what: "Under `--target cl3.0-nogeneric` every helper pointer keeps its space: no generic rewrite and no merge applies.",
     why: "OpenCL C 3.0 makes the generic address space optional (`__opencl_c_generic_address_space`); without it, 3.0 \
@@ -282,7 +282,7 @@ float first(__global const float *p) { return p[0]; }   // stays __global"#,
 generic feature (`CL_DEVICE_OPENCL_C_FEATURES` says).",
 };
 
-pub(super) const OUTSIDE_ROOT: Doc = Doc {
+pub const OUTSIDE_ROOT: Doc = Doc {
     summary: "In a file outside the edit root.",
     what: "Nothing outside the edit root is edited. A declaration (`refused outside-root`): a pointer declared in a file \
 outside the root (a system or SDK header, another tree) keeps its space, and the declarations flowing into it stay as \
@@ -300,7 +300,7 @@ is not under the edit root.",
 otherwise it stays as it is by design.",
 };
 
-pub(super) const HEADER_CONFLICT: Doc = Doc {
+pub const HEADER_CONFLICT: Doc = Doc {
     summary: "Another program including the same header keeps the declaration named.",
     what: "A declaration in a file several programs include keeps its space in all of them when one program keeps it \
 named; the message names that program and its reason. Units sharing a header are inferred again until they agree.",
@@ -315,7 +315,7 @@ file they share. When the unit keeping it named is a configuration, the code is 
     safety: "Remove the reason given for the other program, or accept that the declaration stays named there and here.",
 };
 
-pub(super) const CONFIGURATION: Doc = Doc {
+pub const CONFIGURATION: Doc = Doc {
     summary: "Another configuration of the same file (or of a shared header) disagrees.",
     what: "A declaration (`refused configuration`): the same file, or a header it shares, built in another configuration \
 (`[[configuration]]` in `clasp.toml`, or a file listed more than once in `--compile-commands`) keeps the pointer named; the \
@@ -339,7 +339,7 @@ a unit seeing the group does not find its members alike, or defines a function o
 your host does not build can be dropped from `clasp.toml`.",
 };
 
-pub(super) const VOLATILE_POINTEE: Doc = Doc {
+pub const VOLATILE_POINTEE: Doc = Doc {
     summary: "A pointer to `volatile` data keeps its named space.",
     what: "A helper's pointer to `volatile` data keeps its space; it is refused before anything is built.",
     why: "LLVM's InferAddressSpaces does not rewrite volatile loads and stores through a generic pointer, so they stay \
@@ -353,7 +353,7 @@ atomic gives `builtin-pin`).",
     safety: "Drop `volatile` only where the code does not rely on it; otherwise the helper keeps its named space.",
 };
 
-pub(super) const SUPPRESSED: Doc = Doc {
+pub const SUPPRESSED: Doc = Doc {
     summary: "A declaration the user keeps as it is: a `// clasp: keep` comment, or a rule not selected.",
     what: "A `// clasp: keep` comment alone on the line just before a declaration keeps that declaration's named \
 space; on the line just before a function, every pointer declaration of the function (its parameters, locals and return \
