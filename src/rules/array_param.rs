@@ -54,7 +54,9 @@ pub const DOC: Doc = Doc {
     summary: "An array parameter that receives a generic pointer becomes a pointer parameter.",
     what: "Rewrites an array parameter as a pointer, keeping `const` and the element type and dropping the size: `const \
 uchar d[64]` becomes `const uchar *d`, `float m[4][4]` becomes `float (*m)[4]`, and a parameter of an array typedef becomes a \
-pointer to its element. An explicit `__private` goes too. The definition and every prototype change.",
+pointer to its element (`const block_t b`, with `typedef uint block_t[16]`, becomes `const uint *b`). An explicit \
+`__private` goes too. The definition and every prototype change (an unnamed `uchar [64]` becomes `uchar *`), in headers shared \
+by several programs too.",
     why: "clang types an array parameter as a pointer to `__private`, even under 2.0, while an unqualified pointer \
 argument is generic there; so 1.2 code passing such a pointer to an array parameter stops compiling as 2.0 (\"changes address \
 space of pointer\"). A parameter's array size never meant anything to the compiler, so nothing is lost.",
@@ -76,8 +78,8 @@ that only ever receives private arrays stays as it is. Being required, a pin on 
 `skipped-caller` are overridden with a note.",
     safety: verified!(
         "A repair is also compared with the unit as it was read (1.2); when that build differs whatever clasp does (an \
-unqualified pointer kept in memory is 4 bytes under 1.2 and 8 under 2.0), the repair is kept, marked unverified, with a warning, \
-since the unit cannot compile as the target without it. A unit whose repairs fail verification keeps nothing \
-(`unrepairable-unit`)."
+unqualified pointer kept in memory is 4 bytes under 1.2 and 8 under 2.0), the repair is kept, marked unverified, with a warning \
+`repairs kept unverified: ...`, since the unit cannot compile as the target without it; the unit's other changes are proven \
+against the unit with its repairs applied. A unit whose repairs fail verification keeps nothing (`unrepairable-unit`)."
     ),
 };

@@ -28,9 +28,10 @@ pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
 /// What `clasp rule` prints for this rule.
 pub const DOC: Doc = Doc {
     summary: "A local pointer variable loses its named address space and becomes generic.",
-    what: "Removes the named qualifier of a helper's local pointer variable, like a parameter's, unless something its \
-value flows into must stay named. In a kernel, a local pointer changes only when a generic value reaches it, such as a helper's \
-generic result.",
+    what: "Removes the named qualifier of a helper's local pointer variable, spelled and edited as a parameter's \
+(a keyword, a qualifier macro's use, or inside a macro's definition or argument: `clasp rule generic-param`), unless something \
+its value flows into must stay named. In a kernel, a local pointer changes only when a generic value reaches it, such as a \
+helper's generic result (`generic-return`).",
     why: "In 2.0 a generic value cannot be assigned to a pointer into a named space without an explicit cast, so a local \
 that receives a parameter which became generic, or a helper's generic result, must be generic too.",
     example: r#"// before

@@ -24,7 +24,7 @@ pub const DOC: Doc = Doc {
     summary: "A helper's returned pointer type loses its named address space and becomes generic.",
     what: "Removes the named qualifier from a helper's return type, in its definition and every prototype, when every \
 declaration receiving the result can be generic too: a helper's pointer, or a kernel's local pointer, which then becomes generic \
-with it.",
+with it. The qualifier is spelled and edited as a parameter's (`clasp rule generic-param`).",
     why: "A helper whose pointer parameter became generic returns a pointer derived from it; the return type must be \
 generic to carry it, and the caller's destination must be generic to receive it.",
     example: r#"// before

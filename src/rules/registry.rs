@@ -111,6 +111,14 @@ mod tests {
     }
 
     #[test]
+    fn the_suppressed_documentation_names_every_rule_that_can_be_chosen() {
+        let what = doc(Code::Suppressed).what;
+        for code in Code::selectable() {
+            assert!(what.contains(&format!("`{code}`")), "`clasp rule suppressed` says {code} can be chosen");
+        }
+    }
+
+    #[test]
     fn no_two_codes_share_a_documentation_and_declaration_rules_show_before_and_after() {
         let mut seen = std::collections::BTreeMap::new();
         for &code in Code::ALL {

@@ -152,21 +152,27 @@ like any other.",
 
 pub const MACRO: Doc = Doc {
     summary: "Produced by a macro, called through one, or not spelled at the declaration.",
-    what: "clasp never edits a macro definition or text a macro expands to, so what depends on one stays. A declaration \
-(`refused macro`): the pointer declaration, or its whole function, comes from a macro expansion. A duplicate group (`not merged \
-macro`): a member is called through a macro or named in a macro body, so renaming it would edit the macro. A program-scope table \
-(`refused macro`, program scope): its qualifier is not written at its declaration, or a `__constant` pointer its address reaches \
-is declared by a macro.",
+    what: "Something depends on a macro clasp cannot edit safely, so it stays. A declaration (`refused macro`): the \
+pointer declaration, or its whole function, comes from a macro expansion and its qualifier is not written in the macro's \
+argument or body; or the qualifier is an argument of a macro use (`DEFINE_SUM(sum_l, const __local)`) that cannot change, \
+because another expansion of that macro puts the token elsewhere (the message names that expansion). A duplicate group (`not \
+merged macro`): a member is called through a macro or named in a macro body, so renaming it would edit the macro. A \
+program-scope table (`refused macro`, program scope): its qualifier is not written at its declaration, or a `__constant` \
+pointer its address reaches is declared by a macro.",
     why: "A macro's text is shared by every place that expands it, with other arguments elsewhere; an edit there could \
-change code clasp did not analyse. A qualifier written as a macro use at the declaration (`GMEM float *p`, with `#define GMEM \
-__global`) is fine: the use is removed.",
+change code clasp did not analyse. So clasp edits a qualifier inside a macro (its definition or a use's argument) only when \
+every expansion, in every unit and configuration it builds, puts it on the first level of a pointer declaration that becomes \
+generic; a use elsewhere (a kernel parameter, a variable, a cast, a deeper pointer level, code `#if` skips) or a macro with `#`, \
+`##` or `__VA_ARGS__` keeps the token. A qualifier written as a macro use at the declaration (`GMEM float *p`, with `#define \
+GMEM __global`) is fine: the use is removed.",
     example: r#"#define DEFINE_SCALE(S) \
 void scale_##S(S float *p, float k) { p[0] *= k; }
 DEFINE_SCALE(__global)        // declared inside a macro expansion: `p` stays
 
 #define SUM(p, n) sum_g(p, n)  // names `sum_g`: its duplicate group is not merged"#,
-    refuses: "Declaration: it or its function lies inside a macro expansion. Group: a call of a member is produced by a \
-macro, or a macro body names a member. Table: the table's qualifier is not written at its declaration, or a `__constant` pointer \
+    refuses: "Declaration: it or its function lies inside a macro expansion that does not write its qualifier, or its \
+qualifier is a macro argument some expansion uses otherwise. Group: a call of a member is produced by a macro, or a macro body \
+names a member. Table: the table's qualifier is not written at its declaration, or a `__constant` pointer \
 its address reaches lies inside a macro expansion or has no written qualifier.",
     safety: "Write out by hand what should migrate (the function instead of the macro that stamps it, a direct call \
 instead of the macro), or leave it as it is.",
@@ -174,12 +180,14 @@ instead of the macro), or leave it as it is.",
 
 pub const HIDDEN_QUALIFIER: Doc = Doc {
     summary: "The qualifier comes from a typedef or a macro that is more than a qualifier.",
-    what: "A helper's pointer keeps its space when its qualifier is not written at the declaration as a keyword or a \
-qualifier macro: it comes from a typedef (`typedef __global float *gptr;`), from a macro that expands to more than a qualifier \
-(`#define GPTR __global float *`), or from a parenthesised declarator.",
-    why: "Removing it would mean editing the typedef or the macro, which every other use shares. A macro whose \
-definition is exactly a qualifier (`#define GMEM __global`) is not hidden: its use is removed. A macro naming no space at all \
-(`#define SRC const`) is just part of the type.",
+    what: "A helper's pointer keeps its space when its qualifier is written where clasp cannot edit it for this \
+declaration alone: in a typedef (`typedef __global float *gptr;`), in the body of a macro (`#define ROWS(T) __global const T \
+*`) that some expansion uses otherwise (a kernel parameter, a variable, a cast, a deeper pointer level, code `#if` skips; the \
+message names that expansion) or that clasp cannot read through, or in a parenthesised declarator.",
+    why: "Removing it would mean editing the typedef or the macro, which every other use shares. A macro body is edited \
+only when every expansion, in every unit and configuration, agrees (`clasp rule generic-param`). A macro whose definition is \
+exactly a qualifier (`#define GMEM __global`) is not hidden: its use is removed. A macro naming no space at all (`#define SRC \
+const`, `#define vec_t float4`) is not a qualifier, just part of the type.",
     example: r#"typedef __global float *gfloat_ptr;
 
 float first(gfloat_ptr p) { return p[0]; }   // the space is in the typedef: it stays"#,
@@ -220,8 +228,11 @@ so a unit compiles that code, or delete the dead branch.",
 pub const SKIPPED_CALLER: Doc = Doc {
     summary: "Named in code `#if` skips that could pass it a `__constant` pointer.",
     what: "A helper's pointers keep their spaces when code `#if` skips names the function and could pass it a \
-`__constant` pointer: the skipped code spells `__constant` (directly or through a macro) or names a `__constant` variable or \
-pointer of the unit.",
+`__constant` pointer: the skipped code spells `__constant` (directly or through a macro) or names a `__constant` program-scope \
+variable or a `__constant` pointer of the function around it (a name is resolved to the declaration in scope there, as the \
+compiler would, so another function's `__constant` parameter of the same name does not count). Also when the skipped code \
+names the function and clasp derived a configuration to build it (`--discover-configurations`) that fails with an \
+address-space error: a change here could make that code compile, and a second run see other code.",
     why: "A generic parameter accepts every pointer but a `__constant` one; an unseen caller passing one would stop the \
 build that compiles it. Skipped code that cannot pass one (another build's definition, calls with other pointers) does not \
 refuse.",
@@ -303,7 +314,7 @@ otherwise it stays as it is by design.",
 pub const HEADER_CONFLICT: Doc = Doc {
     summary: "Another program including the same header keeps the declaration named.",
     what: "A declaration in a file several programs include keeps its space in all of them when one program keeps it \
-named; the message names that program and its reason. Units sharing a header are inferred again until they agree.",
+named (or, likewise, in programs sharing the same program source); the message names that program and its reason. Units sharing a header are inferred again until they agree.",
     why: "A header's text is the same for every program including it, so clasp changes it only when the change is right \
 for each of them.",
     example: r#"// util.h, included by a.cl and b.cl
@@ -318,8 +329,10 @@ file they share. When the unit keeping it named is a configuration, the code is 
 pub const CONFIGURATION: Doc = Doc {
     summary: "Another configuration of the same file (or of a shared header) disagrees.",
     what: "A declaration (`refused configuration`): the same file, or a header it shares, built in another configuration \
-(`[[configuration]]` in `clasp.toml`, or a file listed more than once in `--compile-commands`) keeps the pointer named; the \
-message names the configuration and its reason. A duplicate group (`not merged configuration`): a unit sees the copies differ in \
+(`[[configuration]]` in `clasp.toml`, a file listed more than once in `--compile-commands`, a build call of the host with other \
+options, or a configuration clasp discovered for code `#if` skips, `discovered -DFAST=1`) keeps the pointer named; the \
+message names the configuration and its reason. A file that fails to compile in one configuration only (an `#error` there) \
+changes in none: its change sets are withdrawn with this code. A duplicate group (`not merged configuration`): a unit sees the copies differ in \
 more than address spaces (other macros, other `#if` branches), or defines another function of a member's name, which its calls \
 reach.",
     why: "A file changes once for every build the host makes of it, so a change must be right in each; clasp intersects \
@@ -358,9 +371,13 @@ pub const SUPPRESSED: Doc = Doc {
     what: "A `// clasp: keep` comment alone on the line just before a declaration keeps that declaration's named \
 space; on the line just before a function, every pointer declaration of the function (its parameters, locals and return \
 type), so it is not merged with its duplicates either. `// clasp: keep(generic-param)` (several codes separated by commas) keeps \
-it from those rules only. `--select` and `--ignore` (or `select` and `ignore` in clasp.toml) do the same for every declaration: \
-a rule that is ignored, or not selected, changes nothing. Declarations whose values flow into a kept one keep their space too \
-(`flows-to-pinned`).",
+it from those rules only. `--select CODES` and `--ignore CODES` (or `select = [...]` and `ignore = [...]` in clasp.toml) do the same \
+for every declaration: a rule that is ignored, or not selected, changes nothing. `generic-param`, `generic-local`, \
+`generic-return`, `array-param-to-pointer` and `merge-duplicates` can be chosen; the program-scope and host rules follow the \
+changes they serve. The command line's `--select` replaces clasp.toml's; ignored rules add up. Declarations whose values flow \
+into a kept one keep their space too (`flows-to-pinned`). What is kept is refused with this code in every report: \
+`--explain` (`k.cl:13:34: refused suppressed: `v` of `sum_l`: kept by `// clasp: keep` (line 12)`), the summary, \
+`--statistics`, JSON and SARIF.",
     why: "Some helpers must keep their named space for reasons clasp cannot see: an ABI shared with code built \
 elsewhere, a vendor compiler's performance on named pointers, or a change planned for later.",
     example: r#"// clasp: keep

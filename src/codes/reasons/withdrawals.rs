@@ -13,8 +13,11 @@ result that does not compile is never offered.",
     example: r#"// The safety net behind the inference. Were `c` made generic (clasp refuses it as
 // builtin-pin), 2.0 would find no atomic_inc for it: the recompile fails, the set is withdrawn.
 void count(__global int *c) { atomic_inc(c); }"#,
-    refuses: "When the recompile of a unit with the set fails, found by bisection among the unit's sets (a set that \
-fails alone is withdrawn in every unit touching it).",
+    refuses: "When the recompile of a unit with the set fails (the migrated files laid over the originals through a clang \
+VFS overlay, compiled as the target). Each unit is checked with all its sets; when it fails, the sets responsible are found by \
+bisection (a half that passes is kept, a failing half is split again, a single failing set is withdrawn) and the rest is kept. \
+A withdrawn set is withdrawn in every unit that touches it (a shared header), and those units are checked again, to a \
+fixpoint.",
     safety: "Nothing is written for the set. The warning names its functions and clang's error: change the code by hand \
 if you need it migrated, and report the case, since clasp's inference should have refused it.",
 };
@@ -22,15 +25,22 @@ if you need it migrated, and report the case, since clasp's inference should hav
 pub const NOT_EQUIVALENT: Doc = Doc {
     summary: "The result's kernels could not be proven equivalent to the original's.",
     what: "A change set is withdrawn because a kernel that runs one of its functions compares different after the \
-equivalence pipeline, or cannot be compared at all. Its functions are reported `refused` with this code, and a warning shows the \
-first differing lines. A merge withdrawn so is reported `not merged not-equivalent`, and clasp plans again without it.",
+equivalence pipeline, or cannot be compared at all. Its functions are reported `refused` with this code, and a warning names the set's \
+functions and shows the first differing lines (`store i32 4, ...` became `store i32 8, ...`). A merge withdrawn so is reported `not merged not-equivalent`, and clasp plans again without it.",
     why: "Original and result are compiled for amdgcn, every helper inlined and address spaces inferred, and compared \
-canonically. That can only prove, never disprove, so anything that does not come out identical is withdrawn.",
+canonically (values renamed by position, metadata dropped, program-scope data compared too). The comparison is \
+syntactic, so it can only prove, never disprove: anything that does not come out identical is withdrawn. LLVM's \
+InferAddressSpaces does not look through `ptrtoint`, so a helper that subtracts or orders its pointers is not proven \
+equivalent once generic, and its change is withdrawn with this code.",
     example: r#"// Were `p` made generic (clasp refuses it as sizeof-pointer), the kernel would store
 // another size at amdgcn (`store i32 4, ...` becoming `store i32 8, ...`): the set is withdrawn.
 void put_size(__local int *p, __global int *out) { out[0] = sizeof(p); }"#,
-    refuses: "When the canonical kernels differ, or the original does not compile for the equivalence triple (there is \
-nothing to compare with), found by bisection among the unit's sets.",
+    refuses: "When the canonical kernels differ, found by bisection among the unit's sets like `verify-failed` (when \
+kernels compared different, the sets whose functions reach none of those kernels are tried together first, and only the others \
+are bisected; where functions were proven on their own, the sets whose functions were all proven are tried together first, \
+then each set changing a function whose own proof failed is checked alone). Also when the original does \
+not compile for the equivalence triple (`amdgcn-amd-amdhsa`): the result is then recompiled for spir64 instead, and there is \
+nothing to compare with.",
     safety: "Read the warning's differing lines. `--allow-unverified` keeps such changes, marked unverified, with a \
 warning, when you have checked them yourself.",
 };
@@ -71,7 +81,8 @@ TAKE(uint)
 uint use(uint *p) { return take(p); }"#,
     refuses: "When a required change cannot be made (`cannot repair <code>`), when the required changes fail \
 verification, when one of them is withdrawn by another unit, or when the unit does not compile as the target even with every \
-repair clasp found.",
+repair clasp found (a generic pointer reaching a private parameter through memory, which clasp does not follow: the error \
+names clang's message). Nothing of the unit is written; the batch goes on.",
     safety: "Fix the declarations the error lists (write the code out of the macro, spell the qualifier at the \
 declaration, ...), or migrate that file by hand; the rest of the batch is unaffected.",
 };
