@@ -231,7 +231,7 @@
 //!   different layouts never compare alike), a call to a library builtin compared by its demangled
 //!   name (the 2.0 generic overload after an `addrspacecast` to flat equals the named overload),
 //!   and an index into a 32-bit address space (local, private) compared by its low 32 bits. The
-//!   program-scope variables are compared too, as one more body (each definition with its
+//!   program-scope variables are compared too, as one more body (`(program-scope data)`: each definition with its
 //!   initialiser), and amdgcn's constant space (4) reads as its global one (1): read-only data
 //!   reads the same from either, so a table moved from `__constant` to `__global` compares equal
 //!   while a changed initialiser does not. `optimised_kernels` gives one compilation's canonical

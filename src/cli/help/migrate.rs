@@ -377,5 +377,7 @@ before a function's name, every pointer of the function (parameters,
 locals, return type), so it is not merged with its duplicates either.
 `// clasp: keep(generic-param)` keeps it from the rules named (several
 codes separated by commas); a code clasp does not know keeps it from
-every rule, so a typing error never changes code meant to be kept. See
---select for how kept code is reported."#;
+every rule, so a typing error never changes code meant to be kept.
+Kept code is refused as suppressed (--explain: `k.cl:13:34: refused
+suppressed: `v` of `sum_l`: kept by // clasp: keep (line 12)`); see
+--select for the other reports."#;
