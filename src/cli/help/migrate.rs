@@ -324,6 +324,11 @@ three of the condition's masks added (-DDEVICE_FLAGS=2 becomes
 -DDEVICE_FLAGS=530: the two bits the test needs). Where the options
 cannot settle a condition (a macro redefined, one pasting tokens), the
 first candidate they cannot rule out is tried; the build decides.
+
+Each branch of skipped code is its own candidate: #elif B after a
+skipped #if A reads !(A) && (B), and #else after an #ifdef X the build
+takes reads !(defined X) (-UX), the tests written before the skipped
+code included.
 Embedded kernels and [[program]]s are not given discovered
 configurations."#;
 
