@@ -67,7 +67,7 @@ impl RuleId {
     fn descriptor(self) -> Value {
         let (short, full, help) = match self {
             RuleId::Fix(code) | RuleId::Refused(code) => {
-                let doc = code.doc();
+                let doc = crate::rules::registry::doc(code);
                 let help = format!("{}\n\n{}\n\n`clasp rule {code}` shows the whole documentation.", doc.why, doc.safety);
                 (doc.summary.to_string(), doc.what.to_string(), help)
             }

@@ -382,11 +382,20 @@ pub struct SkippedRange {
     pub escaping: Vec<String>,
     /// It spells `__constant`: with a keyword, or a macro whose expansion has it.
     pub spells_constant: bool,
-    /// The tokens of the directive that opens it, as written (`#`, `ifdef`,
-    /// `FAST`): what configuration discovery reads to enable it.
-    pub directive: Vec<String>,
-    /// The macros it `#define`s: a condition testing one of them is met by
-    /// enabling this code (`#if NEW_PART` / `#define FAST_PATH` / `#endif`).
+    /// Its branches (one per `#if`/`#elif`/`#else` it holds at its own
+    /// level): what configuration discovery reads to enable it.
+    pub branches: Vec<SkippedBranch>,
+}
+
+/// One branch of skipped text: the condition under which the build would
+/// take it, and the macros it `#define`s (outside blocks nested in it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct SkippedBranch {
+    /// As a condition reads it: its own test and the negation of each test
+    /// before it in its chain (`#else` after `#ifdef X`: `! ( defined X )`).
+    pub condition: Vec<String>,
+    /// A condition testing one of these is met by taking this branch
+    /// (`#if NEW_PART` / `#define FAST_PATH` / `#endif`).
     pub defines: Vec<String>,
 }
 

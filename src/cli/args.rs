@@ -6,20 +6,27 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use super::help;
 use crate::devices::TargetSpec;
 use crate::options::{CompileOptions, InputStd};
 
 #[derive(Parser, Debug)]
-#[command(name = "clasp", version, about = "Migrate OpenCL C 1.x kernels to OpenCL C 2.0 generic address spaces")]
+#[command(
+    name = "clasp",
+    version,
+    about = "Migrate OpenCL C 1.x kernels to OpenCL C 2.0 generic address spaces",
+    after_help = "`clasp COMMAND -h` summarises a command's options; `clasp COMMAND --help` is its full reference."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// Colour: auto (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always, never.
-    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t, long_help = help::COLOR)]
     pub color: crate::style::ColorWhen,
 }
 
-/// The host build options that `build_options` turns into the options above.
+/// The host build options that `build_options` turns into the options above
+/// (`-h`'s summary; `--help` prints the HOST BUILD OPTIONS section instead).
 const HOST_OPTIONS_HELP: &str = "\
 Host build options (what a host passes to clBuildProgram) are accepted too:
   -include FILE            include FILE first (looked for in the current directory, then -I)
@@ -33,14 +40,16 @@ Host build options (what a host passes to clBuildProgram) are accepted too:
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Show, for every pointer declaration, the address spaces that reach it.
-    #[command(after_help = HOST_OPTIONS_HELP)]
+    #[command(after_help = HOST_OPTIONS_HELP, long_about = help::ANALYZE_ABOUT, after_long_help = help::analyze_after())]
     Analyze(AnalyzeArgs),
     /// Rewrite helpers to OpenCL C 2.0 generic pointers; prints a unified diff.
-    #[command(after_help = HOST_OPTIONS_HELP)]
+    #[command(after_help = HOST_OPTIONS_HELP, long_about = help::MIGRATE_ABOUT, after_long_help = help::migrate_after())]
     Migrate(MigrateArgs),
     /// List the installed OpenCL platforms and devices, and which clasp target fits each.
+    #[command(long_about = help::DEVICES_ABOUT, after_long_help = help::DEVICES_AFTER)]
     Devices(DevicesArgs),
     /// Explain a rule or reason code (`clasp rule builtin-pin`), or list every code.
+    #[command(long_about = help::RULE_ABOUT)]
     Rule(RuleArgs),
 }
 
@@ -49,10 +58,10 @@ pub enum Command {
 pub struct RuleArgs {
     /// The code to explain (a rule such as generic-param, or a reason such as
     /// builtin-pin); without it, every code with its summary.
-    #[arg(value_name = "CODE")]
+    #[arg(value_name = "CODE", long_help = help::RULE_CODE)]
     pub code: Option<String>,
     /// text (default) or json.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, long_help = help::RULE_FORMAT)]
     pub format: Option<RuleFormat>,
 }
 
@@ -67,10 +76,10 @@ pub enum RuleFormat {
 #[derive(Args, Debug)]
 pub struct DevicesArgs {
     /// Print JSON instead of text (as --format json).
-    #[arg(long, conflicts_with = "format")]
+    #[arg(long, conflicts_with = "format", long_help = help::DEVICES_JSON)]
     pub json: bool,
     /// text (default) or json.
-    #[arg(long, value_name = "FORMAT", value_parser = ["text", "json"])]
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "json"], long_help = help::DEVICES_FORMAT)]
     pub format: Option<String>,
 }
 
@@ -79,19 +88,19 @@ pub struct DevicesArgs {
 pub struct ProjectArgs {
     /// The project's settings and configurations (default: the nearest clasp.toml
     /// in the first path's directory or above).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", long_help = help::CONFIG)]
     pub config: Option<PathBuf>,
     /// Ignore any clasp.toml.
-    #[arg(long, conflicts_with = "config")]
+    #[arg(long, conflicts_with = "config", long_help = help::NO_CONFIG)]
     pub no_config: bool,
     /// The units, from clang's compile_commands.json (its OpenCL C entries) or a
     /// JSON list of {"file", "options", "configuration"?}; instead of PATHs and clasp.toml.
-    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    #[arg(long, value_name = "FILE", conflicts_with = "config", long_help = help::COMPILE_COMMANDS)]
     pub compile_commands: Option<PathBuf>,
     /// The time limit, in seconds, on parsing a unit and on each compile of it: a unit
     /// that takes longer is an error and the batch goes on without it (default: 300,
     /// or clasp.toml's `timeout`).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..), long_help = help::TIMEOUT)]
     pub timeout: Option<u64>,
 }
 
@@ -105,106 +114,106 @@ pub struct MigrateArgs {
     /// What the result must compile as: cl2.0 (default), cl3.0 (with the generic
     /// and program-scope-global features), cl3.0-nogeneric, or device[:NAME,...]
     /// (the strongest target every installed device, or the named ones, supports).
-    #[arg(long, value_parser = TargetSpec::parse)]
+    #[arg(long, value_parser = TargetSpec::parse, long_help = help::TARGET)]
     pub target: Option<TargetSpec>,
     /// After verification, build every changed program with each device's compiler
     /// (the selected devices with --target device:NAME, else all): a result a device
     /// rejects while it builds the original is an error, unless =report.
-    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "error", value_enum)]
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "error", value_enum, long_help = help::DEVICE_CHECK)]
     pub device_check: Option<crate::devices::check::Mode>,
     #[command(flatten)]
     pub project: ProjectArgs,
     /// Apply the changes in place (atomically).
-    #[arg(long, conflicts_with_all = ["check", "out_dir"])]
+    #[arg(long, conflicts_with_all = ["check", "out_dir"], long_help = help::WRITE)]
     pub write: bool,
     /// Show each change set (its diff and evidence) and ask whether to apply it; then
     /// verify the accepted sets again and write them in place (answers from stdin).
-    #[arg(long, conflicts_with_all = ["check", "write", "statistics", "json", "format"])]
+    #[arg(long, conflicts_with_all = ["check", "write", "statistics", "json", "format"], long_help = help::INTERACTIVE)]
     pub interactive: bool,
     /// With --write (or --interactive), also overwrite files that have uncommitted changes
     /// in their git work tree.
-    #[arg(long, requires = "writing")]
+    #[arg(long, requires = "writing", long_help = help::ALLOW_DIRTY)]
     pub allow_dirty: bool,
     /// Print counts per rule and per refusal reason instead of the diff.
-    #[arg(long, conflicts_with_all = ["json", "format"])]
+    #[arg(long, conflicts_with_all = ["json", "format"], long_help = help::STATISTICS)]
     pub statistics: bool,
     /// Write nothing: print the diff that would be applied (with --quiet, only the
     /// files that would change) and exit 1 when changes are pending.
-    #[arg(long, conflicts_with = "out_dir")]
+    #[arg(long, conflicts_with = "out_dir", long_help = help::CHECK)]
     pub check: bool,
     /// Write migrated copies under DIR, mirroring relative paths.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", long_help = help::OUT_DIR)]
     pub out_dir: Option<PathBuf>,
     /// Worker threads (default: one per core); the output is the same for any number.
-    #[arg(short = 'j', long, value_name = "N", value_parser = parse_jobs)]
+    #[arg(short = 'j', long, value_name = "N", value_parser = parse_jobs, long_help = help::JOBS)]
     pub jobs: Option<u32>,
     /// Only files under DIR are edited (default: the enclosing git work tree
     /// of the paths, else their deepest common directory).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", long_help = help::ROOT)]
     pub root: Option<PathBuf>,
     /// Explain every change and refusal (on stderr).
-    #[arg(long)]
+    #[arg(long, long_help = help::EXPLAIN)]
     pub explain: bool,
     /// Print a JSON report instead of the diff (as --format json).
-    #[arg(long, conflicts_with = "format")]
+    #[arg(long, conflicts_with = "format", long_help = help::JSON)]
     pub json: bool,
     /// What to print on stdout: diff (default), json (every file, change, refusal,
     /// evidence and configuration) or sarif (SARIF 2.1.0).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, long_help = help::FORMAT)]
     pub format: Option<Format>,
     /// Do not read or store the result cache (`.clasp_cache/` under the edit root).
-    #[arg(long)]
+    #[arg(long, long_help = help::NO_CACHE)]
     pub no_cache: bool,
     /// Testing only: fail unless the result comes from the cache.
     #[arg(long, hide = true)]
     pub test_cache_only: bool,
     /// The wall time per stage: on stderr, and in the JSON report (left out
     /// otherwise, so that two runs print the same JSON). As CLASP_TIMINGS=1.
-    #[arg(long)]
+    #[arg(long, long_help = help::TIMINGS)]
     pub timings: bool,
     /// Skip verification (recompiling as the target, kernel equivalence).
-    #[arg(long)]
+    #[arg(long, long_help = help::NO_VERIFY)]
     pub no_verify: bool,
     /// Do not merge helpers duplicated per address space (each still becomes generic on its own).
-    #[arg(long)]
+    #[arg(long, long_help = help::NO_MERGE)]
     pub no_merge: bool,
     /// A program's __constant data over BYTES moves to __global, largest variables first.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_CONSTANT_BUDGET)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_CONSTANT_BUDGET, long_help = help::CONSTANT_BUDGET)]
     pub constant_budget: u64,
     /// Verification optimises no kernel over about N instructions once its
     /// changed helpers are inlined (estimated before it runs); a change set
     /// whose proof would need more is withdrawn as proof-too-large instead of
     /// running for minutes. 0: no limit.
-    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_PROOF_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_PROOF_LIMIT, long_help = help::PROOF_LIMIT)]
     pub proof_limit: u64,
     /// Build each unit in at most N more configurations, derived from the #if
     /// conditions of code every given configuration skips where a helper's
     /// pointer is used (`-DFAST` for `#ifdef FAST`); a change must hold in each. 0: none.
-    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_DISCOVERED_CONFIGURATIONS)]
+    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_DISCOVERED_CONFIGURATIONS, long_help = help::DISCOVER)]
     pub discover_configurations: usize,
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
-    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse)]
+    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse, long_help = help::GLOBALS)]
     pub globals: crate::options::GlobalsPolicy,
     /// No progress bar (it is only drawn when stderr is a terminal anyway); with
     /// --check, the names of the files that would change instead of their diff.
-    #[arg(long, short = 'q')]
+    #[arg(long, short = 'q', long_help = help::QUIET)]
     pub quiet: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
-    #[arg(long, conflicts_with = "no_verify")]
+    #[arg(long, conflicts_with = "no_verify", long_help = help::ALLOW_UNVERIFIED)]
     pub allow_unverified: bool,
     /// Only these rules change code (comma-separated or repeated; `clasp rule` lists them):
     /// generic-param, generic-local, generic-return, array-param-to-pointer, merge-duplicates.
-    #[arg(long = "select", value_name = "CODES", value_delimiter = ',')]
+    #[arg(long = "select", value_name = "CODES", value_delimiter = ',', long_help = help::SELECT)]
     pub select_rules: Vec<String>,
     /// These rules change nothing (as --select takes them); a `// clasp: keep` comment
     /// before a declaration or function keeps just that one.
-    #[arg(long = "ignore", value_name = "CODES", value_delimiter = ',')]
+    #[arg(long = "ignore", value_name = "CODES", value_delimiter = ',', long_help = help::IGNORE)]
     pub ignore_rules: Vec<String>,
     /// Testing only: ignore this pin (a reason code), to show verification catching the result.
     #[arg(long, hide = true, value_name = "CODE", value_parser = crate::codes::Code::parse)]
     pub test_ignore_pin: Vec<crate::codes::Code>,
     /// Files, or directories searched for *.cl.
-    #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
+    #[arg(required_unless_present = "compile_commands", value_name = "PATH", long_help = help::PATHS)]
     pub paths: Vec<PathBuf>,
 }
 
@@ -212,21 +221,21 @@ pub struct MigrateArgs {
 #[derive(Args, Debug, Clone)]
 pub struct DiscoverArgs {
     /// Also take files with this extension as units (cl, ocl and opencl are; clh files are usually headers).
-    #[arg(long = "ext", value_name = "EXT")]
+    #[arg(long = "ext", value_name = "EXT", long_help = help::EXTENSIONS)]
     pub extensions: Vec<String>,
     /// Skip files matching this gitignore-style glob (relative to the walked directory).
-    #[arg(long, value_name = "GLOB")]
+    #[arg(long, value_name = "GLOB", long_help = help::EXCLUDE)]
     pub exclude: Vec<String>,
     /// Only take files matching this gitignore-style glob (relative to the walked directory;
     /// `!GLOB` takes matches out). It narrows the walk: ignored and hidden files stay out.
     // Not `--include`: that is the host option `-include FILE`.
-    #[arg(long = "glob", value_name = "GLOB")]
+    #[arg(long = "glob", value_name = "GLOB", long_help = help::GLOB)]
     pub select: Vec<String>,
     /// Follow symbolic links while walking directories.
-    #[arg(long)]
+    #[arg(long, long_help = help::FOLLOW_LINKS)]
     pub follow_links: bool,
     /// Leave host code alone: no C, C++ or Python file is read for build calls or embedded kernels.
-    #[arg(long)]
+    #[arg(long, long_help = help::NO_HOST)]
     pub no_host: bool,
 }
 
@@ -254,20 +263,20 @@ pub enum Format {
 #[derive(Args, Debug, Clone)]
 pub struct CompileArgs {
     /// Add a directory to the include search path.
-    #[arg(short = 'I', value_name = "DIR")]
+    #[arg(short = 'I', value_name = "DIR", long_help = help::INCLUDE_DIR)]
     pub include: Vec<PathBuf>,
     /// Define a macro (NAME or NAME=VALUE).
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", long_help = help::DEFINE)]
     pub define: Vec<String>,
     /// Include FILE before the unit (host spelling: -include FILE).
-    #[arg(long = "include", value_name = "FILE")]
+    #[arg(long = "include", value_name = "FILE", long_help = help::PREINCLUDE)]
     pub preinclude: Vec<PathBuf>,
     /// The OpenCL C standard of the input: auto (per unit, CL1.2 if it
     /// compiles so, else the target's), or CL1.0 ... CL3.0.
-    #[arg(long = "std", value_name = "STD", default_value = "auto", value_parser = InputStd::parse)]
+    #[arg(long = "std", value_name = "STD", default_value = "auto", value_parser = InputStd::parse, long_help = help::STD)]
     pub std: InputStd,
     /// Include the full opencl-c.h instead of the lazily declared builtins (slower).
-    #[arg(long)]
+    #[arg(long, long_help = help::FULL_HEADER)]
     pub full_header: bool,
     /// Canonical form of host options and of the arguments after `--`: passed to clang.
     #[arg(long = "clang-arg", hide = true, value_name = "ARG", allow_hyphen_values = true)]
@@ -298,20 +307,20 @@ pub struct AnalyzeArgs {
     pub project: ProjectArgs,
     /// The target each unit is also compiled as, unchanged: cl2.0 (default, or
     /// clasp.toml's), cl3.0, cl3.0-nogeneric, or device[:NAME,...] (the devices').
-    #[arg(long, value_parser = TargetSpec::parse)]
+    #[arg(long, value_parser = TargetSpec::parse, long_help = help::ANALYZE_TARGET)]
     pub target: Option<TargetSpec>,
     /// Print JSON instead of text (as --format json).
-    #[arg(long, conflicts_with = "format")]
+    #[arg(long, conflicts_with = "format", long_help = help::ANALYZE_JSON)]
     pub json: bool,
     /// What to print on stdout: text (default; `diff` is accepted for it, as
     /// `migrate` takes it) or json.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, long_help = help::ANALYZE_FORMAT)]
     pub format: Option<AnalyzeFormat>,
     /// No count of the files analysed on stderr (errors are still printed).
-    #[arg(long, short = 'q')]
+    #[arg(long, short = 'q', long_help = help::ANALYZE_QUIET)]
     pub quiet: bool,
     /// Files, or directories searched for *.cl.
-    #[arg(required_unless_present = "compile_commands", value_name = "PATH")]
+    #[arg(required_unless_present = "compile_commands", value_name = "PATH", long_help = help::PATHS)]
     pub paths: Vec<PathBuf>,
 }
 

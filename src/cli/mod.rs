@@ -3,6 +3,7 @@
 //! arguments name (`project`); `commands` runs what was asked.
 
 pub mod args;
+mod help;
 pub mod project;
 
 use std::io::Write;

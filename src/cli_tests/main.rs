@@ -29,6 +29,7 @@ mod merges;
 mod places;
 mod prefix_macros;
 mod programs;
+mod readme;
 mod reports;
 mod reviewed_is_written;
 mod rules;

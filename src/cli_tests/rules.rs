@@ -1,6 +1,9 @@
 //! `clasp rule [CODE]`: every code of the registry with its documentation,
 //! as text (snapshots) and JSON, and the hint when `--explain` is given a code.
 
+use clasp::codes::{Code, Kind};
+use clasp::rules::registry;
+
 use crate::support::clasp;
 
 fn snapshot(name: &str, text: &str) {
@@ -24,6 +27,41 @@ fn rule_code_prints_its_documentation_under_headings() {
     let (code, stdout, stderr) = clasp(&["rule", "generic-param"]);
     assert_eq!(code, 0, "{stderr}");
     snapshot("rule_generic_param", &stdout);
+}
+
+/// The headings `clasp rule CODE` prints, in order: a rule's, or a reason's.
+fn standard_headings(kind: Kind) -> [&'static str; 5] {
+    match kind {
+        Kind::Rule => ["What it does", "Why", "Example", "When it refuses", "Fix safety"],
+        Kind::Reason => ["What it does", "Why", "Example", "When it applies", "What to do"],
+    }
+}
+
+#[test]
+fn every_code_of_the_table_is_listed_and_printed_under_the_standard_headings() {
+    let (status, listing, stderr) = clasp(&["rule"]);
+    assert_eq!(status, 0, "{stderr}");
+    for &code in Code::ALL {
+        let doc = registry::doc(code);
+        let listed = listing.lines().find(|l| l.split_whitespace().next() == Some(code.as_str()));
+        assert!(listed.is_some_and(|l| l.ends_with(doc.summary)), "`clasp rule` lists {code} with its summary");
+        let (status, text, stderr) = clasp(&["rule", code.as_str()]);
+        assert_eq!(status, 0, "{code}: {stderr}");
+        let kind = if code.kind() == Kind::Rule { "rule" } else { "reason" };
+        assert!(text.starts_with(&format!("{code} ({kind})\n\n{}\n", doc.summary)), "{code}:\n{text}");
+        let sections = doc.sections(code.kind());
+        assert_eq!(sections.map(|(heading, _)| heading), standard_headings(code.kind()), "{code}");
+        let mut rest = text.as_str();
+        for (heading, body) in sections {
+            assert!(!body.trim().is_empty(), "{code}: `{heading}` is empty");
+            let at = rest.find(&format!("\n{heading}\n")).unwrap_or_else(|| panic!("{code}: no `{heading}` in\n{text}"));
+            rest = &rest[at + heading.len() + 2..];
+            // Each line of the text follows its heading (an example's indented as code).
+            let first = body.lines().find(|l| !l.is_empty()).unwrap();
+            let shown = if heading == "Example" { format!("    {first}") } else { first.to_string() };
+            assert!(rest.starts_with(&shown), "{code}: `{heading}` is not followed by its text:\n{text}");
+        }
+    }
 }
 
 #[test]

@@ -74,7 +74,7 @@ fn rules_carry_descriptions_and_help_from_the_registry() {
         }
     }
     let pin = rules.iter().find(|r| r["id"] == "refused/builtin-pin").unwrap();
-    assert_eq!(pin["shortDescription"]["text"], clasp::codes::Code::BuiltinPin.summary());
+    assert_eq!(pin["shortDescription"]["text"], clasp::rules::registry::doc(clasp::codes::Code::BuiltinPin).summary);
     assert!(pin["help"]["text"].as_str().unwrap().contains("`clasp rule builtin-pin`"));
 }
 

@@ -12,6 +12,7 @@ use super::Stop;
 use crate::cli::args::{RuleArgs, RuleFormat};
 use crate::cli::EXIT_OK;
 use crate::codes::{Code, Kind};
+use crate::rules::registry;
 
 /// A code's documentation as JSON.
 #[derive(Serialize)]
@@ -28,7 +29,7 @@ struct RuleDoc {
 
 impl RuleDoc {
     fn of(code: Code) -> RuleDoc {
-        let doc = code.doc();
+        let doc = registry::doc(code);
         RuleDoc {
             code,
             kind: code.kind(),
@@ -75,7 +76,7 @@ fn listing() -> String {
         out.push_str(title);
         out.push('\n');
         for code in Code::ALL.iter().filter(|c| c.kind() == kind) {
-            out.push_str(&format!("  {:<width$}  {}\n", code.as_str(), code.summary()));
+            out.push_str(&format!("  {:<width$}  {}\n", code.as_str(), registry::doc(*code).summary));
         }
         out.push('\n');
     }
@@ -85,17 +86,22 @@ fn listing() -> String {
 
 /// One code's documentation under its headings (worded for a rule or a reason).
 fn document(code: Code) -> String {
-    let doc = code.doc();
-    let (kind, when, safety) = match code.kind() {
-        Kind::Rule => ("rule", "When it refuses", "Fix safety"),
-        Kind::Reason => ("reason", "When it applies", "What to do"),
+    let doc = registry::doc(code);
+    let kind = match code.kind() {
+        Kind::Rule => "rule",
+        Kind::Reason => "reason",
     };
-    let example: String =
-        doc.example.lines().map(|l| if l.is_empty() { "\n".to_string() } else { format!("    {l}\n") }).collect();
-    format!(
-        "{code} ({kind})\n\n{}\n\nWhat it does\n{}\n\nWhy\n{}\n\nExample\n{example}\n{when}\n{}\n\n{safety}\n{}\n",
-        doc.summary, doc.what, doc.why, doc.refuses, doc.safety
-    )
+    let mut out = format!("{code} ({kind})\n\n{}\n", doc.summary);
+    for (heading, text) in doc.sections(code.kind()) {
+        let text = if heading == "Example" { indented(text) } else { format!("{text}\n") };
+        out.push_str(&format!("\n{heading}\n{text}"));
+    }
+    out
+}
+
+/// An example's lines indented as code, blank lines left empty.
+fn indented(example: &str) -> String {
+    example.lines().map(|l| if l.is_empty() { "\n".to_string() } else { format!("    {l}\n") }).collect()
 }
 
 /// `clasp migrate --explain builtin-pin`: `--explain` takes no value, so the

@@ -1,17 +1,15 @@
 //! `--select` and `--ignore` (and clasp.toml's `select` and `ignore`): the
 //! rules left out of a migration, each with why, for the planner to pin
 //! their declarations as `suppressed`. The command line's lists win over
-//! clasp.toml's `select`; ignored rules add up.
+//! clasp.toml's `select`; ignored rules add up. Which rules can be chosen is
+//! the code table's (`Code::selectable`: the rules of scope `Declaration`
+//! or `Batch`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::Stop;
 use crate::codes::Code;
-
-/// The rules that can be selected or ignored: those that change one declaration, and merges.
-const SELECTABLE: [Code; 5] =
-    [Code::GenericParam, Code::GenericLocal, Code::GenericReturn, Code::ArrayParamToPointer, Code::MergeDuplicates];
 
 /// Where a list of codes comes from, for reasons and errors.
 enum Origin<'a> {
@@ -55,8 +53,8 @@ pub fn left_out(
     if !selected.is_empty() {
         let chosen = codes(selected, &origin)?;
         let shown = chosen.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(",");
-        for rule in SELECTABLE.iter().filter(|r| !chosen.contains(r)) {
-            out.insert(*rule, format!("{rule} is not selected ({})", origin.with(&shown)));
+        for rule in Code::selectable().filter(|r| !chosen.contains(r)) {
+            out.insert(rule, format!("{rule} is not selected ({})", origin.with(&shown)));
         }
     }
     for rule in codes(ignore, &Origin::Flag("--ignore"))? {
@@ -75,10 +73,10 @@ fn codes(list: &[String], origin: &Origin) -> Result<Vec<Code>, Stop> {
     list.iter()
         .map(|text| {
             let code = Code::parse(text.trim()).map_err(|e| origin.error(format!("{e}; `clasp rule` lists every code")))?;
-            if SELECTABLE.contains(&code) {
+            if Code::selectable().any(|c| c == code) {
                 Ok(code)
             } else {
-                let names = SELECTABLE.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ");
+                let names = Code::selectable().map(Code::as_str).collect::<Vec<_>>().join(", ");
                 Err(origin.error(format!("`{code}` cannot be selected or ignored; these rules can: {names}")))
             }
         })
@@ -97,7 +95,7 @@ mod tests {
     fn select_leaves_the_other_rules_out_and_ignore_adds_up() {
         let out = left_out(&strings(&["generic-param"]), &strings(&["generic-param"]), None).unwrap();
         let rules: Vec<Code> = out.keys().copied().collect();
-        assert_eq!(rules, SELECTABLE);
+        assert_eq!(rules, Code::selectable().collect::<Vec<_>>());
         assert_eq!(out[&Code::GenericParam], "generic-param is ignored (--ignore generic-param)");
         assert_eq!(out[&Code::GenericLocal], "generic-local is not selected (--select generic-param)");
         let config = (PathBuf::from("clasp.toml"), strings(&["generic-local"]), strings(&["merge-duplicates"]));

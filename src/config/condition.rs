@@ -13,19 +13,6 @@ use crate::syntax::ConditionMacro;
 /// `None` from a lookup: they do not say (the source or clang may define it).
 pub type Known = Option<Option<i64>>;
 
-/// The condition a directive tests, as tokens (`ifdef X` reads `defined X`);
-/// `None` for `#else` and anything that is not a conditional directive.
-pub fn condition(directive: &[String]) -> Option<Vec<String>> {
-    let rest = directive.strip_prefix(&["#".to_string()])?;
-    let (kind, rest) = rest.split_first()?;
-    match kind.as_str() {
-        "if" | "elif" => Some(rest.to_vec()),
-        "ifdef" => Some(vec!["defined".into(), rest.first()?.clone()]),
-        "ifndef" => Some(vec!["!".into(), "defined".into(), rest.first()?.clone()]),
-        _ => None,
-    }
-}
-
 /// The macros a condition tests that a `-D`/`-U` could set: object-like
 /// names, not function-like macro calls, not reserved (`__OPENCL_VERSION__`).
 pub fn tested_macros(tokens: &[String]) -> Vec<String> {
@@ -398,11 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn directives_give_their_condition_and_tested_macros() {
-        assert_eq!(condition(&tokens("# ifdef FAST")), Some(tokens("defined FAST")));
-        assert_eq!(condition(&tokens("# ifndef SLOW")), Some(tokens("! defined SLOW")));
-        assert_eq!(condition(&tokens("# elif X == 1")), Some(tokens("X == 1")));
-        assert_eq!(condition(&tokens("# else")), None);
+    fn conditions_give_their_tested_macros_and_literals() {
         let tested = tested_macros(&tokens("defined ( A ) && family ( B ) && __OPENCL_VERSION__ >= 200 && C > 2"));
         assert_eq!(tested, ["A", "B", "C"]);
         assert_eq!(literals(&tokens("C > 2 && D == 0x10")), [2, 16]);

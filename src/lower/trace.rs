@@ -253,8 +253,7 @@ impl<'a, 'm> FunctionTrace<'a, 'm> {
                     if callee.starts_with("llvm.") {
                         continue;
                     }
-                    for arg in 0..inst.call_arg_count() {
-                        let value = inst.operand(arg);
+                    for (arg, value) in (0u32..).zip(inst.call_arguments()) {
                         let to = if defined {
                             Sink::Decl { node: Node::Param { func: callee.clone(), index: arg } }
                         } else if callee.starts_with("_Z") {

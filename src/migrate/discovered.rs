@@ -73,17 +73,19 @@ pub(super) fn candidates(units: &[Unit], jobs: &[&Job], limit: usize) -> (Vec<Ca
         }
         let mut wanted: Vec<(Change, Vec<Target>)> = Vec::new();
         for skipped in unit.syntax.skipped.iter().filter(|s| hides_a_pointer(unit, s)) {
-            let Some(change) = enabling_change(unit, skipped) else { continue };
-            let target = Target {
-                canonical: unit.canonical(skipped.range.file).to_path_buf(),
-                start: skipped.range.start,
-                end: skipped.range.end,
-                file: unit.syntax.files[skipped.range.file].clone(),
-                line: skipped.first_line,
-            };
-            match wanted.iter_mut().find(|(c, _)| *c == change) {
-                Some((_, targets)) => targets.push(target),
-                None => wanted.push((change, vec![target])),
+            // Each branch of the skipped text (`#if A` ... `#elif B`) on its own.
+            for change in skipped.branches.iter().filter_map(|branch| enabling_change(unit, &branch.condition)) {
+                let target = Target {
+                    canonical: unit.canonical(skipped.range.file).to_path_buf(),
+                    start: skipped.range.start,
+                    end: skipped.range.end,
+                    file: unit.syntax.files[skipped.range.file].clone(),
+                    line: skipped.first_line,
+                };
+                match wanted.iter_mut().find(|(c, _)| *c == change) {
+                    Some((_, targets)) => targets.push(target),
+                    None => wanted.push((change, vec![target])),
+                }
             }
         }
         if wanted.len() > limit {
@@ -119,8 +121,7 @@ fn hides_a_pointer(unit: &Unit, skipped: &SkippedRange) -> bool {
 /// is read as the preprocessor would in the build: the source's macros
 /// expanded, and `defined M` of a macro only other skipped code defines
 /// read as that code's own condition.
-fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
-    let written = condition::condition(&skipped.directive)?;
+fn enabling_change(unit: &Unit, written: &[String]) -> Option<Change> {
     let defines = &unit.compile.defines;
     // What the options say: the last `-D` of a name (`-DX` is 1; a value that is
     // no integer is unknown); a name they do not define may be the source's.
@@ -128,17 +129,33 @@ fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
         let (_, value) = defines.iter().rev().map(|d| d.split_once('=').unwrap_or((d, "1"))).find(|(n, _)| *n == name)?;
         condition::evaluate(&[value.to_string()], &|_| None).map(Some)
     };
-    let through_skipped = through_skipped_definitions(unit, written, &known);
+    let through_skipped = through_skipped_definitions(unit, written.to_vec(), &known);
+    // As the build reads it first; as written next (`#ifdef FAST`, FAST
+    // defined under a reserved `__CPU__` no option should set: `-DFAST`).
+    let mut maybe = None;
+    for reading in [through_skipped, written.to_vec()] {
+        match change_for(unit, &reading, &known) {
+            Some((change, true)) => return Some(change),
+            Some((change, false)) => maybe = maybe.or(Some(change)),
+            None => {}
+        }
+    }
+    maybe
+}
+
+/// For one reading of a condition: the first change that surely makes it
+/// true (`true`), else the first the options cannot rule out (`false`).
+fn change_for(unit: &Unit, condition: &[String], known: &dyn Fn(&str) -> Known) -> Option<(Change, bool)> {
     // A macro the condition tests by name stays a name to set, even where the
     // source gives it a default (`#ifndef USE_ATOMICS` / `#define USE_ATOMICS 0`).
-    let settable = condition::tested_macros(&through_skipped);
+    let settable = condition::tested_macros(condition);
     let expands = |name: &str| known(name).is_none() && !settable.iter().any(|s| s == name);
     let source_macro = |name: &str| expands(name).then(|| unit.syntax.condition_macros.get(name).cloned()).flatten();
-    let tokens = condition::expanded(&through_skipped, &source_macro).unwrap_or(through_skipped);
+    let tokens = condition::expanded(condition, &source_macro).unwrap_or_else(|| condition.to_vec());
     let tested = condition::tested_macros(&tokens);
     let mut maybe = None;
     for name in &tested {
-        for change in candidate_changes(&tokens, name, &tested, &known) {
+        for change in candidate_changes(&tokens, name, &tested, known) {
             let value = condition::evaluate(&tokens, &|n| match &change {
                 Change::Define(m, v) if m == n => Some(Some(*v)),
                 Change::Undefine(m) if m == n => Some(None),
@@ -146,8 +163,8 @@ fn enabling_change(unit: &Unit, skipped: &SkippedRange) -> Option<Change> {
             });
             match value {
                 Some(0) => {}
-                Some(_) => return Some(change),
-                None => maybe = maybe.or(Some(change)),
+                Some(_) => return Some((change, true)),
+                None => maybe = maybe.or(Some((change, false))),
             }
         }
     }
@@ -212,8 +229,8 @@ fn through_skipped_definitions(unit: &Unit, tokens: Vec<String>, known: &dyn Fn(
             let parenthesised = tokens.get(i + 1).is_some_and(|t| t == "(");
             let name = tokens.get(i + 1 + usize::from(parenthesised));
             let definer = name.filter(|n| tokens[i] == "defined" && known(n).is_none()).and_then(|n| {
-                let defines_it = |s: &&std::sync::Arc<SkippedRange>| s.defines.contains(n);
-                unit.syntax.skipped.iter().find(defines_it).and_then(|s| condition::condition(&s.directive))
+                let mut branches = unit.syntax.skipped.iter().flat_map(|s| s.branches.iter());
+                branches.find(|b| b.defines.contains(n)).map(|b| b.condition.clone())
             });
             match definer {
                 Some(condition) => {

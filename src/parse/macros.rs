@@ -5,10 +5,11 @@
 //! so a macro's meaning is read from its definition's tokens, expanding
 //! chains of object-like macros, rather than from the expanded AST.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
+use super::branches;
 use super::function::KERNEL_WORDS;
-use super::libclang::{Cursor, CursorKind, RawToken, TokenKind};
+use super::libclang::{Cursor, CursorKind, Extent, RawToken, TokenKind};
 use super::walker::Walker;
 use crate::syntax::*;
 
@@ -174,19 +175,15 @@ impl<'t> Walker<'t, '_> {
     }
 
     /// The text `#if` left out: its names, those used as more than `p[i]` or
-    /// `p->f`, and whether it spells `__constant` (directly or through a macro).
-    /// A branch the build does not take may still use what a migration changes.
+    /// `p->f`, whether it spells `__constant` (directly or through a macro),
+    /// and its branches. A branch the build does not take may still use what
+    /// a migration changes.
     pub(super) fn record_skipped(&mut self) {
-        for extent in self.tu.skipped_ranges() {
-            let range = self.range(&extent);
+        let skipped: Vec<(Extent<'t>, ByteRange, Vec<RawToken>)> =
+            self.tu.skipped_ranges().into_iter().map(|extent| (extent, self.range(&extent), self.tu.tokens(&extent))).collect();
+        let chains = self.directives_before_continued_chains(&skipped);
+        for (extent, range, tokens) in skipped {
             let first_line = extent.start().line;
-            let tokens = self.tu.tokens(&extent);
-            let directive: Vec<String> = tokens
-                .iter()
-                .take_while(|t| t.start.line == first_line)
-                .filter(|t| t.kind != TokenKind::Comment)
-                .map(|t| t.text.clone())
-                .collect();
             let names_constant = |word: &str| Space::from_keyword(word) == Some(Space::Constant);
             let spells_constant = tokens.iter().any(|t| {
                 let mut words = Vec::new();
@@ -201,7 +198,9 @@ impl<'t> Walker<'t, '_> {
                 .collect();
             escaping.sort();
             escaping.dedup();
-            let defines = defined_names(&tokens);
+            let within = branches::directives(&tokens);
+            let earlier = chains.get(&range.file).map(|before| branches::earlier_tests(before, range.start)).unwrap_or_default();
+            let branches = branches::branches(&tokens, &within, earlier);
             let mut identifiers: Vec<String> =
                 tokens.into_iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text).collect();
             identifiers.sort();
@@ -210,17 +209,41 @@ impl<'t> Walker<'t, '_> {
             // (every token of the range, several times a name's size) for
             // as long as the unit lives.
             identifiers.shrink_to_fit();
-            let skipped = SkippedRange { range, first_line, identifiers, escaping, spells_constant, directive, defines };
+            let skipped = SkippedRange { range, first_line, identifiers, escaping, spells_constant, branches };
             self.syntax.skipped.push(super::memo::intern_skipped(skipped));
         }
         self.syntax.skipped.sort_by_key(|s| s.range);
         self.record_condition_macros();
     }
 
+    /// For each file with a skipped range that continues a chain (it opens
+    /// at `#elif` or `#else`): the file's conditional directives up to the
+    /// last such range, read once, where the chain's earlier tests are.
+    fn directives_before_continued_chains(
+        &self,
+        skipped: &[(Extent<'t>, ByteRange, Vec<RawToken>)],
+    ) -> HashMap<FileIndex, Vec<branches::Directive>> {
+        let mut last: HashMap<FileIndex, (u32, Extent<'t>)> = HashMap::new();
+        for (extent, range, tokens) in skipped {
+            if !matches!(tokens.get(1).map(|t| t.text.as_str()), Some("elif" | "else")) {
+                continue;
+            }
+            if last.get(&range.file).is_none_or(|(start, _)| *start < range.start) {
+                last.insert(range.file, (range.start, *extent));
+            }
+        }
+        let read = |(file, (_, extent)): (FileIndex, (u32, Extent<'t>))| {
+            let before = self.tu.file_start(&extent).through(&extent.start_point());
+            (file, branches::directives(&self.tu.tokens(&before)))
+        };
+        last.into_iter().map(read).collect()
+    }
+
     /// The macros the skipped code's conditions use, and those their
     /// definitions use in turn, as conditions read them (see `KernelSyntax::condition_macros`).
     fn record_condition_macros(&mut self) {
-        let mut wanted: Vec<String> = self.syntax.skipped.iter().flat_map(|s| s.directive.iter().cloned()).collect();
+        let conditions = self.syntax.skipped.iter().flat_map(|s| s.branches.iter().flat_map(|b| b.condition.iter().cloned()));
+        let mut wanted: Vec<String> = conditions.collect();
         while let Some(name) = wanted.pop() {
             if self.syntax.condition_macros.contains_key(&name) || self.redefined_macros.contains(&name) {
                 continue;
@@ -231,28 +254,6 @@ impl<'t> Walker<'t, '_> {
             self.syntax.condition_macros.insert(name, read);
         }
     }
-}
-
-/// The names `#define`d in `tokens` (skipped text, its opening directive
-/// first) outside the conditional blocks nested in it: what enabling the
-/// text alone defines. A directive's `#` begins its line.
-fn defined_names(tokens: &[RawToken]) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(1) {
-        if t.text != "#" || tokens[i - 1].start.line == t.start.line {
-            continue;
-        }
-        match tokens.get(i + 1).map(|d| d.text.as_str()) {
-            Some("if" | "ifdef" | "ifndef") => depth += 1,
-            Some("endif") => depth = depth.saturating_sub(1),
-            Some("define") if depth == 0 => names.extend(tokens.get(i + 2).map(|name| name.text.clone())),
-            _ => {}
-        }
-    }
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// A definition's tokens after the name, read as a condition macro: a

@@ -13,6 +13,7 @@
 //! `declarator` (a pointer declaration's levels and spelled qualifiers) and
 //! `vars` (program-scope variables).
 
+mod branches;
 mod casts;
 mod declarator;
 mod error;

@@ -1,9 +1,12 @@
 //! Rewrite rules: each turns decisions into `Fix`es, sorted,
-//! non-overlapping byte-range edits of the original text. A rule owns its
-//! whole life in one place: the per-declaration rules are a file each; the
-//! batch-wide ones (`merge_duplicates`, `program_scope`) are a directory
-//! each with their detection, refusal policy and edits. The shared edit
-//! primitives live here; every rule's code and docs are in `crate::codes`.
+//! non-overlapping byte-range edits of the original text. A rule lives in
+//! one place: its module holds what it takes (`applies`, or its detection),
+//! its edits and its documentation (`DOC`, what `clasp rule CODE` prints);
+//! the per-declaration rules are a file each, the batch-wide ones
+//! (`merge_duplicates`, `program_scope`, `host_build_options`) a directory
+//! each. Its code is one row of the table in `crate::codes`, which
+//! `registry` reads for the documentation and the per-declaration dispatch.
+//! The shared edit primitives live here.
 
 pub mod array_param;
 pub mod generic_local;
@@ -12,6 +15,7 @@ pub mod generic_return;
 pub mod host_build_options;
 pub mod merge_duplicates;
 pub mod program_scope;
+pub mod registry;
 
 use serde::Serialize;
 use std::path::PathBuf;
@@ -280,15 +284,7 @@ pub fn generic_fix(unit: &Unit, decision: &DeclDecision, rule: Code, subject: St
 
 /// Every fix for a unit's decisions, in source order.
 pub fn fixes(unit: &Unit, decisions: &[Arc<DeclDecision>]) -> Vec<Fix> {
-    let mut out: Vec<Fix> = decisions
-        .iter()
-        .filter_map(|d| match d.decl.kind {
-            DeclKind::Param(_) if d.decl.array.is_some() => array_param::fix(unit, d),
-            DeclKind::Param(_) => generic_param::fix(unit, d),
-            DeclKind::Local => generic_local::fix(unit, d),
-            DeclKind::Return => generic_return::fix(unit, d),
-        })
-        .collect();
+    let mut out: Vec<Fix> = decisions.iter().filter_map(|d| registry::declaration_fix(unit, d)).collect();
     out.sort_by(|a, b| (&a.file, &a.edits).cmp(&(&b.file, &b.edits)));
     out
 }

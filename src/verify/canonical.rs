@@ -237,11 +237,11 @@ fn canonical_line(
 /// arguments, the casts looked through; counts the flat pointers it is
 /// given (for a proven function, those it is given as flat in the original too).
 fn known_call_line(inst: Val<'_>, callee: &KnownCallee, looked_through: &HashSet<Val<'_>>, flat_accesses: &mut usize) -> String {
-    // A proven function's argument may be a constant cast (a `__local`
-    // array of the kernel's, cast to flat): the same named pointer too.
-    let constant_flat_cast = |value: Val<'_>| {
-        callee.proven && value.constant_opcode() == Some(Opcode::AddrSpaceCast) && value.ty().pointer_space() == Some(0)
-    };
+    // An argument may be a constant cast (a `__local` array of the
+    // kernel's, or an offset into it, cast to flat): the same named pointer
+    // too, looked through as a cast instruction is.
+    let constant_flat_cast =
+        |value: Val<'_>| value.constant_opcode() == Some(Opcode::AddrSpaceCast) && value.ty().pointer_space() == Some(0);
     let resolve = |value| {
         if looked_through.contains(&value) || constant_flat_cast(value) {
             value.operand(0)

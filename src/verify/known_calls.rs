@@ -23,8 +23,6 @@
 //!
 //! It rewrites instructions through `lower`'s IR view: no `unsafe` here.
 
-use inkwell::values::InstructionOpcode as Opcode;
-
 use super::canonical::compares_by_name;
 use crate::lower::{IrBuilder, LoadedModule, Val};
 
@@ -47,8 +45,11 @@ fn rewrite_arguments<'m>(builder: &IrBuilder<'m>, call: Val<'m>) {
     let arguments: Vec<Val<'m>> = call.arguments().collect();
     for (index, argument) in arguments.into_iter().enumerate() {
         let Some((named, offsets)) = offsets_from_named(argument) else { continue };
-        // Where the flat offset was taken, as the original took its own there.
-        builder.position_before(offsets[0]);
+        // Where the flat offset was taken, as the original took its own there
+        // (a constant one: at the call; the builder folds constants anyway).
+        // A constant offset holds no instruction, so an instruction in the
+        // chain means the outermost offset is one.
+        builder.position_before(if offsets[0].opcode().is_some() { offsets[0] } else { call });
         let mut pointer = named;
         for gep in offsets.iter().rev() {
             let indices: Vec<Val<'m>> = gep.operands().skip(1).collect();
@@ -61,15 +62,18 @@ fn rewrite_arguments<'m>(builder: &IrBuilder<'m>, call: Val<'m>) {
 }
 
 /// When `value` is one or more `getelementptr`s over a cast to flat of a
-/// pointer of a named space: that pointer, and the offsets (outermost first).
+/// pointer of a named space: that pointer, and the offsets (outermost
+/// first). Instructions or constant expressions alike (a kernel's own
+/// `__local` array is a constant, and so are the offsets into it at
+/// constant indices).
 fn offsets_from_named(value: Val<'_>) -> Option<(Val<'_>, Vec<Val<'_>>)> {
     let mut offsets = Vec::new();
     let mut current = value;
-    while current.is_gep() {
+    while current.is_offset() {
         offsets.push(current);
         current = current.operand(0);
     }
-    if offsets.is_empty() || current.opcode() != Some(Opcode::AddrSpaceCast) {
+    if offsets.is_empty() || !current.is_space_cast() {
         return None;
     }
     let named = current.operand(0);

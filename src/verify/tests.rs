@@ -212,6 +212,33 @@ fn an_offset_generic_pointer_handed_to_a_builtin_is_equivalent() {
 }
 
 #[test]
+fn offsets_into_a_kernels_own_local_array_handed_to_builtins_are_equivalent() {
+    // The kernel's `__local` array is a constant, so is its cast to flat, and so is an offset
+    // into it at a constant index: the offsets are constant expressions, not instructions.
+    let original = "float4 at(const __local float *p, int k) { return vload4(0, p + k); }\n\
+        float8 back(const __local float *p) { return vload8(0, &p[-8]); }\n\
+        void put(__local float *p, float4 v) { vstore4(v, 1, p + 4); }\n\
+        __kernel void k(__global float *out, int off) {\n\
+          __local float lt[64]; lt[get_local_id(0)] = out[get_global_id(0)];\n\
+          barrier(CLK_LOCAL_MEM_FENCE);\n\
+          float4 a = at(lt, off); float8 b = back(lt + 16); put(lt, a);\n\
+          barrier(CLK_LOCAL_MEM_FENCE);\n\
+          out[get_global_id(0)] = a.y + b.s3 + lt[5];\n\
+        }\n";
+    let migrated = edited(
+        original,
+        &[
+            ("at(const __local float *p", "at(const float *p"),
+            ("back(const __local float *p", "back(const float *p"),
+            ("put(__local float *p", "put(float *p"),
+        ],
+    );
+    assert_equal(&check_equivalent(original, &migrated), 1);
+    let shifted = edited(&migrated, &[("&p[-8]", "&p[-7]")]);
+    assert_different(&check_equivalent(original, &shifted));
+}
+
+#[test]
 fn noinline_helper_is_equivalent() {
     // A source `noinline` must not keep the generic pointer opaque in one version.
     let original = "__attribute__((noinline)) void put(__local float *d, int i, float x) { d[i] = x; }\n\

@@ -146,8 +146,12 @@ impl<'ctx> LoadedModule<'ctx> {
             let cc = f.get_call_conventions();
             let raw = f.as_value_ref();
             // Read params raw: inkwell's iterator panics on metadata params (debug intrinsics).
+            // The hidden slot of a struct returned by value (`sret`) is no source parameter.
             // SAFETY: `raw` is a function of this module; indices are below its param count.
-            let params = (0..unsafe { LLVMCountParams(raw) }).map(|i| self.wrap(unsafe { LLVMGetParam(raw, i) })).collect();
+            let params = (0..unsafe { LLVMCountParams(raw) })
+                .filter(|i| !unsafe { is_struct_return_slot(LLVMGetEnumAttributeAtIndex(raw, i + 1, struct_return_kind())) })
+                .map(|i| self.wrap(unsafe { LLVMGetParam(raw, i) }))
+                .collect();
             // Raw again: inkwell panics on target extension types (`spirv.Event`).
             // SAFETY: `raw` is a function; the type kind is checked before the space is read.
             let return_space = unsafe {
@@ -324,6 +328,19 @@ impl<'m> Val<'m> {
         }
     }
 
+    /// For a call: its arguments as the source passes them, numbered as the
+    /// callee's source parameters (the hidden slot of a struct returned by
+    /// value, `sret`, left out).
+    pub fn call_arguments(&self) -> Vec<Val<'m>> {
+        // SAFETY: the count is 0 for anything but a call; indices are below it.
+        unsafe {
+            (0..self.call_arg_count())
+                .filter(|i| !is_struct_return_slot(LLVMGetCallSiteEnumAttribute(self.raw, i + 1, struct_return_kind())))
+                .map(|i| self.wrap(LLVMGetOperand(self.raw, i)))
+                .collect()
+        }
+    }
+
     /// The instruction's debug location (file, line, column), if any.
     pub fn debug_loc(&self) -> Option<(String, u32, u32)> {
         // SAFETY: valid instruction; LLVM owns the file and directory name bytes.
@@ -380,4 +397,16 @@ impl<'m> Val<'m> {
             Some((self.wrap(address), name, line))
         }
     }
+}
+
+/// LLVM's kind number of the `sret` attribute.
+fn struct_return_kind() -> c_uint {
+    static KIND: std::sync::OnceLock<c_uint> = std::sync::OnceLock::new();
+    // SAFETY: reads a static table of attribute names.
+    *KIND.get_or_init(|| unsafe { LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4) })
+}
+
+/// Whether an attribute looked up as `sret` is present.
+fn is_struct_return_slot(attribute: llvm_sys::prelude::LLVMAttributeRef) -> bool {
+    !attribute.is_null()
 }

@@ -172,13 +172,24 @@ impl<'m> Val<'m> {
         (0..count).map(move |i| this.operand(i))
     }
 
+    /// Whether the value is a `getelementptr`, instruction or constant expression.
+    pub(crate) fn is_offset(&self) -> bool {
+        self.is_gep() || self.constant_opcode() == Some(InstructionOpcode::GetElementPtr)
+    }
+
+    /// Whether the value is an `addrspacecast`, instruction or constant expression.
+    pub(crate) fn is_space_cast(&self) -> bool {
+        let cast = Some(InstructionOpcode::AddrSpaceCast);
+        self.opcode() == cast || self.constant_opcode() == cast
+    }
+
     /// A `getelementptr`'s source element type and whether it is `inbounds`
-    /// (`None` for any other value).
+    /// (`None` for any other value), instruction or constant expression.
     pub(crate) fn gep_element_type(&self) -> Option<(Ty<'m>, bool)> {
-        if !self.is_gep() {
+        if !self.is_offset() {
             return None;
         }
-        // SAFETY: a getelementptr instruction.
+        // SAFETY: a getelementptr instruction or constant expression (both a GEPOperator).
         unsafe { Some((Ty::of(LLVMGetGEPSourceElementType(self.raw)), LLVMIsInBounds(self.raw) != 0)) }
     }
 

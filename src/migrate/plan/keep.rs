@@ -4,11 +4,13 @@
 //! and `--ignore` leave out. Each kept declaration is pinned with code
 //! `suppressed` before the inference runs, so what flows into it stays
 //! named too and a required change it blocks is an error, as for any pin.
+//! Which rule would change a declaration is the code table's
+//! (`rules::registry::declaration_rule`), as for the fixes themselves.
 
 use std::collections::BTreeMap;
 
 use crate::codes::Code;
-use crate::syntax::{DeclKind, FileIndex, Function, PointerDecl};
+use crate::syntax::{FileIndex, Function, PointerDecl};
 use crate::unit::Unit;
 
 /// What one `// clasp: keep` comment keeps.
@@ -36,30 +38,20 @@ impl Comments {
         decl: &PointerDecl,
         left_out: &BTreeMap<Code, String>,
     ) -> Option<String> {
-        let rule = rule_of(decl);
+        let rule = crate::rules::registry::declaration_rule(decl);
         let mut lines = vec![(decl.pos.file, decl.pos.line)];
         lines.push((function.pos.file, function.pos.line));
         for (file, line) in lines {
             let comments = self.by_file.entry(file).or_insert_with(|| scan(unit.text(file)));
             match comments.get(&line.saturating_sub(1)) {
                 Some((Keep::All, text)) => return Some(format!("kept by `{text}` (line {})", line - 1)),
-                Some((Keep::Rules(rules), text)) if rules.contains(&rule) => {
+                Some((Keep::Rules(rules), text)) if rule.is_some_and(|r| rules.contains(&r)) => {
                     return Some(format!("kept by `{text}` (line {})", line - 1))
                 }
                 _ => {}
             }
         }
-        left_out.get(&rule).cloned()
-    }
-}
-
-/// The rule that would change a declaration.
-fn rule_of(decl: &PointerDecl) -> Code {
-    match decl.kind {
-        DeclKind::Param(_) if decl.array.is_some() => Code::ArrayParamToPointer,
-        DeclKind::Param(_) => Code::GenericParam,
-        DeclKind::Local => Code::GenericLocal,
-        DeclKind::Return => Code::GenericReturn,
+        rule.and_then(|rule| left_out.get(&rule).cloned())
     }
 }
 

@@ -15,6 +15,8 @@
 //! call whose options cannot be traced (`untraced-options`) or whose program
 //! cannot be found (`unlinked-build`, only when the batch changed kernels)
 //! is a warning with the exact option to add.
+//!
+//! Its documentation, what `clasp rule host-build-options` prints, is `DOC` below.
 
 mod links;
 
@@ -25,7 +27,7 @@ pub use links::{BuiltFile, Helpers};
 
 use serde::Serialize;
 
-use crate::codes::Code;
+use crate::codes::{Code, Doc};
 use crate::host::{BuildCall, HostFacts, OptionsArg, ProgramCreation, ProgramRef};
 use crate::options::Target;
 use crate::rules::{Edit, Fix, Warning};
@@ -293,6 +295,60 @@ fn unlinked(host: &HostInput, call: &BuildCall, mut report: BuildCallReport, cha
         format!("{}: {}: if it builds a program clasp migrated, pass {flag} ({})", call.api, report.detail, Code::UnlinkedBuild);
     Decided { report, fix: None, warning: Some(Warning::at(host.path.clone(), call.at.line, call.at.col, message)) }
 }
+
+/// What `clasp rule` prints for this rule.
+pub const DOC: Doc = Doc {
+    summary: "A host's build call for a migrated program asks for the target's OpenCL C standard.",
+    what: "Edits the options argument of every build call that builds a program clasp changed (its kernel file, one of \
+its sources, its embedded text, or a header any of them `#include`s) so that it passes `-cl-std=CL2.0` (`-cl-std=CL3.0` for \
+the `cl3.0` targets), every other option kept. Build calls: `clBuildProgram`, `clCompileProgram`, \
+`cl::Program::build`/`compile` (any overload, on any object that may be a program: one a creation is stored in, one declared \
+with a type naming `Program`, or one declared in another file when this one names a `Program` type; a tree's \
+`bvh->build(mesh)` is not one) and pyopencl's `Program(...).build(...)`/`compile`. The edit, by options argument:\n\
+- a string literal: the flag added, an existing `-cl-std=CL1.x` replaced (`\"-DTILE=16 -cl-std=CL1.2\"` -> \
+`\"-DTILE=16 -cl-std=CL2.0\"`);\n\
+- `NULL`, `nullptr`, `0` (also cast), Python `None`: replaced by `\"-cl-std=CL2.0\"`;\n\
+- absent (`build()`, `compile()`, `build(devices)`, `build(device)`, also before a callback's arguments: \
+`build(devices, nullptr, cb, data)` has `nullptr` replaced; pyopencl `build()` or `build(devices=...)`): added, \
+`build(\"-cl-std=CL2.0\")`, `build(devices, \"-cl-std=CL2.0\")`, pyopencl `build(options=[\"-cl-std=CL2.0\"])`;\n\
+- none, a constructor that builds (`cl::Program program(ctx, src, true, &err);`, or `cl::Program program(src, true)`): the \
+flag turned off and the build done right after the statement storing the program (`err = program.build(\"-cl-std=CL2.0\");` \
+on the next line, `program.build(...)` alone without an error pointer), likewise after an assignment, and first in the \
+constructor's body for a member initializer;\n\
+- a Python list of strings: the flag appended as an item;\n\
+- a variable initialised from one of those, in the same function or at file scope, never assigned again: its initialiser \
+edited.\n\
+A newer standard already asked for (`-cl-std=CL3.0` when 2.0 is the target) stays. When kernels changed and no build call was \
+found at all, the summary is preceded by a note saying which option the host must pass. `--explain` has a line per host edit \
+and per build call left as it is, the summary counts build calls (`1 build call edited (0 untraced, 0 unlinked)`), \
+`--statistics` counts the fixes, and `--json` lists each call under `host.build_calls` with its `status` (`edited`, \
+`unchanged`, `untraced`, `unlinked`). `--no-host` (or `host = false` in clasp.toml) turns host code off.",
+    why: "Without `-cl-std`, drivers build the highest 1.x version they support (AMD, Intel, PoCL), so a migrated \
+program's generic helpers fail to build at run time; only some drivers default to 3.0. The migration is only done when the \
+host asks for the standard the kernels were migrated to.",
+    example: r#"// before (host.c)
+fread(source, 1, size, fopen("kernels/scale.cl", "rb"));
+program = clCreateProgramWithSource(context, 1, &src, NULL, &err);
+clBuildProgram(program, 0, NULL, NULL, NULL, NULL);
+
+// after: kernels/scale.cl was migrated
+clBuildProgram(program, 0, NULL, "-cl-std=CL2.0", NULL, NULL);"#,
+    refuses: "A call is edited only when every program it may build was migrated and verified in this run; a program \
+whose kernel file was excluded, failed to parse or compile, was withdrawn, or is not in the batch is never switched, and a call \
+is `unchanged` only when clasp traced what it builds and that did not change. clasp traces a program from its creation \
+(`clCreateProgramWithSource`, `cl::Program(ctx, ...)`, pyopencl's `Program(ctx, src)`, or chained) in the call's function, or, \
+for a program stored in a member of the class whose method builds it (`self.prg`, `this->program_`), from every creation stored \
+in that member: to an embedded kernel, to a variable another host file declares holding one, to the files the host `#include`s \
+as its sources, or to the kernel file its source is read from. That file is the one a string literal names where the source is \
+read (directly, through a variable, or as the reader call in the source argument), else any kernel file named in the same \
+function, unless a source of that function is read from a file named at run time; it is resolved from the host's directory or \
+one above it. A file name that comes from a caller (a helper `CreateProgram(ctx, dev, \"k.cl\")` reading the file its parameter \
+names) is followed through the parameter to every call of the helper in the batch (the nearest file defining the helper; one \
+level of calls), and the helper's call is edited when all of them changed. A call whose options cannot be traced is \
+`untraced-options`; one whose program cannot be traced is `unlinked-build`; both are warnings, pending manual work.",
+    safety: "The edit changes only the options string the host passes; the kernels it builds were verified as the target \
+standard. A second run finds the flag and changes nothing. Review the host diff like any other: it is shown with the kernels'.",
+};
 
 #[cfg(test)]
 mod tests {

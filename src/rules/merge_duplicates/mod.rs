@@ -18,6 +18,8 @@
 //! `#if`-skipped code) and one member is defined, before every use, in every
 //! unit that sees the group: that one survives, under the group's common
 //! name when it is free.
+//!
+//! Its documentation, what `clasp rule merge-duplicates` prints, is `DOC` below.
 
 mod detect;
 pub mod edits;
@@ -30,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::codes::Code;
+use crate::codes::{verified, Code, Doc};
 use crate::ids::{DeclKey, UnitId};
 use crate::infer::{Decision, Decisions};
 use crate::rules::Fix;
@@ -309,3 +311,82 @@ fn build(
     let MergeEdits { fix, files } = edits::fix(units, &touched, &members, &candidate.kept, &name);
     Merge { members, kept: candidate.kept.clone(), name, fix, units: touched, decl_keys, depends_on, files }
 }
+
+/// What `clasp rule` prints for this rule.
+pub const DOC: Doc = Doc {
+    summary: "Helpers written once per address space become one generic helper.",
+    what: "Finds helper definitions, across the batch, written once per address space, keeps one of them (the \
+survivor) as a generic helper, deletes the others and renames every call. Duplicates: helper definitions (not kernels, not \
+produced by a macro, under the edit root) whose tokens as written are the same except for the qualifiers the generic rewrite \
+removes (first level of each pointer parameter, local and return; keyword or qualifier macro), their own names and calls to \
+helpers that are duplicates of each other (`mid_g` -> `leaf_g` and `mid_l` -> `leaf_l` merge both groups). Comments and \
+blanks do not count; any other token does, so a near-duplicate stays. A call to a user function outside the group compares by \
+its IR name (two overloads of one name differ), a builtin by its name (`vload4` of a `__global` and of a `__local` pointer is \
+one generic builtin in 2.0). A helper using a macro the unit defines twice with different bodies, directly or through other \
+macros, is never compared (two headers each defining `GLOBAL_AS __global` alike do not stop it). Which declaration carries \
+which qualifier counts (`copy_pg(__global d, s)` and `copy_gp(d, __global s)` are per-space duplicates); copies with the same \
+qualifiers are not, and are left alone. Each unit compares the definitions it sees; a group in a shared header merges only if \
+every unit seeing it agrees. Groups found by different units join, then split into families, each merged on its own: at most \
+one member per qualifier signature, and a member every unit seeing the family sees. Copies pair closest first: in the same \
+file, then by the longest name they share (`rows_sum_g` with `rows_sum_l`, not `cols_sum_l`); copies in different files whose \
+names share nothing never pair (a file's own `accum_g`/`accum_l` stay apart from a header's identical `sum_g`/`sum_l`; of \
+`peak_g`, `peak2_g` and `peak2_l` only the `peak2` pair merges).\n\nThe members that merge are those whose qualified pointers \
+all become generic in every unit seeing them; a `__constant` member (unless its tables can move: `constant-to-global`), one \
+pinned by a builtin, one that would lose `const`, or one calling into a group that does not merge stays as its own function, \
+with why, while the others merge. The survivor is the first member (file, then position) that every unit seeing the group \
+defines, declared there before every function calling a member (so two headers' copies merge into the one every program \
+includes). Its name: an overload set keeps its name; else the words the names share at start and end (`dot_g`, `dot_l` -> \
+`dot`; `load_global_f`, `load_local_f` -> `load_f`; `copyGlobal`, `copyLocal` -> `copy`; `gsum`, `lsum` -> `sum`) when no \
+unit seeing the group writes that identifier anywhere (code, macros, skipped text), it is no keyword, OpenCL builtin or C \
+library function (clang, asked as OpenCL C and as C, finds it undeclared and no library function, so `dot` and `memset` are \
+taken), and no other merge took it; else the survivor's own name. The other definitions and their prototypes are deleted with \
+their indentation, `;`, line end, a trailing `// comment`, the comment lines right above (they describe that copy) and one \
+blank line they leave. A declaration includes the macro uses before it (and after a prototype: `void f(int) ATTR;`) that \
+expand to nothing in the analysed build (`NOINLINE` under `#define NOINLINE`), which are deleted with it and count in the \
+comparison, so the merge comes out the same whichever of those builds clasp analyses.\n\nReports: `--explain` says `not \
+merged <code>` for a group left alone, `--json` lists `merges` (name, place, members, members kept with why, verified) and \
+`unmerged` (members, reason, detail), and the summary counts groups merged and definitions deleted.",
+    why: "1.x has no generic pointers, so helpers were copied once per address space (`sum_g`/`sum_l`/`sum_p`, \
+`copyGlobal`/`copyLocal`, overload sets `f(__global T *)` beside `f(__local T *)`). In 2.0 one generic definition serves \
+global, local and private memory, and the copies are only code to keep in step.",
+    example: r#"// before
+float row_sum_g(__global const float *r, int n)
+{
+float s = 0.0f;
+for (int i = 0; i < n; ++i)
+    s += r[i];
+return s;
+}
+
+float row_sum_l(__local const float *r, int n)
+{
+float s = 0.0f;
+for (int i = 0; i < n; ++i)
+    s += r[i];
+return s;
+}
+// ... row_sum_g(in, n) + row_sum_l(tile, n) ...
+
+// after
+float row_sum(const float *r, int n)
+{
+float s = 0.0f;
+for (int i = 0; i < n; ++i)
+    s += r[i];
+return s;
+}
+// ... row_sum(in, n) + row_sum(tile, n) ..."#,
+    refuses: "A group is not merged (`not merged <code>`) when a member's address is taken (`address-taken`); it is \
+named in a macro body or called through a macro (`macro`); it is named in code `#if` skips (`skipped-if`); a build sees the \
+copies differ or defines another function of a member's name (`configuration`); it is called from outside the edit root \
+(`outside-root`); a unit calls a member it does not define (`declared-elsewhere`); fewer than two members can become generic \
+(`pinned`); its members call a group that does not merge (`calls-unmerged`); no member can be kept (`no-survivor`); or \
+verification withdrew the merge (its withdrawal code). Units that only declare a member (a shared header's prototypes) are edited in step and verified too. `--no-merge` \
+(or `--ignore merge-duplicates`) turns the rule off.",
+    safety: verified!(
+        "A merge is one change set with its members' generic rewrites and the merges it calls into: recompiled, and every \
+kernel of every unit that sees a member proven equivalent. When verification withdraws it, clasp plans again without that merge \
+(the members' own generic rewrites may then stand; when merges call into each other, the callers go first) and verifies again; \
+checks whose texts did not change are not run twice."
+    ),
+};

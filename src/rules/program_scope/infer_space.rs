@@ -9,11 +9,13 @@
 //! lenient vendor compilers accepted it; 2.0 reads it as `__global`. Naming
 //! the space says which one the program gets: `__constant` when it is
 //! initialised, only read and within the budget, else `__global` (`infer_spaces`).
+//!
+//! Its documentation, what `clasp rule infer-program-scope-space` prints, is `DOC` below.
 
 use std::collections::BTreeMap;
 
 use super::components::{size_of, tables_of};
-use crate::codes::Code;
+use crate::codes::{verified, Code, Doc};
 use crate::ids::{DeclKey, UnitId};
 use crate::infer::Evidence;
 use crate::ir::{Sink, Source};
@@ -210,3 +212,33 @@ fn why_global(unit: &Unit, var: &ProgramVar, options: &MigrateOptions, constant_
     }
     None
 }
+
+/// What `clasp rule` prints for this rule.
+pub const DOC: Doc = Doc {
+    summary: "A program-scope variable written with no address space gets one.",
+    what: "Names the space of a program-scope variable, or a `static` one in a function, written with none: `__constant` \
+when it is initialised, only read (its address passed to nothing but `vload` builtins) and the program's `__constant` data stays \
+within `--constant-budget`; else `__global` (it is written, not initialised, its address is passed on, the budget is exceeded, \
+or `--globals prefer-global`), with why. The keyword follows the file's spelling; a variable in a shared header is `__global` \
+if any program including it needs it so. `clasp analyze` marks such a variable (\"no address space\"); `--explain` says the \
+space given, why, and the cost (\"reads go through the constant cache\" / \"the global cache\"); `--json` has the fix's \
+`variable` object (`because`: `inferred`; see `constant-to-global`), and the summary counts it among the program-scope \
+variables given a new space.",
+    why: "OpenCL C 1.2 rejects such a variable (\"program scope variable must reside in constant address space\"), \
+though lenient vendor compilers accepted it; so `--std auto` (the default) reads the unit as 2.0, where it is `__global`. Naming the space says which \
+one the program gets, and `__constant` keeps read-only data in the constant cache.",
+    example: r#"// before: OpenCL C 1.2 rejects both
+const float gain[4] = { 1.0f, 0.5f, 0.25f, 0.125f };
+int histogram[256];
+
+// after
+__constant const float gain[4] = { 1.0f, 0.5f, 0.25f, 0.125f };
+__global int histogram[256];"#,
+    refuses: "It has no refusal code of its own: a variable that cannot be `__constant` gets `__global`, with why. \
+Variables in files outside the edit root are left alone, and nothing is named under `--target cl3.0-nogeneric` (such a unit \
+compiles neither as 1.2 nor as the target, and is an error with clang's message, file, line and column).",
+    safety: verified!(
+        "Program-scope data is compared too: a variable never written and marked `__constant` on one side only compares \
+equal, a changed initialiser does not."
+    ),
+};

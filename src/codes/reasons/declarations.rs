@@ -2,7 +2,7 @@
 
 use super::Doc;
 
-pub(super) const KERNEL_PARAM: Doc = Doc {
+pub const KERNEL_PARAM: Doc = Doc {
     summary: "A kernel parameter keeps its named space.",
     what: "A kernel's pointer parameters keep `__global`, `__local` or `__constant`; kernels are left unchanged, not \
 refused. The code appears where a change would need one generic: a helper pointer whose value flows into a kernel called like a \
@@ -22,7 +22,7 @@ including kernels stamped out by a macro.",
 that both call; that helper's parameters can become generic.",
 };
 
-pub(super) const BUILTIN_PIN: Doc = Doc {
+pub const BUILTIN_PIN: Doc = Doc {
     summary: "A pointer passed to a builtin with no generic overload keeps its named space.",
     what: "A helper's pointer keeps its space when it, or a pointer derived from it, is passed to a 1.x atomic \
 (`atomic_*`, `atom_*`), `async_work_group_copy`, `async_work_group_strided_copy` or `prefetch`. The declarations whose values \
@@ -40,7 +40,7 @@ out-parameters and C11-style atomics accept generic pointers and do not pin.",
 `atomic_int *`), which take generic pointers. Copies of a helper that are all pinned are not merged (`pinned`).",
 };
 
-pub(super) const CONSTANT_SPACE: Doc = Doc {
+pub const CONSTANT_SPACE: Doc = Doc {
     summary: "A `__constant` pointer keeps its space: `__constant` is not part of the generic address space.",
     what: "A helper's `__constant` pointer stays `__constant`. When every `__constant` value it receives is a \
 program-scope table that moves to `__global` (`constant-to-global`), it follows the tables instead and may become generic.",
@@ -55,7 +55,7 @@ float tap(__constant float *t, int i) { return t[i]; }   // stays __constant"#,
 receives a string literal or a kernel's `__constant` parameter cannot follow.",
 };
 
-pub(super) const FLOWS_TO_PINNED: Doc = Doc {
+pub const FLOWS_TO_PINNED: Doc = Doc {
     summary: "A pointer whose value flows into a declaration that must stay named keeps its space.",
     what: "A helper's pointer keeps its space because a declaration downstream of it (a callee's parameter, a local, a \
 returned pointer, through any number of calls) must stay named; the message names that declaration and its own reason.",
@@ -68,7 +68,7 @@ code, or as a kernel parameter).",
     safety: "Remove the reason of the declaration named in the message; this one then follows it.",
 };
 
-pub(super) const SIZEOF_POINTER: Doc = Doc {
+pub const SIZEOF_POINTER: Doc = Doc {
     summary: "A pointer whose own size is taken (`sizeof(p)`) keeps its named space.",
     what: "A helper's pointer keeps its space when `sizeof` is applied to the pointer itself, not to what it points to.",
     why: "Pointers into different address spaces may differ in size (never assume `sizeof(__local int *) == sizeof(int \
@@ -81,7 +81,7 @@ out[0] = sizeof(p);   // the pointer's own size: `p` stays __local
     safety: "If the size of the data was meant, write `sizeof(*p)` or the type; the pointer can then become generic.",
 };
 
-pub(super) const POINTER_TO_INTEGER: Doc = Doc {
+pub const POINTER_TO_INTEGER: Doc = Doc {
     summary: "A pointer converted to an integer keeps its named space.",
     what: "A helper's pointer keeps its space when its value, or a pointer derived from it, is converted to an integer \
 (an alignment test, an address used as a key).",
@@ -95,7 +95,7 @@ return ((ulong)p & 15) == 0;   // `p` stays __global
     safety: "Keep an index or an offset instead of the address where you can; otherwise the helper keeps its named space.",
 };
 
-pub(super) const ESCAPES_TO_MEMORY: Doc = Doc {
+pub const ESCAPES_TO_MEMORY: Doc = Doc {
     summary: "A pointer stored into memory that is not a declared variable keeps its named space.",
     what: "A helper's pointer keeps its space when its value is stored into memory other than a declared pointer \
 variable: a struct field, an array element, a location reached through another pointer.",
@@ -115,7 +115,7 @@ declares it.",
     safety: "Pass the pointer itself to the helpers that use it instead of storing it in a struct or an array.",
 };
 
-pub(super) const POINTER_TO_POINTER: Doc = Doc {
+pub const POINTER_TO_POINTER: Doc = Doc {
     summary: "The inner levels of a pointer to pointer keep their named spaces.",
     what: "In a helper's `__global float **pp`, the inner `__global` stays; the declaration is refused for it when its \
 first level gets no change.",
@@ -133,7 +133,7 @@ its first level stays as it is.",
 generic.",
 };
 
-pub(super) const UNDEFINED_CALLEE: Doc = Doc {
+pub const UNDEFINED_CALLEE: Doc = Doc {
     summary: "A pointer passed to a function declared but not defined in the unit keeps its named space.",
     what: "A helper's pointer keeps its space when it is passed to a function the unit declares but does not define: its \
 body is in another program linked in, or elsewhere.",
@@ -150,36 +150,44 @@ return 2.0f * total(v, n);   // `v` stays __global
 like any other.",
 };
 
-pub(super) const MACRO: Doc = Doc {
+pub const MACRO: Doc = Doc {
     summary: "Produced by a macro, called through one, or not spelled at the declaration.",
-    what: "clasp never edits a macro definition or text a macro expands to, so what depends on one stays. A declaration \
-(`refused macro`): the pointer declaration, or its whole function, comes from a macro expansion. A duplicate group (`not merged \
-macro`): a member is called through a macro or named in a macro body, so renaming it would edit the macro. A program-scope table \
-(`refused macro`, program scope): its qualifier is not written at its declaration, or a `__constant` pointer its address reaches \
-is declared by a macro.",
+    what: "Something depends on a macro clasp cannot edit safely, so it stays. A declaration (`refused macro`): the \
+pointer declaration, or its whole function, comes from a macro expansion and its qualifier is not written in the macro's \
+argument or body; or the qualifier is an argument of a macro use (`DEFINE_SUM(sum_l, const __local)`) that cannot change, \
+because another expansion of that macro puts the token elsewhere (the message names that expansion). A duplicate group (`not \
+merged macro`): a member is called through a macro or named in a macro body, so renaming it would edit the macro. A \
+program-scope table (`refused macro`, program scope): its qualifier is not written at its declaration, or a `__constant` \
+pointer its address reaches is declared by a macro.",
     why: "A macro's text is shared by every place that expands it, with other arguments elsewhere; an edit there could \
-change code clasp did not analyse. A qualifier written as a macro use at the declaration (`GMEM float *p`, with `#define GMEM \
-__global`) is fine: the use is removed.",
+change code clasp did not analyse. So clasp edits a qualifier inside a macro (its definition or a use's argument) only when \
+every expansion, in every unit and configuration it builds, puts it on the first level of a pointer declaration that becomes \
+generic; a use elsewhere (a kernel parameter, a variable, a cast, a deeper pointer level, code `#if` skips) or a macro with `#`, \
+`##` or `__VA_ARGS__` keeps the token. A qualifier written as a macro use at the declaration (`GMEM float *p`, with `#define \
+GMEM __global`) is fine: the use is removed.",
     example: r#"#define DEFINE_SCALE(S) \
 void scale_##S(S float *p, float k) { p[0] *= k; }
 DEFINE_SCALE(__global)        // declared inside a macro expansion: `p` stays
 
 #define SUM(p, n) sum_g(p, n)  // names `sum_g`: its duplicate group is not merged"#,
-    refuses: "Declaration: it or its function lies inside a macro expansion. Group: a call of a member is produced by a \
-macro, or a macro body names a member. Table: the table's qualifier is not written at its declaration, or a `__constant` pointer \
+    refuses: "Declaration: it or its function lies inside a macro expansion that does not write its qualifier, or its \
+qualifier is a macro argument some expansion uses otherwise. Group: a call of a member is produced by a macro, or a macro body \
+names a member. Table: the table's qualifier is not written at its declaration, or a `__constant` pointer \
 its address reaches lies inside a macro expansion or has no written qualifier.",
     safety: "Write out by hand what should migrate (the function instead of the macro that stamps it, a direct call \
 instead of the macro), or leave it as it is.",
 };
 
-pub(super) const HIDDEN_QUALIFIER: Doc = Doc {
+pub const HIDDEN_QUALIFIER: Doc = Doc {
     summary: "The qualifier comes from a typedef or a macro that is more than a qualifier.",
-    what: "A helper's pointer keeps its space when its qualifier is not written at the declaration as a keyword or a \
-qualifier macro: it comes from a typedef (`typedef __global float *gptr;`), from a macro that expands to more than a qualifier \
-(`#define GPTR __global float *`), or from a parenthesised declarator.",
-    why: "Removing it would mean editing the typedef or the macro, which every other use shares. A macro whose \
-definition is exactly a qualifier (`#define GMEM __global`) is not hidden: its use is removed. A macro naming no space at all \
-(`#define SRC const`) is just part of the type.",
+    what: "A helper's pointer keeps its space when its qualifier is written where clasp cannot edit it for this \
+declaration alone: in a typedef (`typedef __global float *gptr;`), in the body of a macro (`#define ROWS(T) __global const T \
+*`) that some expansion uses otherwise (a kernel parameter, a variable, a cast, a deeper pointer level, code `#if` skips; the \
+message names that expansion) or that clasp cannot read through, or in a parenthesised declarator.",
+    why: "Removing it would mean editing the typedef or the macro, which every other use shares. A macro body is edited \
+only when every expansion, in every unit and configuration, agrees (`clasp rule generic-param`). A macro whose definition is \
+exactly a qualifier (`#define GMEM __global`) is not hidden: its use is removed. A macro naming no space at all (`#define SRC \
+const`, `#define vec_t float4`) is not a qualifier, just part of the type.",
     example: r#"typedef __global float *gfloat_ptr;
 
 float first(gfloat_ptr p) { return p[0]; }   // the space is in the typedef: it stays"#,
@@ -189,7 +197,7 @@ required change it is an error for the file (`cannot repair hidden-qualifier`)."
 and run clasp again.",
 };
 
-pub(super) const SKIPPED_IF: Doc = Doc {
+pub const SKIPPED_IF: Doc = Doc {
     summary: "Used in code `#if` skips in every unit of the batch.",
     what: "A declaration (`refused skipped-if`): a helper's pointer keeps its space when code of its own function that \
 `#if` skips uses it other than to reach what it points to (`p[i]` and `p->f` are fine; passing, assigning, casting or `&p[i]` \
@@ -217,11 +225,14 @@ more (its detail says the bound was hit).",
 so a unit compiles that code, or delete the dead branch.",
 };
 
-pub(super) const SKIPPED_CALLER: Doc = Doc {
+pub const SKIPPED_CALLER: Doc = Doc {
     summary: "Named in code `#if` skips that could pass it a `__constant` pointer.",
     what: "A helper's pointers keep their spaces when code `#if` skips names the function and could pass it a \
-`__constant` pointer: the skipped code spells `__constant` (directly or through a macro) or names a `__constant` variable or \
-pointer of the unit.",
+`__constant` pointer: the skipped code spells `__constant` (directly or through a macro) or names a `__constant` program-scope \
+variable or a `__constant` pointer of the function around it (a name is resolved to the declaration in scope there, as the \
+compiler would, so another function's `__constant` parameter of the same name does not count). Also when the skipped code \
+names the function and clasp derived a configuration to build it (`--discover-configurations`) that fails with an \
+address-space error: a change here could make that code compile, and a second run see other code.",
     why: "A generic parameter accepts every pointer but a `__constant` one; an unseen caller passing one would stop the \
 build that compiles it. Skipped code that cannot pass one (another build's definition, calls with other pointers) does not \
 refuse.",
@@ -236,7 +247,7 @@ pass a `__constant` pointer as above. A required change overrides it, with a not
 clasp analyses it instead of guessing, or remove the dead branch.",
 };
 
-pub(super) const CAST_TO_NAMED: Doc = Doc {
+pub const CAST_TO_NAMED: Doc = Doc {
     summary: "A pointer cast to a named space that would not only retype it keeps its own space.",
     what: "A helper's pointer keeps its space when its value, or a pointer derived from it (arithmetic, an element's \
 address, a step, another cast), is cast explicitly to a pointer into another named space, into `__constant`, or \
@@ -256,7 +267,7 @@ space than the declaration's, into `__constant`, or through a typedef, a macro b
 generic) and make the parameter generic by hand.",
 };
 
-pub(super) const NO_EVIDENCE: Doc = Doc {
+pub const NO_EVIDENCE: Doc = Doc {
     summary: "The function is not in the IR, so there is no evidence about its pointers.",
     what: "A function's pointers keep their spaces when the compiler emitted no code for it, so the IR cannot say what \
 they receive or reach.",
@@ -270,7 +281,7 @@ extern inline float first(__global const float *p) { return p[0]; }   // stays _
 clasp has evidence.",
 };
 
-pub(super) const TARGET_WITHOUT_GENERIC: Doc = Doc {
+pub const TARGET_WITHOUT_GENERIC: Doc = Doc {
     summary: "The target has no generic address space.",
     what: "Under `--target cl3.0-nogeneric` every helper pointer keeps its space: no generic rewrite and no merge applies.",
     why: "OpenCL C 3.0 makes the generic address space optional (`__opencl_c_generic_address_space`); without it, 3.0 \
@@ -282,7 +293,7 @@ float first(__global const float *p) { return p[0]; }   // stays __global"#,
 generic feature (`CL_DEVICE_OPENCL_C_FEATURES` says).",
 };
 
-pub(super) const OUTSIDE_ROOT: Doc = Doc {
+pub const OUTSIDE_ROOT: Doc = Doc {
     summary: "In a file outside the edit root.",
     what: "Nothing outside the edit root is edited. A declaration (`refused outside-root`): a pointer declared in a file \
 outside the root (a system or SDK header, another tree) keeps its space, and the declarations flowing into it stay as \
@@ -300,10 +311,10 @@ is not under the edit root.",
 otherwise it stays as it is by design.",
 };
 
-pub(super) const HEADER_CONFLICT: Doc = Doc {
+pub const HEADER_CONFLICT: Doc = Doc {
     summary: "Another program including the same header keeps the declaration named.",
     what: "A declaration in a file several programs include keeps its space in all of them when one program keeps it \
-named; the message names that program and its reason. Units sharing a header are inferred again until they agree.",
+named (or, likewise, in programs sharing the same program source); the message names that program and its reason. Units sharing a header are inferred again until they agree.",
     why: "A header's text is the same for every program including it, so clasp changes it only when the change is right \
 for each of them.",
     example: r#"// util.h, included by a.cl and b.cl
@@ -315,11 +326,13 @@ file they share. When the unit keeping it named is a configuration, the code is 
     safety: "Remove the reason given for the other program, or accept that the declaration stays named there and here.",
 };
 
-pub(super) const CONFIGURATION: Doc = Doc {
+pub const CONFIGURATION: Doc = Doc {
     summary: "Another configuration of the same file (or of a shared header) disagrees.",
     what: "A declaration (`refused configuration`): the same file, or a header it shares, built in another configuration \
-(`[[configuration]]` in `clasp.toml`, or a file listed more than once in `--compile-commands`) keeps the pointer named; the \
-message names the configuration and its reason. A duplicate group (`not merged configuration`): a unit sees the copies differ in \
+(`[[configuration]]` in `clasp.toml`, a file listed more than once in `--compile-commands`, a build call of the host with other \
+options, or a configuration clasp discovered for code `#if` skips, `discovered -DFAST=1`) keeps the pointer named; the \
+message names the configuration and its reason. A file that fails to compile in one configuration only (an `#error` there) \
+changes in none: its change sets are withdrawn with this code. A duplicate group (`not merged configuration`): a unit sees the copies differ in \
 more than address spaces (other macros, other `#if` branches), or defines another function of a member's name, which its calls \
 reach.",
     why: "A file changes once for every build the host makes of it, so a change must be right in each; clasp intersects \
@@ -339,7 +352,7 @@ a unit seeing the group does not find its members alike, or defines a function o
 your host does not build can be dropped from `clasp.toml`.",
 };
 
-pub(super) const VOLATILE_POINTEE: Doc = Doc {
+pub const VOLATILE_POINTEE: Doc = Doc {
     summary: "A pointer to `volatile` data keeps its named space.",
     what: "A helper's pointer to `volatile` data keeps its space; it is refused before anything is built.",
     why: "LLVM's InferAddressSpaces does not rewrite volatile loads and stores through a generic pointer, so they stay \
@@ -353,14 +366,18 @@ atomic gives `builtin-pin`).",
     safety: "Drop `volatile` only where the code does not rely on it; otherwise the helper keeps its named space.",
 };
 
-pub(super) const SUPPRESSED: Doc = Doc {
+pub const SUPPRESSED: Doc = Doc {
     summary: "A declaration the user keeps as it is: a `// clasp: keep` comment, or a rule not selected.",
     what: "A `// clasp: keep` comment alone on the line just before a declaration keeps that declaration's named \
 space; on the line just before a function, every pointer declaration of the function (its parameters, locals and return \
 type), so it is not merged with its duplicates either. `// clasp: keep(generic-param)` (several codes separated by commas) keeps \
-it from those rules only. `--select` and `--ignore` (or `select` and `ignore` in clasp.toml) do the same for every declaration: \
-a rule that is ignored, or not selected, changes nothing. Declarations whose values flow into a kept one keep their space too \
-(`flows-to-pinned`).",
+it from those rules only. `--select CODES` and `--ignore CODES` (or `select = [...]` and `ignore = [...]` in clasp.toml) do the same \
+for every declaration: a rule that is ignored, or not selected, changes nothing. `generic-param`, `generic-local`, \
+`generic-return`, `array-param-to-pointer` and `merge-duplicates` can be chosen; the program-scope and host rules follow the \
+changes they serve. The command line's `--select` replaces clasp.toml's; ignored rules add up. Declarations whose values flow \
+into a kept one keep their space too (`flows-to-pinned`). What is kept is refused with this code in every report: \
+`--explain` (`k.cl:13:34: refused suppressed: `v` of `sum_l`: kept by `// clasp: keep` (line 12)`), the summary, \
+`--statistics`, JSON and SARIF.",
     why: "Some helpers must keep their named space for reasons clasp cannot see: an ABI shared with code built \
 elsewhere, a vendor compiler's performance on named pointers, or a change planned for later.",
     example: r#"// clasp: keep
