@@ -68,8 +68,8 @@ fn settings() -> insta::Settings {
 #[test]
 fn toolchain_is_installed() {
     // Fails loudly, never skips, when clang-19 or libclang is missing.
-    clasp::lower::clang_path().expect("clang-19");
-    clasp::parse::ensure_loaded().expect("libclang 19");
+    clasp::front::lower::clang_path().expect("clang-19");
+    clasp::front::parse::ensure_loaded().expect("libclang 19");
 }
 
 #[test]

@@ -31,7 +31,7 @@ fn takes_value(option: &str) -> bool {
 /// (`--help`, `--version`, an error, already printed).
 pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Cli, i32> {
     // clap cannot read host spellings (`-include`, `-cl-mad-enable`): rewrite them first.
-    let args = match crate::build_options::canonicalize(&args, &takes_value) {
+    let args = match crate::settings::build_options::canonicalize(&args, &takes_value) {
         Ok(canonical) => {
             for note in &canonical.notes {
                 let _ = writeln!(stderr, "clasp: note: {note}");

@@ -10,7 +10,7 @@ use super::Stop;
 use crate::cli::args::DevicesArgs;
 use crate::cli::EXIT_OK;
 use crate::devices::{self, worker, Device, Inventory, Platform, TargetSpec};
-use crate::options::Target;
+use crate::settings::options::Target;
 
 /// Runs `clasp devices` and returns its exit code.
 pub fn run(args: &DevicesArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {

@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use super::Stop;
 use crate::codes::Code;
-use crate::render;
-use crate::report::{FileChange, Fix, Migration};
-use crate::style::Palettes;
+use crate::migrate::report::{FileChange, Fix, Migration};
+use crate::output::render;
+use crate::support::style::Palettes;
 
 /// A fix across runs: its rule and where it is reported (canonical file, line,
 /// column), which, unlike a declaration inside an embedded kernel's scratch
@@ -44,7 +44,7 @@ pub struct Review {
 type Shown = (Code, PathBuf, u32, u32, Vec<crate::rules::Edit>);
 
 fn shown_key(fix: &Fix) -> Shown {
-    (fix.rule, crate::root::canonical(&fix.file), fix.line, fix.col, fix.edits.clone())
+    (fix.rule, crate::settings::root::canonical(&fix.file), fix.line, fix.col, fix.edits.clone())
 }
 
 /// How many times the batch may run again after a review before giving up.
@@ -167,7 +167,7 @@ fn ask(input: &mut dyn BufRead, stderr: &mut dyn Write, number: usize, total: us
 }
 
 fn identity(fix: &Fix) -> Option<Identity> {
-    fix.origin.as_ref().map(|_| (fix.rule, crate::root::canonical(&fix.file), fix.line, fix.col))
+    fix.origin.as_ref().map(|_| (fix.rule, crate::settings::root::canonical(&fix.file), fix.line, fix.col))
 }
 
 fn accept(set: &SetView, review: &mut Review) {

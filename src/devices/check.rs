@@ -18,8 +18,8 @@ use serde::Serialize;
 
 use super::worker::{self, Build, Built};
 use super::{Device, Platform};
-use crate::options::{CompileOptions, InputStd, Target};
-use crate::report::{ChangedProgram, FileChange, FileError, Migration, Warning};
+use crate::migrate::report::{ChangedProgram, FileChange, FileError, Migration, Warning};
+use crate::settings::options::{CompileOptions, InputStd, Target};
 
 /// How many lines of a build log reports keep.
 const LOG_LINES: usize = 8;
@@ -213,15 +213,18 @@ fn mirrored(tree: &Path, file: &Path) -> PathBuf {
 /// `clBuildProgram` defines; clang-only arguments are left out).
 fn options(compile: &CompileOptions, tree: Option<&Path>, main: &Path, std: Option<String>, program: &ChangedProgram) -> String {
     let mut words = Vec::new();
-    let dirs =
-        main.parent().map(Path::to_path_buf).into_iter().chain(compile.include_dirs.iter().map(|d| crate::root::canonical(d)));
+    let dirs = main
+        .parent()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(compile.include_dirs.iter().map(|d| crate::settings::root::canonical(d)));
     for dir in dirs {
         words.extend(tree.map(|tree| format!("-I{}", quoted(&mirrored(tree, &dir)))));
         words.push(format!("-I{}", quoted(&dir)));
     }
     words.extend(compile.defines.iter().map(|d| format!("-D{d}")));
     for file in &compile.includes {
-        let canonical = crate::root::canonical(file);
+        let canonical = crate::settings::root::canonical(file);
         let laid_out = tree.filter(|_| program.files.iter().any(|f| f.canonical == canonical));
         words.push("-include".into());
         words.push(quoted(&laid_out.map(|tree| mirrored(tree, &canonical)).unwrap_or(canonical)));
@@ -291,7 +294,7 @@ mod tests {
     fn program(compile: CompileOptions) -> ChangedProgram {
         let files = ["/p/k/a.cl", "/p/inc/h.h"]
             .iter()
-            .map(|f| crate::report::ProgramFile { canonical: PathBuf::from(f), virtual_text: None })
+            .map(|f| crate::migrate::report::ProgramFile { canonical: PathBuf::from(f), virtual_text: None })
             .collect();
         ChangedProgram { label: "k/a.cl".into(), path: "k/a.cl".into(), compile, files }
     }

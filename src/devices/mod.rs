@@ -15,7 +15,7 @@ pub mod worker;
 
 use serde::{Deserialize, Serialize};
 
-use crate::options::Target;
+use crate::settings::options::Target;
 
 /// What the ICD loader lists.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

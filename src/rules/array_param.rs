@@ -13,9 +13,9 @@
 
 use super::{generic_fix, qualifier_edit, Edit, Fix};
 use crate::codes::Code;
+use crate::facts::syntax::{ArrayForm, PointerDecl};
+use crate::front::unit::Unit;
 use crate::infer::DeclDecision;
-use crate::syntax::{ArrayForm, PointerDecl};
-use crate::unit::Unit;
 
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
     let array = decision.decl.array.as_ref()?;

@@ -7,8 +7,8 @@
 
 use super::{generic_fix, qualifier_only, Fix};
 use crate::codes::Code;
+use crate::front::unit::Unit;
 use crate::infer::DeclDecision;
-use crate::unit::Unit;
 
 pub fn fix(unit: &Unit, decision: &DeclDecision) -> Option<Fix> {
     generic_fix(unit, decision, Code::GenericReturn, format!("result of `{}`", decision.function), qualifier_only)

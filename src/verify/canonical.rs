@@ -17,7 +17,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
 use super::opaque::PROVEN_PREFIX;
-use crate::lower::{load, string_of, LoadError, LoadedModule, AMDGPU_KERNEL_CC};
+use crate::front::lower::{load, string_of, LoadError, LoadedModule, AMDGPU_KERNEL_CC};
 
 /// A kernel's optimised body in a form where two compilations of the same
 /// behaviour print the same lines (see `canonical_kernels`).
@@ -72,7 +72,7 @@ unsafe fn known_callee(call: LLVMValueRef) -> Option<KnownCallee> {
         let proven = proven.split('.').next().unwrap_or(proven);
         return Some(KnownCallee { name: format!("proven {proven}"), proven: true });
     }
-    name.starts_with("_Z").then(|| KnownCallee { name: crate::ir::demangled_base(&name).to_string(), proven: false })
+    name.starts_with("_Z").then(|| KnownCallee { name: crate::facts::ir::demangled_base(&name).to_string(), proven: false })
 }
 
 /// Whether `call` calls a library builtin or a proven function: a call

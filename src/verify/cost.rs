@@ -20,7 +20,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
 use super::opaque::{is_kernel, name_of};
-use crate::lower::LoadedModule;
+use crate::front::lower::LoadedModule;
 
 /// The kernel of `module` whose inlined size is largest, with that size
 /// (instructions, saturating); `None` without kernels.

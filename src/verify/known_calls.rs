@@ -28,7 +28,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 
 use super::canonical::compares_by_name;
-use crate::lower::LoadedModule;
+use crate::front::lower::LoadedModule;
 
 /// Rewrites every offset flat argument of a call to a function that compares
 /// by name (see the module's doc).

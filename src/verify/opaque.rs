@@ -24,7 +24,7 @@ use llvm_sys::{LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex};
 
 use super::canonical::canonical_type_names;
 use super::ProofScope;
-use crate::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
+use crate::front::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 extern "C" {
     fn clasp_slot_tracker_new(module: LLVMModuleRef) -> *mut std::ffi::c_void;
@@ -480,7 +480,7 @@ unsafe fn declaration_like(
 #[cfg(test)]
 mod tests {
     use super::{without_numbering, Printer};
-    use crate::lower::{load, Context};
+    use crate::front::lower::{load, Context};
     use llvm_sys::core::*;
 
     /// Printing with one tracker for the module reads exactly as printing

@@ -19,7 +19,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::LLVMTypeKind;
 
 use super::opaque::{defined, is_kernel};
-use crate::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC};
+use crate::front::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC};
 
 /// The prefix of a wrapper kernel's name: no `_Z`, no C identifier can spell it.
 pub(super) const WRAPPER_PREFIX: &str = "clasp.proof.";

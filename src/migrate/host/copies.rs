@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use super::embedded::literal_edit;
 use super::{Expected, HostFixes};
-use crate::config::Job;
-use crate::report::{EmbeddedReport, EmbeddedStatus, Migration};
+use crate::input::config::Job;
+use crate::migrate::report::{EmbeddedReport, EmbeddedStatus, Migration};
 use crate::rules::host_build_options::HostInput;
 use crate::rules::Warning;
 
@@ -41,7 +41,7 @@ pub(super) fn find(hosts: &[HostInput], jobs: &[Job]) -> Vec<Copy> {
                 continue;
             }
             let Some((file, text)) = files.iter().find(|(_, text)| same_program(text, literal.text.as_bytes())) else { continue };
-            let canonical = crate::root::canonical(file);
+            let canonical = crate::settings::root::canonical(file);
             out.push(Copy { host: h, literal: index, file: file.clone(), canonical, text: text.clone() });
         }
     }
@@ -140,5 +140,5 @@ pub(super) fn lockstep(
 }
 
 fn same_file(edit_file: &std::path::Path, canonical: &std::path::Path) -> bool {
-    crate::root::canonical(edit_file) == canonical
+    crate::settings::root::canonical(edit_file) == canonical
 }

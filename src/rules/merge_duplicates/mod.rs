@@ -31,11 +31,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::codes::Code;
-use crate::ids::{DeclKey, UnitId};
+use crate::facts::syntax::{FileIndex, Space};
+use crate::front::unit::Unit;
 use crate::infer::{Decision, Decisions};
 use crate::rules::Fix;
-use crate::syntax::{FileIndex, Space};
-use crate::unit::Unit;
+use crate::support::ids::{DeclKey, UnitId};
 pub use detect::Detected;
 use edits::MergeEdits;
 
@@ -44,7 +44,7 @@ use edits::MergeEdits;
 pub struct Member {
     pub name: String,
     /// Where it is defined for people: the real file (a program's source, a host file).
-    #[serde(serialize_with = "crate::render::serialize_shown")]
+    #[serde(serialize_with = "crate::output::render::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
@@ -60,7 +60,7 @@ pub struct Member {
 impl Member {
     /// `dot_l` (a.cl:12)
     pub fn cited(&self) -> String {
-        format!("`{}` ({}:{})", self.name, crate::render::shown_path(&self.file), self.line)
+        format!("`{}` ({}:{})", self.name, crate::output::render::shown_path(&self.file), self.line)
     }
 }
 

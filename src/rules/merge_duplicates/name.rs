@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::Member;
-use crate::ids::UnitId;
-use crate::unit::Unit;
+use crate::front::unit::Unit;
+use crate::support::ids::UnitId;
 
 /// The group's common name: the words (split at `_` and at camelCase
 /// humps) the names share at their start and end: `dot_g`, `dot_l` -> `dot`;
@@ -88,7 +88,7 @@ fn common_suffix(a: &str, b: &str) -> usize {
 
 /// Where a member is defined in the files themselves (a program's source,
 /// not the program's virtual text).
-pub(super) use crate::source::Place;
+pub(super) use crate::input::source::Place;
 
 /// The real places of a group's members.
 pub(super) fn real_places(units: &[Unit], detected: &super::Detected, members: &[Member]) -> BTreeSet<Place> {
@@ -128,7 +128,7 @@ pub(super) fn new_name(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{DeclKey, FileId};
+    use crate::support::ids::{DeclKey, FileId};
     use std::path::PathBuf;
 
     fn members(names: &[&str]) -> Vec<Member> {

@@ -11,10 +11,10 @@
 //! global cache instead of the constant cache.
 
 use crate::codes::Code;
+use crate::facts::syntax::{Pos, Space, Spelling};
+use crate::front::unit::Unit;
 use crate::infer::Evidence;
 use crate::rules::{Edit, Fix};
-use crate::syntax::{Pos, Space, Spelling};
-use crate::unit::Unit;
 
 /// What the move costs, said with every move.
 pub const PERFORMANCE: &str = "reads go through the global cache now";
@@ -41,7 +41,7 @@ pub fn global_spelling(unit: &Unit, spelling: &Spelling) -> Option<String> {
 pub fn requalify(unit: &Unit, spelling: &Spelling, type_text: &str) -> Option<Edit> {
     let range = spelling.range()?;
     let global = global_spelling(unit, spelling)?;
-    let replacement = if crate::syntax::says_const(type_text) { global } else { format!("{global} const") };
+    let replacement = if crate::facts::syntax::says_const(type_text) { global } else { format!("{global} const") };
     Some(Edit { file: unit.syntax.files[range.file].clone(), start: range.start, end: range.end, replacement })
 }
 

@@ -1,0 +1,15 @@
+//! `support`: the leaf utilities every stage may use; none of them uses
+//! another stage.
+//!
+//! Takes nothing from the rest of the crate; gives ids and interning
+//! (`ids`), shared wording (`text`), wall-time
+//! accounting (`timings`), the progress bar (`progress`), colour (`style`),
+//! a run's shared stores (`session`) and the git questions (`git`).
+
+pub mod git;
+pub mod ids;
+pub mod progress;
+pub mod session;
+pub mod style;
+pub mod text;
+pub mod timings;
