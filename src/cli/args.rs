@@ -111,7 +111,7 @@ pub struct MigrateArgs {
     /// (the selected devices with --target device:NAME, else all): a result a device
     /// rejects while it builds the original is an error, unless =report.
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "error", value_enum)]
-    pub device_check: Option<crate::devices::check::Mode>,
+    pub device_check: Option<crate::settings::options::DeviceCheckMode>,
     #[command(flatten)]
     pub project: ProjectArgs,
     /// Apply the changes in place (atomically).

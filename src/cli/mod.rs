@@ -11,10 +11,7 @@ use clap::{CommandFactory, Parser};
 
 use args::Cli;
 
-/// Exit codes, as for ruff and cargo fix.
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_PENDING: i32 = 1;
-pub const EXIT_ERROR: i32 = 2;
+use crate::support::exit::{EXIT_ERROR, EXIT_OK};
 
 /// The long options of any subcommand that take a value (`--target`), so
 /// that host-option rewriting leaves their values alone.

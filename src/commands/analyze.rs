@@ -12,11 +12,11 @@ use serde::Serialize;
 use super::Stop;
 use crate::cli::args::AnalyzeArgs;
 use crate::cli::project::{Inputs, Project};
-use crate::cli::{EXIT_ERROR, EXIT_OK};
 use crate::front::unit::{Unit, Workbench};
 use crate::input::config::Job;
 use crate::output::analysis;
 use crate::settings::options::Target;
+use crate::support::exit::{EXIT_ERROR, EXIT_OK};
 use crate::support::text::plural;
 
 /// One unit in the JSON report.

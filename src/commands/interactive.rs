@@ -134,7 +134,7 @@ fn set_diff(set: &SetView, base: &render::DiffBase) -> Vec<u8> {
 fn evidence(set: &SetView) -> Vec<String> {
     let lines: BTreeSet<(String, u32, u32, String)> = set
         .fixes()
-        .map(|fix| (render::shown_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
+        .map(|fix| (crate::settings::paths::shown_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
         .collect();
     lines.into_iter().map(|(file, line, col, text)| format!("{file}:{line}:{col}: {text}")).collect()
 }
@@ -201,7 +201,7 @@ pub fn show_follow_up(
         let alone = FileChange { migrated, fixes: Vec::new(), ..change.clone() };
         diff.extend(render::diff(&alone, &base));
         for fix in unshown {
-            let at = format!("{}:{}:{}", render::display_path(&fix.file), fix.line, fix.col);
+            let at = format!("{}:{}:{}", crate::settings::paths::display_path(&fix.file), fix.line, fix.col);
             lines.insert(format!("{at}: {}: {} (follows from the sets you accepted)", fix.rule, fix.message));
         }
     }
@@ -234,8 +234,9 @@ fn skip(set: &SetView, review: &mut Review) {
 /// an embedded kernel) stops the run before anything is written.
 pub fn settle(review: &mut Review, migration: &Migration) -> Result<bool, Stop> {
     let fixes = || migration.changes.iter().flat_map(|c| c.fixes.iter()).filter(|f| f.origin.is_some());
-    let shown =
-        |fix: &Fix| format!("  {}:{}:{}: {}: {}", render::shown_path(&fix.file), fix.line, fix.col, fix.rule, fix.message);
+    let shown = |fix: &Fix| {
+        format!("  {}:{}:{}: {}: {}", crate::settings::paths::shown_path(&fix.file), fix.line, fix.col, fix.rule, fix.message)
+    };
     let back: Vec<String> = fixes().filter(|f| identity(f).is_some_and(|i| review.skipped.contains(&i))).map(shown).collect();
     if !back.is_empty() {
         let message = format!("these skipped changes cannot be left out on their own; nothing written:\n{}", back.join("\n"));

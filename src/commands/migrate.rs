@@ -12,11 +12,11 @@ use super::devices::Selected;
 use super::Stop;
 use crate::cli::args::{Format, MigrateArgs};
 use crate::cli::project::{Inputs, Project};
-use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
 use crate::front::unit::Workbench;
 use crate::migrate::{migrate, FileError, MigrateOptions, Migration};
 use crate::output::render;
 use crate::output::summary::Mode;
+use crate::support::exit::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
 use crate::support::style::{Palette, Palettes};
 
 /// Runs `clasp migrate` and returns its exit code.
@@ -127,7 +127,7 @@ fn device_check(
 /// Whether a device rejected a result (`--device-check`, not `=report`):
 /// then nothing is written, said once.
 fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
-    let rejected = args.device_check == Some(crate::devices::check::Mode::Error)
+    let rejected = args.device_check == Some(crate::settings::options::DeviceCheckMode::Error)
         && migration.device_check.as_ref().is_some_and(|c| c.programs.iter().any(|p| p.devices.iter().any(|v| v.regressed())));
     if rejected {
         let message =

@@ -15,7 +15,8 @@ mod selection;
 use std::io::Write;
 
 use crate::cli::args::Command;
-use crate::cli::{project, EXIT_ERROR};
+use crate::cli::project;
+use crate::support::exit::EXIT_ERROR;
 use crate::support::style::{Palette, Palettes};
 
 /// Runs clasp with `args` (including the program name) and returns the exit code.

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::Stop;
 use crate::cli::args::{RuleArgs, RuleFormat};
-use crate::cli::EXIT_OK;
 use crate::codes::{Code, Kind};
+use crate::support::exit::EXIT_OK;
 
 /// A code's documentation as JSON.
 #[derive(Serialize)]

@@ -14,62 +14,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use super::worker::{self, Build, Built};
 use super::{Device, Platform};
-use crate::migrate::report::{ChangedProgram, FileChange, FileError, Migration, Warning};
-use crate::settings::options::{CompileOptions, InputStd, Target};
+use crate::migrate::report::{
+    ChangedProgram, DeviceCheck, DeviceVerdict, FileChange, FileError, Migration, ProgramCheck, Verdict, Warning,
+};
+use crate::settings::options::{CompileOptions, DeviceCheckMode as Mode, InputStd, Target};
 
 /// How many lines of a build log reports keep.
 const LOG_LINES: usize = 8;
-
-/// `--device-check` (`error`, the default) or `--device-check=report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Mode {
-    /// A result a device rejects while it builds the original is an error (exit 2).
-    Error,
-    /// Only report what the devices say.
-    Report,
-}
-
-/// What the devices said about every changed program.
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceCheck {
-    /// The devices built for, as `NAME (PLATFORM)`.
-    pub devices: Vec<String>,
-    pub programs: Vec<ProgramCheck>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ProgramCheck {
-    pub unit: String,
-    pub path: PathBuf,
-    pub original_options: String,
-    pub result_options: String,
-    pub devices: Vec<DeviceVerdict>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceVerdict {
-    pub device: String,
-    pub original: Verdict,
-    pub result: Verdict,
-}
-
-/// Accepted or rejected, with the first lines of the build log.
-#[derive(Debug, Clone, Serialize)]
-pub struct Verdict {
-    pub accepted: bool,
-    pub log: Vec<String>,
-}
-
-impl DeviceVerdict {
-    /// The device builds the original and rejects clasp's result.
-    pub fn regressed(&self) -> bool {
-        self.original.accepted && !self.result.accepted
-    }
-}
 
 /// Builds every program of `programs` on every device of `devices`, both sides.
 pub fn check(migration: &Migration, devices: &[(&Platform, &Device)], target: Target) -> Result<DeviceCheck, String> {

@@ -67,20 +67,15 @@ pub struct Precompiled<K, B> {
     store: Shared<Store<K, B>>,
 }
 
-impl<K: Hash + Eq + Clone, B: Built> Precompiled<K, B> {
+impl<K: Hash + Eq + Clone + Send, B: Built + Send + Sync> Precompiled<K, B> {
     pub const fn new(prefix: &'static str, timer: &'static str) -> Self {
         Precompiled { prefix, timer, store: Shared::new() }
-    }
-
-    /// Deletes every preamble (`crate::support::session`: when the last batch running ends).
-    pub fn clear(&self) {
-        self.store.clear();
     }
 
     /// The preamble for `key`: the first unit asking weighs it, a later one
     /// builds it with `build` (given a path of its own in the store's
     /// directory) if it is heavy enough; `None`: go whole.
-    pub fn ready(&self, key: &K, build: impl FnOnce(&Path) -> Option<B>) -> Option<Ready<B>> {
+    pub fn ready(&'static self, key: &K, build: impl FnOnce(&Path) -> Option<B>) -> Option<Ready<B>> {
         let (slot, path) = {
             let mut store = self.store.lock()?;
             if !store.built.contains_key(key) {
@@ -111,7 +106,7 @@ impl<K: Hash + Eq + Clone, B: Built> Precompiled<K, B> {
 
     /// What the first unit of a preamble (`Ready::Weigh`) read: every file but
     /// `main`, in bytes, decides whether later units share a precompiled one.
-    pub fn weigh(&self, hash: u64, main: &Path, read: &[PathBuf]) {
+    pub fn weigh(&'static self, hash: u64, main: &Path, read: &[PathBuf]) {
         let main = std::fs::canonicalize(main).ok();
         let bytes = read
             .iter()

@@ -53,20 +53,6 @@ pub struct Unit {
     file_ids: Vec<FileId>,
 }
 
-/// How reports name a unit: `a.cl`, `host.cpp:42` (an embedded kernel),
-/// ``program `name` `` (a `[[program]]`), with ` [configuration]` after it in a configuration.
-pub fn label(path: &Path, embedded: Option<&Embedded>, program: Option<&str>, configuration: Option<&str>) -> String {
-    let name = match (embedded, program) {
-        (Some(e), _) => e.label(),
-        (_, Some(name)) => format!("program `{name}`"),
-        _ => path.display().to_string(),
-    };
-    match configuration {
-        Some(configuration) => format!("{name} [{configuration}]"),
-        None => name,
-    }
-}
-
 /// A file of the unit: its canonical path, resolved once, and its bytes,
 /// read once when first needed (headers are only read if edited).
 #[derive(Debug, Clone)]
@@ -111,7 +97,12 @@ impl Unit {
 
     /// The unit for people: `a.cl`, `host.cpp:42` (an embedded kernel), or `a.cl [fp64]` in a configuration.
     pub fn label(&self) -> String {
-        label(&self.path, self.embedded.as_deref(), self.program.as_ref().map(|p| p.name.as_str()), self.configuration.as_deref())
+        crate::input::source::label(
+            &self.path,
+            self.embedded.as_deref(),
+            self.program.as_ref().map(|p| p.name.as_str()),
+            self.configuration.as_deref(),
+        )
     }
 
     /// The unit's text that is in no file (an embedded kernel's or a program's).

@@ -14,6 +14,20 @@ use std::sync::Arc;
 
 pub use wrapped::{escaped_string_content, raw_string_content};
 
+/// How reports name a unit: `a.cl`, `host.cpp:42` (an embedded kernel),
+/// ``program `name` `` (a `[[program]]`), with ` [configuration]` after it in a configuration.
+pub fn label(path: &Path, embedded: Option<&Embedded>, program: Option<&str>, configuration: Option<&str>) -> String {
+    let name = match (embedded, program) {
+        (Some(e), _) => e.label(),
+        (_, Some(name)) => format!("program `{name}`"),
+        _ => path.display().to_string(),
+    };
+    match configuration {
+        Some(configuration) => format!("{name} [{configuration}]"),
+        None => name,
+    }
+}
+
 /// A kernel embedded in a host file as a string literal, ready for clang:
 /// its decoded text lives in a scratch file that a VFS overlay maps to the
 /// `virtual_path` (beside the host file, so its `#include "..."`s resolve
@@ -134,7 +148,7 @@ impl Program {
 
     /// How reports name the unit.
     pub fn label(&self) -> String {
-        crate::front::unit::label(&self.virtual_path, None, Some(&self.name), None)
+        label(&self.virtual_path, None, Some(&self.name), None)
     }
 }
 
@@ -227,16 +241,16 @@ impl Place {
         Place { file: file.to_path_buf(), line, col: crate::support::text::column(text, offset) }
     }
 
-    /// `file:line`, the file named as every message names it (`render::shown_path`).
+    /// `file:line`, the file named as every message names it (`crate::settings::paths::shown_path`).
     pub fn file_line(&self) -> String {
-        format!("{}:{}", crate::output::render::shown_path(&self.file), self.line)
+        format!("{}:{}", crate::settings::paths::shown_path(&self.file), self.line)
     }
 }
 
 impl std::fmt::Display for Place {
     /// `file:line:col`, the file named as every message names it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}", crate::output::render::shown_path(&self.file), self.line, self.col)
+        write!(f, "{}:{}:{}", crate::settings::paths::shown_path(&self.file), self.line, self.col)
     }
 }
 

@@ -284,7 +284,11 @@ pub(super) fn judge(candidate: &Candidate, load: Result<Unit, String>) -> (Optio
         unit: candidate.unit.clone(),
         configuration: candidate.job.configuration.clone().unwrap_or_default(),
         options: vec![candidate.change.option()],
-        enables: candidate.targets.iter().map(|t| format!("{}:{}", crate::output::render::shown_path(&t.file), t.line)).collect(),
+        enables: candidate
+            .targets
+            .iter()
+            .map(|t| format!("{}:{}", crate::settings::paths::shown_path(&t.file), t.line))
+            .collect(),
         analysed: false,
         detail: String::new(),
     };

@@ -325,7 +325,7 @@ fn record_failure(job: &Job, failure: Failed, result: &mut Migration) {
 fn failure_path(job: &Job, message: &str) -> PathBuf {
     let Some(program) = &job.program else { return job.path.clone() };
     let starts_at = |file: &&PathBuf| {
-        [crate::output::render::shown_path(file), file.display().to_string()]
+        [crate::settings::paths::shown_path(file), file.display().to_string()]
             .iter()
             .any(|name| message.starts_with(&format!("{name}:")))
     };

@@ -54,7 +54,7 @@ pub struct KeptParameter {
 #[derive(Debug, Clone, Serialize)]
 pub struct DiscoveredConfiguration {
     /// Where the first skipped code it was derived for is.
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// The unit it was derived for (as in `--explain` and errors).
@@ -72,7 +72,7 @@ pub struct DiscoveredConfiguration {
 /// The outcome of one function definition.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionAccount {
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
@@ -85,7 +85,7 @@ pub struct FunctionAccount {
 /// One file with its changes.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileChange {
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub path: PathBuf,
     #[serde(skip)]
     pub canonical: PathBuf,
@@ -143,7 +143,7 @@ impl Serialize for FileError {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut error = serializer.serialize_struct("FileError", 2)?;
-        error.serialize_field("path", &crate::output::render::shown_path(&self.path))?;
+        error.serialize_field("path", &crate::settings::paths::shown_path(&self.path))?;
         error.serialize_field("message", &self.located())?;
         error.end()
     }
@@ -165,7 +165,7 @@ pub struct Migration {
     /// Every function definition of every analysed file under the paths, in order.
     pub functions: Vec<FunctionAccount>,
     /// Files that could not be parsed or compiled (their functions are unknown).
-    #[serde(serialize_with = "crate::output::render::serialize_shown_list")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown_list")]
     pub unanalysable: Vec<PathBuf>,
     /// Configurations derived to build code `#if` skips (`--discover-configurations`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -192,7 +192,7 @@ pub struct Migration {
     pub written: bool,
     /// `--device-check`: each changed program built by each selected device.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub device_check: Option<crate::devices::check::DeviceCheck>,
+    pub device_check: Option<DeviceCheck>,
     /// The changed programs, as a device compiler would be given them (for `--device-check`).
     #[serde(skip)]
     pub programs: Vec<ChangedProgram>,
@@ -262,11 +262,11 @@ impl HostReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct IncludedProgramReport {
     /// The host file and the line of the program's creation.
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// Its sources, in order.
-    #[serde(serialize_with = "crate::output::render::serialize_shown_list")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown_list")]
     pub sources: Vec<PathBuf>,
     /// The `[[program]]` it is, or the name clasp gave it.
     pub program: String,
@@ -277,13 +277,13 @@ pub struct IncludedProgramReport {
 /// A kernel embedded in a host file as a string literal.
 #[derive(Debug, Clone, Serialize)]
 pub struct EmbeddedReport {
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub status: EmbeddedStatus,
     /// The kernel file it is a generated copy of.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[serde(serialize_with = "crate::output::render::serialize_shown_option")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown_option")]
     pub copy_of: Option<PathBuf>,
     pub detail: String,
 }
@@ -340,7 +340,7 @@ impl ProofMethod {
 #[derive(Debug, Clone, Serialize)]
 pub struct MergeReport {
     pub name: String,
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub members: Vec<Member>,
@@ -375,4 +375,44 @@ pub struct ChangedProgram {
 pub struct ProgramFile {
     pub canonical: PathBuf,
     pub virtual_text: Option<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+// What `--device-check` found (`devices::check` makes it): part of the report.
+
+/// What the devices said about every changed program.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceCheck {
+    /// The devices built for, as `NAME (PLATFORM)`.
+    pub devices: Vec<String>,
+    pub programs: Vec<ProgramCheck>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProgramCheck {
+    pub unit: String,
+    pub path: PathBuf,
+    pub original_options: String,
+    pub result_options: String,
+    pub devices: Vec<DeviceVerdict>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceVerdict {
+    pub device: String,
+    pub original: Verdict,
+    pub result: Verdict,
+}
+
+/// Accepted or rejected, with the first lines of the build log.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    pub accepted: bool,
+    pub log: Vec<String>,
+}
+
+impl DeviceVerdict {
+    /// The device builds the original and rejects clasp's result.
+    pub fn regressed(&self) -> bool {
+        self.original.accepted && !self.result.accepted
+    }
 }

@@ -125,7 +125,7 @@ pub fn report(unit: &Unit, compiles: CompileStatus) -> UnitReport {
     let functions = syntax.functions.iter().filter(|f| f.is_definition).map(|f| function_report(unit, &graph, f)).collect();
     let program_vars = syntax.program_vars.iter().map(|v| var_report(unit, v)).collect();
     UnitReport {
-        path: crate::output::render::shown_path(&unit.path),
+        path: crate::settings::paths::shown_path(&unit.path),
         configuration: unit.configuration.clone(),
         compiles,
         functions,
@@ -139,7 +139,7 @@ fn function_report(unit: &Unit, graph: &FlowGraph, function: &Function) -> Funct
     FunctionReport {
         name: function.name.clone(),
         kernel: function.is_kernel,
-        file: crate::output::render::shown_path(&at.file),
+        file: crate::settings::paths::shown_path(&at.file),
         line: at.line,
         pointers: function.pointers.iter().map(|decl| decl_report(unit, graph, function, decl)).collect(),
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
 use crate::migrate::report::{BuildStatus, FileChange, FileError, Migration, Outcome};
+use crate::settings::paths::{display_path, shown_path};
 
 /// The one directory every file of a diff is named from, so that one
 /// `git apply` there takes the whole diff: the current directory when every
@@ -59,22 +60,6 @@ pub fn diff(change: &FileChange, base: &DiffBase) -> Vec<u8> {
     out
 }
 
-/// A path as clang names it (`kernels/../include/a.h`), tidied for people
-/// and for `git apply`, which refuses `..`: `include/a.h`.
-pub fn display_path(path: &Path) -> String {
-    let mut parts: Vec<std::path::Component> = Vec::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir if matches!(parts.last(), Some(std::path::Component::Normal(_))) => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
-    }
-    parts.iter().collect::<PathBuf>().display().to_string()
-}
-
 /// How a diff names a file: relative to `base`, tidied. A file not under
 /// it (not edited: cannot happen for a change) keeps its absolute path,
 /// without the leading `/` (`a//abs` would confuse `git apply`).
@@ -84,44 +69,6 @@ pub fn diff_path(path: &Path, base: &DiffBase) -> String {
         Ok(relative) => display_path(relative),
         Err(_) => display_path(&canonical).trim_start_matches('/').to_string(),
     }
-}
-
-/// How messages and reports (JSON, SARIF) name a file: relative to the
-/// current directory when it is under it, however it was reached (an
-/// absolute `-I` or `-include`, a `--compile-commands` entry, a canonical
-/// header), else as given; tidied either way. The one rule for every file
-/// a report names.
-pub fn shown_path(path: &Path) -> String {
-    if path.is_absolute() {
-        if let Ok(cwd) = std::env::current_dir() {
-            if let Ok(relative) = path.strip_prefix(&cwd) {
-                return display_path(relative);
-            }
-            let (cwd, canonical) = (crate::settings::root::canonical(&cwd), crate::settings::root::canonical(path));
-            if let Ok(relative) = canonical.strip_prefix(&cwd) {
-                return display_path(relative);
-            }
-        }
-    }
-    display_path(path)
-}
-
-/// Serde: a report's path field, named as [`shown_path`] says.
-pub fn serialize_shown<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&shown_path(path))
-}
-
-/// Serde: a report's optional path field, named as [`shown_path`] says.
-pub fn serialize_shown_option<S: serde::Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::Ok, S::Error> {
-    match path {
-        Some(path) => serializer.serialize_some(&shown_path(path)),
-        None => serializer.serialize_none(),
-    }
-}
-
-/// Serde: a report's list of paths, each named as [`shown_path`] says.
-pub fn serialize_shown_list<S: serde::Serializer>(paths: &[PathBuf], serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(paths.iter().map(|p| shown_path(p)))
 }
 
 /// A place in a file and what is said about it, in the order explanations are listed.

@@ -204,7 +204,7 @@ fn envelope(rules: BTreeSet<RuleId>, results: Vec<Value>) -> Value {
 }
 
 fn uri(path: &Path) -> String {
-    crate::output::render::shown_path(path).replace('\\', "/")
+    crate::settings::paths::shown_path(path).replace('\\', "/")
 }
 
 /// A physical location: the file, and the line and column when the result is about one place.

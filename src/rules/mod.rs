@@ -25,7 +25,7 @@ use crate::infer::{spaces, Decision, DeclDecision, Evidence};
 /// Something to know that is not an error: a withdrawn change, a flat-access regression.
 #[derive(Debug, Clone, Serialize)]
 pub struct Warning {
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub path: PathBuf,
     /// Where in the file, when the warning is about one place (a host's build call).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,7 +58,7 @@ impl Warning {
 /// A declaration whose qualifier stays, with why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Refusal {
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// The column of the declaration's name (1-based, in bytes), for editors and SARIF.
@@ -76,7 +76,7 @@ pub struct Refusal {
 /// Replace `[start, end)` of `file` with `replacement`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Edit {
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub start: u32,
     pub end: u32,
@@ -87,7 +87,7 @@ pub struct Edit {
 #[derive(Debug, Clone, Serialize)]
 pub struct Fix {
     pub rule: Code,
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// The column on `line` (1-based, in bytes): the declaration's name, or the build call.

@@ -7,4 +7,5 @@
 
 pub mod build_options;
 pub mod options;
+pub mod paths;
 pub mod root;

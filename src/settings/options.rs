@@ -287,3 +287,12 @@ pub const DEFAULT_CONSTANT_BUDGET: u64 = 64 * 1024;
 /// instructions peaks at 550 MB and takes seconds; memory grows with the
 /// size, so this keeps a comparison near 1 GB (README *Benchmark*).
 pub const DEFAULT_PROOF_LIMIT: u64 = 500_000;
+
+/// `--device-check` (`error`, the default) or `--device-check=report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceCheckMode {
+    /// A result a device rejects while it builds the original is an error (exit 2).
+    Error,
+    /// Only report what the devices say.
+    Report,
+}

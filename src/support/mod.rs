@@ -2,10 +2,11 @@
 //! another stage.
 //!
 //! Takes nothing from the rest of the crate; gives ids and interning
-//! (`ids`), shared wording (`text`), wall-time
+//! (`ids`), shared wording (`text`), the exit codes (`exit`), wall-time
 //! accounting (`timings`), the progress bar (`progress`), colour (`style`),
 //! a run's shared stores (`session`) and the git questions (`git`).
 
+pub mod exit;
 pub mod git;
 pub mod ids;
 pub mod progress;

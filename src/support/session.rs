@@ -30,20 +30,37 @@ impl Drop for Session {
         if let Ok(mut running) = running().lock() {
             *running = running.saturating_sub(1);
             if *running == 0 {
-                crate::front::lower::preamble::clear();
-                crate::front::parse::clear_shared_walks();
-                crate::front::parse::clear_shared_preambles();
-                crate::verify::clear_session();
+                let stores = stores().lock().map(|stores| stores.clone()).unwrap_or_default();
+                for store in stores {
+                    store.clear();
+                }
             }
         }
     }
 }
 
+/// Every store used so far: `Session`'s drop empties them all, so this leaf
+/// never names the stages that own them (each registers itself when first used).
+fn stores() -> &'static Mutex<Vec<&'static dyn Clear>> {
+    static STORES: OnceLock<Mutex<Vec<&'static dyn Clear>>> = OnceLock::new();
+    STORES.get_or_init(Mutex::default)
+}
+
+/// A store `Session` empties.
+trait Clear: Sync {
+    fn clear(&self);
+}
+
 /// A store of what the units of a run share by content: created empty when
-/// first used, emptied when the last run ends (each store's owner clears
-/// it from `Session`'s drop).
+/// first used, emptied when the last run ends.
 pub struct Shared<T> {
     cell: OnceLock<Mutex<T>>,
+}
+
+impl<T: Default + Send> Clear for Shared<T> {
+    fn clear(&self) {
+        Shared::clear(self);
+    }
 }
 
 impl<T: Default> Shared<T> {
@@ -51,17 +68,31 @@ impl<T: Default> Shared<T> {
         Shared { cell: OnceLock::new() }
     }
 
-    /// The store, locked; `None` when a thread panicked holding it (the
-    /// callers then share nothing, as if it were empty).
-    pub fn lock(&self) -> Option<MutexGuard<'_, T>> {
-        self.cell.get_or_init(Mutex::default).lock().ok()
-    }
-
     /// Empties the store.
     pub fn clear(&self) {
-        if let Some(mut store) = self.lock() {
+        if let Some(mut store) = self.cell.get().and_then(|cell| cell.lock().ok()) {
             *store = T::default();
         }
+    }
+}
+
+impl<T: Default + Send> Shared<T> {
+    /// The store, locked; `None` when a thread panicked holding it (the
+    /// callers then share nothing, as if it were empty). The first use
+    /// registers it with the session (after it is made, so an ending run
+    /// never waits on a store being made).
+    pub fn lock(&'static self) -> Option<MutexGuard<'static, T>> {
+        let mut made = false;
+        let cell = self.cell.get_or_init(|| {
+            made = true;
+            Mutex::default()
+        });
+        if made {
+            if let Ok(mut stores) = stores().lock() {
+                stores.push(self);
+            }
+        }
+        cell.lock().ok()
     }
 }
 

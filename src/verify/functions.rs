@@ -41,11 +41,6 @@ use crate::support::session::Shared;
 /// Verdicts by key, for the batch.
 static VERDICTS: Shared<HashMap<ProofKey, bool>> = Shared::new();
 
-/// Forgets every verdict (the session's end).
-pub(crate) fn clear() {
-    VERDICTS.clear();
-}
-
 /// Which of the `changed` functions of a check (original and result
 /// bitcode) are proven on their own: kept verdicts, and proofs made now for
 /// the others (kept too). A proof whose wrappers would inline more than

@@ -27,13 +27,6 @@ mod pipeline;
 mod whole;
 mod wrappers;
 
-/// Forgets what the session's checks shared: proofs of functions, and big
-/// units' original whole kernels.
-pub(crate) fn clear_session() {
-    functions::clear();
-    whole::clear();
-}
-
 /// Which changed functions a comparison may prove on their own.
 #[derive(Debug, Clone, Default)]
 pub struct ProofScope {

@@ -23,11 +23,6 @@ static ORIGINALS: Shared<HashMap<u64, Arc<Vec<KernelBody>>>> = Shared::new();
 /// megabytes of text): a batch settles its units one after another.
 const KEPT_ORIGINALS: usize = 4;
 
-/// Forgets every kept original (the session's end).
-pub(crate) fn clear() {
-    ORIGINALS.clear();
-}
-
 /// Compares the kernels of `original` and `migrated` (unoptimised bitcode)
 /// with every helper inlined, within `limit` (`VerifyError::TooCostly`);
 /// `big`: the unit is big (`PROVE_EVERY_FUNCTION_ABOVE`), so its

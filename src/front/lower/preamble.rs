@@ -77,11 +77,6 @@ impl precompiled::Built for Built {
 /// Every preamble built in this process for clang's compiles.
 static STORE: Precompiled<Key, Built> = Precompiled::new("clasp-preambles-", "preamble: precompile");
 
-/// Deletes every preamble (`crate::support::session`: when the last batch running ends).
-pub(crate) fn clear() {
-    STORE.clear();
-}
-
 /// One compile that may use a precompiled preamble.
 pub(super) struct Request<'a> {
     /// The executable whose resource directory the driver uses.

@@ -76,11 +76,6 @@ struct Store {
 
 static STORE: Shared<Store> = Shared::new();
 
-/// Drops every shared walk (`crate::support::session`: when the last batch running ends).
-pub(crate) fn clear() {
-    STORE.clear();
-}
-
 /// The walk stored under `key`, if a unit made it.
 pub(super) fn find(key: &Key) -> Option<Arc<Added>> {
     let found = STORE.lock()?.walks.get(key).cloned();

@@ -37,8 +37,6 @@ use walker::Walker;
 
 pub use error::ParseError;
 pub use libclang::ensure_loaded;
-pub(crate) use memo::clear as clear_shared_walks;
-pub(crate) use preamble::clear as clear_shared_preambles;
 pub use preamble::Preamble;
 
 /// A reusable libclang session (one per worker thread).

@@ -141,11 +141,6 @@ impl precompiled::Built for Built {
 
 static STORE: Precompiled<Key, Built> = Precompiled::new("clasp-parse-preambles-", "preamble: precompile for libclang");
 
-/// Deletes every precompiled preamble (`crate::support::session`: when the last batch running ends).
-pub(crate) fn clear() {
-    STORE.clear();
-}
-
 /// How a unit's parse uses its shared preamble.
 pub(super) enum Use {
     /// Against it: the arguments that name it, and where its text is the unit's.

@@ -138,7 +138,7 @@ impl Job {
     /// How reports name the unit (as `Unit::label` does once it is loaded).
     pub fn label(&self) -> String {
         let program = self.program.as_ref().map(|p| p.name.as_str());
-        crate::front::unit::label(&self.path, self.embedded.as_deref(), program, self.configuration.as_deref())
+        crate::input::source::label(&self.path, self.embedded.as_deref(), program, self.configuration.as_deref())
     }
 }
 

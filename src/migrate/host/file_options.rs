@@ -32,10 +32,10 @@ use std::path::{Path, PathBuf};
 use crate::host::{BuildCall, OptionsArg};
 use crate::input::config::Job;
 use crate::migrate::report::Migration;
-use crate::output::render::display_path;
 use crate::rules::host_build_options::{files_built, BuiltFile, Helpers, HostInput};
 use crate::rules::Warning;
 use crate::settings::options::CompileOptions;
+use crate::settings::paths::display_path;
 use crate::settings::root::canonical;
 
 /// A build call's options, as clasp analyses a kernel file with them.
@@ -179,7 +179,7 @@ fn unreadable(call: &BuildCall, site: &Site, file: &Path, why: &str) -> Warning 
     let message = format!(
         "{} builds {} with options clasp cannot read ({why}): it is analysed without them",
         call.api,
-        crate::output::render::shown_path(file)
+        crate::settings::paths::shown_path(file)
     );
     Warning::at(site.host.clone(), site.line, site.col, message)
 }

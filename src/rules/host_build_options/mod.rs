@@ -34,7 +34,7 @@ use crate::settings::options::Target;
 /// A build call of a host (`clBuildProgram`, `cl::Program::build`, pyopencl's `build`, ...).
 #[derive(Debug, Clone, Serialize)]
 pub struct BuildCallReport {
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,

@@ -148,7 +148,7 @@ fn evidence(members: &[Member], spaces: &[Option<Space>]) -> Vec<Evidence> {
         .map(|(m, space)| Evidence {
             space: space.unwrap_or(Space::Private),
             from: format!("`{}`", m.name),
-            at: format!("{}:{}", crate::output::render::shown_path(&m.file), m.line),
+            at: format!("{}:{}", crate::settings::paths::shown_path(&m.file), m.line),
         })
         .collect()
 }

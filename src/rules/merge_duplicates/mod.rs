@@ -44,7 +44,7 @@ use edits::MergeEdits;
 pub struct Member {
     pub name: String,
     /// Where it is defined for people: the real file (a program's source, a host file).
-    #[serde(serialize_with = "crate::output::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
@@ -60,7 +60,7 @@ pub struct Member {
 impl Member {
     /// `dot_l` (a.cl:12)
     pub fn cited(&self) -> String {
-        format!("`{}` ({}:{})", self.name, crate::output::render::shown_path(&self.file), self.line)
+        format!("`{}` ({}:{})", self.name, crate::settings::paths::shown_path(&self.file), self.line)
     }
 }
 
