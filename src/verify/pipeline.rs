@@ -77,7 +77,7 @@ pub enum PipelineError {
 /// A target machine for `triple`; the target's optimiser hooks (the flat
 /// address space InferAddressSpaces needs, pointer widths) come from it.
 fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, PipelineError> {
-    crate::front::targets::ensure_registered();
+    crate::front::lower::targets::ensure_registered();
     let target = Target::from_triple(triple).map_err(|e| PipelineError::UnknownTarget { message: e.to_string() })?;
     target
         .create_target_machine(triple, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)

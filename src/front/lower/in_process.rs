@@ -45,7 +45,6 @@ extern "C" {
         comments: *mut *mut usize,
         comments_len: *mut usize,
     ) -> c_int;
-    fn clasp_initialize_targets();
 }
 
 /// Hands the pages freed since back to the system. A unit's check (its
@@ -58,12 +57,6 @@ extern "C" {
 pub fn release_freed_memory() {
     // SAFETY: mi_collect only releases free memory; no pointer is involved.
     unsafe { libmimalloc_sys::mi_collect(true) }
-}
-
-/// Registers every LLVM target, as the clang executable does (see `crate::front::targets`).
-pub fn initialize_targets() {
-    // SAFETY: no arguments; the shim registers the targets once (std::call_once) and catches everything.
-    unsafe { clasp_initialize_targets() }
 }
 
 /// What one compilation produced.
@@ -118,7 +111,7 @@ pub fn compile_with(
     let (mut output, mut output_len) = (std::ptr::null_mut(), 0usize);
     let (mut messages, mut messages_len) = (std::ptr::null_mut(), 0usize);
     let (mut read, mut read_len) = (std::ptr::null_mut(), 0usize);
-    crate::front::targets::ensure_registered();
+    super::targets::ensure_registered();
     // SAFETY: `argv` points to `argc` NUL-terminated strings that outlive the
     // call, as does `main_as_ptr` (or null); the shim writes three malloc'd buffers (or null with length 0) and
     // their lengths, which are copied and freed below, once each.

@@ -13,6 +13,7 @@ mod facts;
 mod in_process;
 mod llvm;
 pub mod preamble;
+pub mod targets;
 mod trace;
 
 use std::path::{Path, PathBuf};
@@ -188,11 +189,6 @@ pub fn check_in_process(args: &[String]) -> Result<(), ClangError> {
 }
 
 pub use in_process::release_freed_memory;
-
-/// Registers LLVM's targets (the shim does what the clang executable does).
-pub(crate) fn initialize_targets() {
-    in_process::initialize_targets();
-}
 
 fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
     compile_reading(path, args).map(|(output, _)| output)

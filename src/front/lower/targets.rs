@@ -12,8 +12,14 @@
 
 use std::sync::Once;
 
+extern "C" {
+    fn clasp_initialize_targets();
+}
+
 /// Registers the targets clasp compiles for, once; returns when that is done.
 pub fn ensure_registered() {
     static REGISTERED: Once = Once::new();
-    REGISTERED.call_once(crate::front::lower::initialize_targets);
+    // SAFETY: no arguments; the shim registers every target as the clang
+    // executable does, once (std::call_once), and catches everything.
+    REGISTERED.call_once(|| unsafe { clasp_initialize_targets() });
 }

@@ -4,7 +4,7 @@
 //! parameters, which decay to pointers to private memory.
 
 use super::libclang::{Cursor, CursorKind, RawToken, TokenKind, Type, TypeKind};
-use super::macros::MacroMeaning;
+use super::shared::{MacroMeaning, TypedefFacts};
 use super::walker::Walker;
 use crate::facts::syntax::*;
 
@@ -13,16 +13,6 @@ pub(super) struct TypedefUse {
     /// The typedef's name at the declaration.
     pub(super) used_at: ByteRange,
     pub(super) facts: TypedefFacts,
-}
-
-/// What a typedef's own declaration spells.
-#[derive(Clone)]
-pub(super) struct TypedefFacts {
-    pub(super) name: String,
-    /// Its text spells an address-space qualifier.
-    pub(super) spells_space: bool,
-    /// For `typedef T name[N]`: how `T` is spelled (if one-dimensional and unqualified).
-    pub(super) array_element: Option<String>,
 }
 
 impl Walker<'_, '_> {

@@ -13,52 +13,9 @@
 //! Uses are found from libclang's macro-expansion records and the tokens
 //! between them, never from the text.
 
-use super::libclang::{Cursor, CursorKind, Extent};
+use super::libclang::{Cursor, Extent};
+use super::shared::Neighbours;
 use super::walker::Walker;
-
-/// Where a top-level declaration's neighbours in its file end and start:
-/// the uses it may take lie between (a use before the previous declaration's
-/// end is inside it). Offsets in the declaration's file.
-#[derive(Clone, Copy)]
-pub(super) struct Neighbours<'t> {
-    /// The previous declaration in the file (`None`: this is the first).
-    pub(super) previous: Option<Cursor<'t>>,
-    pub(super) previous_end: u32,
-    pub(super) next_start: u32,
-}
-
-impl Neighbours<'_> {
-    /// No bound: a declaration whose neighbours are not known (a `static` in a function) takes no use.
-    pub(super) const NONE: Neighbours<'static> = Neighbours { previous: None, previous_end: u32::MAX, next_start: 0 };
-}
-
-/// For each top-level cursor, its neighbours (declarations in the same file).
-pub(super) fn neighbours<'t>(top: &[Cursor<'t>]) -> Vec<Neighbours<'t>> {
-    let is_declaration = |c: &Cursor| {
-        !matches!(c.kind(), CursorKind::MacroDefinition | CursorKind::MacroExpansion | CursorKind::InclusionDirective)
-    };
-    let places: Vec<Option<(std::sync::Arc<str>, u32, u32)>> = top
-        .iter()
-        .map(|c| {
-            let extent = c.extent();
-            let (start, end) = (extent.start(), extent.end());
-            is_declaration(c).then_some(())?;
-            Some((start.file?, start.offset, end.offset))
-        })
-        .collect();
-    let mut out = vec![Neighbours { previous: None, previous_end: 0, next_start: u32::MAX }; top.len()];
-    let mut last: std::collections::HashMap<std::sync::Arc<str>, usize> = Default::default();
-    for (i, place) in places.iter().enumerate() {
-        let Some((file, start, _)) = place else { continue };
-        if let Some(&before) = last.get(file) {
-            out[i].previous = Some(top[before]);
-            out[i].previous_end = places[before].as_ref().map_or(0, |p| p.2);
-            out[before].next_start = *start;
-        }
-        last.insert(file.clone(), i);
-    }
-    out
-}
 
 impl<'t> Walker<'t, '_> {
     /// `c`'s extent with the empty macro uses that belong to it (see the module doc).

@@ -3,16 +3,12 @@
 //! variables it holds, and for a helper definition its tokens, to compare
 //! with copies of it elsewhere.
 
-use super::extent::Neighbours;
 use super::libclang::{Cursor, CursorKind, Extent, RawToken, TokenKind, TypeKind};
-use super::macros::MacroMeaning;
+use super::shared::{MacroMeaning, Neighbours, KERNEL_WORDS};
 use super::walker::Walker;
 use crate::facts::syntax::*;
 use std::collections::HashSet;
 use std::sync::Arc;
-
-/// The keywords that make a function a kernel.
-pub(super) const KERNEL_WORDS: [&str; 2] = ["__kernel", "kernel"];
 
 impl<'t> Walker<'t, '_> {
     /// `tokens`: the function's whole `extent` (`declaration_extent`), read once by the caller.

@@ -7,18 +7,10 @@
 
 use std::collections::HashSet;
 
-use super::function::KERNEL_WORDS;
+use super::shared::{MacroMeaning, KERNEL_WORDS};
 use super::libclang::{Cursor, CursorKind, RawToken, TokenKind};
 use super::walker::Walker;
 use crate::facts::syntax::*;
-
-/// What a macro's body amounts to, for qualifier purposes.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum MacroMeaning {
-    Empty,
-    Keyword(String),
-    Other,
-}
 
 impl<'t> Walker<'t, '_> {
     pub(super) fn record_macro(&mut self, c: &Cursor) {

@@ -23,6 +23,7 @@ mod libclang;
 mod macros;
 mod memo;
 mod preamble;
+mod shared;
 mod sites;
 mod uses;
 mod vars;

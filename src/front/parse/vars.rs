@@ -3,7 +3,7 @@
 //! missing one would go.
 
 use super::declarator::space_of;
-use super::extent::Neighbours;
+use super::shared::Neighbours;
 use super::libclang::{Cursor, RawToken};
 use super::walker::Walker;
 use crate::facts::syntax::*;

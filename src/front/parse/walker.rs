@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::declarator::TypedefFacts;
+use super::shared::TypedefFacts;
 use super::expand::{MacroDef, Token};
-use super::extent::Neighbours;
+use super::shared::Neighbours;
 use super::libclang::{Cursor, CursorKind, Extent, FileLoc, RawDiagnostic, TokenKind, TranslationUnit};
 use super::memo::{self, Added, Key, Stage};
 use super::preamble::Preamble;
@@ -171,7 +171,7 @@ impl<'t, 'i> Walker<'t, 'i> {
     /// Functions and program-scope variables of the unit's own files, and
     /// every top-level name.
     fn record_declarations(&mut self, top: &[Cursor<'t>]) {
-        let neighbours = super::extent::neighbours(top);
+        let neighbours = super::shared::neighbours(top);
         for (c, &around) in top.iter().zip(&neighbours) {
             if c.in_system_header() || c.location().file.is_none() {
                 continue;

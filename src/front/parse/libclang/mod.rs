@@ -17,9 +17,10 @@ use std::sync::{Arc, OnceLock};
 use clang_sys::*;
 
 use super::error::ParseError;
-use super::preamble::Alias;
 
+mod alias;
 mod cursor;
+pub use alias::Alias;
 pub use cursor::{Cursor, CursorKind, Expression, Type, TypeKind};
 
 /// libclang is loaded at run time so that its absence is a clear error.
@@ -63,8 +64,8 @@ impl Index {
     pub fn new() -> Result<Index, ParseError> {
         ensure_loaded()?;
         // libclang may register targets too: never while another thread
-        // registers or creates an index (see `crate::front::targets`).
-        crate::front::targets::ensure_registered();
+        // registers or creates an index (see `crate::front::lower::targets`).
+        crate::front::lower::targets::ensure_registered();
         static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _one_at_a_time = CREATING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         // SAFETY: plain constructor; the index is disposed in Drop.
