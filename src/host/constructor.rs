@@ -7,7 +7,7 @@
 
 use tree_sitter::Node;
 
-use super::scan::Context;
+use super::trace::Context;
 use super::syntax::{args, function_name, position, text};
 use super::{BuildCall, OptionsArg, ProgramCreation, ProgramRef};
 

@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 
 use super::origins::{names_kernel_file, Origins};
 use super::programs::unqualified;
-use super::scan::{parsed, Context};
+use super::scan::parsed;
+use super::trace::Context;
 use super::syntax::{args, function_name, position, text};
 use super::{Argument, HelperCall, HelperCalls, HostLanguage};
 

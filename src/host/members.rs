@@ -17,7 +17,7 @@
 
 use tree_sitter::Node;
 
-use super::scan::Context;
+use super::trace::Context;
 use super::syntax::{text, unwrap};
 use super::trace::lookup;
 use super::HostLanguage;

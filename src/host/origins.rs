@@ -18,7 +18,7 @@
 
 use tree_sitter::Node;
 
-use super::scan::{is_wrapper_name, Context};
+use super::trace::{is_wrapper_name, Context};
 use super::syntax::{args, declarator_name, text, unwrap, walk};
 use super::trace::{function_label, lookup, Binding};
 

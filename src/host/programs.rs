@@ -15,7 +15,7 @@ use tree_sitter::Node;
 
 use super::index::Indexed;
 use super::origins::{names_kernel_file, parameter_names, Origins};
-use super::scan::Context;
+use super::trace::Context;
 use super::syntax::{args, declarator_name, function_name, position, text};
 use super::{HostLanguage, ProgramCreation, Through};
 
