@@ -16,7 +16,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
-use super::opaque::PROVEN_PREFIX;
+use super::PROVEN_PREFIX;
 use crate::front::lower::{load, string_of, LoadError, LoadedModule, AMDGPU_KERNEL_CC};
 
 /// A kernel's optimised body in a form where two compilations of the same

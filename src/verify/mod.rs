@@ -27,6 +27,11 @@ mod pipeline;
 mod whole;
 mod wrappers;
 
+/// The prefix a function proven on its own (`functions.rs`) is declared
+/// with on both sides: calls to it print as calls by that name, with casts
+/// to flat that only feed such calls looked through (`canonical.rs`).
+const PROVEN_PREFIX: &str = "clasp.proven.";
+
 /// Which changed functions a comparison may prove on their own.
 #[derive(Debug, Clone, Default)]
 pub struct ProofScope {

@@ -24,6 +24,7 @@ use llvm_sys::{LLVMAttributeFunctionIndex, LLVMAttributeReturnIndex};
 
 use super::canonical::canonical_type_names;
 use super::ProofScope;
+use super::PROVEN_PREFIX;
 use crate::front::lower::{string_of, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 extern "C" {
@@ -73,11 +74,6 @@ impl Drop for Printer {
 /// sides: no `_Z` prefix, so the canonical printer never mistakes it for a
 /// library builtin (whose flat casts it looks through).
 const SHARED_PREFIX: &str = "clasp.same.";
-
-/// The prefix a function proven on its own (`functions.rs`) is declared
-/// with on both sides: calls to it print as calls by that name, with casts
-/// to flat that only feed such calls looked through (`canonical.rs`).
-pub(super) const PROVEN_PREFIX: &str = "clasp.proven.";
 
 /// What `share_identical` found.
 pub(super) struct Sharing {

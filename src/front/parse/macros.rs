@@ -7,8 +7,8 @@
 
 use std::collections::HashSet;
 
-use super::shared::{MacroMeaning, KERNEL_WORDS};
 use super::libclang::{Cursor, CursorKind, RawToken, TokenKind};
+use super::shared::{MacroMeaning, KERNEL_WORDS};
 use super::walker::Walker;
 use crate::facts::syntax::*;
 

@@ -3,8 +3,8 @@
 //! missing one would go.
 
 use super::declarator::space_of;
-use super::shared::Neighbours;
 use super::libclang::{Cursor, RawToken};
+use super::shared::Neighbours;
 use super::walker::Walker;
 use crate::facts::syntax::*;
 

@@ -9,12 +9,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::shared::TypedefFacts;
 use super::expand::{MacroDef, Token};
-use super::shared::Neighbours;
 use super::libclang::{Cursor, CursorKind, Extent, FileLoc, RawDiagnostic, TokenKind, TranslationUnit};
 use super::memo::{self, Added, Key, Stage};
 use super::preamble::Preamble;
+use super::shared::Neighbours;
+use super::shared::TypedefFacts;
 use crate::facts::syntax::*;
 
 pub(super) struct Walker<'t, 'i> {

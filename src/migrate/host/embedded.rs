@@ -6,14 +6,14 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::copies::Copy;
+use super::copies::{literal_edit, Copy};
 use super::{Expected, HostFixes};
 use crate::host::{HostFacts, Literal, OptionsArg, ProgramRef};
 use crate::input::config::Job;
 use crate::input::source::{Embedded, EscapedSource, Form, Part, SourceMap};
 use crate::migrate::report::{EmbeddedReport, EmbeddedStatus, FileChange, Migration};
 use crate::rules::host_build_options::HostInput;
-use crate::rules::{Edit, Fix, Warning};
+use crate::rules::{Fix, Warning};
 use crate::settings::options::{CompileOptions, MigrateOptions};
 
 /// The embedded kernels of `hosts` and their jobs: the several literals of
@@ -292,20 +292,4 @@ fn pieces<'h>(
         }
     }
     out
-}
-
-/// The edit of the host file that replaces bytes `decoded` of a literal's
-/// text with `replacement`, written in the literal's form (a deletion of
-/// whole literal lines takes the lines); `None` when the bytes do not map
-/// into the literal.
-pub(super) fn literal_edit(
-    host: &HostInput,
-    literal: &Literal,
-    decoded: std::ops::Range<u32>,
-    replacement: &str,
-) -> Option<Edit> {
-    let at = literal.to_file(decoded.clone())?;
-    let replacement = literal.encode(decoded.start, replacement);
-    let at = if replacement.is_empty() { crate::host::whole_literal_lines(&host.text, at) } else { at };
-    Some(Edit { file: host.path.clone(), start: at.start, end: at.end, replacement })
 }

@@ -467,3 +467,18 @@ impl Detected<'_> {
         out
     }
 }
+/// Where a member is defined in the files themselves (a program's source,
+/// not the program's virtual text).
+pub(super) use crate::input::source::Place;
+
+/// The real places of a group's members.
+pub(super) fn real_places(units: &[Unit], detected: &Detected, members: &[Member]) -> BTreeSet<Place> {
+    members
+        .iter()
+        .filter_map(|m| {
+            let u = *detected.index.defining.get(&m.key)?.first()?;
+            let function = detected.views[u].defs.get(&m.key)?.function;
+            Some(units[u].position(function.pos))
+        })
+        .collect()
+}

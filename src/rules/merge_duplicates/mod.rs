@@ -181,7 +181,7 @@ fn merges(units: &[Unit], detected: &Detected, cx: &FindContext, candidates: &[C
     probe.dedup();
     let taken = (cx.taken)(&probe).unwrap_or_else(|_| probe.iter().cloned().collect());
     // Each name taken, with the real places of the group that took it.
-    let mut claimed: BTreeMap<String, BTreeSet<name::Place>> = BTreeMap::new();
+    let mut claimed: BTreeMap<String, BTreeSet<detect::Place>> = BTreeMap::new();
     let index_of_member: BTreeMap<DeclKey, usize> =
         candidates.iter().enumerate().flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key, i))).collect();
     let mut merge_of_candidate: BTreeMap<usize, usize> = BTreeMap::new();
@@ -199,7 +199,7 @@ fn merges(units: &[Unit], detected: &Detected, cx: &FindContext, candidates: &[C
         let touched: BTreeSet<UnitId> = candidate.seeing.union(&candidate.declaring).copied().collect();
         // The same functions seen through several programs (a source they share) are
         // several groups here, one group in the files: they take one name.
-        let places = name::real_places(units, detected, &merging);
+        let places = detect::real_places(units, detected, &merging);
         let claimed_by_others: BTreeSet<String> =
             claimed.iter().filter(|(_, by)| **by != places).map(|(name, _)| name.clone()).collect();
         let name = name::new_name(&survivor, stems[i].as_deref(), &taken, &claimed_by_others, units, &touched);
