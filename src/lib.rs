@@ -21,3 +21,6 @@ pub mod support;
 pub mod verify;
 
 pub use commands::run;
+
+#[cfg(test)]
+mod layers_tests;
