@@ -9,5 +9,5 @@
 
 pub mod lower;
 pub mod parse;
-pub mod precompiled;
-pub mod unit;
+pub(crate) mod precompiled;
+pub(crate) mod unit;

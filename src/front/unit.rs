@@ -43,10 +43,6 @@ pub struct Unit {
     /// Skipped code (file index, start, end) whose discovered configuration
     /// does not compile: the functions it names keep their spaces.
     pub unbuildable: Vec<(usize, u32, u32)>,
-    /// Where the unit's text (its main file, `FileIndex` 0) comes from: today
-    /// always a whole kernel file; an embedded or concatenated program maps
-    /// its ranges back to the files that hold them.
-    pub source_map: SourceMap,
     /// One per `syntax.files` entry (same `FileIndex`).
     sources: Vec<SourceFile>,
     /// Per `syntax.files` entry, its batch-wide id (set by `intern`).
@@ -432,7 +428,6 @@ impl Workbench {
         }
         let mut syntax = syntax;
         kernels_as_compiled(&mut syntax, &ir);
-        let source_map = SourceMap::whole_file(path, text.len() as u32);
         let sources = source_files(&syntax, virtual_file, &text);
         Ok(Unit {
             path: path.to_path_buf(),
@@ -446,7 +441,6 @@ impl Workbench {
             configuration: None,
             discovery_bound: None,
             unbuildable: Vec::new(),
-            source_map,
             sources,
             file_ids: Vec::new(),
         })

@@ -25,7 +25,7 @@ use crate::front::unit::Unit;
 use crate::infer::describe::{at, describe_node, describe_source, node_of};
 use crate::settings::options::Target;
 use pin::own_pin;
-pub use pin::{builtin_pins, macro_site_pin, skipped_at};
+pub use pin::skipped_at;
 
 /// What happens to one declaration.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]

@@ -386,7 +386,8 @@ impl FileRange<'_> {
 }
 
 impl SourceMap {
-    /// A unit that is a whole file, as it is.
+    /// A unit that is a whole file, as it is (the tests' map).
+    #[cfg(test)]
     pub fn whole_file(path: &Path, len: u32) -> SourceMap {
         let (file, canonical) = (path.to_path_buf(), crate::settings::root::canonical(path));
         let segment = Segment { unit: 0..len, file, file_start: 0, form: Form::Verbatim, text: Arc::from([]), canonical };

@@ -6,8 +6,8 @@
 //! analysis report (`analysis`) and atomic writes (`write`). Nothing here
 //! decides what changes.
 
-pub mod analysis;
-pub mod render;
-pub mod sarif;
-pub mod summary;
+pub(crate) mod analysis;
+pub(crate) mod render;
+pub(crate) mod sarif;
+pub(crate) mod summary;
 pub mod write;

@@ -5,7 +5,7 @@
 //! made canonical (`build_options`) and the edit root (`root`), with the
 //! one rule for showing a path.
 
-pub mod build_options;
+pub(crate) mod build_options;
 pub mod options;
-pub mod paths;
-pub mod root;
+pub(crate) mod paths;
+pub(crate) mod root;

@@ -7,10 +7,10 @@
 //! a run's shared stores (`session`) and the git questions (`git`).
 
 pub mod exit;
-pub mod git;
-pub mod ids;
-pub mod progress;
-pub mod session;
-pub mod style;
-pub mod text;
-pub mod timings;
+pub(crate) mod git;
+pub(crate) mod ids;
+pub(crate) mod progress;
+pub(crate) mod session;
+pub(crate) mod style;
+pub(crate) mod text;
+pub(crate) mod timings;

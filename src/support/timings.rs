@@ -41,11 +41,6 @@ pub fn requested() -> bool {
     std::env::var_os("CLASP_TIMINGS").is_some()
 }
 
-/// `stage: 1.234 s in 12 calls`, one line per stage, when `CLASP_TIMINGS` is set.
-pub fn report() -> Option<String> {
-    requested().then(lines).flatten()
-}
-
 /// `stage: 1.234 s in 12 calls`, one line per stage, then the memory noted.
 pub fn lines() -> Option<String> {
     let totals = TOTALS.lock().ok()?;

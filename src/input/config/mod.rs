@@ -263,11 +263,6 @@ impl Config {
         })
     }
 
-    /// The names of the configurations, in the file's order.
-    pub fn configuration_names(&self) -> Vec<String> {
-        self.configurations.iter().map(|c| c.name.clone()).collect()
-    }
-
     /// Whether `file` matches one of the `exclude` globs.
     pub fn excludes(&self, file: &Path) -> bool {
         let Some(relative) = self.relative(file) else { return false };
