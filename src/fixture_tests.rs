@@ -68,8 +68,8 @@ fn settings() -> insta::Settings {
 #[test]
 fn toolchain_is_installed() {
     // Fails loudly, never skips, when clang-19 or libclang is missing.
-    clasp::lower::clang_path().expect("clang-19");
-    clasp::parse::ensure_loaded().expect("libclang 19");
+    clasp::front::lower::clang_path().expect("clang-19");
+    clasp::front::parse::ensure_loaded().expect("libclang 19");
 }
 
 #[test]
@@ -234,8 +234,8 @@ fn check_migrate_fixture(fixture: &Path, snapshot: &str) {
     insta::assert_snapshot!(snapshot, format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}"));
     let name = fixture.display();
     if declares_unchanged(fixture) {
-        assert_eq!((code, &*stdout), (clasp::cli::EXIT_OK, ""), "{name} is declared unchanged: {stderr}");
-    } else if code != clasp::cli::EXIT_ERROR {
+        assert_eq!((code, &*stdout), (clasp::support::exit::EXIT_OK, ""), "{name} is declared unchanged: {stderr}");
+    } else if code != clasp::support::exit::EXIT_ERROR {
         assert!(!diff.is_empty(), "{name}: no diff, yet not declared `// expect: unchanged`: {stderr}");
     }
     let target = target_flags(&declared_target(fixture));
@@ -246,9 +246,9 @@ fn check_migrate_fixture(fixture: &Path, snapshot: &str) {
     copy_tree(fixture, &applied);
     copy_tree(fixture, &written);
     let (code_write, out_write, stderr_write) = run_fixture_bytes("migrate", &written, &["--write"]);
-    let expected = if code == clasp::cli::EXIT_ERROR { code } else { clasp::cli::EXIT_OK };
+    let expected = if code == clasp::support::exit::EXIT_ERROR { code } else { clasp::support::exit::EXIT_OK };
     assert_eq!((code_write, out_write.is_empty()), (expected, true), "{stderr_write}");
-    if code == clasp::cli::EXIT_ERROR {
+    if code == clasp::support::exit::EXIT_ERROR {
         assert!(same_tree(fixture, &written), "{name}: a batch with errors changed files");
         return;
     }

@@ -29,40 +29,36 @@
 //!
 //! # Code map
 //!
+//! By layer (see *Layers*: a folder uses only the folders above it).
+//!
 //! ```text
-//! entry     src/main.rs        the clasp binary: the supervisor (isolation/), running `clasp::run` in a
-//!                              worker; mimalloc is the whole process's allocator (Rust's, clang's, LLVM's)
-//!           src/lib.rs         the library: `run` and the modules
-//! discover  discover.rs, config/, root.rs   the walk (ignore crate), clasp.toml, [[program]]s,
-//!                              compile_commands.json, `#if` conditions read for discovered configurations;
-//!                              the edit root
-//! parse     parse/, syntax.rs  libclang's safe RAII wrappers (parse/libclang/), the walk, macros and their
-//!                              expansions, shared parses and walks (preamble.rs, memo.rs)
-//! lower     lower/, ir.rs      clang in process (in_process.rs -> native/clang_compile.cpp), the IR view
-//!                              (llvm.rs), facts (facts.rs, trace.rs), shared precompiled preambles
-//!           unit.rs, source.rs read + parse + lower one unit; a unit's source map (byte ranges -> files)
-//! host      host/              tree-sitter facts of host files: literals decoded, program creations,
-//!                              build calls and their options
-//! infer     infer/, flowgraph.rs, describe.rs   decisions and pins; queries over flows; source words
-//! plan      rules/, codes/     a rule's detection, edits and documentation (its module's `DOC`);
-//!                              the code registry: `codes/table.rs`, one row per code (a rule: its
-//!                              module and scope, which give --select/--ignore and keep(...); a
-//!                              reason: its documentation and whether it withdraws)
-//!           migrate/           the batch driver: load -> plan/ -> settle/ -> written.rs -> account.rs;
-//!                              migrate/host/: embedded kernels, generated copies, build calls edited
-//!           ids.rs, options.rs UnitId, FileId, DeclKey, SetId, the union-find; compile options, targets
-//! verify    verify/            recompile through a VFS overlay; kernel equivalence (pipeline, canonical
-//!                              form, comparison), functions kept out or proven on their own, cost
-//! render    report.rs, render.rs, summary.rs, sarif.rs, style.rs, text.rs, analyze.rs
-//! write     write/, git.rs     atomic writes, a batch whole or not at all; uncommitted changes
-//! commands  cli/, commands/, build_options.rs   clap structs and help texts, host option spellings,
-//!                              project resolution; each command (analyze, migrate, devices, rule),
-//!                              preflight, --select/--ignore, --interactive, the result cache
-//! runtime   isolation/, session.rs, precompiled.rs, targets.rs, timings.rs, progress.rs
-//!                              supervisor and worker, signals; a run's shared stores; LLVM's targets
-//! devices   devices/, bin/     the OpenCL ICD loader (ffi.rs), clasp-device-worker, --device-check
-//! native    native/            the C++ shim: in-process clang, preamble lexing, function printing
-//! tests     cli_tests/, fixture_tests.rs, host_tests/, fuzz_tests/   the four integration crates
+//! entry      src/main.rs, lib.rs   the supervisor (isolation/) running `clasp::run` in a worker;
+//!                                  mimalloc is the whole process's allocator (Rust's, clang's, LLVM's)
+//! support/   ids, text, exit codes, timings, progress, colour, a run's shared stores, git status
+//! isolation/ supervisor and worker processes, signals, phases, scratch files
+//! codes/     the code registry: table.rs, one row per code (a rule: its module and scope, which give
+//!            --select/--ignore and keep(...); a reason: its documentation and whether it withdraws)
+//! settings/  options and targets, host build-option spellings, the edit root, paths as shown
+//! facts/     syntax.rs (KernelSyntax), ir.rs (IrFacts), flowgraph.rs (queries over flows)
+//! host/      tree-sitter facts of host files: literals decoded, program creations, build calls
+//! input/     the walk (ignore crate), clasp.toml, [[program]]s, compile_commands.json, `#if`
+//!            conditions for discovered configurations; source maps and wrapped sources
+//! front/     parse/ (libclang's safe RAII wrappers in parse/libclang/, the walk, macros and their
+//!            expansions, skipped branches, shared parses and walks), lower/ (clang in process, the
+//!            safe IR view lower/llvm/, facts, targets), precompiled preambles, unit.rs (one unit)
+//! verify/    recompile through a VFS overlay; kernel equivalence (pipeline, canonical form,
+//!            comparison), functions kept out or proven on their own, cost
+//! infer/     decisions and pins with evidence; describe.rs: source words
+//! rules/     a rule's detection, edits and documentation (its module's `DOC`); registry.rs
+//! migrate/   the batch driver: load -> plan/ -> settle/ -> written.rs -> account.rs; host/:
+//!            embedded kernels, generated copies, build calls edited; report.rs: the report
+//! output/    render, summary, SARIF, analysis, write/ (atomic writes, a batch whole or not at all)
+//! devices/   the OpenCL ICD loader (ffi.rs), the device worker (bin/), --device-check
+//! cli/       clap structs and help texts (help/), project resolution
+//! commands/  each command (analyze, migrate, devices, rule), preflight, selection, --interactive,
+//!            the result cache
+//! native/    the C++ shim: in-process clang, preamble lexing, function printing
+//! tests      cli_tests/, fixture_tests.rs, host_tests/, fuzz_tests/, layers_tests.rs
 //! ```
 //!
 //! # Invariants
@@ -401,44 +397,54 @@
 //! - fuzz (`src/fuzz_tests/`): the fuzzer (`scripts/fuzz`, described in `scripts/README.md`): the
 //!   cases kept under `fixtures/fuzz/`, then 160 fixed cases in CI (`scripts/fuzz SECONDS` for
 //!   longer).
+//!
+//! # Layers
+//!
+//! Each top-level module is a stage folder, and a module
+//! uses only the stages before its own, in this order (the layering test,
+//! `src/layers_tests.rs`, holds the same table and fails on any path that
+//! goes the other way, and on any cycle among the files of a folder):
+//!
+//! | layer       | takes                     | gives                                              |
+//! |-------------|---------------------------|----------------------------------------------------|
+//! | `support`   | nothing                   | ids, wording, exit codes, timings, colour, stores  |
+//! | `isolation` | support                   | the supervisor and worker processes, phases        |
+//! | `codes`     | nothing                   | every rule and reason code, with its documentation |
+//! | `settings`  | the above                 | options, targets, build options, the edit root     |
+//! | `facts`     | the above                 | syntax and IR facts as plain data, flow queries    |
+//! | `host`      | the above                 | host code's facts (tree-sitter)                    |
+//! | `input`     | the above                 | unit files, `clasp.toml` jobs, source maps         |
+//! | `front`     | the above                 | a `Unit`: libclang's syntax and clang's IR facts   |
+//! | `verify`    | the above                 | recompiles and equivalence proofs                  |
+//! | `infer`     | the above                 | decisions with evidence                            |
+//! | `rules`     | the above                 | fixes, refusals, warnings                          |
+//! | `migrate`   | the above                 | the batch planned, settled, as a `report`          |
+//! | `output`    | the above                 | diffs, summaries, SARIF, analysis, atomic writes   |
+//! | `devices`   | the above                 | the user's OpenCL devices, `--device-check`        |
+//! | `cli`       | the above                 | the arguments parsed, the project resolved         |
+//! | `commands`  | everything                | `run`: each command driven, its exit code          |
+//!
+//! `main.rs` hands `run` to `isolation::main`; each folder's `mod.rs` says
+//! what it takes and gives.
 
-pub mod analyze;
-pub mod build_options;
-pub mod cli;
+pub(crate) mod cli;
 pub mod codes;
-pub mod commands;
-pub mod config;
-pub mod describe;
+pub(crate) mod commands;
 pub mod devices;
-pub mod discover;
-pub mod flowgraph;
-pub mod git;
-pub mod host;
-pub mod ids;
-pub mod infer;
-pub mod ir;
+pub(crate) mod facts;
+pub mod front;
+pub(crate) mod host;
+pub(crate) mod infer;
+pub(crate) mod input;
 pub mod isolation;
-pub mod lower;
-pub mod migrate;
-pub mod options;
-pub mod parse;
-pub mod precompiled;
-pub mod progress;
-pub mod render;
-pub mod report;
-pub mod root;
+pub(crate) mod migrate;
+pub mod output;
 pub mod rules;
-pub mod sarif;
-pub mod session;
-pub mod source;
-pub mod style;
-pub mod summary;
-pub mod syntax;
-pub mod targets;
-pub mod text;
-pub mod timings;
-pub mod unit;
+pub mod settings;
+pub mod support;
 pub mod verify;
-pub mod write;
 
 pub use commands::run;
+
+#[cfg(test)]
+mod layers_tests;

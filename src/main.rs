@@ -1,5 +1,6 @@
 //! The `clasp` binary: a supervisor running the batch in a worker process
-//! (`clasp::isolation`), which does everything in `clasp::run`.
+//! (`clasp::isolation`), which does everything in `clasp::run`, handed to it
+//! here.
 
 /// mimalloc, built with `override`, is the allocator of the whole process:
 /// Rust's allocations and, through the exported `malloc`/`free`, clang's and
@@ -19,6 +20,6 @@ static INSTALL_SIGNAL_HANDLERS: extern "C" fn(std::ffi::c_int, *const *const std
     clasp::isolation::signals::install_at_start;
 
 fn main() {
-    let code = clasp::isolation::main(std::env::args().collect());
+    let code = clasp::isolation::main(std::env::args().collect(), clasp::run);
     std::process::exit(code);
 }

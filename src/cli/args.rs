@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 use super::help;
 use crate::devices::TargetSpec;
-use crate::options::{CompileOptions, InputStd};
+use crate::settings::options::{CompileOptions, InputStd};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -22,7 +22,7 @@ pub struct Cli {
     pub command: Command,
     /// Colour: auto (on a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always, never.
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t, long_help = help::COLOR)]
-    pub color: crate::style::ColorWhen,
+    pub color: crate::support::style::ColorWhen,
 }
 
 /// The host build options that `build_options` turns into the options above
@@ -120,7 +120,7 @@ pub struct MigrateArgs {
     /// (the selected devices with --target device:NAME, else all): a result a device
     /// rejects while it builds the original is an error, unless =report.
     #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "error", value_enum, long_help = help::DEVICE_CHECK)]
-    pub device_check: Option<crate::devices::check::Mode>,
+    pub device_check: Option<crate::settings::options::DeviceCheckMode>,
     #[command(flatten)]
     pub project: ProjectArgs,
     /// Apply the changes in place (atomically).
@@ -178,22 +178,22 @@ pub struct MigrateArgs {
     #[arg(long, long_help = help::NO_MERGE)]
     pub no_merge: bool,
     /// A program's __constant data over BYTES moves to __global, largest variables first.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::options::DEFAULT_CONSTANT_BUDGET, long_help = help::CONSTANT_BUDGET)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::settings::options::DEFAULT_CONSTANT_BUDGET, long_help = help::CONSTANT_BUDGET)]
     pub constant_budget: u64,
     /// Verification optimises no kernel over about N instructions once its
     /// changed helpers are inlined (estimated before it runs); a change set
     /// whose proof would need more is withdrawn as proof-too-large instead of
     /// running for minutes. 0: no limit.
-    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_PROOF_LIMIT, long_help = help::PROOF_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = crate::settings::options::DEFAULT_PROOF_LIMIT, long_help = help::PROOF_LIMIT)]
     pub proof_limit: u64,
     /// Build each unit in at most N more configurations, derived from the #if
     /// conditions of code every given configuration skips where a helper's
     /// pointer is used (`-DFAST` for `#ifdef FAST`); a change must hold in each. 0: none.
-    #[arg(long, value_name = "N", default_value_t = crate::options::DEFAULT_DISCOVERED_CONFIGURATIONS, long_help = help::DISCOVER)]
+    #[arg(long, value_name = "N", default_value_t = crate::settings::options::DEFAULT_DISCOVERED_CONFIGURATIONS, long_help = help::DISCOVER)]
     pub discover_configurations: usize,
     /// Which program-scope variables move to __global: as-needed (over the budget) or prefer-global (all that can).
-    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::options::GlobalsPolicy::parse, long_help = help::GLOBALS)]
-    pub globals: crate::options::GlobalsPolicy,
+    #[arg(long, value_name = "POLICY", default_value = "as-needed", value_parser = crate::settings::options::GlobalsPolicy::parse, long_help = help::GLOBALS)]
+    pub globals: crate::settings::options::GlobalsPolicy,
     /// No progress bar (it is only drawn when stderr is a terminal anyway); with
     /// --check, the names of the files that would change instead of their diff.
     #[arg(long, short = 'q', long_help = help::QUIET)]
@@ -241,8 +241,8 @@ pub struct DiscoverArgs {
 
 impl DiscoverArgs {
     /// What discovery takes from a directory's walk, as these options ask.
-    pub fn filters(&self) -> crate::discover::Filters {
-        crate::discover::Filters {
+    pub fn filters(&self) -> crate::input::discover::Filters {
+        crate::input::discover::Filters {
             extensions: self.extensions.clone(),
             exclude: self.exclude.clone(),
             select: self.select.clone(),

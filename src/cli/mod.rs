@@ -12,10 +12,7 @@ use clap::{CommandFactory, Parser};
 
 use args::Cli;
 
-/// Exit codes, as for ruff and cargo fix.
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_PENDING: i32 = 1;
-pub const EXIT_ERROR: i32 = 2;
+use crate::support::exit::{EXIT_ERROR, EXIT_OK};
 
 /// The long options of any subcommand that take a value (`--target`), so
 /// that host-option rewriting leaves their values alone.
@@ -32,7 +29,7 @@ fn takes_value(option: &str) -> bool {
 /// (`--help`, `--version`, an error, already printed).
 pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Cli, i32> {
     // clap cannot read host spellings (`-include`, `-cl-mad-enable`): rewrite them first.
-    let args = match crate::build_options::canonicalize(&args, &takes_value) {
+    let args = match crate::settings::build_options::canonicalize(&args, &takes_value) {
         Ok(canonical) => {
             for note in &canonical.notes {
                 let _ = writeln!(stderr, "clasp: note: {note}");

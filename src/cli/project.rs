@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::args::{AnalyzeArgs, CompileArgs, DiscoverArgs, MigrateArgs, ProjectArgs};
-use crate::config::{Config, ConfigError, Job, OptionError};
-use crate::discover::discover;
-use crate::options::{CompileOptions, Target};
+use crate::input::config::{Config, ConfigError, Job, OptionError};
+use crate::input::discover::discover;
+use crate::settings::options::{CompileOptions, Target};
 
 /// What a command's arguments say about where its units come from.
 pub struct Inputs<'a> {
@@ -99,10 +99,10 @@ list every file in it, or name the files without it",
     ConfigOption { config: PathBuf, source: OptionError },
     /// clang's arguments cannot run in-process.
     #[error("clasp: error: {0}")]
-    InProcess(#[source] crate::lower::ClangError),
+    InProcess(#[source] crate::front::lower::ClangError),
     /// No edit root.
     #[error(transparent)]
-    Root(#[from] crate::root::RootError),
+    Root(#[from] crate::settings::root::RootError),
 }
 
 impl Project {
@@ -125,7 +125,7 @@ impl Project {
             host_files.extend(listed_hosts);
         }
         // Refused once, up front, rather than once per unit.
-        if let Some(e) = jobs.iter().find_map(|j| crate::lower::check_in_process(&j.compile.clang_extra).err()) {
+        if let Some(e) = jobs.iter().find_map(|j| crate::front::lower::check_in_process(&j.compile.clang_extra).err()) {
             return Err(fail(Problem::InProcess(e)));
         }
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
@@ -146,13 +146,13 @@ impl Project {
     }
 
     /// The edit root (canonical): `explicit` (`--root`), else clasp.toml's,
-    /// else the one the paths imply (see `crate::root`).
+    /// else the one the paths imply (see `crate::settings::root`).
     pub fn edit_root(&self, explicit: Option<&Path>) -> Result<PathBuf, Error> {
         let root_option = explicit.map(Path::to_path_buf).or_else(|| self.config_root.clone());
         // With --compile-commands, the files it lists (units and host files) stand for the paths.
         let listed = || self.jobs.iter().map(|j| j.path.clone()).chain(self.host_files.iter().cloned()).collect();
         let paths: Vec<PathBuf> = if self.paths.is_empty() { listed() } else { self.paths.clone() };
-        crate::root::edit_root(&paths, root_option.as_deref())
+        crate::settings::root::edit_root(&paths, root_option.as_deref())
             .map_err(|e| Error { unreadable: self.unreadable.clone(), problem: e.into() })
     }
 }
@@ -164,7 +164,7 @@ fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config
     }
     let path = match &args.config {
         Some(path) => Some(path.clone()),
-        None => paths.first().and_then(|p| crate::config::find(p)),
+        None => paths.first().and_then(|p| crate::input::config::find(p)),
     };
     path.map(|p| Config::load(&p)).transpose()
 }
@@ -172,7 +172,7 @@ fn project_config(args: &ProjectArgs, paths: &[PathBuf]) -> Result<Option<Config
 /// The host files to read: none when clasp.toml says `host = false` (a
 /// host file named on the command line is then a unit, as with `--no-host`),
 /// and none that clasp.toml excludes unless named on the command line.
-fn host_files(found: &mut crate::discover::Discovered, config: Option<&Config>, paths: &[PathBuf]) -> Vec<PathBuf> {
+fn host_files(found: &mut crate::input::discover::Discovered, config: Option<&Config>, paths: &[PathBuf]) -> Vec<PathBuf> {
     let host = std::mem::take(&mut found.host_files);
     match config {
         Some(config) if !config.host => {
@@ -182,7 +182,7 @@ fn host_files(found: &mut crate::discover::Discovered, config: Option<&Config>, 
         }
         Some(config) => {
             let parts = config.program_sources();
-            let part = |f: &PathBuf| parts.contains(&crate::root::canonical(f));
+            let part = |f: &PathBuf| parts.contains(&crate::settings::root::canonical(f));
             host.into_iter().filter(|f| !part(f) && (paths.contains(f) || !config.excludes(f))).collect()
         }
         None => host,
@@ -200,7 +200,7 @@ fn jobs(
     files: &[PathBuf],
 ) -> Result<(Vec<Job>, Vec<PathBuf>), Problem> {
     if let Some(list) = &args.compile_commands {
-        let listed = crate::config::compile_commands(list, &compile)?;
+        let listed = crate::input::config::compile_commands(list, &compile)?;
         return Ok((listed.jobs, listed.hosts));
     }
     project_jobs(paths, compile, config, files).map(|jobs| (jobs, Vec::new()))
@@ -220,7 +220,7 @@ fn project_jobs(
         Some(config) => {
             // A file that is only part of a `[[program]]` is not a unit of its own.
             let parts = config.program_sources();
-            let part = |f: &PathBuf| parts.contains(&crate::root::canonical(f));
+            let part = |f: &PathBuf| parts.contains(&crate::settings::root::canonical(f));
             let kept: Vec<PathBuf> =
                 files.iter().filter(|f| !part(f) && (paths.contains(f) || !config.excludes(f))).cloned().collect();
             // An option's error is named after the file that holds it.

@@ -37,7 +37,8 @@ fn migrated(fixture: &str, own: &[&str], options: &[&str], config: Option<&str>)
 fn compiles(dir: &Path, text: &str, defines: &[String]) -> Result<(), String> {
     let path = dir.join("result.cl");
     std::fs::write(&path, text).unwrap();
-    let mut args = clasp::options::CompileOptions::default().clang_args(Some(&clasp::options::Target::Cl20.std_flags()));
+    let mut args =
+        clasp::settings::options::CompileOptions::default().clang_args(Some(&clasp::settings::options::Target::Cl20.std_flags()));
     args.extend(defines.iter().cloned());
     clasp::verify::compiles(&path, &args, &Default::default()).map_err(|e| e.to_string())
 }

@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::Stop;
-use crate::analyze;
 use crate::cli::args::AnalyzeArgs;
 use crate::cli::project::{Inputs, Project};
-use crate::cli::{EXIT_ERROR, EXIT_OK};
-use crate::config::Job;
-use crate::options::Target;
-use crate::text::plural;
-use crate::unit::{Unit, Workbench};
+use crate::front::unit::{Unit, Workbench};
+use crate::input::config::Job;
+use crate::output::analysis;
+use crate::settings::options::Target;
+use crate::support::exit::{EXIT_ERROR, EXIT_OK};
+use crate::support::text::plural;
 
 /// One unit in the JSON report.
 #[derive(Serialize)]
@@ -28,15 +28,15 @@ struct AnalyzeFile {
     error: Option<String>,
     /// For a file that could not be analysed because clang rejects it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    compiles: Option<analyze::CompileStatus>,
+    compiles: Option<analysis::CompileStatus>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    report: Option<analyze::UnitReport>,
+    report: Option<analysis::UnitReport>,
 }
 
 /// Runs `clasp analyze` and returns its exit code.
-pub fn run(args: &AnalyzeArgs, palettes: crate::style::Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+pub fn run(args: &AnalyzeArgs, palettes: crate::support::style::Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     // Messages are written as each unit is analysed: coloured line by line on their way out.
-    let mut stderr = crate::style::Diagnostics::new(stderr, palettes.stderr);
+    let mut stderr = crate::support::style::Diagnostics::new(stderr, palettes.stderr);
     let result = analyze_project(args, stdout, &mut stderr);
     super::exit_code(result, Default::default(), &mut stderr)
 }
@@ -71,7 +71,7 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
         let _ = writeln!(
             stdout,
             "{}",
-            serde_json::to_string_pretty(&crate::report::Versioned::new(serde_json::json!({ "files": files }))).unwrap()
+            serde_json::to_string_pretty(&crate::migrate::report::Versioned::new(serde_json::json!({ "files": files }))).unwrap()
         );
     }
     let analysed = files.iter().filter(|f| f.error.is_none()).count();
@@ -84,11 +84,11 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
 
 /// Loads a job: a kernel file, or a `[[program]]`'s sources concatenated
 /// (as `clasp migrate` compiles it).
-fn load(bench: &Workbench, scratch: &Path, job: &Job, target: Target) -> Result<Unit, crate::unit::UnitError> {
+fn load(bench: &Workbench, scratch: &Path, job: &Job, target: Target) -> Result<Unit, crate::front::unit::UnitError> {
     let Some(sources) = &job.program else { return bench.load(&job.path, &job.compile, target) };
-    let program = crate::source::Program::prepare(scratch, &job.path, &sources.name, &sources.files).map_err(|e| {
+    let program = crate::input::source::Program::prepare(scratch, &job.path, &sources.name, &sources.files).map_err(|e| {
         let source = std::io::Error::new(e.kind(), format!("the sources of program `{}`: {e}", sources.name));
-        crate::unit::UnitError::Read { path: job.path.display().to_string(), source: std::sync::Arc::new(source) }
+        crate::front::unit::UnitError::Read { path: job.path.display().to_string(), source: std::sync::Arc::new(source) }
     })?;
     bench.load_program(&std::sync::Arc::new(program), &job.compile, target)
 }
@@ -114,7 +114,7 @@ fn analyze_job(
 ) -> AnalyzeFile {
     let (path, options) = (&job.path, &job.compile);
     if let Some(message) = crate::isolation::exclusion_error(&job.label(), path) {
-        let message = crate::render::error_message(&crate::report::FileError { path: path.clone(), message });
+        let message = crate::output::render::error_message(&crate::migrate::report::FileError { path: path.clone(), message });
         let _ = writeln!(stderr, "{message}");
         return AnalyzeFile {
             path: path.display().to_string(),
@@ -130,9 +130,9 @@ fn analyze_job(
     });
     match loaded {
         Ok(unit) => {
-            let report = analyze::report(&unit, compile_status(&unit, target));
+            let report = analysis::report(&unit, compile_status(&unit, target));
             if !json {
-                let _ = write!(stdout, "{}", analyze::render_text(&report));
+                let _ = write!(stdout, "{}", analysis::render_text(&report));
             }
             AnalyzeFile {
                 path: path.display().to_string(),
@@ -148,8 +148,8 @@ fn analyze_job(
                 None => writeln!(stderr, "{}", error_line(path, &e)),
             }
             .ok();
-            let compiles = e.is_compile_error().then(|| analyze::CompileStatus {
-                as_input: analyze::CompileCheck::new(options.std.first().name(), Err(e.to_string())),
+            let compiles = e.is_compile_error().then(|| analysis::CompileStatus {
+                as_input: analysis::CompileCheck::new(options.std.first().name(), Err(e.to_string())),
                 unchanged_as_target: None,
             });
             AnalyzeFile { path: path.display().to_string(), status: "error", error: Some(e.to_string()), compiles, report: None }
@@ -158,19 +158,22 @@ fn analyze_job(
 }
 
 /// A unit's error as printed: placed at `file:line:col` like every error line.
-fn error_line(path: &Path, error: &crate::unit::UnitError) -> String {
-    crate::render::error_message(&crate::report::FileError { path: path.to_path_buf(), message: error.to_string() })
+fn error_line(path: &Path, error: &crate::front::unit::UnitError) -> String {
+    crate::output::render::error_message(&crate::migrate::report::FileError {
+        path: path.to_path_buf(),
+        message: error.to_string(),
+    })
 }
 
 /// A loaded unit compiles as its input standard; whether it also compiles, unchanged, as the target.
-fn compile_status(unit: &Unit, target: Target) -> analyze::CompileStatus {
+fn compile_status(unit: &Unit, target: Target) -> analysis::CompileStatus {
     // The file clang compiles: the unit's input (a program's wrapper, its
     // text laid over by the overlay its options carry).
     let path: &Path = &unit.input;
     let target_args = unit.compile.clang_args(Some(&target.std_flags()));
-    analyze::CompileStatus {
-        as_input: analyze::CompileCheck::new(unit.standard.std.name(), Ok(())),
-        unchanged_as_target: Some(analyze::CompileCheck::new(
+    analysis::CompileStatus {
+        as_input: analysis::CompileCheck::new(unit.standard.std.name(), Ok(())),
+        unchanged_as_target: Some(analysis::CompileCheck::new(
             target.name(),
             crate::verify::compiles(path, &target_args, &Default::default()).map_err(|e| e.to_string()),
         )),

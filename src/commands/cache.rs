@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::args::MigrateArgs;
 use crate::cli::project::Project;
-use crate::options::MigrateOptions;
-use crate::report::Migration;
-use crate::style::Palettes;
+use crate::migrate::report::Migration;
+use crate::settings::options::MigrateOptions;
+use crate::support::style::Palettes;
 
 const DIRECTORY: &str = ".clasp_cache";
 
@@ -49,7 +49,7 @@ impl Cache {
         let writes = args.write || args.interactive || args.out_dir.is_some();
         // The installed devices and their drivers decide a device target and check: not files clasp reads.
         let devices = args.device_check.is_some() || matches!(args.target, Some(crate::devices::TargetSpec::Device(_)));
-        if args.no_cache || writes || devices || args.timings || crate::timings::requested() {
+        if args.no_cache || writes || devices || args.timings || crate::support::timings::requested() {
             return None;
         }
         let mut key = Key::default();
@@ -65,7 +65,7 @@ impl Cache {
         key.add(&format!("{options:?}"));
         key.add(&std::env::var_os("CLASP_CLANG"));
         // The clang that compiles: another build of it may compile differently.
-        let clang = crate::lower::clang_path().ok();
+        let clang = crate::front::lower::clang_path().ok();
         key.add(&clang.as_ref().and_then(|c| std::fs::metadata(c).ok()).and_then(|m| m.modified().ok()));
         Some(Cache { dir: options.root.join(DIRECTORY), key: key.hex() })
     }
@@ -86,7 +86,7 @@ impl Cache {
 
     /// Stores what a run printed, when its batch had no error; a cache that
     /// cannot be written (a read-only tree) is no error.
-    pub fn store(&self, migration: &Migration, jobs: &[crate::config::Job], out: &[u8], err: &[u8], code: i32) {
+    pub fn store(&self, migration: &Migration, jobs: &[crate::input::config::Job], out: &[u8], err: &[u8], code: i32) {
         if !migration.errors.is_empty() || !migration.unanalysable.is_empty() {
             return;
         }
@@ -136,7 +136,7 @@ impl Key {
 }
 
 fn hash_hex(bytes: &[u8]) -> String {
-    let half = |seed: u64| crate::ids::hash_of(&(seed, bytes));
+    let half = |seed: u64| crate::support::ids::hash_of(&(seed, bytes));
     format!("{:016x}{:016x}", half(1), half(2))
 }
 

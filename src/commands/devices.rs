@@ -8,9 +8,9 @@ use std::io::Write;
 
 use super::Stop;
 use crate::cli::args::DevicesArgs;
-use crate::cli::EXIT_OK;
 use crate::devices::{self, worker, Device, Inventory, Platform, TargetSpec};
-use crate::options::Target;
+use crate::settings::options::Target;
+use crate::support::exit::EXIT_OK;
 
 /// Runs `clasp devices` and returns its exit code.
 pub fn run(args: &DevicesArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {

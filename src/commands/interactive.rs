@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use super::Stop;
 use crate::codes::Code;
-use crate::render;
-use crate::report::{FileChange, Fix, Migration};
-use crate::style::Palettes;
+use crate::migrate::report::{FileChange, Fix, Migration};
+use crate::output::render;
+use crate::support::style::Palettes;
 
 /// A fix across runs: its rule and where it is reported (canonical file, line,
 /// column), which, unlike a declaration inside an embedded kernel's scratch
@@ -44,7 +44,7 @@ pub struct Review {
 type Shown = (Code, PathBuf, u32, u32, Vec<crate::rules::Edit>);
 
 fn shown_key(fix: &Fix) -> Shown {
-    (fix.rule, crate::root::canonical(&fix.file), fix.line, fix.col, fix.edits.clone())
+    (fix.rule, crate::settings::root::canonical(&fix.file), fix.line, fix.col, fix.edits.clone())
 }
 
 /// How many times the batch may run again after a review before giving up.
@@ -134,7 +134,7 @@ fn set_diff(set: &SetView, base: &render::DiffBase) -> Vec<u8> {
 fn evidence(set: &SetView) -> Vec<String> {
     let lines: BTreeSet<(String, u32, u32, String)> = set
         .fixes()
-        .map(|fix| (render::shown_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
+        .map(|fix| (crate::settings::paths::shown_path(&fix.file), fix.line, fix.col, format!("{}: {}", fix.rule, fix.message)))
         .collect();
     lines.into_iter().map(|(file, line, col, text)| format!("{file}:{line}:{col}: {text}")).collect()
 }
@@ -167,7 +167,7 @@ fn ask(input: &mut dyn BufRead, stderr: &mut dyn Write, number: usize, total: us
 }
 
 fn identity(fix: &Fix) -> Option<Identity> {
-    fix.origin.as_ref().map(|_| (fix.rule, crate::root::canonical(&fix.file), fix.line, fix.col))
+    fix.origin.as_ref().map(|_| (fix.rule, crate::settings::root::canonical(&fix.file), fix.line, fix.col))
 }
 
 fn accept(set: &SetView, review: &mut Review) {
@@ -201,7 +201,7 @@ pub fn show_follow_up(
         let alone = FileChange { migrated, fixes: Vec::new(), ..change.clone() };
         diff.extend(render::diff(&alone, &base));
         for fix in unshown {
-            let at = format!("{}:{}:{}", render::display_path(&fix.file), fix.line, fix.col);
+            let at = format!("{}:{}:{}", crate::settings::paths::display_path(&fix.file), fix.line, fix.col);
             lines.insert(format!("{at}: {}: {} (follows from the sets you accepted)", fix.rule, fix.message));
         }
     }
@@ -234,8 +234,9 @@ fn skip(set: &SetView, review: &mut Review) {
 /// an embedded kernel) stops the run before anything is written.
 pub fn settle(review: &mut Review, migration: &Migration) -> Result<bool, Stop> {
     let fixes = || migration.changes.iter().flat_map(|c| c.fixes.iter()).filter(|f| f.origin.is_some());
-    let shown =
-        |fix: &Fix| format!("  {}:{}:{}: {}: {}", render::shown_path(&fix.file), fix.line, fix.col, fix.rule, fix.message);
+    let shown = |fix: &Fix| {
+        format!("  {}:{}:{}: {}: {}", crate::settings::paths::shown_path(&fix.file), fix.line, fix.col, fix.rule, fix.message)
+    };
     let back: Vec<String> = fixes().filter(|f| identity(f).is_some_and(|i| review.skipped.contains(&i))).map(shown).collect();
     if !back.is_empty() {
         let message = format!("these skipped changes cannot be left out on their own; nothing written:\n{}", back.join("\n"));

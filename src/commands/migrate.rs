@@ -12,12 +12,12 @@ use super::devices::Selected;
 use super::Stop;
 use crate::cli::args::{Format, MigrateArgs};
 use crate::cli::project::{Inputs, Project};
-use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
+use crate::front::unit::Workbench;
 use crate::migrate::{migrate, FileError, MigrateOptions, Migration};
-use crate::render;
-use crate::style::{Palette, Palettes};
-use crate::summary::Mode;
-use crate::unit::Workbench;
+use crate::output::render;
+use crate::output::summary::Mode;
+use crate::support::exit::{EXIT_ERROR, EXIT_OK, EXIT_PENDING};
+use crate::support::style::{Palette, Palettes};
 
 /// Runs `clasp migrate` and returns its exit code.
 pub fn run(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
@@ -85,8 +85,8 @@ fn migrate_batch(
     if (in_place || args.out_dir.is_some()) && !refused && !device_rejected(args, &mut migration) {
         write(&mut migration, args.out_dir.as_deref());
     }
-    if args.timings || crate::timings::requested() {
-        migration.timings = crate::timings::stages();
+    if args.timings || crate::support::timings::requested() {
+        migration.timings = crate::support::timings::stages();
     }
     let base = render::DiffBase::for_files(migration.changes.iter().map(|c| c.path.as_path()), &options.root);
     if print_report(args, &migration, &base, palettes.stdout, stdout) {
@@ -106,7 +106,7 @@ fn migrate_batch(
 fn device_check(
     args: &MigrateArgs,
     selected: Option<&Selected>,
-    target: crate::options::Target,
+    target: crate::settings::options::Target,
     migration: &mut Migration,
 ) -> Vec<String> {
     let (Some(mode), Some(selected)) = (args.device_check, selected) else { return Vec::new() };
@@ -127,7 +127,7 @@ fn device_check(
 /// Whether a device rejected a result (`--device-check`, not `=report`):
 /// then nothing is written, said once.
 fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
-    let rejected = args.device_check == Some(crate::devices::check::Mode::Error)
+    let rejected = args.device_check == Some(crate::settings::options::DeviceCheckMode::Error)
         && migration.device_check.as_ref().is_some_and(|c| c.programs.iter().any(|p| p.devices.iter().any(|v| v.regressed())));
     if rejected {
         let message =
@@ -176,7 +176,7 @@ fn reviewed(
             kept_decls: review.kept_decls.clone(),
             // The review is over: this run's result is written, not shown set by set.
             each_set: false,
-            progress: crate::progress::Progress::hidden(),
+            progress: crate::support::progress::Progress::hidden(),
             ..options.clone()
         };
         result = migrate(bench, &project.jobs, &project.host_files, &again);
@@ -206,7 +206,11 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         kept_decls: Default::default(),
         jobs: (crate::isolation::jobs_override().or(args.jobs.map(|n| n as usize)))
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
-        progress: if args.quiet { crate::progress::Progress::hidden() } else { crate::progress::Progress::on_stderr() },
+        progress: if args.quiet {
+            crate::support::progress::Progress::hidden()
+        } else {
+            crate::support::progress::Progress::on_stderr()
+        },
     }
 }
 
@@ -223,7 +227,7 @@ fn add_unreadable(migration: &mut Migration, unreadable: Vec<(PathBuf, String)>)
 /// Returns whether it refused.
 fn refuse_dirty_files(migration: &mut Migration) -> bool {
     let paths: Vec<PathBuf> = migration.changes.iter().map(|c| c.path.clone()).collect();
-    let message = match crate::git::dirty(&paths) {
+    let message = match crate::support::git::dirty(&paths) {
         Ok(dirty) if dirty.is_empty() => return false,
         Ok(dirty) => {
             let list: Vec<String> = dirty.iter().map(|p| format!("  {}", p.display())).collect();
@@ -243,16 +247,19 @@ fn refuse_dirty_files(migration: &mut Migration) -> bool {
 /// or mirrored under `out_dir`. A file that could not be written, and those
 /// sharing a change set with it, are errors, and their functions not migrated.
 fn write(migration: &mut Migration, out_dir: Option<&Path>) {
-    use crate::write::batch::{write_all, Planned};
+    use crate::output::write::batch::{write_all, Planned};
     migration.written = true;
     let files: Vec<Planned> = migration
         .changes
         .iter()
         .zip(change_groups(migration))
         .map(|(change, group)| match out_dir {
-            Some(out) => {
-                Planned { destination: crate::write::mirrored(out, &change.path), bytes: &change.migrated, expected: None, group }
-            }
+            Some(out) => Planned {
+                destination: crate::output::write::mirrored(out, &change.path),
+                bytes: &change.migrated,
+                expected: None,
+                group,
+            },
             None => {
                 Planned { destination: change.path.clone(), bytes: &change.migrated, expected: Some(&change.original), group }
             }
@@ -266,8 +273,8 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
     }
     for function in &mut migration.functions {
         let migrated = function.outcome.changed();
-        if migrated && migration.not_written.contains(&crate::root::canonical(&function.file)) {
-            function.outcome = crate::report::Outcome::NotWritten;
+        if migrated && migration.not_written.contains(&crate::settings::root::canonical(&function.file)) {
+            function.outcome = crate::migrate::report::Outcome::NotWritten;
         }
     }
 }
@@ -276,20 +283,22 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
 /// change set, and a host file with the files its edited build calls follow
 /// (the programs they build: switched to the new standard only with them).
 fn change_groups(migration: &Migration) -> Vec<usize> {
-    let sets =
-        |c: &crate::report::FileChange| c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect::<Vec<_>>();
+    let sets = |c: &crate::migrate::report::FileChange| {
+        c.fixes.iter().filter_map(|f| f.origin.as_ref().map(|o| o.set)).collect::<Vec<_>>()
+    };
     // A file links to another through a key of its own, past every set's number.
     let base = migration.changes.iter().flat_map(sets).max().map_or(0, |s| s + 1);
     let index: std::collections::BTreeMap<&Path, usize> =
         migration.changes.iter().enumerate().map(|(i, c)| (c.canonical.as_path(), i)).collect();
     let links: Vec<Vec<usize>> = (migration.changes.iter().enumerate())
         .map(|(i, change)| {
-            let calls = migration.host.build_calls.iter().filter(|c| crate::root::canonical(&c.file) == change.canonical);
+            let calls =
+                migration.host.build_calls.iter().filter(|c| crate::settings::root::canonical(&c.file) == change.canonical);
             let followed = calls.flat_map(|c| c.follows.iter()).filter_map(|f| index.get(f.as_path()));
             sets(change).into_iter().chain([base + i]).chain(followed.map(|j| base + j)).collect()
         })
         .collect();
-    crate::write::batch::groups(&links)
+    crate::output::write::batch::groups(&links)
 }
 
 /// `value` as pretty JSON and a newline, streamed: a big batch's report is
@@ -318,11 +327,11 @@ fn print_report(
     let format = if args.json { Format::Json } else { args.format.unwrap_or(Format::Diff) };
     match format {
         Format::Json => {
-            print_json(stdout, &crate::report::Versioned::new(migration));
+            print_json(stdout, &crate::migrate::report::Versioned::new(migration));
             false
         }
         Format::Sarif => {
-            print_json(stdout, &crate::sarif::log(migration));
+            print_json(stdout, &crate::output::sarif::log(migration));
             false
         }
         Format::Diff if args.statistics => {
@@ -351,7 +360,7 @@ fn print_report(
 fn print_diagnostics(
     args: &MigrateArgs,
     migration: &Migration,
-    (host_note, target): (bool, crate::options::Target),
+    (host_note, target): (bool, crate::settings::options::Target),
     palette: Palette,
     device_lines: &[String],
     stderr: &mut dyn Write,
@@ -376,8 +385,8 @@ fn print_diagnostics(
         let _ = writeln!(stderr, "{line}");
     }
     let mode = if migration.written { Mode::Written } else { Mode::DryRun };
-    let _ = writeln!(stderr, "{}", crate::summary::summary(migration, mode));
-    if let Some(times) = (args.timings || crate::timings::requested()).then(crate::timings::lines).flatten() {
+    let _ = writeln!(stderr, "{}", crate::output::summary::summary(migration, mode));
+    if let Some(times) = (args.timings || crate::support::timings::requested()).then(crate::support::timings::lines).flatten() {
         let _ = writeln!(stderr, "{times}");
     }
 }

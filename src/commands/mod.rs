@@ -15,8 +15,9 @@ mod selection;
 use std::io::Write;
 
 use crate::cli::args::Command;
-use crate::cli::{project, EXIT_ERROR};
-use crate::style::{Palette, Palettes};
+use crate::cli::project;
+use crate::support::exit::EXIT_ERROR;
+use crate::support::style::{Palette, Palettes};
 
 /// Runs clasp with `args` (including the program name) and returns the exit code.
 pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
@@ -26,7 +27,7 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
     };
     let palettes = Palettes::new(cli.color);
     // Precompiled preambles and header functions' walks are shared by the run's units, and dropped after it.
-    let _session = crate::session::Session::begin();
+    let _session = crate::support::session::Session::begin();
     match cli.command {
         Command::Analyze(args) => analyze::run(&args, palettes, stdout, stderr),
         Command::Migrate(args) => migrate::run(&args, palettes, stdout, stderr),

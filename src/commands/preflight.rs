@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::Stop;
 use crate::cli::project::Project;
-use crate::config::Job;
+use crate::input::config::Job;
 
 /// The source clang compiles to try the options: valid OpenCL C 1.2 and 2.0, warning-free.
 const PROBE: &str = "kernel void clasp_probe(global int *p) { p[0] = 0; }\n";
@@ -42,7 +42,7 @@ pub fn under_root(jobs: &[Job], host_files: &[PathBuf], root: &Path) -> Result<(
     // A `[[program]]`'s job names the program; its sources are the files.
     let sources = |j: &Job| j.program.as_ref().map_or_else(|| vec![j.path.clone()], |p| p.files.clone());
     let files: BTreeSet<PathBuf> = jobs.iter().flat_map(sources).chain(host_files.iter().cloned()).collect();
-    if files.is_empty() || files.iter().any(|f| crate::root::canonical(f).starts_with(root)) {
+    if files.is_empty() || files.iter().any(|f| crate::settings::root::canonical(f).starts_with(root)) {
         return Ok(());
     }
     let what = match files.iter().next() {
@@ -69,7 +69,7 @@ pub fn options_accepted(jobs: &[Job]) -> Result<(), Stop> {
     std::fs::write(&probe, PROBE).map_err(|e| Stop::clasp(format!("cannot write {}: {e}", probe.display())))?;
     for extra in extras {
         // Only the options that may be rejected: no include path, macro or pre-included file of the project.
-        let options = crate::options::CompileOptions { clang_extra: extra.clone(), ..Default::default() };
+        let options = crate::settings::options::CompileOptions { clang_extra: extra.clone(), ..Default::default() };
         if let Err(e) = crate::verify::compiles(&probe, &options.clang_args(None), &Default::default()) {
             let why = e.to_string();
             let why = why.split_once("error: ").map_or(why.as_str(), |(_, rest)| rest);

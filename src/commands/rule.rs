@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use super::Stop;
 use crate::cli::args::{RuleArgs, RuleFormat};
-use crate::cli::EXIT_OK;
 use crate::codes::{Code, Kind};
 use crate::rules::registry;
+use crate::support::exit::EXIT_OK;
 
 /// A code's documentation as JSON.
 #[derive(Serialize)]

@@ -14,62 +14,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use super::worker::{self, Build, Built, WorkerError};
 use super::{Device, Platform};
-use crate::options::{CompileOptions, InputStd, Target};
-use crate::report::{ChangedProgram, FileChange, FileError, Migration, Warning};
+use crate::migrate::report::{
+    ChangedProgram, DeviceCheck, DeviceVerdict, FileChange, FileError, Migration, ProgramCheck, Verdict, Warning,
+};
+use crate::settings::options::{CompileOptions, DeviceCheckMode as Mode, InputStd, Target};
 
 /// How many lines of a build log reports keep.
 const LOG_LINES: usize = 8;
-
-/// `--device-check` (`error`, the default) or `--device-check=report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Mode {
-    /// A result a device rejects while it builds the original is an error (exit 2).
-    Error,
-    /// Only report what the devices say.
-    Report,
-}
-
-/// What the devices said about every changed program.
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceCheck {
-    /// The devices built for, as `NAME (PLATFORM)`.
-    pub devices: Vec<String>,
-    pub programs: Vec<ProgramCheck>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ProgramCheck {
-    pub unit: String,
-    pub path: PathBuf,
-    pub original_options: String,
-    pub result_options: String,
-    pub devices: Vec<DeviceVerdict>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceVerdict {
-    pub device: String,
-    pub original: Verdict,
-    pub result: Verdict,
-}
-
-/// Accepted or rejected, with the first lines of the build log.
-#[derive(Debug, Clone, Serialize)]
-pub struct Verdict {
-    pub accepted: bool,
-    pub log: Vec<String>,
-}
-
-impl DeviceVerdict {
-    /// The device builds the original and rejects clasp's result.
-    pub fn regressed(&self) -> bool {
-        self.original.accepted && !self.result.accepted
-    }
-}
 
 /// Why the device check could not run.
 #[derive(Debug, thiserror::Error)]
@@ -238,15 +191,18 @@ fn mirrored(tree: &Path, file: &Path) -> PathBuf {
 /// `clBuildProgram` defines; clang-only arguments are left out).
 fn options(compile: &CompileOptions, tree: Option<&Path>, main: &Path, std: Option<String>, program: &ChangedProgram) -> String {
     let mut words = Vec::new();
-    let dirs =
-        main.parent().map(Path::to_path_buf).into_iter().chain(compile.include_dirs.iter().map(|d| crate::root::canonical(d)));
+    let dirs = main
+        .parent()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(compile.include_dirs.iter().map(|d| crate::settings::root::canonical(d)));
     for dir in dirs {
         words.extend(tree.map(|tree| format!("-I{}", quoted(&mirrored(tree, &dir)))));
         words.push(format!("-I{}", quoted(&dir)));
     }
     words.extend(compile.defines.iter().map(|d| format!("-D{d}")));
     for file in &compile.includes {
-        let canonical = crate::root::canonical(file);
+        let canonical = crate::settings::root::canonical(file);
         let laid_out = tree.filter(|_| program.files.iter().any(|f| f.canonical == canonical));
         words.push("-include".into());
         words.push(quoted(&laid_out.map(|tree| mirrored(tree, &canonical)).unwrap_or(canonical)));
@@ -316,7 +272,7 @@ mod tests {
     fn program(compile: CompileOptions) -> ChangedProgram {
         let files = ["/p/k/a.cl", "/p/inc/h.h"]
             .iter()
-            .map(|f| crate::report::ProgramFile { canonical: PathBuf::from(f), virtual_text: None })
+            .map(|f| crate::migrate::report::ProgramFile { canonical: PathBuf::from(f), virtual_text: None })
             .collect();
         ChangedProgram { label: "k/a.cl".into(), path: "k/a.cl".into(), compile, files }
     }

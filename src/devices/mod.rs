@@ -15,7 +15,7 @@ pub mod worker;
 
 use serde::{Deserialize, Serialize};
 
-use crate::options::Target;
+use crate::settings::options::Target;
 
 /// What the ICD loader lists.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -159,7 +159,7 @@ pub enum TargetSpec {
 }
 
 impl TargetSpec {
-    pub fn parse(text: &str) -> Result<TargetSpec, crate::options::UnknownValue> {
+    pub fn parse(text: &str) -> Result<TargetSpec, crate::settings::options::UnknownValue> {
         match text.split_once(':') {
             None if text == "device" => Ok(TargetSpec::Device(Vec::new())),
             Some(("device", names)) if !names.trim().is_empty() => {
@@ -167,7 +167,7 @@ impl TargetSpec {
             }
             _ => Target::parse(text)
                 .map(TargetSpec::Fixed)
-                .map_err(|_| crate::options::UnknownValue::Target { text: text.to_string(), device: true }),
+                .map_err(|_| crate::settings::options::UnknownValue::Target { text: text.to_string(), device: true }),
         }
     }
 

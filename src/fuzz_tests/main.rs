@@ -156,7 +156,7 @@ fn run_batch(seeds: &[Seed], seed: u64, cases: u32) -> u64 {
 /// Every single-file kernel of `fixtures/migrate` and `fixtures/demo`, tokenised by libclang.
 fn seeds() -> Vec<Seed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let parser = clasp::parse::Parser::new().expect("libclang 19 (scripts/setup)");
+    let parser = clasp::front::parse::Parser::new().expect("libclang 19 (scripts/setup)");
     let args: Vec<String> = ["-x", "cl", "-cl-std=CL1.2"].iter().map(|s| s.to_string()).collect();
     let mut seeds = Vec::new();
     for dir in ["migrate", "demo"] {
@@ -203,7 +203,7 @@ fn check_text(seed: &Seed, text: &[u8]) -> Result<(), TestCaseError> {
     let report: serde_json::Value =
         serde_json::from_slice(&report).map_err(|e| failed(format!("the JSON report does not parse: {e}")))?;
     no_overlapping_edits(&report).map_err(&failed)?;
-    let written = std::fs::read(clasp::write::mirrored(&out, &kernel)).ok();
+    let written = std::fs::read(clasp::output::write::mirrored(&out, &kernel)).ok();
     match code {
         0 => {}
         2 => {
@@ -272,8 +272,8 @@ fn error_is_the_input_s(kernel: &Path, written: bool, said: &[u8]) -> Result<(),
     if written {
         return Err(format!("exit 2, yet the file was written:\n{said}"));
     }
-    let target = clasp::options::Target::Cl20.std_flags();
-    let args = clasp::options::CompileOptions::default().clang_args(Some(&target));
+    let target = clasp::settings::options::Target::Cl20.std_flags();
+    let args = clasp::settings::options::CompileOptions::default().clang_args(Some(&target));
     match clasp::verify::compiles(kernel, &args, &BTreeMap::new()) {
         Err(_) => Ok(()),
         Ok(()) => Err(format!("exit 2 over an input that compiles as the target as it is:\n{said}")),
@@ -295,7 +295,7 @@ fn unverified_kernels(report: &serde_json::Value) -> BTreeSet<String> {
 /// so (clasp's `--std auto`), else as 2.0. Returns whether every kernel was
 /// compared (nothing excused, and the original compiled for the triple).
 fn compiles_as_target_and_equivalent(original: &Path, migrated: &[u8], excused: &BTreeSet<String>) -> Result<bool, String> {
-    use clasp::options::{CompileOptions, Target};
+    use clasp::settings::options::{CompileOptions, Target};
     let target = Target::Cl20.std_flags();
     let options = CompileOptions::default();
     let replaced = BTreeMap::from([(original.to_path_buf(), migrated.to_vec())]);
@@ -309,7 +309,7 @@ fn compiles_as_target_and_equivalent(original: &Path, migrated: &[u8], excused: 
     let triple = clasp::verify::EQUIVALENCE_TRIPLE;
     let (before_args, after_args) =
         (options.clang_args_for(Some(&read_as), triple), options.clang_args_for(Some(&target), triple));
-    let context = clasp::lower::Context::create();
+    let context = clasp::front::lower::Context::create();
     match clasp::verify::equivalence(&context, original, &before_args, &after_args, &replaced) {
         Ok(e) => {
             let different: Vec<_> = e.different.iter().filter(|d| !excused.contains(&d.kernel)).collect();

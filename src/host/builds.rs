@@ -9,9 +9,9 @@ use tree_sitter::Node;
 
 use super::index::Indexed;
 use super::members::member;
-use super::scan::{is_wrapper, Context};
 use super::syntax::{args, closing, declarator_name, function_name, position, range, text, unwrap};
 use super::trace::{describe_write, function_label, lookup, Binding};
+use super::trace::{is_wrapper, Context};
 use super::{BuildCall, HostLanguage, OptionString, OptionsArg, ProgramCreation, ProgramRef};
 
 /// How deep variables initialised from variables are followed.

@@ -7,8 +7,8 @@
 
 use tree_sitter::Node;
 
-use super::scan::Context;
 use super::syntax::{args, function_name, position, text};
+use super::trace::Context;
 use super::{BuildCall, OptionsArg, ProgramCreation, ProgramRef};
 
 /// The builds of the creations that are building constructors.

@@ -10,8 +10,9 @@ use std::collections::BTreeSet;
 
 use super::origins::{names_kernel_file, Origins};
 use super::programs::unqualified;
-use super::scan::{parsed, Context};
+use super::scan::parsed;
 use super::syntax::{args, function_name, position, text};
+use super::trace::Context;
 use super::{Argument, HelperCall, HelperCalls, HostLanguage};
 
 /// The calls of the functions `names` in one host file, each argument

@@ -1,5 +1,5 @@
 //! Sources a host gathers with `#include`: a file wrapped as a C++ raw
-//! string, or as a run of escaped C literals (see `crate::source`), is
+//! string, or as a run of escaped C literals (see `crate::input::source`), is
 //! `#include`d where a string is expected, so that the preprocessor pastes
 //! its literals in:
 //!

@@ -17,9 +17,9 @@
 
 use tree_sitter::Node;
 
-use super::scan::Context;
 use super::syntax::{text, unwrap};
 use super::trace::lookup;
+use super::trace::Context;
 use super::HostLanguage;
 
 /// The member `expr` names, as `Class::member`; `None` when it is a

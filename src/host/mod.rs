@@ -21,7 +21,7 @@
 //!   parameter ([`Through`]), with the kernel files each call names.
 //!
 //! Nothing here is wired into the pipeline: a unit whose text is a host
-//! literal is built from these facts elsewhere (see `crate::source`, and
+//! literal is built from these facts elsewhere (see `crate::input::source`, and
 //! docs/design.md, "Where a unit's text comes from"). The analysis walks
 //! syntax trees; text is only looked at inside a literal (its escapes) or a
 //! stringify macro's body (`#A`), which tree-sitter does not parse.
@@ -115,7 +115,7 @@ pub struct HostFacts {
 /// How a file spells the bytes of a [`Piece`]; the form an edit is written in.
 ///
 /// A program source file wrapped as escaped C literals keeps its decoded
-/// [`Literal`] in `crate::source::Form::Escaped`, and its edits are written
+/// [`Literal`] in `crate::input::source::Form::Escaped`, and its edits are written
 /// back through these pieces too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PieceForm {

@@ -18,9 +18,9 @@
 
 use tree_sitter::Node;
 
-use super::scan::{is_wrapper_name, Context};
 use super::syntax::{args, declarator_name, text, unwrap, walk};
 use super::trace::{function_label, lookup, Binding};
+use super::trace::{is_wrapper_name, Context};
 
 /// Extensions of files that hold kernels.
 pub(crate) const KERNEL_FILES: &[&str] = &[".cl", ".ocl", ".opencl", ".clh"];

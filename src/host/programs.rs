@@ -15,8 +15,8 @@ use tree_sitter::Node;
 
 use super::index::Indexed;
 use super::origins::{names_kernel_file, parameter_names, Origins};
-use super::scan::Context;
 use super::syntax::{args, declarator_name, function_name, position, text};
+use super::trace::Context;
 use super::{HostLanguage, ProgramCreation, Through};
 
 /// Every program creation of the file, with its call (or declaration) node.

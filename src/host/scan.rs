@@ -12,37 +12,8 @@ use super::decode::{decode_c, decode_python, Decoded};
 use super::index::{Index, Role};
 use super::literal::declares_kernel;
 use super::syntax::{assigned_name, position, range, text};
+use super::trace::{is_wrapper, Context, Found};
 use super::{builds, programs, stringify, HostFacts, HostLanguage, Literal};
-
-/// A decoded literal, its node and the function around it.
-pub(crate) struct Found<'t> {
-    pub node: Node<'t>,
-    pub function: Option<Node<'t>>,
-    pub literal: Literal,
-}
-
-/// The parsed file, shared by the fact finders.
-pub(crate) struct Context<'t, 's> {
-    pub src: &'s [u8],
-    pub language: HostLanguage,
-    /// The nodes the finders ask about, from one walk.
-    pub index: Index<'t>,
-    /// The file names a type `Program` (`cl::Program`) somewhere.
-    pub names_program_type: bool,
-    /// Every literal of the file, in order.
-    pub literals: Vec<Found<'t>>,
-    /// Literal node id -> index into `literals`.
-    pub by_node: HashMap<usize, usize>,
-    /// File-scope bindings already traced, by name (a file creating thousands
-    /// of programs from one file-scope source traces it once, not once each).
-    pub file_scope: std::cell::RefCell<HashMap<String, Option<super::trace::Traced<'t>>>>,
-}
-
-impl Context<'_, '_> {
-    pub(crate) fn literal_of(&self, node: Node) -> Option<usize> {
-        self.by_node.get(&node.id()).copied()
-    }
-}
 
 /// The facts of one host file. Never fails: tree-sitter recovers from
 /// syntax errors, and whatever parses around them is still reported.
@@ -265,16 +236,4 @@ fn variable(node: Node, src: &[u8]) -> Option<String> {
         }
         at = parent;
     }
-}
-
-/// A call that only wraps a string: `std::string(...)`, `std::make_pair(...)`,
-/// `cl::Program::Sources(...)`, Python `str(...)`.
-pub(crate) fn is_wrapper(call: Node, src: &[u8]) -> bool {
-    call.child_by_field_name("function").is_some_and(|callee| is_wrapper_name(text(callee, src)))
-}
-
-/// Whether a function so named (`std::string`, `str`) only wraps a string.
-pub(crate) fn is_wrapper_name(callee: &str) -> bool {
-    let name = callee.rsplit("::").next().unwrap_or("");
-    matches!(name, "string" | "make_pair" | "pair" | "Sources" | "str") || name.starts_with("basic_string")
 }

@@ -2,12 +2,59 @@
 //! enclosing function (or at file scope), and whether that function writes it
 //! again (assignment, `+=`, `snprintf(buf, ...)`, `opts.append(...)`...).
 //! Names are matched as written; shadowing in nested blocks is not modelled.
+//! Also the parsed file every fact finder reads (`Context`), and the calls
+//! that only wrap a string (`is_wrapper`): below the finders, which all
+//! trace.
+
+use std::collections::HashMap;
 
 use tree_sitter::Node;
 
 use super::index::Index;
-use super::scan::Context;
 use super::syntax::{args, declarator_name, function_name, text, unwrap};
+use super::{HostLanguage, Literal};
+
+/// A decoded literal, its node and the function around it.
+pub(crate) struct Found<'t> {
+    pub node: Node<'t>,
+    pub function: Option<Node<'t>>,
+    pub literal: Literal,
+}
+
+/// The parsed file, shared by the fact finders.
+pub(crate) struct Context<'t, 's> {
+    pub src: &'s [u8],
+    pub language: HostLanguage,
+    /// The nodes the finders ask about, from one walk.
+    pub index: Index<'t>,
+    /// The file names a type `Program` (`cl::Program`) somewhere.
+    pub names_program_type: bool,
+    /// Every literal of the file, in order.
+    pub literals: Vec<Found<'t>>,
+    /// Literal node id -> index into `literals`.
+    pub by_node: HashMap<usize, usize>,
+    /// File-scope bindings already traced, by name (a file creating thousands
+    /// of programs from one file-scope source traces it once, not once each).
+    pub file_scope: std::cell::RefCell<HashMap<String, Option<Traced<'t>>>>,
+}
+
+impl Context<'_, '_> {
+    pub(crate) fn literal_of(&self, node: Node) -> Option<usize> {
+        self.by_node.get(&node.id()).copied()
+    }
+}
+
+/// A call that only wraps a string: `std::string(...)`, `std::make_pair(...)`,
+/// `cl::Program::Sources(...)`, Python `str(...)`.
+pub(crate) fn is_wrapper(call: Node, src: &[u8]) -> bool {
+    call.child_by_field_name("function").is_some_and(|callee| is_wrapper_name(text(callee, src)))
+}
+
+/// Whether a function so named (`std::string`, `str`) only wraps a string.
+pub(crate) fn is_wrapper_name(callee: &str) -> bool {
+    let name = callee.rsplit("::").next().unwrap_or("");
+    matches!(name, "string" | "make_pair" | "pair" | "Sources" | "str") || name.starts_with("basic_string")
+}
 
 /// How a variable is introduced.
 #[derive(Debug, Clone, Copy)]

@@ -10,6 +10,7 @@
 //! generic under 2.0 whether we edit or not, so their downstream is
 //! *required* to be generic.
 
+pub(crate) mod describe;
 mod pin;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -17,14 +18,14 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use serde::Serialize;
 
 use crate::codes::Code;
-use crate::describe::{at, describe_node, describe_source, node_of};
-use crate::flowgraph::FlowGraph;
-use crate::ir::Node;
-use crate::options::Target;
-use crate::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
-use crate::unit::Unit;
+use crate::facts::flowgraph::FlowGraph;
+use crate::facts::ir::Node;
+use crate::facts::syntax::{DeclKind, Function, KernelSyntax, PointerDecl, Space, Spelling};
+use crate::front::unit::Unit;
+use crate::infer::describe::{at, describe_node, describe_source, node_of};
+use crate::settings::options::Target;
 use pin::own_pin;
-pub use pin::{builtin_pins, macro_site_pin, skipped_at};
+pub use pin::skipped_at;
 
 /// What happens to one declaration.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -373,7 +374,7 @@ fn inner_named(decl: &PointerDecl) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::{CompileOptions, Target};
+    use crate::settings::options::{CompileOptions, Target};
 
     /// Two units including one header decide its declarations alike: their
     /// decisions are one shared value each, equal to what each unit decided;
@@ -388,7 +389,7 @@ mod tests {
         .unwrap();
         let kernel =
             |space: &str| format!("#include \"h.h\"\nkernel void k(__global float *o, {space} float *in) {{ o[0] = in[0]; }}\n");
-        let bench = crate::unit::Workbench::new().expect("clang-19 must be installed (scripts/setup)");
+        let bench = crate::front::unit::Workbench::new().expect("clang-19 must be installed (scripts/setup)");
         let load = |name: &str, text: String| {
             let path = dir.path().join(name);
             std::fs::write(&path, text).unwrap();

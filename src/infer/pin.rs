@@ -5,11 +5,13 @@
 
 use super::InferOptions;
 use crate::codes::Code;
-use crate::describe::at;
-use crate::flowgraph::FlowGraph;
-use crate::ir::{Node, Sink};
-use crate::syntax::{ByteRange, Function, KernelSyntax, Level, MacroSite, PointerDecl, SiteKind, SkippedRange, Space, Spelling};
-use crate::unit::Unit;
+use crate::facts::flowgraph::FlowGraph;
+use crate::facts::ir::{Node, Sink};
+use crate::facts::syntax::{
+    ByteRange, Function, KernelSyntax, Level, MacroSite, PointerDecl, SiteKind, SkippedRange, Space, Spelling,
+};
+use crate::front::unit::Unit;
+use crate::infer::describe::at;
 
 /// A pin and what it says.
 type Pin = Option<(Code, String)>;
@@ -81,7 +83,7 @@ fn skipped_use_pin(unit: &Unit, function: &Function, decl: &PointerDecl) -> Pin 
     let skipped = syntax.skipped.iter().find(|s| inside(&s.range) && s.escaping.contains(&decl.name))?;
     let at = skipped_at(unit, skipped);
     let bound = unit.discovery_bound.map(|n| {
-        let builds = crate::text::plural(n, "extra build", "");
+        let builds = crate::support::text::plural(n, "extra build", "");
         format!(" (configuration discovery stopped at its bound of {builds} of this unit: --discover-configurations)")
     });
     Some((Code::SkippedIf, format!("`{}` is used in code skipped by #if at {at}{}", decl.name, bound.unwrap_or_default())))

@@ -29,10 +29,16 @@ pub use worker::{
     announce_timeout, crashed, exclusion_error, for_unit, jobs_override, journal, phase, renaming, supervisor_alive, Phase,
 };
 
+/// What a process of clasp runs once isolation is settled: `clasp::run`,
+/// handed in by the binary so that this low layer never calls up into the
+/// commands.
+pub type Entry = fn(Vec<String>, &mut dyn Write, &mut dyn Write) -> i32;
+
 /// Runs clasp as the binary does: supervised for the commands that load
 /// units, in this process for the others (help, version) or when
-/// `CLASP_NO_ISOLATION` is set or this process is a worker already.
-pub fn main(args: Vec<String>) -> i32 {
+/// `CLASP_NO_ISOLATION` is set or this process is a worker already; `run`
+/// is the entry (`clasp::run`).
+pub fn main(args: Vec<String>, run: Entry) -> i32 {
     let loads_units = matches!(subcommand(&args), Some("migrate" | "analyze"));
     let isolate = loads_units && !worker::supervised() && std::env::var_os("CLASP_NO_ISOLATION").is_none();
     if isolate {
@@ -43,13 +49,13 @@ pub fn main(args: Vec<String>) -> i32 {
         // A worker that dies prints nothing: the next run prints it all, once.
         // (Not with --interactive: its prompts must show as they are asked.)
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = crate::run(args, &mut out, &mut err);
+        let code = run(args, &mut out, &mut err);
         let _ = std::io::stdout().write_all(&out);
         let _ = std::io::stderr().write_all(&err);
         code
     } else {
         signals::install(if worker::supervised() { signals::Role::Worker } else { signals::Role::Alone });
-        crate::run(args, &mut std::io::stdout(), &mut std::io::stderr())
+        run(args, &mut std::io::stdout(), &mut std::io::stderr())
     }
 }
 

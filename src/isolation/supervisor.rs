@@ -45,7 +45,7 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
         Ok(dir) => dir,
         Err(e) => {
             let _ = writeln!(stderr, "clasp: error: no scratch directory for the worker: {e}");
-            return crate::cli::EXIT_ERROR;
+            return crate::support::exit::EXIT_ERROR;
         }
     };
     let mut batch = Batch { excluded: BTreeMap::new(), one_thread: false };
@@ -60,7 +60,7 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
             Ok(outcome) => outcome,
             Err(e) => {
                 let _ = writeln!(stderr, "clasp: error: cannot run the worker ({}): {e}", exe_name());
-                return crate::cli::EXIT_ERROR;
+                return crate::support::exit::EXIT_ERROR;
             }
         };
         if let Some((signal, written)) = interrupted(&outcome) {
@@ -71,7 +71,7 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
             Next::Exit(code) => return code,
             Next::Fail(message) => {
                 let _ = writeln!(stderr, "clasp: error: {message}");
-                return crate::cli::EXIT_ERROR;
+                return crate::support::exit::EXIT_ERROR;
             }
             Next::Again => {}
         }

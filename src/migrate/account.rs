@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 use super::plan::Plan;
 use super::settle::Settled;
-use crate::ids::SetId;
-use crate::report::{FunctionAccount, KeptParameter, Outcome, Refusal};
-use crate::syntax::{DeclKind, Function, PointerDecl, Space, Spelling};
-use crate::unit::Unit;
+use crate::facts::syntax::{DeclKind, Function, PointerDecl, Space, Spelling};
+use crate::front::unit::Unit;
+use crate::migrate::report::{FunctionAccount, KeptParameter, Outcome, Refusal};
+use crate::support::ids::SetId;
 
 pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, verify: bool) -> Vec<FunctionAccount> {
     let mut seen: BTreeSet<(PathBuf, String)> = BTreeSet::new();
@@ -30,7 +30,7 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
     for unit in units {
         for function in unit.syntax.functions.iter().filter(|f| f.is_definition) {
             let key = (unit.canonical(function.pos.file).to_path_buf(), function.name.clone());
-            if !crate::root::is_under(root, &key.0) || !seen.insert(key.clone()) {
+            if !crate::settings::root::is_under(root, &key.0) || !seen.insert(key.clone()) {
                 continue;
             }
             let sets: Vec<SetId> = plan.planned.get(&key).into_iter().flatten().copied().collect();
@@ -61,7 +61,7 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
             if let Some((file, at)) = origin {
                 by_origin.insert((file.as_os_str(), at.start), out.len());
             }
-            let crate::source::Place { file, line, col } = unit.position(function.pos);
+            let crate::input::source::Place { file, line, col } = unit.position(function.pos);
             out.push(FunctionAccount { file, line, col, name: function.name.clone(), kernel: function.is_kernel, outcome });
         }
     }
@@ -114,7 +114,7 @@ impl Facts<'_> {
     /// The declarations a set changes in this function: (canonical file, offset).
     fn declarations(&self, id: SetId) -> impl Iterator<Item = (PathBuf, u32)> + '_ {
         let fixes = self.plan.sets[id].fixes.iter().filter(|fix| fix.function == self.function.name);
-        fixes.map(|fix| (crate::root::canonical(&fix.file), fix.decl.offset))
+        fixes.map(|fix| (crate::settings::root::canonical(&fix.file), fix.decl.offset))
     }
 
     fn why(&self, decl: &PointerDecl) -> KeptParameter {
@@ -126,7 +126,7 @@ impl Facts<'_> {
                 return KeptParameter { name, reason: Some(w.reason), detail: w.detail.clone() };
             }
         }
-        let crate::source::Place { line, col, .. } = self.unit.position(decl.pos);
+        let crate::input::source::Place { line, col, .. } = self.unit.position(decl.pos);
         match self.refusals.iter().find(|r| r.name == decl.name && r.line == line && r.col == col) {
             Some(r) => KeptParameter { name, reason: Some(r.reason), detail: r.detail.clone() },
             None => KeptParameter { name, reason: None, detail: "no change was planned for it".into() },

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::report::{ChangedProgram, FileChange, ProgramFile};
-use crate::unit::Unit;
+use crate::front::unit::Unit;
+use crate::migrate::report::{ChangedProgram, FileChange, ProgramFile};
 
 /// Every unit with a changed file, in unit order.
 pub fn collect(units: &[Unit], changes: &[FileChange]) -> Vec<ChangedProgram> {

@@ -15,11 +15,11 @@
 
 use std::path::PathBuf;
 
-use crate::config::condition::{self, Known};
-use crate::config::Job;
-use crate::report::DiscoveredConfiguration;
-use crate::syntax::{DeclKind, Function, SkippedRange, Space};
-use crate::unit::Unit;
+use crate::facts::syntax::{DeclKind, Function, SkippedRange, Space};
+use crate::front::unit::Unit;
+use crate::input::config::condition::{self, Known};
+use crate::input::config::Job;
+use crate::migrate::report::DiscoveredConfiguration;
 
 /// One change to a unit's macros.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -301,7 +301,11 @@ pub(super) fn judge(candidate: &Candidate, load: Result<Unit, String>) -> (Optio
         unit: candidate.unit.clone(),
         configuration: candidate.job.configuration.clone().unwrap_or_default(),
         options: vec![candidate.change.option()],
-        enables: candidate.targets.iter().map(|t| format!("{}:{}", crate::render::shown_path(&t.file), t.line)).collect(),
+        enables: candidate
+            .targets
+            .iter()
+            .map(|t| format!("{}:{}", crate::settings::paths::shown_path(&t.file), t.line))
+            .collect(),
         analysed: false,
         detail: String::new(),
     };

@@ -13,6 +13,7 @@ mod discovered;
 mod host;
 mod plan;
 mod programs;
+pub mod report;
 mod settle;
 mod written;
 
@@ -20,12 +21,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
-use crate::config::Job;
-use crate::ids::Files;
-pub use crate::options::MigrateOptions;
-pub use crate::report::*;
+use crate::front::unit::{Unit, Workbench};
+use crate::input::config::Job;
+pub use crate::migrate::report::*;
 use crate::rules::merge_duplicates::{Detected, Withdrawn};
-use crate::unit::{Unit, Workbench};
+pub use crate::settings::options::MigrateOptions;
+use crate::support::ids::Files;
 /// Edits applied to a text (what every changed file is made by; `--interactive` renders its follow-up diff with it).
 pub use plan::apply_edits;
 use plan::{Plan, SetId};
@@ -49,14 +50,15 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     });
     let scratch_dir = scratch.as_ref().ok().map(|d| d.path());
     let mut jobs: Vec<Job> = jobs.to_vec();
-    let (host, embedded_jobs) =
-        crate::timings::time("host: prepare", || host::prepare(&pool, host_files, &mut jobs, scratch_dir, options, &mut result));
+    let (host, embedded_jobs) = crate::support::timings::time("host: prepare", || {
+        host::prepare(&pool, host_files, &mut jobs, scratch_dir, options, &mut result)
+    });
     jobs.retain(|j| !host.is_included_part(j));
     jobs.extend(embedded_jobs);
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
-    let (mut units, unit_jobs, failed) = crate::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
+    let (mut units, unit_jobs, failed) = crate::support::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
     let unit_jobs: Vec<&Job> = unit_jobs.iter().map(|i| &jobs[*i]).collect();
     let mut files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
@@ -69,26 +71,26 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     }
     result.inputs = inputs(&jobs, host_files, &units);
     result.files_read = files_read(&jobs, &units, &host, &options.root);
-    crate::timings::note_memory("after load");
+    crate::support::timings::note_memory("after load");
     let (plan, settled) = plan_and_settle(bench, &pool, &units, &files, &failed, options);
-    crate::timings::note_memory("after settle");
+    crate::support::timings::note_memory("after settle");
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
     result.warnings.extend(plan.warnings.iter().cloned());
     let kept = |id: SetId| settled.kept(id);
-    result.changes = crate::timings::time("changes", || written::changes(&units, &plan, &kept, &mut result.errors));
+    result.changes = crate::support::timings::time("changes", || written::changes(&units, &plan, &kept, &mut result.errors));
     result.programs = device_programs::collect(&units, &result.changes);
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
     result.proofs = settled.proofs.clone();
     result.functions =
-        crate::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
+        crate::support::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
     result.refusals = plan.refusals.clone();
-    crate::timings::time("host", || written::into_files(&units, &host, options, &mut result));
+    crate::support::timings::time("host", || written::into_files(&units, &host, options, &mut result));
     if options.each_set {
         result.set_changes = written::each_set_alone(&units, &plan, &kept, &host, options, &result.unanalysable);
     }
-    crate::timings::note_memory("at the end");
+    crate::support::timings::note_memory("at the end");
     result
 }
 
@@ -108,9 +110,9 @@ fn files_read(jobs: &[Job], units: &[Unit], host: &host::HostBatch, root: &Path)
     let mut files: BTreeSet<PathBuf> = BTreeSet::new();
     for job in jobs.iter().filter(|job| job.embedded.is_none()) {
         match &job.program {
-            Some(program) => files.extend(program.files.iter().map(|source| crate::root::canonical(source))),
+            Some(program) => files.extend(program.files.iter().map(|source| crate::settings::root::canonical(source))),
             None => {
-                files.insert(crate::root::canonical(&job.path));
+                files.insert(crate::settings::root::canonical(&job.path));
             }
         }
     }
@@ -118,14 +120,14 @@ fn files_read(jobs: &[Job], units: &[Unit], host: &host::HostBatch, root: &Path)
         // An embedded kernel's or a program's text is a virtual file (its bytes are counted
         // above); the wrapper clang compiles, outside the root, is clasp's own.
         let virtual_path = match (&unit.embedded, &unit.program) {
-            (Some(embedded), _) => Some(crate::root::canonical(&embedded.virtual_path)),
-            (None, Some(program)) => Some(crate::root::canonical(&program.virtual_path)),
+            (Some(embedded), _) => Some(crate::settings::root::canonical(&embedded.virtual_path)),
+            (None, Some(program)) => Some(crate::settings::root::canonical(&program.virtual_path)),
             (None, None) => None,
         };
-        let included = unit.canonical_paths().filter(|path| crate::root::is_under(root, path));
+        let included = unit.canonical_paths().filter(|path| crate::settings::root::is_under(root, path));
         files.extend(included.filter(|path| virtual_path.as_deref() != Some(*path)).map(Path::to_path_buf));
     }
-    files.extend(host.files().map(crate::root::canonical));
+    files.extend(host.files().map(crate::settings::root::canonical));
     files.len()
 }
 
@@ -143,7 +145,7 @@ fn plan_and_settle(
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
     // Names are checked once per batch, whatever the rounds of planning.
     let known: std::cell::RefCell<BTreeMap<String, bool>> = Default::default();
-    let probe = |names: &[String]| -> Result<BTreeSet<String>, crate::parse::ParseError> {
+    let probe = |names: &[String]| -> Result<BTreeSet<String>, crate::front::parse::ParseError> {
         let new: Vec<String> = names.iter().filter(|n| !known.borrow().contains_key(*n)).cloned().collect();
         let taken = bench.parser.taken_names(&new, &target_args)?;
         known.borrow_mut().extend(new.into_iter().map(|n| (n.clone(), taken.contains(&n))));
@@ -151,12 +153,12 @@ fn plan_and_settle(
     };
     let mut withdrawn = Withdrawn::new();
     // Duplicate groups depend only on the units and the root: found once per batch.
-    let detected = crate::timings::time("plan: duplicates", || pool.install(|| Detected::new(units, &options.root)));
+    let detected = crate::support::timings::time("plan: duplicates", || pool.install(|| Detected::new(units, &options.root)));
     let memo = settle::Memo::default();
     loop {
-        let mut plan = crate::timings::time("plan", || plan::plan(units, files, &detected, options, &probe, &withdrawn));
+        let mut plan = crate::support::timings::time("plan", || plan::plan(units, files, &detected, options, &probe, &withdrawn));
         plan.refuse_failed_files(failed);
-        let settled = crate::timings::time("settle", || settle::settle(pool, units, &plan, options, &memo));
+        let settled = crate::support::timings::time("settle", || settle::settle(pool, units, &plan, options, &memo));
         let mut again = false;
         for (i, (merge, id)) in plan.merges.iter().enumerate() {
             // A unit that cannot be repaired keeps nothing, merged or not: planning again would not help.
@@ -273,7 +275,7 @@ fn discover_configurations(
     }
     let extra: Vec<Job> = candidates.iter().map(|c| c.job.clone()).collect();
     options.progress.stage("loading discovered configurations", extra.len());
-    let loaded = crate::timings::time("load: discovered", || load_each(pool, &extra, options));
+    let loaded = crate::support::timings::time("load: discovered", || load_each(pool, &extra, options));
     for (candidate, load) in candidates.iter().zip(loaded) {
         let load = load.map_err(|failure| match failure {
             Failed::Load(message) | Failed::Isolated(message) => message,
@@ -323,7 +325,9 @@ fn record_failure(job: &Job, failure: Failed, result: &mut Migration) {
 fn failure_path(job: &Job, message: &str) -> PathBuf {
     let Some(program) = &job.program else { return job.path.clone() };
     let starts_at = |file: &&PathBuf| {
-        [crate::render::shown_path(file), file.display().to_string()].iter().any(|name| message.starts_with(&format!("{name}:")))
+        [crate::settings::paths::shown_path(file), file.display().to_string()]
+            .iter()
+            .any(|name| message.starts_with(&format!("{name}:")))
     };
     program.files.iter().find(starts_at).or(program.files.first()).cloned().unwrap_or_else(|| job.path.clone())
 }

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::codes::Code;
-use crate::config::Job;
-use crate::report::{FileChange, FileError, Migration, Outcome};
-use crate::root::canonical;
+use crate::front::unit::Unit;
+use crate::input::config::Job;
+use crate::input::source::Program;
+use crate::migrate::report::{FileChange, FileError, Migration, Outcome};
 use crate::rules::{Edit, Fix};
-use crate::source::Program;
-use crate::unit::Unit;
+use crate::settings::root::canonical;
 
 /// Prepares every program job's text and scratch files; a program whose
 /// sources cannot be read is an error and is not loaded.
@@ -185,13 +185,13 @@ fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, SplitError>
         // The line of the fix's first edit in this source.
         let offset = fix.edits.first().map_or(0, |e| e.start as usize).min(original.len());
         fix.line = 1 + original[..offset].iter().filter(|b| **b == b'\n').count() as u32;
-        fix.col = crate::text::column(&original, offset);
+        fix.col = crate::support::text::column(&original, offset);
     }
     let edits: std::collections::BTreeSet<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
     let migrated = super::plan::apply_edits(file, &original, edits)?;
     Ok(FileChange {
         path: file.to_path_buf(),
-        canonical: crate::root::canonical(file),
+        canonical: crate::settings::root::canonical(file),
         original,
         migrated,
         fixes,

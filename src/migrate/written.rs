@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use super::host::{self, HostBatch};
 use super::plan::{self, Plan, SetId};
 use super::programs;
-use crate::options::MigrateOptions;
-use crate::report::{FileChange, FileError, Migration};
+use crate::front::unit::Unit;
+use crate::migrate::report::{FileChange, FileError, Migration};
 use crate::rules::{Fix, FixOrigin};
-use crate::unit::Unit;
+use crate::settings::options::MigrateOptions;
 
 /// The changed kernel files (and headers, and programs' virtual texts, split
 /// later by `into_files`): the edits of the sets `kept` keeps applied, with
@@ -46,7 +46,7 @@ pub(super) fn changes(units: &[Unit], plan: &Plan, kept: &dyn Fn(SetId) -> bool,
                 let here = plan.sets[*id].edits.get(&file);
                 let fixes = plan.sets[*id].fixes.iter();
                 fixes.filter(move |fix| fix.edits.iter().any(|e| here.is_some_and(|es| es.contains(e)))).map(|fix| {
-                    let decl = (crate::root::canonical(&fix.file), fix.decl.offset);
+                    let decl = (crate::settings::root::canonical(&fix.file), fix.decl.offset);
                     Fix { origin: Some(FixOrigin { set: id.0, decl }), ..fix.clone() }
                 })
             })

@@ -6,9 +6,9 @@
 
 use super::{generic_fix, qualifier_edit, Edit, Fix};
 use crate::codes::{verified, Code, Doc};
+use crate::facts::syntax::{ArrayForm, DeclKind, PointerDecl};
+use crate::front::unit::Unit;
 use crate::infer::DeclDecision;
-use crate::syntax::{ArrayForm, DeclKind, PointerDecl};
-use crate::unit::Unit;
 
 /// An array parameter (brackets, or an array typedef).
 pub fn applies(decl: &PointerDecl) -> bool {

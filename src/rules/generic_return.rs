@@ -5,9 +5,9 @@
 
 use super::{generic_fix, qualifier_only, Fix};
 use crate::codes::{verified, Code, Doc};
+use crate::facts::syntax::{DeclKind, PointerDecl};
+use crate::front::unit::Unit;
 use crate::infer::DeclDecision;
-use crate::syntax::{DeclKind, PointerDecl};
-use crate::unit::Unit;
 
 /// A function's returned pointer type.
 pub fn applies(decl: &PointerDecl) -> bool {

@@ -22,14 +22,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::codes::Code;
+use crate::facts::syntax::{ByteRange, DeclKind, PointerDecl, Pos};
+use crate::front::unit::Unit;
 use crate::infer::{spaces, Decision, DeclDecision, Evidence};
-use crate::syntax::{ByteRange, DeclKind, PointerDecl, Pos};
-use crate::unit::Unit;
 
 /// Something to know that is not an error: a withdrawn change, a flat-access regression.
 #[derive(Debug, Clone, Serialize)]
 pub struct Warning {
-    #[serde(serialize_with = "crate::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub path: PathBuf,
     /// Where in the file, when the warning is about one place (a host's build call).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,7 +62,7 @@ impl Warning {
 /// A declaration whose qualifier stays, with why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Refusal {
-    #[serde(serialize_with = "crate::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// The column of the declaration's name (1-based, in bytes), for editors and SARIF.
@@ -80,7 +80,7 @@ pub struct Refusal {
 /// Replace `[start, end)` of `file` with `replacement`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Edit {
-    #[serde(serialize_with = "crate::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub start: u32,
     pub end: u32,
@@ -91,7 +91,7 @@ pub struct Edit {
 #[derive(Debug, Clone, Serialize)]
 pub struct Fix {
     pub rule: Code,
-    #[serde(serialize_with = "crate::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     /// The column on `line` (1-based, in bytes): the declaration's name, or the build call.
@@ -130,7 +130,7 @@ pub struct VariableEvidence {
     pub name: String,
     pub size_bytes: u64,
     /// The space it gets.
-    pub space: crate::syntax::Space,
+    pub space: crate::facts::syntax::Space,
     pub because: Because,
     /// The duplicate whose merge needs the move.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -189,7 +189,7 @@ pub fn remove_qualifier(unit: &Unit, range: ByteRange) -> Edit {
 pub fn qualifier_edit(unit: &Unit, decl: &PointerDecl) -> Option<Edit> {
     let level = decl.levels.first()?;
     let mut edit = level.spelling.edit_range().map(|r| remove_qualifier(unit, r))?;
-    if level.space == crate::syntax::Space::Constant && !crate::syntax::says_const(&decl.type_text) {
+    if level.space == crate::facts::syntax::Space::Constant && !crate::facts::syntax::says_const(&decl.type_text) {
         edit.replacement = "const ".to_string();
     }
     Some(edit)

@@ -6,9 +6,9 @@
 //! here, so a declaration rule is chosen in one place.
 
 use crate::codes::{code_table, Code, Doc};
+use crate::facts::syntax::PointerDecl;
+use crate::front::unit::Unit;
 use crate::infer::DeclDecision;
-use crate::syntax::PointerDecl;
-use crate::unit::Unit;
 
 use super::Fix;
 
@@ -60,7 +60,7 @@ pub fn declaration_rule(decl: &PointerDecl) -> Option<Code> {
 mod tests {
     use super::*;
     use crate::codes::Scope;
-    use crate::syntax::{ArrayDeclarator, ArrayForm, ByteRange, DeclKind, Pos};
+    use crate::facts::syntax::{ArrayDeclarator, ArrayForm, ByteRange, DeclKind, Pos};
 
     #[test]
     fn every_code_has_a_one_line_summary_and_every_heading_filled() {

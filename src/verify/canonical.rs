@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use inkwell::context::Context;
 use inkwell::values::InstructionOpcode as Opcode;
 
-use super::opaque::PROVEN_PREFIX;
-use crate::lower::{load, LoadError, LoadedModule, StructBody, Val, AMDGPU_KERNEL_CC};
+use super::PROVEN_PREFIX;
+use crate::front::lower::{load, LoadError, LoadedModule, StructBody, Val, AMDGPU_KERNEL_CC};
 
 /// A kernel's optimised body in a form where two compilations of the same
 /// behaviour print the same lines (see `canonical_kernels`).
@@ -47,7 +47,7 @@ fn known_callee(call: Val<'_>) -> Option<KnownCallee> {
         let proven = proven.split('.').next().unwrap_or(proven);
         return Some(KnownCallee { name: format!("proven {proven}"), proven: true });
     }
-    name.starts_with("_Z").then(|| KnownCallee { name: crate::ir::demangled_base(&name).to_string(), proven: false })
+    name.starts_with("_Z").then(|| KnownCallee { name: crate::facts::ir::demangled_base(&name).to_string(), proven: false })
 }
 
 /// Whether `call` calls a library builtin or a proven function: a call

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use crate::lower::{LoadedModule, Val};
+use crate::front::lower::{LoadedModule, Val};
 
 /// The kernel of `module` whose inlined size is largest, with that size
 /// (instructions, saturating); `None` without kernels.

@@ -35,16 +35,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::opaque::{Candidate, ProofKey};
 use super::{canonical, opaque, pipeline, wrappers};
-use crate::lower::{load, Context};
-use crate::session::Shared;
+use crate::front::lower::{load, Context};
+use crate::support::session::Shared;
 
 /// Verdicts by key, for the batch.
 static VERDICTS: Shared<HashMap<ProofKey, bool>> = Shared::new();
-
-/// Forgets every verdict (the session's end).
-pub(crate) fn clear() {
-    VERDICTS.clear();
-}
 
 /// Which of the `changed` functions of a check (original and result
 /// bitcode) are proven on their own: kept verdicts, and proofs made now for
@@ -67,7 +62,7 @@ pub(super) fn proven(
         BTreeSet::new()
     } else {
         let modules = Modules { context, original, migrated, name, limit };
-        crate::timings::time("verify: function proofs", || prove_bottom_up(&modules, &changed, &known))
+        crate::support::timings::time("verify: function proofs", || prove_bottom_up(&modules, &changed, &known))
     };
     let mut out = Vec::new();
     let mut unproven = BTreeSet::new();
@@ -173,8 +168,8 @@ fn prove(modules: &Modules<'_>, pairs: &[(String, String)], proven: &[Candidate]
 mod tests {
     use std::collections::BTreeMap;
 
-    use crate::lower::Context;
-    use crate::options::{CompileOptions, Target};
+    use crate::front::lower::Context;
+    use crate::settings::options::{CompileOptions, Target};
     use crate::verify::{compare_compiled, compile_for_equivalence, Equivalence, ProofScope, EQUIVALENCE_TRIPLE};
 
     /// Compiles `original` as OpenCL C 1.2 and `migrated` as 2.0 (laid over

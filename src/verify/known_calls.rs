@@ -24,7 +24,7 @@
 //! It rewrites instructions through `lower`'s IR view: no `unsafe` here.
 
 use super::canonical::compares_by_name;
-use crate::lower::{IrBuilder, LoadedModule, Val};
+use crate::front::lower::{IrBuilder, LoadedModule, Val};
 
 /// Rewrites every offset flat argument of a call to a function that compares
 /// by name (see the module's doc).

@@ -27,12 +27,10 @@ mod pipeline;
 mod whole;
 mod wrappers;
 
-/// Forgets what the session's checks shared: proofs of functions, and big
-/// units' original whole kernels.
-pub(crate) fn clear_session() {
-    functions::clear();
-    whole::clear();
-}
+/// The prefix a function proven on its own (`functions.rs`) is declared
+/// with on both sides: calls to it print as calls by that name, with casts
+/// to flat that only feed such calls looked through (`canonical.rs`).
+const PROVEN_PREFIX: &str = "clasp.proven.";
 
 /// Which changed functions a comparison may prove on their own.
 #[derive(Debug, Clone, Default)]
@@ -68,7 +66,7 @@ pub use canonical::{canonical_kernels_from_bitcode, KernelBody, PROGRAM_SCOPE_DA
 pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
 pub use pipeline::{equivalence_args, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
 
-use crate::lower::{load, run_clang, run_clang_for_unit, ClangError, Context, LoadError};
+use crate::front::lower::{load, run_clang, run_clang_for_unit, ClangError, Context, LoadError};
 pub use pipeline::PipelineError;
 
 /// Why a check could not compile or read a unit.
@@ -155,7 +153,7 @@ pub fn compiles(main: &Path, language_args: &[String], replaced: &BTreeMap<PathB
     args.extend(overlay.args.iter().cloned());
     args.push("-fsyntax-only".into());
     // The path as given, so clang's messages name it as the user did.
-    crate::timings::time("verify: recompile", || run_clang(main, &args))?;
+    crate::support::timings::time("verify: recompile", || run_clang(main, &args))?;
     Ok(())
 }
 
@@ -172,7 +170,7 @@ pub fn compile_for_equivalence(
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
-    Ok(crate::timings::time("verify: clang amdgcn", || run_clang_for_unit(main, &equivalence_args(&args), replaced))?)
+    Ok(crate::support::timings::time("verify: clang amdgcn", || run_clang_for_unit(main, &equivalence_args(&args), replaced))?)
 }
 
 /// Compares the kernels of two compilations (`compile_for_equivalence`):
@@ -194,7 +192,7 @@ pub fn compare_compiled(
     only: Option<&BTreeSet<String>>,
     scope: &ProofScope,
 ) -> Result<Equivalence, VerifyError> {
-    crate::timings::time("verify: pipeline", || {
+    crate::support::timings::time("verify: pipeline", || {
         let first = compare_modules(context, original, migrated, name, only, KeptOut::ProvenAndAlike(scope))?;
         let proven_alone = first.found.proven_functions.clone();
         let settled = |found: Equivalence| Ok(Equivalence { proven_alone: proven_alone.clone(), ..found });
@@ -211,7 +209,7 @@ pub fn compare_compiled(
             // A call kept opaque the result reaches otherwise (a merged
             // function given an offset pointer) reads differently: the
             // changed helpers inlined, as when none is proven.
-            crate::timings::time("verify: pipeline, changed helpers inlined", || {
+            crate::support::timings::time("verify: pipeline, changed helpers inlined", || {
                 compare_modules(context, original, migrated, name, only, KeptOut::Alike(scope.limit))
             })
             .map_err(|e| e.after_proving(&proven_alone))?
@@ -219,7 +217,7 @@ pub fn compare_compiled(
         if found.found.different.is_empty() || found.shared == 0 {
             return settled(found.found);
         }
-        crate::timings::time("verify: pipeline, all inlined", || {
+        crate::support::timings::time("verify: pipeline, all inlined", || {
             let found = whole::compare_whole_kernels(context, (original, migrated), name, only, scope.limit, big)
                 .map_err(|e| e.after_proving(&proven_alone))?;
             settled(Equivalence { whole_kernels: true, ..found })
@@ -251,8 +249,8 @@ struct Comparison {
 /// `Err(TooCostly)` when either side's largest kernel, as it would be
 /// optimised, is over `limit`; `after` says what was compared before.
 fn within_limit(
-    before: &mut crate::lower::LoadedModule<'_>,
-    after: &mut crate::lower::LoadedModule<'_>,
+    before: &mut crate::front::lower::LoadedModule<'_>,
+    after: &mut crate::front::lower::LoadedModule<'_>,
     limit: Option<u64>,
     after_what: &'static str,
 ) -> Result<(), VerifyError> {
@@ -307,7 +305,7 @@ fn loaded<'c>(
     bytes: &[u8],
     name: &str,
     only: Option<&BTreeSet<String>>,
-) -> Result<crate::lower::LoadedModule<'c>, VerifyError> {
+) -> Result<crate::front::lower::LoadedModule<'c>, VerifyError> {
     let mut module = load(context, bytes, name)?;
     if let Some(kernels) = only {
         pipeline::keep_only_kernels(&mut module, kernels);
@@ -316,7 +314,7 @@ fn loaded<'c>(
 }
 
 /// The module's kernels after `EQUIVALENCE_PIPELINE`, canonicalised.
-fn optimised(module: &mut crate::lower::LoadedModule<'_>) -> Result<Vec<KernelBody>, VerifyError> {
+fn optimised(module: &mut crate::front::lower::LoadedModule<'_>) -> Result<Vec<KernelBody>, VerifyError> {
     pipeline::optimise_for_equivalence(module)?;
     Ok(canonical::canonical_kernels(module))
 }

@@ -19,17 +19,13 @@ use std::collections::{HashMap, HashSet};
 
 use super::canonical::canonical_type_names;
 use super::ProofScope;
-use crate::lower::{LoadedModule, Val};
+use super::PROVEN_PREFIX;
+use crate::front::lower::{LoadedModule, Val};
 
 /// The prefix a shared function's declaration is renamed with on both
 /// sides: no `_Z` prefix, so the canonical printer never mistakes it for a
 /// library builtin (whose flat casts it looks through).
 const SHARED_PREFIX: &str = "clasp.same.";
-
-/// The prefix a function proven on its own (`functions.rs`) is declared
-/// with on both sides: calls to it print as calls by that name, with casts
-/// to flat that only feed such calls looked through (`canonical.rs`).
-pub(super) const PROVEN_PREFIX: &str = "clasp.proven.";
 
 /// What `share_identical` found.
 pub(super) struct Sharing {
@@ -254,7 +250,7 @@ fn without_numbering(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::without_numbering;
-    use crate::lower::{load, Context};
+    use crate::front::lower::{load, Context};
 
     /// Printing with one tracker for the module reads exactly as printing
     /// each function on its own: numbered values, attribute groups,

@@ -14,7 +14,7 @@ use inkwell::module::Linkage;
 use inkwell::targets::{CodeModel, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
 
-use crate::lower::{pass_options, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
+use crate::front::lower::{pass_options, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KERNEL_CC};
 
 /// The arguments that make clang emit the IR the equivalence check optimises
 /// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but
@@ -73,7 +73,7 @@ pub enum PipelineError {
 /// A target machine for `triple`; the target's optimiser hooks (the flat
 /// address space InferAddressSpaces needs, pointer widths) come from it.
 fn target_machine(triple: &TargetTriple) -> Result<TargetMachine, PipelineError> {
-    crate::targets::ensure_registered();
+    crate::front::lower::targets::ensure_registered();
     let target = Target::from_triple(triple).map_err(|e| PipelineError::UnknownTarget { message: e.to_string() })?;
     target
         .create_target_machine(triple, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
@@ -146,8 +146,8 @@ const PIPELINE_SPLIT: &str = ",early-cse,";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::{lower, run_clang, Context};
-    use crate::options::CompileOptions;
+    use crate::front::lower::{lower, run_clang, Context};
+    use crate::settings::options::CompileOptions;
     use crate::verify::{optimised_kernels_from_bitcode, EQUIVALENCE_TRIPLE, PROGRAM_SCOPE_DATA};
 
     #[test]
@@ -204,7 +204,7 @@ mod tests {
     /// edited header laid over, as for a result) gives the kernels it gives whole.
     #[test]
     fn kernels_against_a_shared_preamble_are_the_whole_units() {
-        let _session = crate::session::Session::begin();
+        let _session = crate::support::session::Session::begin();
         let dir = tempfile::tempdir().unwrap();
         let header = dir.path().join("h.h");
         let helper = |space: &str| {
@@ -232,7 +232,7 @@ mod tests {
             // The first compile of a preamble is whole; the second precompiles it and uses it.
             let whole_a = kernels(&a, &args);
             let shared_b = kernels(&b, &args);
-            assert!(crate::lower::uses_shared_preamble(&b, &equivalence_args(&args), &replaced));
+            assert!(crate::front::lower::uses_shared_preamble(&b, &equivalence_args(&args), &replaced));
             assert_eq!(kernels(&a, &args), whole_a);
             // `-w` changes nothing here but the key: the first compile with it is whole.
             let quiet = [args.clone(), vec!["-w".to_string()]].concat();

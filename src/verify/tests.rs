@@ -2,7 +2,7 @@
 //! compared as `migrate` compares them.
 
 use super::*;
-use crate::options::{CompileOptions, Target};
+use crate::settings::options::{CompileOptions, Target};
 
 /// Compiles `original` as OpenCL C 1.2 and `migrated` (laid over it
 /// through the overlay, as `migrate` does) as 2.0, and compares their

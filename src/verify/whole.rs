@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use super::WHOLE_AFTER;
 use super::{compare, loaded, optimised, within_limit, Equivalence, KernelBody, VerifyError};
-use crate::lower::Context;
-use crate::session::Shared;
+use crate::front::lower::Context;
+use crate::support::session::Shared;
 
 /// The original's whole kernels, by hash of its bitcode and the kernels kept.
 static ORIGINALS: Shared<HashMap<u64, Arc<Vec<KernelBody>>>> = Shared::new();
@@ -22,11 +22,6 @@ static ORIGINALS: Shared<HashMap<u64, Arc<Vec<KernelBody>>>> = Shared::new();
 /// At most this many originals are kept (each is a big unit's kernels, some
 /// megabytes of text): a batch settles its units one after another.
 const KEPT_ORIGINALS: usize = 4;
-
-/// Forgets every kept original (the session's end).
-pub(crate) fn clear() {
-    ORIGINALS.clear();
-}
 
 /// Compares the kernels of `original` and `migrated` (unoptimised bitcode)
 /// with every helper inlined, within `limit` (`VerifyError::TooCostly`);
@@ -43,7 +38,7 @@ pub(super) fn compare_whole_kernels(
     let mut before = loaded(context, original, name, only)?;
     let mut after = loaded(context, migrated, name, only)?;
     within_limit(&mut before, &mut after, limit, WHOLE_AFTER)?;
-    let key = crate::ids::hash_of(&(original, only));
+    let key = crate::support::ids::hash_of(&(original, only));
     let kept = if big { ORIGINALS.lock().and_then(|kept| kept.get(&key).cloned()) } else { None };
     let original_kernels = match kept {
         Some(kernels) => kernels,

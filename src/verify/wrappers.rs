@@ -14,7 +14,7 @@
 //! (`LoadedModule::add_calling_kernel`), which takes one module's types
 //! into the other's after checking they share a context: no `unsafe` here.
 
-use crate::lower::{LoadedModule, Ty, Val};
+use crate::front::lower::{LoadedModule, Ty, Val};
 
 /// The prefix of a wrapper kernel's name: no `_Z`, no C identifier can spell it.
 pub(super) const WRAPPER_PREFIX: &str = "clasp.proof.";

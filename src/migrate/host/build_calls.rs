@@ -8,10 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use super::{Expected, HostFixes};
-use crate::options::MigrateOptions;
-use crate::report::{BuildStatus, FileChange, FileError, Migration};
+use crate::migrate::report::{BuildStatus, FileChange, FileError, Migration};
 use crate::rules::host_build_options::{decide, std_flag, Changed, Decided, HostInput};
 use crate::rules::{Edit, Fix, Warning};
+use crate::settings::options::MigrateOptions;
 
 /// Decides the build calls of the host files `host_code` (indexes: the
 /// others are headers the kernels include) against the `programs`
@@ -54,7 +54,7 @@ pub(super) fn decide_all(
             helpers: migrated.helpers,
             kernels_changed: !migrated.programs.is_empty() || !migrated.literals.is_empty(),
         };
-        let editable = crate::root::is_under(&options.root, &super::canonical(&host.path));
+        let editable = crate::settings::root::is_under(&options.root, &super::canonical(&host.path));
         for Decided { mut report, fix, warning } in decide(host, &changed, options.target) {
             match fix {
                 Some(fix) if !editable => {
@@ -86,7 +86,7 @@ pub(super) fn apply(
     for (h, fixes) in fixes {
         let host = &hosts[h];
         let canonical = super::canonical(&host.path);
-        if !crate::root::is_under(&options.root, &canonical) {
+        if !crate::settings::root::is_under(&options.root, &canonical) {
             let message =
                 format!("{}: warning: outside the edit root: its embedded kernels are not written back", host.path.display());
             result.warnings.push(Warning::new(host.path.clone(), message));

@@ -6,12 +6,12 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use super::embedded::literal_edit;
 use super::{Expected, HostFixes};
-use crate::config::Job;
-use crate::report::{EmbeddedReport, EmbeddedStatus, Migration};
+use crate::host::Literal;
+use crate::input::config::Job;
+use crate::migrate::report::{EmbeddedReport, EmbeddedStatus, Migration};
 use crate::rules::host_build_options::HostInput;
-use crate::rules::Warning;
+use crate::rules::{Edit, Warning};
 
 /// A literal that copies a kernel file.
 pub(super) struct Copy {
@@ -41,7 +41,7 @@ pub(super) fn find(hosts: &[HostInput], jobs: &[Job]) -> Vec<Copy> {
                 continue;
             }
             let Some((file, text)) = files.iter().find(|(_, text)| same_program(text, literal.text.as_bytes())) else { continue };
-            let canonical = crate::root::canonical(file);
+            let canonical = crate::settings::root::canonical(file);
             out.push(Copy { host: h, literal: index, file: file.clone(), canonical, text: text.clone() });
         }
     }
@@ -140,5 +140,21 @@ pub(super) fn lockstep(
 }
 
 fn same_file(edit_file: &std::path::Path, canonical: &std::path::Path) -> bool {
-    crate::root::canonical(edit_file) == canonical
+    crate::settings::root::canonical(edit_file) == canonical
+}
+
+/// The edit of the host file that replaces bytes `decoded` of a literal's
+/// text with `replacement`, written in the literal's form (a deletion of
+/// whole literal lines takes the lines); `None` when the bytes do not map
+/// into the literal.
+pub(super) fn literal_edit(
+    host: &HostInput,
+    literal: &Literal,
+    decoded: std::ops::Range<u32>,
+    replacement: &str,
+) -> Option<Edit> {
+    let at = literal.to_file(decoded.clone())?;
+    let replacement = literal.encode(decoded.start, replacement);
+    let at = if replacement.is_empty() { crate::host::whole_literal_lines(&host.text, at) } else { at };
+    Some(Edit { file: host.path.clone(), start: at.start, end: at.end, replacement })
 }

@@ -6,15 +6,15 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::copies::Copy;
+use super::copies::{literal_edit, Copy};
 use super::{Expected, HostFixes};
-use crate::config::Job;
 use crate::host::{HostFacts, Literal, OptionsArg, ProgramRef};
-use crate::options::{CompileOptions, MigrateOptions};
-use crate::report::{EmbeddedReport, EmbeddedStatus, FileChange, Migration};
+use crate::input::config::Job;
+use crate::input::source::{Embedded, EscapedSource, Form, Part, SourceMap};
+use crate::migrate::report::{EmbeddedReport, EmbeddedStatus, FileChange, Migration};
 use crate::rules::host_build_options::HostInput;
-use crate::rules::{Edit, Fix, Warning};
-use crate::source::{Embedded, EscapedSource, Form, Part, SourceMap};
+use crate::rules::{Fix, Warning};
+use crate::settings::options::{CompileOptions, MigrateOptions};
 
 /// The embedded kernels of `hosts` and their jobs: the several literals of
 /// one program (`clCreateProgramWithSource` given several strings) are one
@@ -151,7 +151,7 @@ pub(super) fn creation_options(facts: &HostFacts, creation: usize, host: &Path, 
         if let Some(options) = option_text(&call.options) {
             // Options clasp cannot read as a host's (a vendor option it does not know) are left out.
             let mut with = compile.clone();
-            if crate::config::apply_option(&mut with, &options, dir).is_ok() {
+            if crate::input::config::apply_option(&mut with, &options, dir).is_ok() {
                 compile = with;
             }
             break;
@@ -266,10 +266,11 @@ fn mapped_fixes(kernel: &Embedded, host: &HostInput, change: FileChange) -> Resu
         mapped.file = kernel.host.clone();
         // Placed at its first edit in the host file, as a program's fix is in its source.
         let place = match mapped.edits.first() {
-            Some(first) => crate::source::Place::in_text(&kernel.host, &host.text, first.start as usize),
-            None => {
-                kernel.map.place(fix.decl.offset).unwrap_or_else(|| crate::source::Place::in_text(&kernel.host, &host.text, 0))
-            }
+            Some(first) => crate::input::source::Place::in_text(&kernel.host, &host.text, first.start as usize),
+            None => kernel
+                .map
+                .place(fix.decl.offset)
+                .unwrap_or_else(|| crate::input::source::Place::in_text(&kernel.host, &host.text, 0)),
         };
         (mapped.line, mapped.col) = (place.line, place.col);
         mapped.message = format!("in the kernel embedded at {}: {}", kernel.label(), fix.message);
@@ -300,20 +301,4 @@ fn pieces<'h>(
         }
     }
     out
-}
-
-/// The edit of the host file that replaces bytes `decoded` of a literal's
-/// text with `replacement`, written in the literal's form (a deletion of
-/// whole literal lines takes the lines); `None` when the bytes do not map
-/// into the literal.
-pub(super) fn literal_edit(
-    host: &HostInput,
-    literal: &Literal,
-    decoded: std::ops::Range<u32>,
-    replacement: &str,
-) -> Option<Edit> {
-    let at = literal.to_file(decoded.clone())?;
-    let replacement = literal.encode(decoded.start, replacement);
-    let at = if replacement.is_empty() { crate::host::whole_literal_lines(&host.text, at) } else { at };
-    Some(Edit { file: host.path.clone(), start: at.start, end: at.end, replacement })
 }

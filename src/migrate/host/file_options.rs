@@ -29,14 +29,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::config::Job;
 use crate::host::{BuildCall, OptionsArg};
-use crate::options::CompileOptions;
-use crate::render::display_path;
-use crate::report::Migration;
-use crate::root::canonical;
+use crate::input::config::Job;
+use crate::migrate::report::Migration;
 use crate::rules::host_build_options::{files_built, BuiltFile, Helpers, HostInput};
 use crate::rules::Warning;
+use crate::settings::options::CompileOptions;
+use crate::settings::paths::display_path;
+use crate::settings::root::canonical;
 
 /// A build call's options, as clasp analyses a kernel file with them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -179,7 +179,7 @@ fn unreadable(call: &BuildCall, site: &Site, file: &Path, why: &str) -> Warning 
     let message = format!(
         "{} builds {} with options clasp cannot read ({why}): it is analysed without them",
         call.api,
-        crate::render::shown_path(file)
+        crate::settings::paths::shown_path(file)
     );
     Warning::at(site.host.clone(), site.line, site.col, message)
 }
@@ -210,7 +210,7 @@ fn working_dirs(working_dir: &Path, host: &Path) -> Vec<PathBuf> {
 /// Reads a host's option string (split as a shell would); relative paths
 /// are resolved against the first of `dirs` holding them (else the first).
 fn parse(text: &str, dirs: &[PathBuf]) -> Result<HostOptions, String> {
-    let words = crate::build_options::split_build_string(text).map_err(|e| e.to_string())?;
+    let words = crate::settings::build_options::split_build_string(text).map_err(|e| e.to_string())?;
     let mut out = HostOptions::default();
     let mut others = Vec::new();
     let mut words = words.into_iter();
@@ -232,7 +232,7 @@ fn parse(text: &str, dirs: &[PathBuf]) -> Result<HostOptions, String> {
         }
     }
     let mut rest = CompileOptions::default();
-    crate::config::apply_words(&mut rest, others, &dirs[0]).map_err(|e| e.to_string())?;
+    crate::input::config::apply_words(&mut rest, others, &dirs[0]).map_err(|e| e.to_string())?;
     out.clang_extra = rest.clang_extra;
     Ok(out)
 }

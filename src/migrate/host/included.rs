@@ -12,11 +12,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::config::{Job, ProgramSources};
-use crate::options::MigrateOptions;
-use crate::report::{IncludedProgramReport, Migration};
-use crate::root::canonical;
+use crate::input::config::{Job, ProgramSources};
+use crate::migrate::report::{IncludedProgramReport, Migration};
 use crate::rules::host_build_options::HostInput;
+use crate::settings::options::MigrateOptions;
+use crate::settings::root::canonical;
 
 /// The programs the hosts gather by `#include`: the jobs of those no
 /// `[[program]]` declares, and every file they are made of (canonical).

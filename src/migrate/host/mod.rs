@@ -23,15 +23,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::Job;
+use crate::front::unit::Unit;
 use crate::host::{scan, HostFacts, HostLanguage};
-use crate::options::MigrateOptions;
-use crate::report::{FileError, Migration};
-use crate::root::canonical;
+use crate::input::config::Job;
+use crate::input::source::Embedded;
+use crate::migrate::report::{FileError, Migration};
 use crate::rules::host_build_options::{Helpers, HostInput};
 use crate::rules::Fix;
-use crate::source::Embedded;
-use crate::unit::Unit;
+use crate::settings::options::MigrateOptions;
+use crate::settings::root::canonical;
 use copies::Copy;
 
 /// What the host side carries from before loading to after settling.
@@ -63,7 +63,7 @@ pub fn prepare(
     let (included_jobs, parts) = included::find(&hosts, jobs, options, result);
     // A wrapped file a host includes as a program's source is no host file of its own.
     hosts.retain(|h| !parts.contains(&canonical(&h.path)));
-    let helpers = crate::timings::time("host: helpers", || helpers(pool, &hosts));
+    let helpers = crate::support::timings::time("host: helpers", || helpers(pool, &hosts));
     file_options::apply(&hosts, &helpers, jobs, result);
     let copies = copies::find(&hosts, jobs);
     let (embedded, mut embedded_jobs) = match scratch {
@@ -288,7 +288,7 @@ fn scan_all(pool: &rayon::ThreadPool, files: &[&PathBuf], result: &mut Migration
             .map(|&i| {
                 let (path, language, text) = &read[i];
                 let text = text.as_deref().unwrap_or_default();
-                (i, crate::timings::time("host: scan", || scan(path, text, *language)))
+                (i, crate::support::timings::time("host: scan", || scan(path, text, *language)))
             })
             .collect()
     });

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
+use crate::facts::syntax::{FileIndex, MacroSite, Spelling};
+use crate::front::unit::Unit;
 use crate::infer::{infer, Decision, Decisions, DeclDecision, InferOptions, Interned};
-use crate::options::MigrateOptions;
-use crate::report::Refusal;
-use crate::syntax::{FileIndex, MacroSite, Spelling};
-use crate::unit::Unit;
+use crate::migrate::report::Refusal;
+use crate::settings::options::MigrateOptions;
 
 /// Infers every unit; where units sharing a header disagree on a
 /// declaration there, it stays named in all of them, and they are inferred again.
@@ -53,7 +53,7 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTr
         for decl in &function.pointers {
             let file = unit.canonical(decl.pos.file);
             let at = (decl.pos.file, decl.pos.offset);
-            if !crate::root::is_under(root, file) {
+            if !crate::settings::root::is_under(root, file) {
                 let detail = format!("{} is outside the edit root {}", file.display(), root.display());
                 o.refused_from_outside.insert(at, (Code::OutsideRoot, detail));
             } else if let Some(detail) = comments.kept(unit, function, decl, &options.left_out) {
@@ -110,7 +110,7 @@ fn conflicts<'u>(units: &'u [Unit], decisions: &'u [Decisions]) -> BTreeMap<(Ori
 type SiteKey = (PathBuf, u32);
 
 /// The macro site a declaration's first level is spelled through, if any.
-fn site_of(decl: &crate::syntax::PointerDecl) -> Option<&MacroSite> {
+fn site_of(decl: &crate::facts::syntax::PointerDecl) -> Option<&MacroSite> {
     match &decl.levels.first()?.spelling {
         Spelling::MacroSite { site, .. } => Some(site),
         _ => None,
@@ -124,7 +124,7 @@ fn site_conflicts(units: &[Unit], decisions: &[Decisions]) -> BTreeMap<SiteKey, 
     let mut against: BTreeMap<SiteKey, String> = BTreeMap::new();
     let mut generic: BTreeSet<SiteKey> = BTreeSet::new();
     for (unit, decided) in units.iter().zip(decisions) {
-        let key = |range: crate::syntax::ByteRange| (unit.canonical(range.file).to_path_buf(), range.start);
+        let key = |range: crate::facts::syntax::ByteRange| (unit.canonical(range.file).to_path_buf(), range.start);
         for (range, facts) in &unit.syntax.macro_sites {
             if let Some(why) = &facts.disagreement {
                 against.entry(key(*range)).or_insert_with(|| format!("in {}, {why}", unit.label()));
@@ -190,7 +190,7 @@ pub(super) fn refusal_of(unit: &Unit, d: &DeclDecision) -> Option<Refusal> {
         Decision::Impossible { reason, detail } => (*reason, detail.clone(), true),
         _ => return None,
     };
-    let crate::source::Place { file, line, col } = unit.position(d.decl.pos);
+    let crate::input::source::Place { file, line, col } = unit.position(d.decl.pos);
     Some(Refusal {
         file,
         line,

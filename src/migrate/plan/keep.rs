@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 
 use crate::codes::Code;
-use crate::syntax::{FileIndex, Function, PointerDecl};
-use crate::unit::Unit;
+use crate::facts::syntax::{FileIndex, Function, PointerDecl};
+use crate::front::unit::Unit;
 
 /// What one `// clasp: keep` comment keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,21 +17,21 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
-use crate::ids::{DeclKey, Files, UnionFind, UnitId};
+use crate::facts::ir::{Sink, Source};
+use crate::facts::syntax::FileIndex;
+use crate::front::unit::Unit;
 use crate::infer::{Decision, Decisions};
-use crate::ir::{Sink, Source};
-use crate::options::MigrateOptions;
-use crate::report::{Refusal, Warning};
+use crate::migrate::report::{Refusal, Warning};
 use crate::rules::merge_duplicates::{self, Detected, Duplicates, FindContext, Merge, NameProbe, Unmerged, Withdrawn};
 use crate::rules::program_scope::{self, Choice, Move};
 use crate::rules::{self, Edit, Fix};
-use crate::syntax::FileIndex;
-use crate::unit::Unit;
+use crate::settings::options::MigrateOptions;
+use crate::support::ids::{DeclKey, Files, UnionFind, UnitId};
 use agree::{agree_on_headers, refusal_of};
 pub use apply::apply_edits;
 pub use apply::{apply, ApplyError};
 
-pub use crate::ids::SetId;
+pub use crate::support::ids::SetId;
 
 /// Fixes that stand or fall together.
 #[derive(Debug, Default)]
@@ -122,11 +122,13 @@ struct Decided {
 /// planned after all: otherwise the batch is inferred again without it.
 fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: NameProbe, withdrawn: &Withdrawn) -> Decided {
     let root = options.root.as_path();
-    let first =
-        crate::timings::time("plan: infer", || agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()]));
+    let first = crate::support::timings::time("plan: infer", || {
+        agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()])
+    });
     let mut twins = if options.merge { merge_duplicates::constant_twins(units, detected, root, withdrawn) } else { Vec::new() };
     loop {
-        let choice = crate::timings::time("plan: program scope", || program_scope::choose(units, &first, options, &twins));
+        let choice =
+            crate::support::timings::time("plan: program scope", || program_scope::choose(units, &first, options, &twins));
         // Inferred again with the pointers that follow the moved tables moved too
         // (they are __global now, and may become generic like any other).
         let decisions = if choice.chosen.is_empty() {
@@ -140,7 +142,7 @@ fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: 
         };
         let found = if options.merge {
             let cx = FindContext { decisions: &decisions, root, withdrawn, taken: probe, constant_stays: &choice.twin_stays };
-            crate::timings::time("plan: duplicates", || merge_duplicates::find(units, detected, &cx))
+            crate::support::timings::time("plan: duplicates", || merge_duplicates::find(units, detected, &cx))
         } else {
             Duplicates::default()
         };
@@ -193,7 +195,7 @@ pub fn plan(
     drop_deleted_edits(&mut plan);
     add_units_editing_each_set(units, &mut plan);
     for (id, set) in plan.sets.iter().enumerate() {
-        if let Some(file) = set.edits.keys().find(|f| !crate::root::is_under(&options.root, f)) {
+        if let Some(file) = set.edits.keys().find(|f| !crate::settings::root::is_under(&options.root, f)) {
             let detail = format!("it would edit {}, outside the edit root", file.display());
             plan.withheld.insert(SetId(id), (Code::OutsideRoot, detail));
         }
@@ -219,7 +221,7 @@ impl Plan {
 /// (they stand or fall together).
 fn link_generic_flows(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFind<DeclKey>) {
     for (unit, decided) in units.iter().zip(decisions) {
-        let key_of_node: HashMap<&crate::ir::Node, DeclKey> = decided
+        let key_of_node: HashMap<&crate::facts::ir::Node, DeclKey> = decided
             .iter()
             .filter(|d| matches!(d.decision, Decision::Generic { .. }))
             .map(|d| (&d.node, unit.key(d.decl.pos.file, d.decl.pos.offset)))
@@ -244,7 +246,7 @@ fn link_macro_sites(units: &[Unit], decisions: &[Decisions], keys: &mut UnionFin
     let mut first: HashMap<(PathBuf, u32), DeclKey> = HashMap::new();
     for (unit, decided) in units.iter().zip(decisions) {
         for d in decided.iter().filter(|d| matches!(d.decision, Decision::Generic { .. })) {
-            let Some(crate::syntax::Spelling::MacroSite { site, .. }) = d.decl.levels.first().map(|l| &l.spelling) else {
+            let Some(crate::facts::syntax::Spelling::MacroSite { site, .. }) = d.decl.levels.first().map(|l| &l.spelling) else {
                 continue;
             };
             let key = keys.find(unit.key(d.decl.pos.file, d.decl.pos.offset));

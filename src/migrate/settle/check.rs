@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use super::Withdrawal;
 use crate::codes::Code;
-use crate::ids::UnitId;
-use crate::lower::Context;
+use crate::front::lower::Context;
+use crate::front::unit::Unit;
 use crate::migrate::plan::{apply, ApplyError, Plan, SetId};
-use crate::options::MigrateOptions;
-use crate::unit::Unit;
+use crate::settings::options::MigrateOptions;
+use crate::support::ids::UnitId;
 use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
 
 /// A failed check: why, and which kernels compared different (none for a compile failure).
@@ -40,7 +40,7 @@ pub(super) struct Passed {
     /// Kept with `--allow-unverified` although not proven equivalent: why.
     pub(super) unverified: Option<String>,
     /// How the kernels were proven equivalent.
-    pub(super) proof: Option<crate::report::ProofMethod>,
+    pub(super) proof: Option<crate::migrate::report::ProofMethod>,
     /// Changed functions proven on their own (their kernels call them opaquely).
     pub(super) proven_functions: Vec<String>,
 }
@@ -80,13 +80,14 @@ fn shared_functions(units: &[Unit], files: &[BTreeSet<PathBuf>]) -> Vec<Arc<BTre
     for path in files.iter().flatten() {
         *readers.entry(path.as_path()).or_default() += 1;
     }
-    let shared = |unit: &Unit, f: &crate::syntax::Function| readers.get(unit.canonical(f.pos.file)).is_some_and(|n| *n > 1);
+    let shared =
+        |unit: &Unit, f: &crate::facts::syntax::Function| readers.get(unit.canonical(f.pos.file)).is_some_and(|n| *n > 1);
     let mut kept = HashSet::new();
     (units.iter())
         .map(|unit| {
             let names =
                 (unit.syntax.functions.iter()).filter(|f| f.is_definition && shared(unit, f)).map(|f| f.link_name.clone());
-            crate::ids::intern_value(&mut kept, names.collect())
+            crate::support::ids::intern_value(&mut kept, names.collect())
         })
         .collect()
 }
@@ -151,7 +152,7 @@ impl<'a> Checker<'a> {
     pub(super) fn new(units: &'a [Unit], plan: &'a Plan, options: &'a MigrateOptions, memo: &'a Memo) -> Checker<'a> {
         let target_flags = options.target.std_flags();
         let mut kept = HashSet::new();
-        let mut args = |args: Vec<String>| crate::ids::intern_value(&mut kept, args);
+        let mut args = |args: Vec<String>| crate::support::ids::intern_value(&mut kept, args);
         let files: Vec<BTreeSet<PathBuf>> =
             units.iter().map(|u| (0..u.syntax.files.len()).map(|id| u.canonical(id).to_path_buf()).collect()).collect();
         Checker {
@@ -252,7 +253,7 @@ impl<'a> Checker<'a> {
         if original.is_none() {
             *original = self.memo.baselines.lock().ok().and_then(|b| b.get(&baseline_key).cloned()).flatten();
         }
-        let key = (u, crate::ids::hash_of(&(&self.kernels[u], &replaced)));
+        let key = (u, crate::support::ids::hash_of(&(&self.kernels[u], &replaced)));
         if let Some(known) = self.memo.results.lock().ok().and_then(|r| r.get(&key).cloned()) {
             return known;
         }
@@ -345,7 +346,7 @@ impl<'a> Checker<'a> {
                         d.kernel, EQUIVALENCE_TRIPLE, d.original, d.migrated
                     )
                 });
-                let proof = Some(crate::report::ProofMethod::of(&found));
+                let proof = Some(crate::migrate::report::ProofMethod::of(&found));
                 let differing = found.different.into_iter().map(|d| d.kernel).collect();
                 let passed = (found.flat_regressions, proof, found.proven_functions);
                 (difference, Code::NotEquivalent, differing, passed, found.proven_alone.into_iter().collect())

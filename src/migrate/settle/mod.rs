@@ -24,9 +24,9 @@ mod unrepairable;
 use super::plan::{Plan, SetId};
 use super::{FileError, MigrateOptions, Warning};
 use crate::codes::Code;
-use crate::ids::UnitId;
-use crate::lower::Context;
-use crate::unit::Unit;
+use crate::front::lower::Context;
+use crate::front::unit::Unit;
+use crate::support::ids::UnitId;
 pub use check::Memo;
 use check::{Baseline, Checked, Checker, Failure, Original, Passed};
 use unrepairable::Cause;
@@ -47,7 +47,7 @@ pub struct Settled {
     pub errors: Vec<FileError>,
     pub warnings: Vec<Warning>,
     /// How each unit keeping changes was proven equivalent.
-    pub proofs: Vec<crate::report::UnitProof>,
+    pub proofs: Vec<crate::migrate::report::UnitProof>,
 }
 
 impl Settled {
@@ -137,7 +137,7 @@ impl Settler<'_> {
                     // Dropped here, not with the pass's results: every unit's would be held at once.
                     let original = original.filter(|baseline| Baseline::still_needed(baseline, &result));
                     drop(context);
-                    crate::lower::release_freed_memory();
+                    crate::front::lower::release_freed_memory();
                     let note = format!("{} planned changes, ", checker.plan.sets.len());
                     progress.done(&checker.units[u].path, &note);
                     (u, original, (sets, result))
@@ -352,7 +352,7 @@ impl Settler<'_> {
             }
             if let Some(method) = passed.proof {
                 let (unit, functions) = (self.checker.units[u].label(), passed.proven_functions.clone());
-                self.out.proofs.push(crate::report::UnitProof { unit, method, functions });
+                self.out.proofs.push(crate::migrate::report::UnitProof { unit, method, functions });
             }
         }
     }

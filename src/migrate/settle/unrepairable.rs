@@ -3,8 +3,8 @@
 //! that blocks it, or at the compiler's own diagnostic), so editors' and
 //! CI's problem matchers find every one of them.
 
-use crate::report::Refusal;
-use crate::unit::Unit;
+use crate::front::unit::Unit;
+use crate::migrate::report::Refusal;
 
 /// One reason a unit cannot be repaired: where (when known) and what.
 pub(super) struct Cause {
@@ -16,7 +16,7 @@ impl Cause {
     /// A declaration that must change and cannot.
     pub(super) fn blocking(r: &Refusal) -> Cause {
         let text = format!("`{}` of `{}`: {} ({})", r.name, r.function, r.detail, r.reason);
-        let at = crate::source::Place { file: r.file.clone(), line: r.line, col: r.col };
+        let at = crate::input::source::Place { file: r.file.clone(), line: r.line, col: r.col };
         Cause { at: Some(at.to_string()), text }
     }
 

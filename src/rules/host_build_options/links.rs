@@ -18,7 +18,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::{Changed, HostInput};
 use crate::host::{HelperCall, ProgramCreation, Through};
-use crate::render::display_path;
+use crate::settings::paths::display_path;
 
 /// The calls of the batch's program-creating helpers, and which host files define each.
 #[derive(Debug, Default)]
@@ -85,7 +85,7 @@ pub(super) fn link(host: &HostInput, creations: &[&ProgramCreation], changed: &C
 /// What one creation builds from.
 fn creation_origins(host: &HostInput, creation: &ProgramCreation, changed: &Changed) -> Vec<Origin> {
     let mut out = Vec::new();
-    let host_path = crate::root::canonical(&host.path);
+    let host_path = crate::settings::root::canonical(&host.path);
     for &l in &creation.literals {
         let literal = &host.facts.literals[l];
         let name = format!("{}:{}", display_path(&host.path), literal.start.line);
@@ -136,10 +136,10 @@ fn included_origins(host: &Path, creation: &ProgramCreation, changed: &Changed) 
     let dir = host.parent().unwrap_or(Path::new("/"));
     (creation.included.iter())
         .map(|name| {
-            let file = crate::root::canonical(&dir.join(name));
+            let file = crate::settings::root::canonical(&dir.join(name));
             match changed.programs.iter().find(|(canonical, _)| *canonical == file) {
                 Some((_, shown)) => Origin::Changed(display_path(shown), file.clone()),
-                None if changed.kernel_files.contains(&file) => Origin::Unchanged(crate::render::shown_path(&file)),
+                None if changed.kernel_files.contains(&file) => Origin::Unchanged(crate::settings::paths::shown_path(&file)),
                 None => Origin::Unknown(format!(
                     "`{name}` is `#include`d as a source of a program clasp has no analysis of (see its error, if any: \
                      clasp could not analyse it, was told to leave it out, or could not read the file)"
@@ -160,7 +160,7 @@ fn file_origins(host: &Path, name: &str, changed: &Changed) -> Vec<Origin> {
     (files.into_iter())
         .map(|file| match changed.programs.iter().find(|(canonical, _)| canonical == file) {
             Some((_, shown)) => Origin::Changed(display_path(shown), file.clone()),
-            None => Origin::Unchanged(crate::render::shown_path(file)),
+            None => Origin::Unchanged(crate::settings::paths::shown_path(file)),
         })
         .collect()
 }
@@ -187,7 +187,7 @@ fn helper_origins(host: &Path, through: &Through, changed: &Changed) -> Vec<Orig
     let mut out = Vec::new();
     for (caller, call) in calls {
         for &p in &file_parameters {
-            let at = format!("{}:{}", crate::render::shown_path(caller), call.at.line);
+            let at = format!("{}:{}", crate::settings::paths::shown_path(caller), call.at.line);
             match call.arguments.get(p) {
                 Some(argument) if argument.opaque.is_none() && !argument.file_names.is_empty() => {
                     out.extend(argument.file_names.iter().flat_map(|name| file_origins(caller, name, changed)))
@@ -227,7 +227,7 @@ pub(super) fn built_files(
     kernel_files: &[PathBuf],
     helpers: &Helpers,
 ) -> Vec<BuiltFile> {
-    let host_path = crate::root::canonical(&host.path);
+    let host_path = crate::settings::root::canonical(&host.path);
     let single = |from: &Path, names: &[String]| -> Vec<BuiltFile> {
         let found: Vec<BuiltFile> = (names.iter())
             .flat_map(|name| kernel_files.iter().map(move |file| (name, file)))

@@ -28,15 +28,15 @@ pub use links::{BuiltFile, Helpers};
 use serde::Serialize;
 
 use crate::codes::{Code, Doc};
+use crate::facts::syntax::Pos;
 use crate::host::{BuildCall, HostFacts, OptionsArg, ProgramCreation, ProgramRef};
-use crate::options::Target;
 use crate::rules::{Edit, Fix, Warning};
-use crate::syntax::Pos;
+use crate::settings::options::Target;
 
 /// A build call of a host (`clBuildProgram`, `cl::Program::build`, pyopencl's `build`, ...).
 #[derive(Debug, Clone, Serialize)]
 pub struct BuildCallReport {
-    #[serde(serialize_with = "crate::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,

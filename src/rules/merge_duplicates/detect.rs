@@ -9,9 +9,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::Member;
-use crate::ids::{DeclKey, UnionFind, UnitId};
-use crate::syntax::{ByteRange, FileIndex, Function, FunctionRef, SourceToken, Space};
-use crate::unit::Unit;
+use crate::facts::syntax::{ByteRange, FileIndex, Function, FunctionRef, SourceToken, Space};
+use crate::front::unit::Unit;
+use crate::support::ids::{DeclKey, UnionFind, UnitId};
 
 /// The batch's duplicate groups, with the per-unit views they were found in.
 pub struct Detected<'u> {
@@ -167,7 +167,7 @@ fn view<'u>(unit: &'u Unit, root: &Path, kept: &std::sync::Mutex<Kept<'u>>) -> U
     let defs = read
         .into_iter()
         .map(|(key, function, words)| {
-            let words = crate::ids::intern(&mut kept.words, words);
+            let words = crate::support::ids::intern(&mut kept.words, words);
             // One function read into the same words is one definition, whichever unit reads it.
             let identity = (function as *const Function as usize, words.as_ptr() as usize);
             let def = kept.defs.entry(identity).or_insert_with(|| {
@@ -191,7 +191,7 @@ fn helper_defs<'u>(unit: &'u Unit, root: &Path) -> (BTreeMap<DeclKey, &'u Functi
         .map(|f| &**f)
         .filter(|f| f.is_definition && !f.is_kernel && f.in_macro.is_none() && !f.tokens.is_empty());
     for f in helpers {
-        if crate::root::is_under(root, unit.canonical(f.pos.file)) {
+        if crate::settings::root::is_under(root, unit.canonical(f.pos.file)) {
             let key = unit.key(f.pos.file, f.pos.offset);
             link_to_key.insert(&f.link_name, key);
             defs.insert(key, f);
@@ -269,9 +269,9 @@ fn signature_of(f: &Function) -> Vec<Option<Space>> {
 /// Per pointer declaration (not arrays), whether it points to read-only data.
 fn read_only_of(f: &Function) -> Vec<bool> {
     // `__constant float *` is implicitly const: its generic rewrite says so (`const float *`).
-    let pointee_const = |d: &crate::syntax::PointerDecl| {
+    let pointee_const = |d: &crate::facts::syntax::PointerDecl| {
         d.levels.first().is_some_and(|l| l.space == Space::Constant)
-            || crate::syntax::says_const(d.type_text.split('*').next().unwrap_or(""))
+            || crate::facts::syntax::says_const(d.type_text.split('*').next().unwrap_or(""))
     };
     f.pointers.iter().filter(|d| d.array.is_none()).map(|d| pointee_const(d)).collect()
 }
@@ -466,4 +466,19 @@ impl Detected<'_> {
         }
         out
     }
+}
+/// Where a member is defined in the files themselves (a program's source,
+/// not the program's virtual text).
+pub(super) use crate::input::source::Place;
+
+/// The real places of a group's members.
+pub(super) fn real_places(units: &[Unit], detected: &Detected, members: &[Member]) -> BTreeSet<Place> {
+    members
+        .iter()
+        .filter_map(|m| {
+            let u = *detected.index.defining.get(&m.key)?.first()?;
+            let function = detected.views[u].defs.get(&m.key)?.function;
+            Some(units[u].position(function.pos))
+        })
+        .collect()
 }

@@ -15,11 +15,11 @@ use std::path::PathBuf;
 
 use super::{Kept, Member};
 use crate::codes::Code;
-use crate::ids::UnitId;
+use crate::facts::syntax::{ByteRange, FileIndex, Function, Space};
+use crate::front::unit::Unit;
 use crate::infer::Evidence;
 use crate::rules::{Edit, Fix};
-use crate::syntax::{ByteRange, FileIndex, Function, Space};
-use crate::unit::Unit;
+use crate::support::ids::UnitId;
 
 /// A merge's fix, and the files it edits: (canonical path, a unit that has it, its id there).
 pub struct MergeEdits {
@@ -44,7 +44,7 @@ pub fn fix(units: &[Unit], seeing: &BTreeSet<UnitId>, members: &[Member], kept: 
         line: survivor.line,
         col: survivor.col,
         function: survivor.name.clone(),
-        decl: crate::syntax::Pos { file: 0, line: survivor.line, col: 0, offset: survivor.key.offset },
+        decl: crate::facts::syntax::Pos { file: 0, line: survivor.line, col: 0, offset: survivor.key.offset },
         link_name: survivor.link_name.clone(),
         message: message(members, kept, name, renamed),
         required: false,
@@ -148,7 +148,7 @@ fn evidence(members: &[Member], spaces: &[Option<Space>]) -> Vec<Evidence> {
         .map(|(m, space)| Evidence {
             space: space.unwrap_or(Space::Private),
             from: format!("`{}`", m.name),
-            at: format!("{}:{}", crate::render::shown_path(&m.file), m.line),
+            at: format!("{}:{}", crate::settings::paths::shown_path(&m.file), m.line),
         })
         .collect()
 }
@@ -161,8 +161,8 @@ fn message(members: &[Member], kept: &[Kept], name: &str, renamed: usize) -> Str
         "{} merged into one generic `{name}`: the same tokens but for address-space qualifiers{}; {} deleted, {} renamed",
         cited.join(", "),
         if name != survivor.name { format!(" (`{}` renamed)", survivor.name) } else { String::new() },
-        crate::text::plural(members.len() - 1, "definition", ""),
-        crate::text::plural(renamed, "call", ""),
+        crate::support::text::plural(members.len() - 1, "definition", ""),
+        crate::support::text::plural(renamed, "call", ""),
     );
     for k in kept {
         message.push_str(&format!("; {} stays: {}", k.member.cited(), k.why));
@@ -288,7 +288,7 @@ mod tests {
 
     fn delete(text: &str, what: &str) -> String {
         let start = text.find(what).unwrap();
-        let range = crate::syntax::ByteRange { file: 0, start: start as u32, end: (start + what.len()) as u32 };
+        let range = crate::facts::syntax::ByteRange { file: 0, start: start as u32, end: (start + what.len()) as u32 };
         let (s, e) = tidy_deletion(text.as_bytes(), range);
         format!("{}{}", &text[..s as usize], &text[e as usize..])
     }

@@ -33,11 +33,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::codes::{verified, Code, Doc};
-use crate::ids::{DeclKey, UnitId};
+use crate::facts::syntax::{FileIndex, Space};
+use crate::front::unit::Unit;
 use crate::infer::{Decision, Decisions};
 use crate::rules::Fix;
-use crate::syntax::{FileIndex, Space};
-use crate::unit::Unit;
+use crate::support::ids::{DeclKey, UnitId};
 pub use detect::Detected;
 use edits::MergeEdits;
 
@@ -46,7 +46,7 @@ use edits::MergeEdits;
 pub struct Member {
     pub name: String,
     /// Where it is defined for people: the real file (a program's source, a host file).
-    #[serde(serialize_with = "crate::render::serialize_shown")]
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub file: PathBuf,
     pub line: u32,
     pub col: u32,
@@ -62,7 +62,7 @@ pub struct Member {
 impl Member {
     /// `dot_l` (a.cl:12)
     pub fn cited(&self) -> String {
-        format!("`{}` ({}:{})", self.name, crate::render::shown_path(&self.file), self.line)
+        format!("`{}` ({}:{})", self.name, crate::settings::paths::shown_path(&self.file), self.line)
     }
 }
 
@@ -118,7 +118,7 @@ pub struct Duplicates {
 }
 
 /// Checks new names: returns those already taken (keywords, builtins).
-pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, crate::parse::ParseError>;
+pub type NameProbe<'a> = &'a dyn Fn(&[String]) -> Result<BTreeSet<String>, crate::front::parse::ParseError>;
 
 /// Groups withdrawn by an earlier round of verification: each member with the withdrawal's code and detail.
 pub type Withdrawn = BTreeMap<DeclKey, (Code, String)>;
@@ -183,7 +183,7 @@ fn merges(units: &[Unit], detected: &Detected, cx: &FindContext, candidates: &[C
     probe.dedup();
     let taken = (cx.taken)(&probe).unwrap_or_else(|_| probe.iter().cloned().collect());
     // Each name taken, with the real places of the group that took it.
-    let mut claimed: BTreeMap<String, BTreeSet<name::Place>> = BTreeMap::new();
+    let mut claimed: BTreeMap<String, BTreeSet<detect::Place>> = BTreeMap::new();
     let index_of_member: BTreeMap<DeclKey, usize> =
         candidates.iter().enumerate().flat_map(|(i, c)| c.merging().into_iter().map(move |m| (m.key, i))).collect();
     let mut merge_of_candidate: BTreeMap<usize, usize> = BTreeMap::new();
@@ -201,7 +201,7 @@ fn merges(units: &[Unit], detected: &Detected, cx: &FindContext, candidates: &[C
         let touched: BTreeSet<UnitId> = candidate.seeing.union(&candidate.declaring).copied().collect();
         // The same functions seen through several programs (a source they share) are
         // several groups here, one group in the files: they take one name.
-        let places = name::real_places(units, detected, &merging);
+        let places = detect::real_places(units, detected, &merging);
         let claimed_by_others: BTreeSet<String> =
             claimed.iter().filter(|(_, by)| **by != places).map(|(name, _)| name.clone()).collect();
         let name = name::new_name(&survivor, stems[i].as_deref(), &taken, &claimed_by_others, units, &touched);

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::Member;
-use crate::ids::UnitId;
-use crate::unit::Unit;
+use crate::front::unit::Unit;
+use crate::support::ids::UnitId;
 
 /// The group's common name: the words (split at `_` and at camelCase
 /// humps) the names share at their start and end: `dot_g`, `dot_l` -> `dot`;
@@ -86,22 +86,6 @@ fn common_suffix(a: &str, b: &str) -> usize {
     a.bytes().rev().zip(b.bytes().rev()).take_while(|(x, y)| x == y).count()
 }
 
-/// Where a member is defined in the files themselves (a program's source,
-/// not the program's virtual text).
-pub(super) use crate::source::Place;
-
-/// The real places of a group's members.
-pub(super) fn real_places(units: &[Unit], detected: &super::Detected, members: &[Member]) -> BTreeSet<Place> {
-    members
-        .iter()
-        .filter_map(|m| {
-            let u = *detected.index.defining.get(&m.key)?.first()?;
-            let function = detected.views[u].defs.get(&m.key)?.function;
-            Some(units[u].position(function.pos))
-        })
-        .collect()
-}
-
 /// The survivor's name: the shared name of an overload set; else the common
 /// stem when no unit seeing the group writes it anywhere, it is no keyword or
 /// builtin, and no other merge took it; else the survivor's own.
@@ -128,7 +112,7 @@ pub(super) fn new_name(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{DeclKey, FileId};
+    use crate::support::ids::{DeclKey, FileId};
     use std::path::PathBuf;
 
     fn members(names: &[&str]) -> Vec<Member> {

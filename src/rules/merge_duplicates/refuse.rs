@@ -11,10 +11,10 @@ use super::detect::{Detected, Index, UnitView};
 use super::survivor::{covers_const, survivors};
 use super::{Candidate, Kept, Member, Withdrawn};
 use crate::codes::Code;
-use crate::ids::{DeclKey, UnitId};
+use crate::facts::syntax::{ByteRange, Space};
+use crate::front::unit::Unit;
 use crate::infer::{Decision, Decisions};
-use crate::syntax::{ByteRange, Space};
-use crate::unit::Unit;
+use crate::support::ids::{DeclKey, UnitId};
 
 /// The checks that refuse a whole group, whatever the inference decides: the
 /// units declaring a member without defining it, and the refusal if any.
@@ -142,7 +142,7 @@ fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<UnitId>, r
                     let detail = format!("`{}` is called through a macro at {}", m.name, place_line(&r.range));
                     return Some((Code::Macro, detail));
                 }
-                if !crate::root::is_under(root, unit.canonical(r.range.file)) {
+                if !crate::settings::root::is_under(root, unit.canonical(r.range.file)) {
                     let detail = format!("`{}` is called at {}, outside the edit root", m.name, place_line(&r.range));
                     return Some((Code::OutsideRoot, detail));
                 }

@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use super::detect::UnitView;
 use super::Member;
-use crate::ids::{DeclKey, UnitId};
-use crate::syntax::Function;
-use crate::unit::Unit;
+use crate::facts::syntax::Function;
+use crate::front::unit::Unit;
+use crate::support::ids::{DeclKey, UnitId};
 
 /// The member to keep: defined in every unit that sees the group, and declared
 /// there before every function that uses a member (the others' uses will call

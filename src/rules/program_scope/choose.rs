@@ -9,15 +9,15 @@ use std::sync::Arc;
 use super::components::{components, tables_of, Component};
 use super::{Chosen, Why};
 use crate::codes::Code;
-use crate::flowgraph::FlowGraph;
-use crate::ids::{DeclKey, UnitId};
+use crate::facts::flowgraph::FlowGraph;
+use crate::facts::ir::Source;
+use crate::facts::syntax::Space;
+use crate::front::unit::Unit;
 use crate::infer::{Decisions, DeclDecision};
-use crate::ir::Source;
-use crate::options::{GlobalsPolicy, MigrateOptions};
 use crate::rules::merge_duplicates::ConstantTwin;
 use crate::rules::{Because, Refusal, Warning};
-use crate::syntax::Space;
-use crate::unit::Unit;
+use crate::settings::options::{GlobalsPolicy, MigrateOptions};
+use crate::support::ids::{DeclKey, UnitId};
 
 /// What planning learns from `choose`: the moves, warnings for programs left
 /// over budget, and the tables that stay although a move was wanted, with why.
@@ -163,7 +163,7 @@ fn unmovable_source(
     unit: &Unit,
     decisions: &[Arc<DeclDecision>],
     components: &[Component],
-    decl: &crate::syntax::PointerDecl,
+    decl: &crate::facts::syntax::PointerDecl,
 ) -> String {
     let Some(decision) = decisions.iter().find(|d| d.decl.pos == decl.pos) else {
         return format!("`{}` is not in the IR", decl.name);

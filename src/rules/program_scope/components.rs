@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use super::Why;
 use crate::codes::Code;
-use crate::flowgraph::FlowGraph;
-use crate::ids::UnionFind;
+use crate::facts::flowgraph::FlowGraph;
+use crate::facts::ir::{Node, Sink, Source};
+use crate::facts::syntax::{FileIndex, ProgramVar, Space};
+use crate::front::unit::Unit;
 use crate::infer::DeclDecision;
-use crate::ir::{Node, Sink, Source};
-use crate::syntax::{FileIndex, ProgramVar, Space};
-use crate::unit::Unit;
+use crate::support::ids::UnionFind;
 
 /// A program-scope `__constant` variable of a unit, with its size.
 pub(super) struct Table<'u> {
@@ -98,7 +98,7 @@ fn reached(
             _ => {
                 return Err((
                     Code::AddressEscapes,
-                    format!("its address {} at {}", escape_phrase(&flow.to), crate::describe::at(unit, &flow.at)),
+                    format!("its address {} at {}", escape_phrase(&flow.to), crate::infer::describe::at(unit, &flow.at)),
                 ))
             }
         }
@@ -109,7 +109,7 @@ fn reached(
                 "its address reaches {}, which {} at {}",
                 node_name(decisions, node),
                 escape_phrase(&flow.to),
-                crate::describe::at(unit, &flow.at)
+                crate::infer::describe::at(unit, &flow.at)
             );
             return Err((Code::AddressEscapes, detail));
         }
@@ -156,7 +156,7 @@ fn movable(
     let mut nodes = BTreeSet::new();
     for &i in indexes {
         let var = tables[i].var;
-        if !crate::root::is_under(root, unit.canonical(var.pos.file)) {
+        if !crate::settings::root::is_under(root, unit.canonical(var.pos.file)) {
             return Err((Code::OutsideRoot, format!("`{}` is declared outside the edit root", var.name)));
         }
         if var.spelling.range().is_none() {
@@ -175,7 +175,7 @@ fn movable(
             let detail = format!(
                 "{} also receives other __constant data at {}",
                 node_name(decisions, node),
-                crate::describe::at(unit, &flow.at)
+                crate::infer::describe::at(unit, &flow.at)
             );
             return Err((Code::SharesConstantPointer, detail));
         }

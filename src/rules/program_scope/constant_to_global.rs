@@ -13,10 +13,10 @@
 //! Its documentation, what `clasp rule constant-to-global` prints, is `DOC` below.
 
 use crate::codes::{verified, Code, Doc};
+use crate::facts::syntax::{Pos, Space, Spelling};
+use crate::front::unit::Unit;
 use crate::infer::Evidence;
 use crate::rules::{Edit, Fix};
-use crate::syntax::{Pos, Space, Spelling};
-use crate::unit::Unit;
 
 /// What the move costs, said with every move.
 pub const PERFORMANCE: &str = "reads go through the global cache now";
@@ -43,7 +43,7 @@ pub fn global_spelling(unit: &Unit, spelling: &Spelling) -> Option<String> {
 pub fn requalify(unit: &Unit, spelling: &Spelling, type_text: &str) -> Option<Edit> {
     let range = spelling.range()?;
     let global = global_spelling(unit, spelling)?;
-    let replacement = if crate::syntax::says_const(type_text) { global } else { format!("{global} const") };
+    let replacement = if crate::facts::syntax::says_const(type_text) { global } else { format!("{global} const") };
     Some(Edit { file: unit.syntax.files[range.file].clone(), start: range.start, end: range.end, replacement })
 }
 

@@ -16,13 +16,13 @@ use std::collections::BTreeMap;
 
 use super::components::{size_of, tables_of};
 use crate::codes::{verified, Code, Doc};
-use crate::ids::{DeclKey, UnitId};
+use crate::facts::ir::{Sink, Source};
+use crate::facts::syntax::{ProgramVar, Space, Spelling};
+use crate::front::unit::Unit;
 use crate::infer::Evidence;
-use crate::ir::{Sink, Source};
-use crate::options::{GlobalsPolicy, MigrateOptions};
 use crate::rules::{Because, Edit, Fix, VariableEvidence};
-use crate::syntax::{ProgramVar, Space, Spelling};
-use crate::unit::Unit;
+use crate::settings::options::{GlobalsPolicy, MigrateOptions};
+use crate::support::ids::{DeclKey, UnitId};
 
 /// What `__constant` means for reads, said with the fix.
 pub const CONSTANT_CACHE: &str = "reads go through the constant cache";
@@ -130,7 +130,7 @@ fn infer_in_unit(unit: &Unit, options: &MigrateOptions) -> Vec<(usize, DeclKey, 
         if var.spelling != Spelling::Unqualified || var.space != Space::Global || var.type_start.is_none() {
             continue;
         }
-        if !crate::root::is_under(&options.root, unit.canonical(var.pos.file)) {
+        if !crate::settings::root::is_under(&options.root, unit.canonical(var.pos.file)) {
             continue;
         }
         let size = size_of(unit, var);
@@ -201,7 +201,7 @@ fn why_global(unit: &Unit, var: &ProgramVar, options: &MigrateOptions, constant_
     if let Some(flow) = passed {
         return Some(format!(
             "its address is passed on at {} (a __constant pointer would not convert)",
-            crate::describe::at(unit, &flow.at)
+            crate::infer::describe::at(unit, &flow.at)
         ));
     }
     if constant_total > options.constant_budget {

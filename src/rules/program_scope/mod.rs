@@ -16,11 +16,11 @@ mod components;
 pub mod constant_to_global;
 pub mod infer_space;
 
-use crate::ids::{DeclKey, UnitId};
+use crate::facts::syntax::{FileIndex, ProgramVar, Space};
+use crate::front::unit::Unit;
 use crate::infer::{Decisions, Evidence};
 use crate::rules::{Because, Fix, VariableEvidence};
-use crate::syntax::{FileIndex, ProgramVar, Space};
-use crate::unit::Unit;
+use crate::support::ids::{DeclKey, UnitId};
 pub use choose::{choose, Choice};
 use components::size_of;
 pub use infer_space::infer_spaces;

@@ -1,0 +1,16 @@
+//! `support`: the leaf utilities every stage may use; none of them uses
+//! another stage.
+//!
+//! Takes nothing from the rest of the crate; gives ids and interning
+//! (`ids`), shared wording (`text`), the exit codes (`exit`), wall-time
+//! accounting (`timings`), the progress bar (`progress`), colour (`style`),
+//! a run's shared stores (`session`) and the git questions (`git`).
+
+pub mod exit;
+pub(crate) mod git;
+pub(crate) mod ids;
+pub(crate) mod progress;
+pub(crate) mod session;
+pub(crate) mod style;
+pub(crate) mod text;
+pub(crate) mod timings;
