@@ -20,8 +20,9 @@ use crate::support::ids::SetId;
 pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, verify: bool) -> Vec<FunctionAccount> {
     let mut seen: BTreeSet<(PathBuf, String)> = BTreeSet::new();
     let mut out: Vec<FunctionAccount> = Vec::new();
-    // A definition's origin in the real files -> its place in `out`.
-    let mut by_origin: HashMap<(&std::ffi::OsStr, u32), usize> = HashMap::new();
+    // A definition's origin in the real files (and its name: one macro use
+    // may define several functions) -> its place in `out`.
+    let mut by_origin: HashMap<(&std::ffi::OsStr, u32, String), usize> = HashMap::new();
     // (file, function) -> its refusals, in order (refusals are sorted).
     let mut refusals: HashMap<(&Path, &str), Vec<&Refusal>> = HashMap::new();
     for r in &plan.refusals {
@@ -54,18 +55,19 @@ pub fn account(units: &[Unit], root: &Path, plan: &Plan, settled: &Settled, veri
                 Outcome::Unchanged
             };
             let origin = unit.origin(function.pos.file, function.pos.offset..function.pos.offset);
-            if let Some(&i) = origin.as_ref().and_then(|(file, at)| by_origin.get(&(file.as_os_str(), at.start))) {
+            let origin = origin.map(|(file, at)| (file.as_os_str(), at.start, function.name.clone()));
+            if let Some(&i) = origin.as_ref().and_then(|key| by_origin.get(key)) {
                 out[i].outcome = combined(&out[i].outcome, outcome);
                 continue;
             }
-            if let Some((file, at)) = origin {
-                by_origin.insert((file.as_os_str(), at.start), out.len());
+            if let Some(key) = origin {
+                by_origin.insert(key, out.len());
             }
             let crate::input::source::Place { file, line, col } = unit.position(function.pos);
             out.push(FunctionAccount { file, line, col, name: function.name.clone(), kernel: function.is_kernel, outcome });
         }
     }
-    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    out.sort_by(|a, b| (&a.file, a.line, a.col, &a.name).cmp(&(&b.file, b.line, b.col, &b.name)));
     out
 }
 

@@ -328,6 +328,8 @@ pub(super) fn judge(candidate: &Candidate, load: Result<Unit, String>) -> (Optio
         return (None, report);
     }
     report.analysed = true;
-    report.detail = "analysed as one more configuration of the file: every change holds and is verified in it too".into();
+    report.detail =
+        "analysed as one more configuration of the file: a change stands only if it holds there too, and is verified there"
+            .into();
     (Some(unit), report)
 }
