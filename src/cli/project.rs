@@ -97,9 +97,6 @@ list every file in it, or name the files without it",
     /// An option of the `clasp.toml` at `config` cannot be used.
     #[error("{}: error: {source}", config.display())]
     ConfigOption { config: PathBuf, source: OptionError },
-    /// clang's arguments cannot run in-process.
-    #[error("clasp: error: {0}")]
-    InProcess(#[source] crate::front::lower::ClangError),
     /// No edit root.
     #[error(transparent)]
     Root(#[from] crate::settings::root::RootError),
@@ -123,10 +120,6 @@ impl Project {
             jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files).map_err(fail)?;
         if host {
             host_files.extend(listed_hosts);
-        }
-        // Refused once, up front, rather than once per unit.
-        if let Some(e) = jobs.iter().find_map(|j| crate::front::lower::check_in_process(&j.compile.clang_extra).err()) {
-            return Err(fail(Problem::InProcess(e)));
         }
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
         let timeout = (inputs.project.timeout.or(config.as_ref().and_then(|c| c.timeout)))

@@ -51,6 +51,7 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     inputs.target = selected.as_ref().and_then(super::devices::Selected::target).or(inputs.target);
     let project = Project::resolve(inputs).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
+    super::preflight::runs_in_process(&project.jobs)?;
     crate::isolation::announce_timeout(project.timeout);
     let searched = super::preflight::searched(&args.paths, &args.project);
     super::preflight::units_found(&project, &searched)?;

@@ -30,6 +30,7 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     let mut inputs = Inputs::from(args);
     inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
     let project = Project::resolve(inputs)?;
+    super::preflight::runs_in_process(&project.jobs)?;
     crate::isolation::announce_timeout(project.timeout);
     let searched = super::preflight::searched(&args.paths, &args.project);
     super::preflight::units_found(&project, &searched)?;

@@ -1,7 +1,8 @@
 //! Checks before a command loads any unit, so that a run that cannot do
-//! anything says so once: no unit found under the paths, no file under the
-//! edit root, or compile options clang rejects (one error up front, not
-//! the same error once per unit).
+//! anything says so once: options the in-process clang cannot honour, no
+//! unit found under the paths, no file under the edit root, or compile
+//! options clang rejects (one error up front, not the same error once per
+//! unit).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,15 @@ use crate::input::config::Job;
 
 /// The source clang compiles to try the options: valid OpenCL C 1.2 and 2.0, warning-free.
 const PROBE: &str = "kernel void clasp_probe(global int *p) { p[0] = 0; }\n";
+
+/// Options the in-process clang cannot honour for one unit (`-mllvm`):
+/// refused once, up front, rather than once per unit.
+pub fn runs_in_process(jobs: &[Job]) -> Result<(), Stop> {
+    match jobs.iter().find_map(|j| crate::front::lower::check_in_process(&j.compile.clang_extra).err()) {
+        Some(e) => Err(Stop::clasp(e)),
+        None => Ok(()),
+    }
+}
 
 /// No unit at all: a warning, and the command stops (exit 2). A path that
 /// could not be read is already an error of its own, which says more.
