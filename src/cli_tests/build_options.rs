@@ -4,6 +4,19 @@
 use crate::support::{clasp_in, host_project};
 
 #[test]
+fn a_debug_build_option_changes_no_verdict() {
+    // `-g` (a host's build options often carry it) adds debug records to both
+    // compilations; the equivalence check reads what the kernels compute.
+    let dir = host_project(false);
+    let host = ["-include", "defs.h", "-D", "N=4"];
+    let plain = clasp_in(dir.path(), &[&["migrate"][..], &host, &["k.cl"]].concat());
+    let debug = clasp_in(dir.path(), &[&["migrate", "-g"][..], &host, &["k.cl"]].concat());
+    assert_eq!(plain.0, 0, "{}", plain.2);
+    assert!(debug.2.contains("1 function would migrate (verified)"), "{}", debug.2);
+    assert_eq!((debug.0, &debug.1), (plain.0, &plain.1), "{}", debug.2);
+}
+
+#[test]
 fn host_build_options_reach_every_compilation() {
     let dir = host_project(false);
     let host = ["-include", "defs.h", "-D", "N=4", "-cl-std=CL1.2", "-cl-mad-enable", "-w"];

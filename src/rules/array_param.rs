@@ -65,9 +65,9 @@ uint fold(const uint w[8]) { return w[0] ^ w[7]; }
 
 __kernel void mix(__global uint *out)
 {
-uint pad[8] = { 0 };
-uint *p = pad;
-out[0] = fold(p);
+    uint pad[8] = { 0 };
+    uint *p = pad;
+    out[0] = fold(p);
 }
 
 // after

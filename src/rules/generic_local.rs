@@ -37,15 +37,15 @@ that receives a parameter which became generic, or a helper's generic result, mu
     example: r#"// before
 float ends(__global const float *p, int n)
 {
-__global const float *q = p + 1;
-return q[0] + q[n - 2];
+    __global const float *q = p + 1;
+    return q[0] + q[n - 2];
 }
 
 // after
 float ends(const float *p, int n)
 {
-const float *q = p + 1;
-return q[0] + q[n - 2];
+    const float *q = p + 1;
+    return q[0] + q[n - 2];
 }"#,
     refuses: "With the same reason codes as `generic-param`, for the local or for a declaration its value flows into. A \
 kernel's local pointer that no generic value reaches stays as it is, without a refusal.",

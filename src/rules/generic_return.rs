@@ -32,8 +32,8 @@ __global float *row_of(__global float *m, int w, int r) { return m + r * w; }
 
 __kernel void clear_rows(__global float *m, int w)
 {
-__global float *row = row_of(m, w, get_global_id(0));
-row[0] = 0.0f;
+    __global float *row = row_of(m, w, get_global_id(0));
+    row[0] = 0.0f;
 }
 
 // after
@@ -41,8 +41,8 @@ float *row_of(float *m, int w, int r) { return m + r * w; }
 
 __kernel void clear_rows(__global float *m, int w)
 {
-float *row = row_of(m, w, get_global_id(0));
-row[0] = 0.0f;
+    float *row = row_of(m, w, get_global_id(0));
+    row[0] = 0.0f;
 }"#,
     refuses: "With the same reason codes as `generic-param`: the result stays named when a declaration receiving it must \
 stay named (a kernel parameter, a pinned helper pointer) or the return type itself is pinned (`macro`, `hidden-qualifier`, ...).",

@@ -74,6 +74,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_example_indents_what_its_braces_hold() {
+        for &code in Code::ALL {
+            let mut depth = 0usize;
+            for line in doc(code).example.lines() {
+                let closes = line.trim_start().starts_with('}');
+                let inside = depth > usize::from(closes);
+                let directive = line.starts_with('#');
+                assert!(
+                    !inside || line.trim().is_empty() || directive || line.starts_with("    "),
+                    "{code}: `{line}` is not indented"
+                );
+                depth = (depth + line.matches('{').count()).saturating_sub(line.matches('}').count());
+            }
+        }
+    }
+
     /// A pointer declaration of `kind`, an array parameter when `array`.
     fn declaration(kind: DeclKind, array: bool) -> PointerDecl {
         let range = ByteRange { file: 0, start: 0, end: 0 };

@@ -8,6 +8,7 @@
 //! | --- | --- |
 //! | `-include FILE` | `--include=FILE` |
 //! | `-D X`, `-DX`, `-I DIR`, `-IDIR` | `-DX`, `-IDIR` (attached, so a value may start with `-`) |
+//! | `-U X`, `-UX` | `--clang-arg=-UX` |
 //! | `-cl-std=CL1.2` | `--std=CL1.2` |
 //! | other `-cl-*` clang accepts, `-w`, `-Werror`, `-g` | `--clang-arg=OPTION` |
 //! | other `-cl-*` (vendor options) | dropped, with a note |
@@ -35,7 +36,7 @@ pub enum BuildOptionsError {
     Unbalanced { text: String },
     /// A word of a `--build-options` string that is no host option.
     #[error(
-        "unknown build option `{word}` in --build-options `{text}` (accepted: -include FILE, -D, -I, -cl-*, -w, -Werror, -g)"
+        "unknown build option `{word}` in --build-options `{text}` (accepted: -include FILE, -D, -U, -I, -cl-*, -w, -Werror, -g)"
     )]
     UnknownBuildOption { word: String, text: String },
     /// A single-dash option neither clasp nor the host spellings know.
@@ -143,6 +144,11 @@ fn host_option(word: &str, rest: &mut dyn Iterator<Item = String>, out: &mut Can
         out.args.push(format!("{word}{value}"));
     } else if word.starts_with("-D") || word.starts_with("-I") {
         out.args.push(word.to_string());
+    } else if word == "-U" {
+        let name = value_of(word, "a macro name")?;
+        out.args.push(format!("--clang-arg=-U{name}"));
+    } else if word.starts_with("-U") {
+        out.args.push(format!("--clang-arg={word}"));
     } else if let Some(std) = word.strip_prefix("-cl-std=") {
         out.args.push(format!("--std={std}"));
     } else if word.starts_with("-cl-") {
@@ -179,8 +185,8 @@ mod tests {
     #[test]
     fn host_spellings_become_canonical() {
         assert_eq!(
-            args("clasp migrate -include defs.h -D N=4 -DM -I inc -Iinc2 -cl-std=CL1.2 -cl-mad-enable -w -Werror a.cl"),
-            "clasp migrate --include=defs.h -DN=4 -DM -Iinc -Iinc2 --std=CL1.2 --clang-arg=-cl-mad-enable --clang-arg=-w --clang-arg=-Werror a.cl"
+            args("clasp migrate -include defs.h -D N=4 -DM -I inc -Iinc2 -UOLD -U SLOW -cl-std=CL1.2 -cl-mad-enable -w -Werror a.cl"),
+            "clasp migrate --include=defs.h -DN=4 -DM -Iinc -Iinc2 --clang-arg=-UOLD --clang-arg=-USLOW --std=CL1.2 --clang-arg=-cl-mad-enable --clang-arg=-w --clang-arg=-Werror a.cl"
         );
     }
 

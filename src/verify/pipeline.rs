@@ -20,10 +20,13 @@ use crate::front::lower::{pass_options, LoadedModule, AMDGPU_KERNEL_CC, SPIR_KER
 /// itself: -O2 codegen (no `optnone`/`noinline`, TBAA, lifetime markers) but
 /// no LLVM pass, so both versions go through exactly `EQUIVALENCE_PIPELINE`
 /// and nothing of clang's own pipeline. `-nogpulib`: no device library.
+/// `-g0` after the unit's own options: debug records (`-g` from a host's
+/// build options) say where a value lived, not what a kernel computes, and
+/// a generic pointer's record reads differently once its space is inferred.
 pub fn equivalence_args(language_args: &[String]) -> Vec<String> {
     let mut args = language_args.to_vec();
     args.extend(
-        ["-nogpulib", "-O2", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
+        ["-nogpulib", "-O2", "-g0", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", "-o", "-", "-Wno-everything"]
             .into_iter()
             .map(String::from),
     );

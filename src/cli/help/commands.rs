@@ -194,6 +194,15 @@ pub const EXIT_CODES: &str = r#"EXIT CODES
      refused, or nothing to work on (no unit found, no file under the edit root: a warning)
   128 + N  interrupted by signal N (130 for SIGINT)"#;
 
+/// `clasp analyze`'s exit codes.
+pub const ANALYZE_EXIT_CODES: &str = r#"EXIT CODES
+
+  0  every unit analysed (the report is on stdout)
+  2  an error: a file that cannot be read, parsed or compiled (file:line:col: error: ...), a bad
+     option or clasp.toml, an option clang rejects, clang 19 or libclang missing, or nothing to
+     analyse (no unit found: a warning)
+  128 + N  interrupted by signal N (130 for SIGINT)"#;
+
 pub const ANALYZE_ABOUT: &str = r#"Show, for every pointer declaration, the address spaces that reach it.
 
 clasp analyze reads kernel files and [[program]]s only: host code, the kernels

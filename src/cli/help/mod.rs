@@ -39,6 +39,7 @@ pub fn analyze_after() -> String {
         project::CLASP_TOML,
         project::COMPILE_COMMANDS,
         commands::ENVIRONMENT,
+        commands::ANALYZE_EXIT_CODES,
     ]
     .join("\n\n")
 }

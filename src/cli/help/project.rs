@@ -24,13 +24,16 @@ no file found under the edit root (--root)."#;
 
 pub const HOST_OPTIONS: &str = r#"HOST BUILD OPTIONS
 
-What a host passes to clBuildProgram is accepted as it is written: -I DIR,
--IDIR, -D NAME[=VALUE], -DNAME   as for clang -include FILE (or --include
-FILE)        include FILE before the unit -cl-std=CL1.2
-as --std CL1.2 -cl-*                                    passed to clang when
-clang 19 accepts it -w, -Werror, -g                          passed to clang
---build-options "STRING"                 a host's whole option string PATHS --
-ARGS...                         everything after -- goes to clang verbatim
+What a host passes to clBuildProgram is accepted as it is written:
+
+  -I DIR, -IDIR, -D NAME[=VALUE], -DNAME   as for clang
+  -U NAME, -UNAME                          as for clang
+  -include FILE (or --include FILE)        include FILE before the unit
+  -cl-std=CL1.2                            as --std CL1.2
+  -cl-*                                    passed to clang when clang 19 accepts it
+  -w, -Werror, -g                          passed to clang
+  --build-options "STRING"                 a host's whole option string
+  PATHS -- ARGS...                         everything after -- goes to clang verbatim
 
 -cl-* options clang 19 accepts (-cl-mad-enable, -cl-fast-relaxed-math,
 -cl-denorms-are-zero, -cl-finite-math-only, -cl-ext=..., ...) are passed to
@@ -174,7 +177,7 @@ OpenCL C entries are units (a .cl, .ocl or .opencl file, or one compiled with
 calls and embedded kernels as under HOST CODE. file and relative options are
 relative to directory, and arguments or command (split as a shell would) give
 the options. What a host passes to clBuildProgram is taken as such (-D, -I,
--isystem, -include, -cl-std= or clang's -std=CL2.0, -cl-*, -w, -Werror, -g,
+-isystem, -include, -cl-std= or clang's -std=CL2.0, -cl-*, -U, -w, -Werror, -g,
 and -Xclang -finclude-default-header as --full-header); every other argument
 reaches clang as it would after -- on the command line (-Xclang
 -cl-ext=-cl_khr_fp64, -W..., -f...), and one clang rejects is an error naming

@@ -15,7 +15,7 @@ float first_l(__local const float *p) { return p[0]; }
 
 __kernel void k(__global const float *in, __global ulong *tag)
 {
-tag[0] = (ulong)&first_g;   // not a call: the group is not merged
+    tag[0] = (ulong)&first_g;   // not a call: the group is not merged
 }"#,
     refuses: "When a unit seeing the group refers to a member without calling it.",
     safety: "Call the helpers directly instead of using their addresses; the group then merges.",
@@ -82,7 +82,7 @@ float total_l(__local const float *v, int n);
 
 __kernel void sum_tile(__global float *out, __local float *tile, int n)
 {
-out[0] = total_l(tile, n);
+    out[0] = total_l(tile, n);
 }"#,
     refuses: "When a unit that defines no member (nor another function of a member's name) refers to one.",
     safety: "Build the helpers into each program that calls them (a header with their definitions) instead of linking \
@@ -101,9 +101,9 @@ typedef struct { __constant int *table; } lut_t;
 
 __kernel void k(__global int *out)
 {
-lut_t l;
-l.table = primes;   // its address is stored in memory: `primes` stays
-out[0] = l.table[get_global_id(0) & 7];
+    lut_t l;
+    l.table = primes;   // its address is stored in memory: `primes` stays
+    out[0] = l.table[get_global_id(0) & 7];
 }"#,
     refuses: "When a move is wanted (a merge needs it, the program is over `--constant-budget`, or `--globals \
 prefer-global`) and a flow of the table's address, or of a pointer it reaches, ends in memory, an integer, an undefined function \
@@ -124,7 +124,7 @@ float at(__constant float *t, int i) { return t[i]; }
 
 __kernel void k(__constant float *user, __global float *out)
 {
-out[0] = at(ramp, 1) + at(user, 2);   // `t` also receives a kernel's __constant parameter
+    out[0] = at(ramp, 1) + at(user, 2);   // `t` also receives a kernel's __constant parameter
 }"#,
     refuses: "When a move is wanted and a declaration the table's address reaches receives a `__constant` value from \
 outside the tables moving with it.",

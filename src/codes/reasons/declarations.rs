@@ -14,7 +14,7 @@ decides what they point to.",
 
 void scale_all(__global float *v, float k)
 {
-scale(v, k);   // flows into kernel parameter `v` of `scale`: stays __global
+    scale(v, k);   // flows into kernel parameter `v` of `scale`: stays __global
 }"#,
     refuses: "For every pointer parameter of a kernel: a function the compiler gives the kernel calling convention, \
 including kernels stamped out by a macro.",
@@ -31,7 +31,7 @@ flow into it stay too (`flows-to-pinned`).",
 `__global`), so a generic pointer finds no matching overload. clasp reads the calls from their mangled names in the IR.",
     example: r#"void count(__global int *c)
 {
-atomic_inc(c);   // no generic overload: `c` stays __global
+    atomic_inc(c);   // no generic overload: `c` stays __global
 }"#,
     refuses: "When a flow from the declaration reaches a call of `atomic_` or `atom_` followed by add, sub, xchg, inc, \
 dec, cmpxchg, min, max, and, or or xor, of either async copy, or of `prefetch`. `vload`/`vstore`, the math builtins with pointer \
@@ -75,7 +75,7 @@ pub const SIZEOF_POINTER: Doc = Doc {
 *)`), so a generic pointer could change the value the code computes.",
     example: r#"void put_size(__local int *p, __global int *out)
 {
-out[0] = sizeof(p);   // the pointer's own size: `p` stays __local
+    out[0] = sizeof(p);   // the pointer's own size: `p` stays __local
 }"#,
     refuses: "When the source takes `sizeof` of the declaration by name.",
     safety: "If the size of the data was meant, write `sizeof(*p)` or the type; the pointer can then become generic.",
@@ -89,7 +89,7 @@ pub const POINTER_TO_INTEGER: Doc = Doc {
 from a `__local` or `__private` one's, so the computed value could change.",
     example: r#"int aligned16(__global const float *p)
 {
-return ((ulong)p & 15) == 0;   // `p` stays __global
+    return ((ulong)p & 15) == 0;   // `p` stays __global
 }"#,
     refuses: "When the IR shows a flow from the declaration to a pointer-to-integer conversion.",
     safety: "Keep an index or an offset instead of the address where you can; otherwise the helper keeps its named space.",
@@ -105,8 +105,8 @@ element receiving it is fixed by a declaration elsewhere, which a generic value 
 
 void bind(view_t *v, __global float *p, int n)
 {
-v->data = p;   // stored into a struct field: `p` stays __global
-v->n = n;
+    v->data = p;   // stored into a struct field: `p` stays __global
+    v->n = n;
 }"#,
     refuses: "When the IR shows the pointer's value stored to memory other than a declared variable's own slot, \
 unless the unit compiled unchanged as the target stores a generic pointer there: a field declared per version \
@@ -123,9 +123,9 @@ first level gets no change.",
 memory, shared with the declarations that read and write it, and its size may change when generic.",
     example: r#"float next(__global const float **cursor)
 {
-float v = **cursor;   // the inner __global stays
-*cursor += 1;
-return v;
+    float v = **cursor;   // the inner __global stays
+    *cursor += 1;
+    return v;
 }"#,
     refuses: "For a helper's pointer declaration with an inner level spelled `__global`, `__local` or `__private`, when \
 its first level stays as it is.",
@@ -143,7 +143,7 @@ accepts a generic pointer, and it cannot change that definition.",
 
 float twice(__global const float *v, int n)
 {
-return 2.0f * total(v, n);   // `v` stays __global
+    return 2.0f * total(v, n);   // `v` stays __global
 }"#,
     refuses: "When a flow from the declaration reaches a call of a user function with no definition in the unit.",
     safety: "Make the definition part of the unit, for example in a header it includes; its parameter is then analysed \
@@ -208,10 +208,10 @@ the function is unknown, and a change could break the build that compiles it.",
     example: r#"void load(__global const uchar *src, uchar *dst, int n)
 {
 #ifdef FAST_PATH
-fast_copy(src, dst, n);   // a use clasp cannot see: `src` stays __global
+    fast_copy(src, dst, n);   // a use clasp cannot see: `src` stays __global
 #else
-for (int i = 0; i < n; ++i)
-    dst[i] = src[i];
+    for (int i = 0; i < n; ++i)
+        dst[i] = src[i];
 #endif
 }"#,
     refuses: "Only for code no unit of the batch compiles: code one configuration skips and another compiles, or a \
@@ -259,7 +259,7 @@ silently become a `__global` one.",
     example: r#"typedef __global const uint *words_t;
 uint first_word(__global const uchar *bytes)
 {
-return *(words_t)bytes;   // `bytes` stays __global: the typedef spells the space
+    return *(words_t)bytes;   // `bytes` stays __global: the typedef spells the space
 }"#,
     refuses: "When the source casts the declaration's value, or a pointer derived from it, to a pointer into another \
 space than the declaration's, into `__constant`, or through a typedef, a macro body or a parenthesised declarator.",
@@ -341,9 +341,9 @@ the configurations' decisions.",
 void add_to(__global int *dst, int v)
 {
 #if USE_ATOMICS
-atomic_add(dst, v);   // builtin-pin in "atomics": `dst` stays in "plain" too
+    atomic_add(dst, v);   // builtin-pin in "atomics": `dst` stays in "plain" too
 #else
-*dst += v;
+    *dst += v;
 #endif
 }"#,
     refuses: "Declaration: the units building the file disagree and the one keeping it named is a configuration. Group: \
@@ -359,7 +359,7 @@ pub const VOLATILE_POINTEE: Doc = Doc {
 flat accesses and the kernels would compile differently; verification would withdraw the change every time.",
     example: r#"void signal_done(volatile __local int *flag)
 {
-*flag = 1;   // a volatile store: `flag` stays __local
+    *flag = 1;   // a volatile store: `flag` stays __local
 }"#,
     refuses: "When the pointee of the declaration's first level is `volatile` and no earlier reason applies (a 1.x \
 atomic gives `builtin-pin`).",
@@ -383,9 +383,9 @@ elsewhere, a vendor compiler's performance on named pointers, or a change planne
     example: r#"// clasp: keep
 float sum_l(__local const float *v, int n)   // stays as it is
 {
-float s = 0.0f;
-for (int i = 0; i < n; ++i) s += v[i];
-return s;
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i) s += v[i];
+    return s;
 }"#,
     refuses: "When the comment (`// clasp: keep`, or `// clasp: keep(CODES)` naming the rule that would change the \
 declaration) is the whole of the line just before the declaration's or its function's name, or when the rule is not selected. \

@@ -335,10 +335,10 @@ all become generic in every unit seeing them; a `__constant` member (unless its 
 pinned by a builtin, one that would lose `const`, or one calling into a group that does not merge stays as its own function, \
 with why, while the others merge. The survivor is the first member (file, then position) that every unit seeing the group \
 defines, declared there before every function calling a member (so two headers' copies merge into the one every program \
-includes). Its name: an overload set keeps its name; else the words the names share at start and end (`dot_g`, `dot_l` -> \
-`dot`; `load_global_f`, `load_local_f` -> `load_f`; `copyGlobal`, `copyLocal` -> `copy`; `gsum`, `lsum` -> `sum`) when no \
+includes). Its name: an overload set keeps its name; else the words the names share at start and end (`row_sum_g`, `row_sum_l` -> \
+`row_sum`; `load_global_f`, `load_local_f` -> `load_f`; `copyGlobal`, `copyLocal` -> `copy`; `gscale`, `lscale` -> `scale`) when no \
 unit seeing the group writes that identifier anywhere (code, macros, skipped text), it is no keyword, OpenCL builtin or C \
-library function (clang, asked as OpenCL C and as C, finds it undeclared and no library function, so `dot` and `memset` are \
+library function (clang, asked as OpenCL C and as C, finds it undeclared and no library function, so `dot_g`, `dot_l` keep `dot_g`: `dot` and `memset` are \
 taken), and no other merge took it; else the survivor's own name. The other definitions and their prototypes are deleted with \
 their indentation, `;`, line end, a trailing `// comment`, the comment lines right above (they describe that copy) and one \
 blank line they leave. A declaration includes the macro uses before it (and after a prototype: `void f(int) ATTR;`) that \
@@ -352,28 +352,28 @@ global, local and private memory, and the copies are only code to keep in step."
     example: r#"// before
 float row_sum_g(__global const float *r, int n)
 {
-float s = 0.0f;
-for (int i = 0; i < n; ++i)
-    s += r[i];
-return s;
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i)
+        s += r[i];
+    return s;
 }
 
 float row_sum_l(__local const float *r, int n)
 {
-float s = 0.0f;
-for (int i = 0; i < n; ++i)
-    s += r[i];
-return s;
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i)
+        s += r[i];
+    return s;
 }
 // ... row_sum_g(in, n) + row_sum_l(tile, n) ...
 
 // after
 float row_sum(const float *r, int n)
 {
-float s = 0.0f;
-for (int i = 0; i < n; ++i)
-    s += r[i];
-return s;
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i)
+        s += r[i];
+    return s;
 }
 // ... row_sum(in, n) + row_sum(tile, n) ..."#,
     refuses: "A group is not merged (`not merged <code>`) when a member's address is taken (`address-taken`); it is \

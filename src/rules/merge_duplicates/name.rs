@@ -10,7 +10,7 @@ use crate::support::ids::UnitId;
 /// The group's common name: the words (split at `_` and at camelCase
 /// humps) the names share at their start and end: `dot_g`, `dot_l` -> `dot`;
 /// `load_global_f`, `load_local_f` -> `load_f`; `copyGlobal`, `copyLocal` ->
-/// `copy`; one-word names share letters instead (`gsum`, `lsum` -> `sum`).
+/// `copy`; one-word names share letters instead (`gscale`, `lscale` -> `scale`).
 /// None when the names share too little, or are the same (an overload set keeps its name).
 pub(super) fn stem(members: &[Member]) -> Option<String> {
     let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
