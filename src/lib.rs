@@ -54,6 +54,7 @@
 //!            embedded kernels, generated copies, build calls edited; report.rs: the report
 //! output/    render, summary, SARIF, analysis, write/ (atomic writes, a batch whole or not at all)
 //! devices/   the OpenCL ICD loader (ffi.rs), the device worker (bin/), --device-check
+//! trace/     run-check: the interceptor's traces read, compared and timed, the report
 //! cli/       clap structs and help texts (help/), project resolution
 //! commands/  each command (analyze, migrate, devices, rule), preflight, selection, --interactive,
 //!            the result cache
@@ -421,6 +422,7 @@
 //! | `migrate`   | the above                 | the batch planned, settled, as a `report`          |
 //! | `output`    | the above                 | diffs, summaries, SARIF, analysis, atomic writes   |
 //! | `devices`   | the above                 | the user's OpenCL devices, `--device-check`        |
+//! | `trace`     | the above                 | run-check's traces, compared and timed, its report |
 //! | `cli`       | the above                 | the arguments parsed, the project resolved         |
 //! | `commands`  | everything                | `run`: each command driven, its exit code          |
 //!
@@ -442,6 +444,7 @@ pub mod output;
 pub mod rules;
 pub mod settings;
 pub mod support;
+pub(crate) mod trace;
 pub mod verify;
 
 pub use commands::run;
