@@ -1,8 +1,9 @@
 //! `clasp run-check` on Intel's CPU OpenCL runtime (OpenCL C 3.1, generic address space), which
 //! `scripts/setup` installs into `.tools/intel-ocl` and registers in `.tools/icd`: each run sees it
 //! alone through the loader's `OCL_ICD_VENDORS`, and the tests fail, saying so, when it is missing.
-//! The host is `fixtures/run_check/c_host/` (C, written for these tests), built here with `cc`
-//! against the system loader: `scale` calls a helper clasp makes generic and a `__local` copy of it
+//! The hosts are `fixtures/run_check/c_host/` (C, written for these tests), built here with `cc`
+//! against the system loader, and `py_host/` (Python with pyopencl, which `scripts/setup` installs
+//! into `.tools/python`; pyopencl loads its own copy of the loader privately). The kernels: `scale` calls a helper clasp makes generic and a `__local` copy of it
 //! that clasp merges, `count` a helper clasp leaves, `stamp` copies what the host generated (from
 //! the clock with `noise`).
 
@@ -139,4 +140,25 @@ fn run_check_takes_a_migrated_tree_and_exits_2_when_the_migrated_run_fails() {
         "{err}"
     );
     assert!(err.contains("  | build failed:"), "the program's own message is shown: {err}");
+}
+
+#[test]
+fn run_check_substitutes_the_program_of_a_pyopencl_host() {
+    let python_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/python");
+    assert!(python_path.join("pyopencl").is_dir(), "pyopencl is not installed in {}: run scripts/setup", python_path.display());
+    let dir = built_host();
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/run_check/py_host/host.py");
+    let host = host.to_str().unwrap();
+    let env = [("PYTHONPATH", python_path.to_str().unwrap())];
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "python3", host, "kernels.cl"], &env);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("clasp run-check: identical: 3 launches and 2 host reads compared (5 buffers), 0 left out as nondeterministic, 0 differences; 1 program sources substituted (1 migrated)\n"), "{out}{err}");
+
+    let env = [env[0], ("CLASP_TEST_RUNCHECK_EDIT", "return x + 1;=>return x + 1 + (x == 200);")];
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "python3", host, "kernels.cl"], &env);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("\ndifference: kernel count, launch 1 (step 3), argument 1, element 200: original 603, migrated 606\n"),
+        "{out}"
+    );
 }

@@ -32,7 +32,9 @@ slower by more than twice the spread and by 5% or more is flagged.
 What the interceptor adds to the program: after each launch it waits for it
 and reads its writable buffers, and it waits for a non-blocking
 clEnqueueReadBuffer; each process (a forked one too) writes its own trace.
-The program's output is captured and shown only when a run fails.
+The program's output is captured and shown only when a run fails. Each run
+gets PYOPENCL_NO_CACHE=1, so that pyopencl builds from source rather than
+from its binary cache (a program made from a binary cannot be substituted).
 
 Exit codes: 0 every deterministic result identical, 1 something differs, 2
 an error: a run that could not start, crashed, or exited otherwise than the
