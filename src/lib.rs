@@ -370,7 +370,8 @@
 //!   `OCL_ICD_VENDORS`. `run_check.rs` drives `clasp run-check` on Intel's CPU OpenCL
 //!   runtime (`scripts/setup` installs it from PyPI into `.tools/`) with a C host and a pyopencl
 //!   host of `fixtures/run_check/`: identical results, a wrong substitution planted through the
-//!   testing-only `CLASP_TEST_RUNCHECK_EDIT`, a nondeterministic kernel, failing runs. The SARIF log is validated (`jsonschema`) against
+//!   testing-only `CLASP_TEST_RUNCHECK_EDIT`, a nondeterministic kernel, failing runs. The SARIF
+//!   log is validated (`jsonschema`) against
 //!   `fixtures/sarif/sarif-2.1.0-subset.schema.json`, a schema written for these tests from the
 //!   SARIF 2.1.0 standard: every object clasp emits, its required properties and only the property
 //!   names the standard defines (so a misspelt name fails); the OASIS schema file itself is not in
