@@ -34,6 +34,7 @@ const LAYERS: &[&str] = &[
     "migrate",
     "output",
     "devices",
+    "trace",
     "cli",
     "commands",
 ];

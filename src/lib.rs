@@ -54,6 +54,7 @@
 //!            embedded kernels, generated copies, build calls edited; report.rs: the report
 //! output/    render, summary, SARIF, analysis, write/ (atomic writes, a batch whole or not at all)
 //! devices/   the OpenCL ICD loader (ffi.rs), the device worker (bin/), --device-check
+//! trace/     run-check: the interceptor's traces read, compared and timed, the report
 //! cli/       clap structs and help texts (help/), project resolution
 //! commands/  each command (analyze, migrate, devices, rule), preflight, selection, --interactive,
 //!            the result cache
@@ -366,7 +367,11 @@
 //!   names present in the commands' `--help`, every option with help text). `devices.rs` drives the
 //!   real PoCL driver (`clasp devices`, `--target device`, `--device-check` on `fixtures/demo`, an
 //!   embedded kernel and a changed header), each run seeing PoCL alone through the loader's
-//!   `OCL_ICD_VENDORS`. The SARIF log is validated (`jsonschema`) against
+//!   `OCL_ICD_VENDORS`. `run_check.rs` drives `clasp run-check` on Intel's CPU OpenCL
+//!   runtime (`scripts/setup` installs it from PyPI into `.tools/`) with a C host and a pyopencl
+//!   host of `fixtures/run_check/`: identical results, a wrong substitution planted through the
+//!   testing-only `CLASP_TEST_RUNCHECK_EDIT`, a nondeterministic kernel, failing runs. The SARIF
+//!   log is validated (`jsonschema`) against
 //!   `fixtures/sarif/sarif-2.1.0-subset.schema.json`, a schema written for these tests from the
 //!   SARIF 2.1.0 standard: every object clasp emits, its required properties and only the property
 //!   names the standard defines (so a misspelt name fails); the OASIS schema file itself is not in
@@ -421,6 +426,7 @@
 //! | `migrate`   | the above                 | the batch planned, settled, as a `report`          |
 //! | `output`    | the above                 | diffs, summaries, SARIF, analysis, atomic writes   |
 //! | `devices`   | the above                 | the user's OpenCL devices, `--device-check`        |
+//! | `trace`     | the above                 | run-check's traces, compared and timed, its report |
 //! | `cli`       | the above                 | the arguments parsed, the project resolved         |
 //! | `commands`  | everything                | `run`: each command driven, its exit code          |
 //!
@@ -442,6 +448,7 @@ pub mod output;
 pub mod rules;
 pub mod settings;
 pub mod support;
+pub(crate) mod trace;
 pub mod verify;
 
 pub use commands::run;

@@ -48,6 +48,9 @@ pub enum Command {
     /// List the installed OpenCL platforms and devices, and which clasp target fits each.
     #[command(long_about = help::DEVICES_ABOUT, after_long_help = help::DEVICES_AFTER)]
     Devices(DevicesArgs),
+    /// Run a program before and after migration and compare what its kernels compute.
+    #[command(name = "run-check", long_about = help::RUN_CHECK_ABOUT)]
+    RunCheck(RunCheckArgs),
     /// Explain a rule or reason code (`clasp rule builtin-pin`), or list every code.
     #[command(long_about = help::RULE_ABOUT)]
     Rule(RuleArgs),
@@ -70,6 +73,26 @@ pub struct RuleArgs {
 pub enum RuleFormat {
     Text,
     Json,
+}
+
+/// `clasp run-check [PATHS] [OPTIONS] -- COMMAND [ARGS...]`.
+#[derive(Args, Debug)]
+pub struct RunCheckArgs {
+    /// Kernel files or folders to migrate (as for clasp migrate).
+    #[arg(value_name = "PATHS", conflicts_with = "migrated", long_help = help::RUN_CHECK_PATHS)]
+    pub paths: Vec<PathBuf>,
+    /// Take the migrated sources from DIR (written by clasp migrate --out-dir DIR).
+    #[arg(long, value_name = "DIR", long_help = help::RUN_CHECK_MIGRATED)]
+    pub migrated: Option<PathBuf>,
+    /// Accept floats within ULPS units in the last place (default 0: bit for bit).
+    #[arg(long, value_name = "ULPS", default_value_t = 0, long_help = help::RUN_CHECK_TOLERANCE)]
+    pub tolerance: u64,
+    /// text (default) or json.
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "json"], long_help = help::RUN_CHECK_FORMAT)]
+    pub format: Option<String>,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, value_name = "COMMAND", long_help = help::RUN_CHECK_COMMAND)]
+    pub command: Vec<String>,
 }
 
 /// `clasp devices`.

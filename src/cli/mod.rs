@@ -28,8 +28,14 @@ fn takes_value(option: &str) -> bool {
 /// the options of every command, or the exit code when parsing ends the run
 /// (`--help`, `--version`, an error, already printed).
 pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<Cli, i32> {
-    // clap cannot read host spellings (`-include`, `-cl-mad-enable`): rewrite them first.
-    let args = match crate::settings::build_options::canonicalize(&args, &takes_value) {
+    // clap cannot read host spellings (`-include`, `-cl-mad-enable`): rewrite them first; but
+    // run-check's words after `--` are the user's command, not clang's arguments.
+    let runs_a_program = args.iter().skip(1).take_while(|w| *w != "--").any(|w| w == "run-check");
+    let canonical = match runs_a_program {
+        true => Ok(crate::settings::build_options::Canonical { args, notes: Vec::new() }),
+        false => crate::settings::build_options::canonicalize(&args, &takes_value),
+    };
+    let args = match canonical {
         Ok(canonical) => {
             for note in &canonical.notes {
                 let _ = writeln!(stderr, "clasp: note: {note}");

@@ -33,6 +33,7 @@ mod readme;
 mod reports;
 mod reviewed_is_written;
 mod rules;
+mod run_check;
 mod sarif;
 mod support;
 mod suppression;

@@ -22,7 +22,7 @@ const OTHER_TOOLS_OPTIONS: [&str; 4] = [
 ];
 
 /// The commands whose `--help` holds the option reference.
-const COMMANDS: [&str; 4] = ["migrate", "analyze", "devices", "rule"];
+const COMMANDS: [&str; 5] = ["migrate", "analyze", "devices", "rule", "run-check"];
 
 fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("read README.md")

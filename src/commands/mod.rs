@@ -10,6 +10,7 @@ mod interactive;
 pub mod migrate;
 mod preflight;
 pub mod rule;
+mod run_check;
 mod selection;
 
 use std::io::Write;
@@ -33,6 +34,7 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Migrate(args) => migrate::run(&args, palettes, stdout, stderr),
         Command::Devices(args) => devices::run(&args, stdout, stderr),
         Command::Rule(args) => rule::run(&args, stdout, stderr),
+        Command::RunCheck(args) => run_check::run(&args, palettes, stdout, stderr),
     }
 }
 

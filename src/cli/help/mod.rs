@@ -9,10 +9,12 @@ mod host;
 mod input;
 mod migrate;
 mod project;
+mod run_check;
 
 pub use commands::*;
 pub use input::*;
 pub use migrate::*;
+pub use run_check::*;
 
 /// The reference sections printed after `clasp migrate --help`'s options.
 pub fn migrate_after() -> String {

@@ -1,0 +1,164 @@
+//! `clasp run-check` on Intel's CPU OpenCL runtime (OpenCL C 3.1, generic address space), which
+//! `scripts/setup` installs into `.tools/intel-ocl` and registers in `.tools/icd`: each run sees it
+//! alone through the loader's `OCL_ICD_VENDORS`, and the tests fail, saying so, when it is missing.
+//! The hosts are `fixtures/run_check/c_host/` (C, written for these tests), built here with `cc`
+//! against the system loader, and `py_host/` (Python with pyopencl, which `scripts/setup` installs
+//! into `.tools/python`; pyopencl loads its own copy of the loader privately). The kernels: `scale` calls a helper clasp makes generic and a `__local` copy of it
+//! that clasp merges, `count` a helper clasp leaves, `stamp` copies what the host generated (from
+//! the clock with `noise`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The vendors folder holding Intel's CPU runtime alone.
+fn intel_vendors() -> PathBuf {
+    let vendors = Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/icd");
+    let icd = vendors.join("intel-cpu.icd");
+    let library = std::fs::read_to_string(&icd).unwrap_or_default();
+    assert!(
+        !library.trim().is_empty() && Path::new(library.trim()).is_file(),
+        "Intel's CPU OpenCL runtime is not installed ({} missing or naming no library): run scripts/setup",
+        icd.display()
+    );
+    vendors
+}
+
+/// A copy of the C host fixture, built: its folder.
+fn built_host() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/run_check/c_host");
+    for file in ["host.c", "kernels.cl"] {
+        std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+    }
+    let built =
+        Command::new("cc").args(["-O1", "-o", "host", "host.c", "-lOpenCL"]).current_dir(dir.path()).output().expect("run cc");
+    assert!(
+        built.status.success(),
+        "cc could not build the host (scripts/setup installs ocl-icd-opencl-dev and opencl-c-headers):\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    dir
+}
+
+/// Runs clasp in `dir` on the Intel runtime, with `env`: (exit code, stdout, stderr).
+fn run_check(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clasp"));
+    command.arg("run-check").args(args).current_dir(dir).env("OCL_ICD_VENDORS", intel_vendors());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().expect("run clasp");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn run_check_finds_the_migrated_program_identical_and_times_each_kernel() {
+    let dir = built_host();
+    let before = std::fs::read(dir.path().join("kernels.cl")).unwrap();
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "./host", "kernels.cl"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("clasp run-check: identical: 4 launches and 2 host reads compared (6 buffers), 0 left out as nondeterministic, 0 differences; 1 program sources substituted (1 migrated)\n"),
+        "{out}{err}"
+    );
+    for kernel in ["count ", "scale ", "stamp "] {
+        assert!(out.lines().any(|l| l.starts_with(kernel)), "no table row for {kernel}:\n{out}");
+    }
+    assert_eq!(std::fs::read(dir.path().join("kernels.cl")).unwrap(), before, "run-check wrote to the tree");
+
+    let (code, out, err) = run_check(dir.path(), &["--format", "json", "kernels.cl", "--", "./host", "kernels.cl"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["verdict"], "identical");
+    assert_eq!(report["migrated_sources"], serde_json::json!(["kernels.cl"]));
+    assert_eq!(report["comparison"]["kernels"]["scale"]["launches"], 2);
+    let timing = report["timing"].as_array().unwrap();
+    assert_eq!(timing.len(), 3, "{out}");
+    // Profiling was on: every kernel has a device time in both kinds of run.
+    for kernel in timing {
+        assert!(kernel["original_us"].as_f64().unwrap() > 0.0 && kernel["migrated_us"].as_f64().unwrap() > 0.0, "{kernel}");
+    }
+}
+
+#[test]
+fn run_check_names_the_kernel_launch_argument_and_element_of_a_wrong_substitution() {
+    let dir = built_host();
+    // Testing only: the migrated `bump` is wrong for x == 37 alone.
+    let edit = [("CLASP_TEST_RUNCHECK_EDIT", "return x + 1;=>return x + 1 + (x == 37);")];
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "./host", "kernels.cl"], &edit);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.starts_with("clasp run-check: different: "), "{out}");
+    assert!(
+        out.contains("\ndifference: kernel count, launch 1 (step 3), argument 1, element 37: original 114, migrated 117\n"),
+        "{out}"
+    );
+    // The host read it back too; nothing else differs.
+    assert!(out.contains("\ndifference: host read (step 6), element 37: original 114, migrated 117\n"), "{out}");
+    assert_eq!(out.matches("difference: ").count(), 2, "{out}");
+}
+
+#[test]
+fn run_check_leaves_out_a_result_that_differs_between_the_original_runs() {
+    let dir = built_host();
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "./host", "kernels.cl", "noise"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(", 1 left out as nondeterministic, 0 differences;"), "{out}");
+    assert!(
+        out.contains("\nnondeterministic: kernel stamp, launch 1 (step 4), argument 1 (differs between the two original runs)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_check_exits_2_naming_the_run_when_the_program_fails() {
+    let dir = built_host();
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "./host", "kernels.cl", "fail"], &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("clasp: error: the first original run failed (exit status: 3)"), "{err}");
+    assert!(out.is_empty(), "{out}");
+}
+
+#[test]
+fn run_check_takes_a_migrated_tree_and_exits_2_when_the_migrated_run_fails() {
+    let dir = built_host();
+    let migrated = dir.path().join("migrated");
+    std::fs::create_dir(&migrated).unwrap();
+    let original = std::fs::read_to_string(dir.path().join("kernels.cl")).unwrap();
+    std::fs::write(migrated.join("kernels.cl"), original.replace("int bump(int x)", "int bump(int x) oops")).unwrap();
+    let (code, out, err) = run_check(dir.path(), &["--migrated", "migrated", "--", "./host", "kernels.cl"], &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(
+            "clasp: error: the migrated run ended otherwise than the first original run (exit status: 1, not exit status: 0)"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("  | build failed:"), "the program's own message is shown: {err}");
+}
+
+#[test]
+fn run_check_substitutes_the_program_of_a_pyopencl_host() {
+    let python_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/python");
+    assert!(python_path.join("pyopencl").is_dir(), "pyopencl is not installed in {}: run scripts/setup", python_path.display());
+    let dir = built_host();
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/run_check/py_host/host.py");
+    let host = host.to_str().unwrap();
+    let env = [("PYTHONPATH", python_path.to_str().unwrap())];
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "python3", host, "kernels.cl"], &env);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("clasp run-check: identical: 3 launches and 2 host reads compared (5 buffers), 0 left out as nondeterministic, 0 differences; 1 program sources substituted (1 migrated)\n"), "{out}{err}");
+
+    let env = [env[0], ("CLASP_TEST_RUNCHECK_EDIT", "return x + 1;=>return x + 1 + (x == 200);")];
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "python3", host, "kernels.cl"], &env);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("\ndifference: kernel count, launch 1 (step 3), argument 1, element 200: original 603, migrated 606\n"),
+        "{out}"
+    );
+}

@@ -1,0 +1,71 @@
+use super::*;
+
+fn launch(kernel: &str, scalar: &str, data: &[f32]) -> Step {
+    let data = data.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let buffer = Buffer { type_name: "float*".into(), mem: "0x1".into(), data };
+    Step::Launch(Launch {
+        kernel: kernel.into(),
+        ns: 10,
+        sizes: [None, Some(vec![4]), None],
+        args: vec![Arg::Scalar(scalar.into()), Arg::Buffer(buffer)],
+    })
+}
+
+fn trace(steps: Vec<Step>) -> Trace {
+    Trace { steps, sources: Vec::new() }
+}
+
+#[test]
+fn the_first_differing_element_is_named_at_its_kernel_and_launch() {
+    let a =
+        || trace(vec![launch("f", "01", &[1.0, 2.0]), launch("g", "01", &[1.0, 2.0, 3.0]), launch("g", "01", &[1.0, 2.0, 3.0])]);
+    let m = trace(vec![launch("f", "01", &[1.0, 2.0]), launch("g", "01", &[1.0, 2.0, 3.0]), launch("g", "01", &[1.0, 2.0, 4.0])]);
+    let c = compare(&a(), &a(), &m, 0);
+    assert_eq!(c.differences.len(), 1);
+    let d = &c.differences[0];
+    assert_eq!(
+        (d.place.kernel.as_deref(), d.place.launch, d.place.step, d.place.argument, d.element),
+        (Some("g"), 2, 3, Some(1), Some(2))
+    );
+    assert_eq!((d.original.as_str(), d.migrated.as_str()), ("3.0", "4.0"));
+    assert_eq!((c.launches, c.buffers), (3, 3));
+}
+
+#[test]
+fn what_differs_between_the_originals_is_left_out() {
+    let a = trace(vec![launch("f", "01", &[1.0]), launch("f", "01", &[5.0])]);
+    let b = trace(vec![launch("f", "02", &[1.0]), launch("f", "01", &[6.0])]);
+    let m = trace(vec![launch("f", "03", &[1.0]), launch("f", "01", &[7.0])]);
+    let c = compare(&a, &b, &m, 0);
+    assert!(c.differences.is_empty(), "{:?}", c.differences);
+    assert_eq!(c.nondeterministic.len(), 2);
+    assert_eq!(c.kernels["f"].nondeterministic, 2);
+}
+
+#[test]
+fn tolerance_counts_units_in_the_last_place() {
+    let next = f32::from_bits(1.0f32.to_bits() + 2);
+    let a = || trace(vec![launch("f", "01", &[1.0])]);
+    let m = || trace(vec![launch("f", "01", &[next])]);
+    assert_eq!(compare(&a(), &a(), &m(), 1).differences.len(), 1);
+    assert!(compare(&a(), &a(), &m(), 2).differences.is_empty());
+    // Across zero: -0.0 and the smallest positive subnormal are one unit apart.
+    assert!(Element::F32.same(&(-0.0f32).to_le_bytes(), &f32::from_bits(1).to_le_bytes(), 1));
+}
+
+#[test]
+fn a_diverging_launch_sequence_is_reported_as_such() {
+    let a = || trace(vec![launch("f", "01", &[1.0]), launch("g", "01", &[1.0])]);
+    let m = trace(vec![launch("f", "01", &[1.0]), launch("h", "01", &[1.0])]);
+    let c = compare(&a(), &a(), &m, 0);
+    assert_eq!(c.divergence.as_deref(), Some("step 2: kernel g against h"));
+    let short = trace(vec![launch("f", "01", &[1.0])]);
+    assert!(compare(&a(), &a(), &short, 0).divergence.unwrap().contains("ended after 1 steps"));
+}
+
+#[test]
+fn signed_elements_show_their_sign() {
+    assert_eq!(Element::of("int*").show(&(-3i32).to_le_bytes()), "-3");
+    assert_eq!(Element::of("uint4*").show(&7u32.to_le_bytes()), "7");
+    assert_eq!(Element::of("double*").show(&0.5f64.to_le_bytes()), "0.5");
+}
