@@ -162,3 +162,16 @@ fn run_check_substitutes_the_program_of_a_pyopencl_host() {
         "{out}"
     );
 }
+
+#[test]
+fn run_check_pairs_the_kernels_when_run_from_below_the_paths() {
+    // The host runs in a folder of its own and reads `../kernels.cl`; the PATH is `..`
+    // (the edit root is then not the working folder, as in a project's `host/` folder).
+    let dir = built_host();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::rename(dir.path().join("host"), run.join("host")).unwrap();
+    let (code, out, err) = run_check(&run, &["..", "--", "./host", "../kernels.cl"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 program sources substituted"), "{out}{err}");
+}

@@ -82,13 +82,19 @@ fn sources_shown(substitutions: &[Substitution]) -> Vec<String> {
 /// The migrated sources: those of `--migrated DIR`, or clasp migrate's over PATHS.
 fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> Result<Vec<Substitution>, Stop> {
     let cwd = std::env::current_dir().map_err(Stop::clasp)?;
-    let out_dir = match &args.migrated {
-        Some(dir) if dir.is_dir() => dir.clone(),
+    // `--out-dir` lays files out from the edit root: pair them from there (a tree
+    // the user migrated: from here), or from `/` for absolute paths.
+    let (out_dir, bases) = match &args.migrated {
+        Some(dir) if dir.is_dir() => (dir.clone(), vec![cwd, PathBuf::from("/")]),
         Some(dir) => return Err(Stop::clasp(format!("--migrated {}: no such directory", dir.display()))),
         None if args.paths.is_empty() => return Err(Stop::clasp("give the kernel PATHS to migrate, or --migrated DIR")),
-        None => migrate_into(&args.paths, palettes, &scratch.join("migrated"))?,
+        None => {
+            let root = crate::settings::root::edit_root(&args.paths, None).map_err(Stop::clasp)?;
+            // `--out-dir` keeps an absolute PATH's files under their absolute path.
+            (migrate_into(&args.paths, &root, palettes, &scratch.join("migrated"))?, vec![root, PathBuf::from("/")])
+        }
     };
-    let mut pairs = substitute::pair_out_dir(&out_dir, &cwd).map_err(Stop::clasp)?;
+    let mut pairs = substitute::pair_out_dir(&out_dir, &bases).map_err(Stop::clasp)?;
     if let Some((from, to)) = std::env::var(TEST_EDIT_VAR).ok().as_deref().and_then(|e| e.split_once("=>")) {
         for pair in &mut pairs {
             pair.migrated = String::from_utf8_lossy(&pair.migrated).replace(from, to).into_bytes();
@@ -98,10 +104,11 @@ fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> 
 }
 
 /// Runs clasp migrate over `paths` into `out_dir` (its diff is not shown; its errors are).
-fn migrate_into(paths: &[PathBuf], palettes: Palettes, out_dir: &Path) -> Result<PathBuf, Stop> {
+fn migrate_into(paths: &[PathBuf], root: &Path, palettes: Palettes, out_dir: &Path) -> Result<PathBuf, Stop> {
     let mut argv = vec!["clasp".to_string(), "migrate".to_string()];
     argv.extend(paths.iter().map(|p| p.display().to_string()));
     argv.extend(["--out-dir".to_string(), out_dir.display().to_string()]);
+    argv.extend(["--root".to_string(), root.display().to_string()]);
     let (mut diff, mut messages) = (Vec::new(), Vec::new());
     let code = match crate::cli::parse(argv, &mut diff, &mut messages) {
         Ok(crate::cli::args::Cli { command: Command::Migrate(migrate), .. }) => {

@@ -21,14 +21,14 @@ pub struct Substitution {
 
 /// Pairs each file under `out_dir` (a tree `clasp migrate --out-dir` wrote, mirroring paths relative
 /// to `cwd`, an absolute path whole) with its original, keeping those that differ.
-pub fn pair_out_dir(out_dir: &Path, cwd: &Path) -> std::io::Result<Vec<Substitution>> {
+pub fn pair_out_dir(out_dir: &Path, bases: &[PathBuf]) -> std::io::Result<Vec<Substitution>> {
     let mut files = Vec::new();
     collect_files(out_dir, &mut files)?;
     files.sort();
     let mut pairs = Vec::new();
     for file in files {
         let relative = file.strip_prefix(out_dir).expect("collected under out_dir");
-        let original = [cwd.join(relative), Path::new("/").join(relative)].into_iter().find(|p| p.is_file());
+        let original = bases.iter().map(|base| base.join(relative)).find(|p| p.is_file());
         let Some(original) = original else { continue };
         let (before, after) = (std::fs::read(&original)?, std::fs::read(&file)?);
         if before != after {
