@@ -53,6 +53,21 @@ pub enum Command {
     Rule(RuleArgs),
 }
 
+impl Command {
+    /// `migrate` and `analyze` given no PATH (nor `--compile-commands`) work
+    /// on the current directory, as ruff and black do.
+    pub fn default_paths(&mut self) {
+        let (paths, project) = match self {
+            Command::Migrate(args) => (&mut args.paths, &args.project),
+            Command::Analyze(args) => (&mut args.paths, &args.project),
+            Command::Devices(_) | Command::Rule(_) => return,
+        };
+        if paths.is_empty() && project.compile_commands.is_none() {
+            paths.push(PathBuf::from("."));
+        }
+    }
+}
+
 /// `clasp rule [CODE]`.
 #[derive(Args, Debug)]
 pub struct RuleArgs {
@@ -198,6 +213,9 @@ pub struct MigrateArgs {
     /// --check, the names of the files that would change instead of their diff.
     #[arg(long, short = 'q', long_help = help::QUIET)]
     pub quiet: bool,
+    /// Exit 0 even when changes are pending (with --check); errors still exit 2.
+    #[arg(long, long_help = help::EXIT_ZERO)]
+    pub exit_zero: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     #[arg(long, conflicts_with = "no_verify", long_help = help::ALLOW_UNVERIFIED)]
     pub allow_unverified: bool,
@@ -212,8 +230,8 @@ pub struct MigrateArgs {
     /// Testing only: ignore this pin (a reason code), to show verification catching the result.
     #[arg(long, hide = true, value_name = "CODE", value_parser = crate::codes::Code::parse)]
     pub test_ignore_pin: Vec<crate::codes::Code>,
-    /// Files, or directories searched for *.cl.
-    #[arg(required_unless_present = "compile_commands", value_name = "PATH", long_help = help::PATHS)]
+    /// Files, or directories searched for *.cl (default: the current directory).
+    #[arg(value_name = "PATH", long_help = help::PATHS)]
     pub paths: Vec<PathBuf>,
 }
 
@@ -319,8 +337,8 @@ pub struct AnalyzeArgs {
     /// No count of the files analysed on stderr (errors are still printed).
     #[arg(long, short = 'q', long_help = help::ANALYZE_QUIET)]
     pub quiet: bool,
-    /// Files, or directories searched for *.cl.
-    #[arg(required_unless_present = "compile_commands", value_name = "PATH", long_help = help::PATHS)]
+    /// Files, or directories searched for *.cl (default: the current directory).
+    #[arg(value_name = "PATH", long_help = help::PATHS)]
     pub paths: Vec<PathBuf>,
 }
 

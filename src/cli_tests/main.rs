@@ -34,6 +34,7 @@ mod reports;
 mod reviewed_is_written;
 mod rules;
 mod sarif;
+mod shell;
 mod support;
 mod suppression;
 mod uncommitted;

@@ -188,7 +188,7 @@ pub const EXIT_CODES: &str = r#"EXIT CODES
 
   0  nothing to change, or every change written (--write, --out-dir, the accepted ones with --interactive)
   1  --check: changes are pending (the diff, or with -q the files, is on stdout), or a host build call
-     must be changed by hand (an untraced-options or unlinked-build warning)
+     must be changed by hand (an untraced-options or unlinked-build warning); 0 instead with --exit-zero
   2  an error: a file that cannot be read, parsed, compiled or repaired (file:line:col: error: ...),
      a bad option or clasp.toml, an option clang rejects, clang 19 or libclang missing, a write
      refused, or nothing to work on (no unit found, no file under the edit root: a warning)
