@@ -51,6 +51,28 @@ pub enum Command {
     /// Explain a rule or reason code (`clasp rule builtin-pin`), or list every code.
     #[command(long_about = help::RULE_ABOUT)]
     Rule(RuleArgs),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    #[command(long_about = help::COMPLETIONS_ABOUT)]
+    Completions(CompletionsArgs),
+    /// Print a man page (roff), generated from the same definitions as --help (see scripts/man).
+    #[command(hide = true)]
+    Manpage(ManpageArgs),
+}
+
+/// `clasp completions SHELL`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum, value_name = "SHELL", long_help = help::COMPLETIONS_SHELL)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `clasp manpage [COMMAND]`.
+#[derive(Args, Debug)]
+pub struct ManpageArgs {
+    /// The command whose page to print (clasp-COMMAND(1)); without it, clasp(1).
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 impl Command {
@@ -60,7 +82,7 @@ impl Command {
         let (paths, project) = match self {
             Command::Migrate(args) => (&mut args.paths, &args.project),
             Command::Analyze(args) => (&mut args.paths, &args.project),
-            Command::Devices(_) | Command::Rule(_) => return,
+            Command::Devices(_) | Command::Rule(_) | Command::Completions(_) | Command::Manpage(_) => return,
         };
         if paths.is_empty() && project.compile_commands.is_none() {
             paths.push(PathBuf::from("."));

@@ -66,3 +66,75 @@ fn exit_zero_still_exits_2_on_an_error() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("broken.cl:1:"), "{stderr}");
 }
+
+/// The long options `clasp COMMAND -h` lists.
+fn long_options(command: &str) -> Vec<String> {
+    let (code, help, _) = crate::support::clasp(&[command, "-h"]);
+    assert_eq!(code, 0);
+    // Clap's own options: the host spellings after them (`--build-options`) are rewritten before clap.
+    let own = help.split("Host build options").next().unwrap();
+    let words = own.split(|c: char| c.is_whitespace() || ",=[]<>()`".contains(c));
+    let mut options: Vec<String> = words.filter(|w| w.starts_with("--") && w.len() > 2).map(str::to_string).collect();
+    options.sort();
+    options.dedup();
+    assert!(options.len() > 10, "{options:?}");
+    options
+}
+
+#[test]
+fn completions_cover_every_command_and_option() {
+    let migrate_options = long_options("migrate");
+    for (shell, marker) in [("bash", "complete -F"), ("zsh", "#compdef clasp"), ("fish", "complete -c clasp")] {
+        let (code, script, stderr) = crate::support::clasp(&["completions", shell]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(script.contains(marker), "{shell}: {script}");
+        for command in ["analyze", "migrate", "devices", "rule", "completions"] {
+            assert!(script.contains(command), "{shell} completes {command}");
+        }
+        for option in &migrate_options {
+            assert!(script.contains(option.trim_start_matches('-')), "{shell} completes {option}");
+        }
+    }
+    let (code, _, stderr) = crate::support::clasp(&["completions", "tcsh"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("invalid value 'tcsh'"), "{stderr}");
+}
+
+#[test]
+fn man_pages_document_every_option_from_the_same_definitions() {
+    let (code, page, stderr) = crate::support::clasp(&["manpage"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(page.contains(".TH clasp 1") && page.contains("migrate"), "{page}");
+    for command in ["migrate", "analyze"] {
+        let (code, page, stderr) = crate::support::clasp(&["manpage", command]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(page.contains(&format!(".TH clasp-{command} 1")), "{page}");
+        // roff escapes every `-`.
+        for option in long_options(command) {
+            assert!(page.contains(&option.replace('-', "\\-")), "clasp-{command}(1) documents {option}");
+        }
+    }
+    // The long help, not only the summary, is in the page.
+    let (code, page, _) = crate::support::clasp(&["manpage", "migrate"]);
+    assert_eq!(code, 0);
+    assert!(page.contains("the pending diff"), "{page}");
+    let (code, _, stderr) = crate::support::clasp(&["manpage", "nosuch"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no command `nosuch`"), "{stderr}");
+}
+
+#[test]
+fn scripts_man_writes_a_page_per_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/man");
+    let status = std::process::Command::new(script)
+        .arg(dir.path())
+        .env("CLASP", env!("CARGO_BIN_EXE_clasp"))
+        .status()
+        .expect("run scripts/man");
+    assert!(status.success());
+    for page in ["clasp.1", "clasp-analyze.1", "clasp-migrate.1", "clasp-devices.1", "clasp-rule.1", "clasp-completions.1"] {
+        let text = std::fs::read_to_string(dir.path().join(page)).unwrap();
+        assert!(text.starts_with(".ie") && text.contains(".SH NAME"), "{page}: {text}");
+    }
+}

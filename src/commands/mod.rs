@@ -11,6 +11,7 @@ pub mod migrate;
 mod preflight;
 pub mod rule;
 mod selection;
+mod shell;
 
 use std::io::Write;
 
@@ -33,6 +34,8 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Migrate(args) => migrate::run(&args, palettes, stdout, stderr),
         Command::Devices(args) => devices::run(&args, stdout, stderr),
         Command::Rule(args) => rule::run(&args, stdout, stderr),
+        Command::Completions(args) => shell::completions(&args, stdout),
+        Command::Manpage(args) => shell::manpage(&args, stdout, stderr),
     }
 }
 

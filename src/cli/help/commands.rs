@@ -349,3 +349,18 @@ builtin-pin); without it, every code with its summary."#;
 
 /// `--format` of `rule`.
 pub const RULE_FORMAT: &str = r#"text (default) or json."#;
+
+pub const COMPLETIONS_ABOUT: &str = r#"Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+
+The script completes subcommands, options and their values, generated
+from the same definitions as --help. Install it where the shell looks:
+
+  clasp completions bash > ~/.local/share/bash-completion/completions/clasp
+  clasp completions zsh > ~/.zfunc/_clasp       (with ~/.zfunc in $fpath)
+  clasp completions fish > ~/.config/fish/completions/clasp.fish
+
+scripts/man writes the man pages (clasp(1), clasp-migrate(1), ...) from the
+same definitions."#;
+
+/// `SHELL` of `clasp completions`.
+pub const COMPLETIONS_SHELL: &str = r#"The shell: bash, zsh, fish, elvish or powershell."#;
