@@ -54,6 +54,46 @@ pub enum Command {
     /// Explain a rule or reason code (`clasp rule builtin-pin`), or list every code.
     #[command(long_about = help::RULE_ABOUT)]
     Rule(RuleArgs),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    #[command(long_about = help::COMPLETIONS_ABOUT)]
+    Completions(CompletionsArgs),
+    /// Print a man page (roff), generated from the same definitions as --help (see scripts/man).
+    #[command(hide = true)]
+    Manpage(ManpageArgs),
+}
+
+/// `clasp completions SHELL`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum, value_name = "SHELL", long_help = help::COMPLETIONS_SHELL)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `clasp manpage [COMMAND]`.
+#[derive(Args, Debug)]
+pub struct ManpageArgs {
+    /// The command whose page to print (clasp-COMMAND(1)); without it, clasp(1).
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+}
+
+impl Command {
+    /// `migrate` and `analyze` given no PATH (nor `--compile-commands`) work
+    /// on the current directory, as ruff and black do.
+    pub fn default_paths(&mut self) {
+        let (paths, project) = match self {
+            Command::Migrate(args) => (&mut args.paths, &args.project),
+            Command::Analyze(args) => (&mut args.paths, &args.project),
+            // run-check says which kernels to migrate, or takes --migrated.
+            Command::Devices(_) | Command::Rule(_) | Command::RunCheck(_) | Command::Completions(_) | Command::Manpage(_) => {
+                return
+            }
+        };
+        if paths.is_empty() && project.compile_commands.is_none() {
+            paths.push(PathBuf::from("."));
+        }
+    }
 }
 
 /// `clasp rule [CODE]`.
@@ -221,6 +261,9 @@ pub struct MigrateArgs {
     /// --check, the names of the files that would change instead of their diff.
     #[arg(long, short = 'q', long_help = help::QUIET)]
     pub quiet: bool,
+    /// Exit 0 even when changes are pending (with --check); errors still exit 2.
+    #[arg(long, long_help = help::EXIT_ZERO)]
+    pub exit_zero: bool,
     /// Keep changes whose kernels could not be proven equivalent, marked unverified.
     #[arg(long, conflicts_with = "no_verify", long_help = help::ALLOW_UNVERIFIED)]
     pub allow_unverified: bool,
@@ -235,8 +278,8 @@ pub struct MigrateArgs {
     /// Testing only: ignore this pin (a reason code), to show verification catching the result.
     #[arg(long, hide = true, value_name = "CODE", value_parser = crate::codes::Code::parse)]
     pub test_ignore_pin: Vec<crate::codes::Code>,
-    /// Files, or directories searched for *.cl.
-    #[arg(required_unless_present = "compile_commands", value_name = "PATH", long_help = help::PATHS)]
+    /// Files, or directories searched for *.cl (default: the current directory).
+    #[arg(value_name = "PATH", long_help = help::PATHS)]
     pub paths: Vec<PathBuf>,
 }
 
@@ -342,8 +385,8 @@ pub struct AnalyzeArgs {
     /// No count of the files analysed on stderr (errors are still printed).
     #[arg(long, short = 'q', long_help = help::ANALYZE_QUIET)]
     pub quiet: bool,
-    /// Files, or directories searched for *.cl.
-    #[arg(required_unless_present = "compile_commands", value_name = "PATH", long_help = help::PATHS)]
+    /// Files, or directories searched for *.cl (default: the current directory).
+    #[arg(value_name = "PATH", long_help = help::PATHS)]
     pub paths: Vec<PathBuf>,
 }
 

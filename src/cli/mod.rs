@@ -48,7 +48,10 @@ pub fn parse(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) 
         }
     };
     match Cli::try_parse_from(args) {
-        Ok(cli) => Ok(cli),
+        Ok(mut cli) => {
+            cli.command.default_paths();
+            Ok(cli)
+        }
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
             let _ = if e.use_stderr() { write!(stderr, "{e}") } else { write!(stdout, "{e}") };

@@ -35,6 +35,7 @@ mod reviewed_is_written;
 mod rules;
 mod run_check;
 mod sarif;
+mod shell;
 mod support;
 mod suppression;
 mod uncommitted;

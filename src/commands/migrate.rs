@@ -21,7 +21,13 @@ use crate::support::style::{Palette, Palettes};
 
 /// Runs `clasp migrate` and returns its exit code.
 pub fn run(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    super::exit_code(migrate_project(args, palettes, stdout, stderr), palettes.stderr, stderr)
+    let code = super::exit_code(migrate_project(args, palettes, stdout, stderr), palettes.stderr, stderr);
+    // After the cache too: a replayed run stored the code of `--check` alone.
+    if args.exit_zero && code == EXIT_PENDING {
+        EXIT_OK
+    } else {
+        code
+    }
 }
 
 fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {

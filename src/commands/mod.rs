@@ -12,6 +12,7 @@ mod preflight;
 pub mod rule;
 mod run_check;
 mod selection;
+mod shell;
 
 use std::io::Write;
 
@@ -35,6 +36,8 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Devices(args) => devices::run(&args, stdout, stderr),
         Command::Rule(args) => rule::run(&args, stdout, stderr),
         Command::RunCheck(args) => run_check::run(&args, palettes, stdout, stderr),
+        Command::Completions(args) => shell::completions(&args, stdout),
+        Command::Manpage(args) => shell::manpage(&args, stdout, stderr),
     }
 }
 

@@ -188,7 +188,7 @@ pub const EXIT_CODES: &str = r#"EXIT CODES
 
   0  nothing to change, or every change written (--write, --out-dir, the accepted ones with --interactive)
   1  --check: changes are pending (the diff, or with -q the files, is on stdout), or a host build call
-     must be changed by hand (an untraced-options or unlinked-build warning)
+     must be changed by hand (an untraced-options or unlinked-build warning); 0 instead with --exit-zero
   2  an error: a file that cannot be read, parsed, compiled or repaired (file:line:col: error: ...),
      a bad option or clasp.toml, an option clang rejects, clang 19 or libclang missing, a write
      refused, or nothing to work on (no unit found, no file under the edit root: a warning)
@@ -349,3 +349,18 @@ builtin-pin); without it, every code with its summary."#;
 
 /// `--format` of `rule`.
 pub const RULE_FORMAT: &str = r#"text (default) or json."#;
+
+pub const COMPLETIONS_ABOUT: &str = r#"Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+
+The script completes subcommands, options and their values, generated
+from the same definitions as --help. Install it where the shell looks:
+
+  clasp completions bash > ~/.local/share/bash-completion/completions/clasp
+  clasp completions zsh > ~/.zfunc/_clasp       (with ~/.zfunc in $fpath)
+  clasp completions fish > ~/.config/fish/completions/clasp.fish
+
+scripts/man writes the man pages (clasp(1), clasp-migrate(1), ...) from the
+same definitions."#;
+
+/// `SHELL` of `clasp completions`.
+pub const COMPLETIONS_SHELL: &str = r#"The shell: bash, zsh, fish, elvish or powershell."#;

@@ -201,9 +201,11 @@ changed. Every OpenCL call runs in the clasp-device-worker process
 the result cache: what it prints depends on the installed drivers."#;
 
 /// The `PATH` arguments.
-pub const PATHS: &str = r#"Files, or directories searched for *.cl.
+pub const PATHS: &str = r#"Files, or directories searched for *.cl (default: the current directory).
 
-None with --compile-commands, which names the units. Files are taken
+None with --compile-commands, which names the units. Without either,
+the current directory is walked (`clasp migrate` is `clasp migrate .`,
+as ruff and black take it). Files are taken
 whatever their extension and the ignore rules; directories are walked
 as described under PATHS below."#;
 

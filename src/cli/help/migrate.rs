@@ -128,6 +128,13 @@ from the result cache (see --no-cache). A second run over clasp's own
 output changes nothing, with no flag: `clasp migrate --check PATHS`
 after `clasp migrate --write PATHS` exits 0."#;
 
+/// `--exit-zero`.
+pub const EXIT_ZERO: &str = r#"Exit 0 even when changes are pending (with --check); errors still exit 2.
+
+As ruff's --exit-zero: a CI step or hook that shows the pending diff
+without failing on it. The report is the same; only exit code 1 becomes 0.
+Pending host build calls (see --check) are covered too."#;
+
 /// `--out-dir DIR`.
 pub const OUT_DIR: &str = r#"Write migrated copies under DIR, mirroring relative paths.
 
