@@ -133,7 +133,15 @@ fn scripts_man_writes_a_page_per_command() {
         .status()
         .expect("run scripts/man");
     assert!(status.success());
-    for page in ["clasp.1", "clasp-analyze.1", "clasp-migrate.1", "clasp-devices.1", "clasp-rule.1", "clasp-run-check.1", "clasp-completions.1"] {
+    for page in [
+        "clasp.1",
+        "clasp-analyze.1",
+        "clasp-migrate.1",
+        "clasp-devices.1",
+        "clasp-rule.1",
+        "clasp-run-check.1",
+        "clasp-completions.1",
+    ] {
         let text = std::fs::read_to_string(dir.path().join(page)).unwrap();
         assert!(text.starts_with(".ie") && text.contains(".SH NAME"), "{page}: {text}");
     }
