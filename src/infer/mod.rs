@@ -2,6 +2,10 @@
 //! named address-space qualifier can go (become generic), must go (the
 //! code would not compile as 2.0 otherwise), or must stay, and why.
 //!
+//! Takes a loaded unit (`front`: its syntax and IR facts) and the settings;
+//! gives a decision with evidence and a reason code per declaration, which
+//! `rules` turns into fixes and refusals.
+//!
 //! A constraint problem over the flow graph, in the spirit of type-qualifier
 //! inference: in OpenCL 2.0 a named pointer converts implicitly to generic,
 //! never back. So if a declaration becomes generic, every declaration its

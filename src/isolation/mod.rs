@@ -1,5 +1,9 @@
 //! Isolation: one unit that crashes or hangs clang costs that unit, not the batch.
 //!
+//! Takes the support utilities and the entry the binary hands it
+//! (`Entry`, `clasp::run`); gives the supervisor, the worker, and the phases
+//! each thread reports (`phase`), which every later stage marks its work with.
+//!
 //! libclang and the in-process clang run in clasp's own process, where a
 //! crash would end the batch and a hang (a macro expanding to billions of
 //! tokens) would stall it. So the `clasp` the user starts is a supervisor

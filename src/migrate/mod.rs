@@ -1,5 +1,10 @@
 //! `migrate`: the pipeline from facts to verified new text for a batch.
 //!
+//! Takes the jobs (`input`), the units (`front`), decisions (`infer`),
+//! fixes (`rules`) and verification (`verify`); gives a `report::Migration`:
+//! the changed files, every refusal and warning, the host's build calls and
+//! an account of every function, which `output` renders and writes.
+//!
 //! load (every unit parsed and lowered) -> plan (inferred until units
 //! sharing a header agree; fixes grouped into change sets of declarations
 //! linked by pointer flows) -> settle (each unit recompiled as the target

@@ -1,6 +1,11 @@
 //! `verify`: does the rewritten text compile under the target, and do its
 //! kernels still do what they did?
 //!
+//! Takes the front end (clang in process, the safe IR view) and the
+//! settings; gives `compiles` (a recompile through the overlay) and
+//! `equivalence` (each kernel's verdict, the differing line named), which
+//! `migrate/settle` calls for every change set.
+//!
 //! The migrated files are written to a temporary directory and laid over
 //! the originals with a clang VFS overlay, so the unit compiles exactly as
 //! it would in place (same paths, same `#include` resolution, diagnostics
