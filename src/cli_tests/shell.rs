@@ -2,6 +2,8 @@
 //! PATH means `.`, `--exit-zero`, shell completions and a man page from the
 //! same definitions as `--help`.
 
+use std::path::Path;
+
 use crate::support::{clasp_in, HELPER_UNIT};
 
 /// A directory holding one unit that clasp changes (`k.cl`) and a git repository around it.
@@ -145,4 +147,69 @@ fn scripts_man_writes_a_page_per_command() {
         let text = std::fs::read_to_string(dir.path().join(page)).unwrap();
         assert!(text.starts_with(".ie") && text.contains(".SH NAME"), "{page}: {text}");
     }
+}
+
+/// `pre-commit try-repo` over a repository holding clasp's `.pre-commit-hooks.yaml` (as a
+/// project naming clasp's repository gets it, whatever the checkout's own git state), run in
+/// `repo` (`scripts/setup` installs pre-commit into `.tools/precommit`).
+fn pre_commit(repo: &Path) -> (i32, String) {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hooks = std::fs::read_to_string(manifest.join(".pre-commit-hooks.yaml")).expect("clasp's .pre-commit-hooks.yaml");
+    let clasp_repository = committed_repo(&[(".pre-commit-hooks.yaml", hooks.as_str())]);
+    let installed = manifest.join(".tools/precommit");
+    assert!(installed.join("pre_commit").is_dir(), "pre-commit is not installed in {}: run scripts/setup", installed.display());
+    let clasp_dir = Path::new(env!("CARGO_BIN_EXE_clasp")).parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(clasp_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let home = repo.join(".pre-commit-home");
+    let output = std::process::Command::new("python3")
+        .args(["-m", "pre_commit", "try-repo"])
+        .arg(clasp_repository.path())
+        .args(["clasp", "--all-files"])
+        .current_dir(repo)
+        .env("PYTHONPATH", &installed)
+        .env("PRE_COMMIT_HOME", &home)
+        .env("PATH", path)
+        .output()
+        .expect("run python3");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    (output.status.code().unwrap_or(-1), text)
+}
+
+/// A git repository holding `files`, committed.
+fn committed_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git").args(args).current_dir(dir.path()).output().expect("run git");
+        assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
+    };
+    git(&["init", "-q"]);
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    git(&["add", "-A"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "kernels"]);
+    dir
+}
+
+#[test]
+fn the_pre_commit_hook_of_clasps_repository_fails_on_a_pending_migration() {
+    let pending = committed_repo(&[("k.cl", HELPER_UNIT)]);
+    let (code, out) = pre_commit(pending.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("clasp migrate --check") && out.contains("Failed") && out.contains("k.cl"), "{out}");
+    // Already migrated (clasp's own output): the hook passes.
+    let migrated = std::process::Command::new(env!("CARGO_BIN_EXE_clasp"))
+        .args(["migrate", "--write", "--allow-dirty", "k.cl"])
+        .current_dir(pending.path())
+        .output()
+        .unwrap();
+    assert!(migrated.status.success(), "{}", String::from_utf8_lossy(&migrated.stderr));
+    let text = std::fs::read_to_string(pending.path().join("k.cl")).unwrap();
+    let clean = committed_repo(&[("k.cl", text.as_str())]);
+    let (code, out) = pre_commit(clean.path());
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Passed"), "{out}");
 }
