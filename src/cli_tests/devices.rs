@@ -6,9 +6,10 @@
 //! whatever else the machine has installed.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
+
+use crate::support::clasp_env;
 
 const POCL: &str = "Portable Computing Language";
 const POCL_ICD: &str = "/etc/OpenCL/vendors/pocl.icd";
@@ -22,21 +23,6 @@ fn pocl_only() -> tempfile::TempDir {
     let vendors = tempfile::tempdir().unwrap();
     std::fs::copy(POCL_ICD, vendors.path().join("pocl.icd")).unwrap();
     vendors
-}
-
-/// Runs clasp in `dir` with `env` set: (exit code, stdout, stderr).
-fn clasp_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> (i32, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_clasp"));
-    command.args(args).current_dir(dir);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let output = command.output().expect("run clasp");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
 }
 
 /// Runs clasp from the repository with PoCL as the only driver.

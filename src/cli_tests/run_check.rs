@@ -44,17 +44,10 @@ fn built_host() -> tempfile::TempDir {
 
 /// Runs clasp in `dir` on the Intel runtime, with `env`: (exit code, stdout, stderr).
 fn run_check(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_clasp"));
-    command.arg("run-check").args(args).current_dir(dir).env("OCL_ICD_VENDORS", intel_vendors());
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let output = command.output().expect("run clasp");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let vendors = intel_vendors();
+    let mut all: Vec<(&str, &std::ffi::OsStr)> = vec![("OCL_ICD_VENDORS", vendors.as_os_str())];
+    all.extend(env.iter().map(|(key, value)| (*key, std::ffi::OsStr::new(value))));
+    crate::support::clasp_env(dir, &[&["run-check"][..], args].concat(), &all)
 }
 
 #[test]

@@ -181,16 +181,7 @@ fn pre_commit(repo: &Path) -> (i32, String) {
 /// A git repository holding `files`, committed.
 fn committed_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git").args(args).current_dir(dir.path()).output().expect("run git");
-        assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
-    };
-    git(&["init", "-q"]);
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    git(&["add", "-A"]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "kernels"]);
+    crate::support::repository_of(dir.path(), files);
     dir
 }
 

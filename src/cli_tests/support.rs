@@ -57,16 +57,37 @@ pub fn git(dir: &std::path::Path, args: &[&str]) {
 
 /// A repository in `dir` with `files` committed, each holding `HELPER_UNIT`.
 pub fn repository(dir: &Path, files: &[&str]) {
+    let files: Vec<(&str, &str)> = files.iter().map(|file| (*file, HELPER_UNIT)).collect();
+    repository_of(dir, &files);
+}
+
+/// A repository in `dir` with each `(name, text)` of `files` committed.
+pub fn repository_of(dir: &Path, files: &[(&str, &str)]) {
     git(dir, &["init", "-q"]);
     git(dir, &["config", "user.email", "ci@example.invalid"]);
     git(dir, &["config", "user.name", "ci"]);
-    for file in files {
+    for (file, text) in files {
         let path = dir.join(file);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, HELPER_UNIT).unwrap();
+        std::fs::write(path, text).unwrap();
     }
     git(dir, &["add", "."]);
     git(dir, &["commit", "-q", "-m", "kernels"]);
+}
+
+/// Runs clasp in `dir` with `env` set: (exit code, stdout, stderr).
+pub fn clasp_env<V: AsRef<std::ffi::OsStr>>(dir: &Path, args: &[&str], env: &[(&str, V)]) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clasp"));
+    command.args(args).current_dir(dir);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().expect("run clasp");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 /// A path with symbolic links resolved (a temporary directory may sit behind one).
