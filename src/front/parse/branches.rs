@@ -21,7 +21,7 @@ pub(super) struct Directive {
     line: u32,
 }
 
-/// The conditional directives among `tokens` (a directive's `#` begins its line).
+/// The conditional directives and `#define`s among `tokens` (a directive's `#` begins its line).
 pub(super) fn directives(tokens: &[RawToken]) -> Vec<Directive> {
     let mut out = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -30,7 +30,7 @@ pub(super) fn directives(tokens: &[RawToken]) -> Vec<Directive> {
             continue;
         }
         let Some(keyword) = tokens.get(i + 1).map(|k| k.text.clone()) else { continue };
-        if !matches!(keyword.as_str(), "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif") {
+        if !matches!(keyword.as_str(), "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" | "define") {
             continue;
         }
         let rest = tokens[i + 2..]
@@ -40,6 +40,8 @@ pub(super) fn directives(tokens: &[RawToken]) -> Vec<Directive> {
             .map(|r| r.text.clone());
         let test = match keyword.as_str() {
             "ifdef" => ["defined".to_string()].into_iter().chain(rest.take(1)).collect(),
+            // The name defined.
+            "define" => rest.take(1).collect(),
             "ifndef" => ["!".to_string(), "defined".to_string()].into_iter().chain(rest.take(1)).collect(),
             "if" | "elif" => rest.collect(),
             _ => Vec::new(),
@@ -106,31 +108,13 @@ pub(super) fn branches(tokens: &[RawToken], within: &[Directive], earlier: Vec<V
             "endif" if depth == 0 => break,
             "endif" => depth -= 1,
             "elif" | "else" if depth == 0 => open_branch(d, &mut before, &mut out),
-            _ => {}
-        }
-    }
-    record_defines(tokens, &mut out);
-    out
-}
-
-/// Each branch's `#define`d names, outside the blocks nested in it.
-fn record_defines(tokens: &[RawToken], branches: &mut [SkippedBranch]) {
-    let mut branch = 0usize;
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(1) {
-        if t.text != "#" || tokens[i - 1].start.line == t.start.line {
-            continue;
-        }
-        match tokens.get(i + 1).map(|d| d.text.as_str()) {
-            Some("if" | "ifdef" | "ifndef") => depth += 1,
-            Some("endif") => depth = depth.saturating_sub(1),
-            Some("elif" | "else") if depth == 0 => branch += 1,
-            Some("define") if depth == 0 => {
-                if let (Some(name), Some(target)) = (tokens.get(i + 2), branches.get_mut(branch)) {
-                    target.defines.push(name.text.clone());
+            "define" if depth == 0 => {
+                if let Some(branch) = out.last_mut() {
+                    branch.defines.extend(d.test.iter().cloned());
                 }
             }
             _ => {}
         }
     }
+    out
 }
