@@ -115,15 +115,40 @@ pub enum RuleFormat {
     Json,
 }
 
+impl ProjectArgs {
+    /// These options as clasp's command line spells them (run-check hands them to migrate).
+    pub fn to_argv(&self) -> Vec<String> {
+        let mut argv = Vec::new();
+        argv.extend(self.config.iter().map(|file| format!("--config={}", file.display())));
+        if self.no_config {
+            argv.push("--no-config".into());
+        }
+        argv.extend(self.compile_commands.iter().map(|file| format!("--compile-commands={}", file.display())));
+        argv.extend(self.timeout.iter().map(|seconds| format!("--timeout={seconds}")));
+        argv
+    }
+}
+
 /// `clasp run-check [PATHS] [OPTIONS] -- COMMAND [ARGS...]`.
 #[derive(Args, Debug)]
 pub struct RunCheckArgs {
     /// Kernel files or folders to migrate (as for clasp migrate).
     #[arg(value_name = "PATHS", conflicts_with = "migrated", long_help = help::RUN_CHECK_PATHS)]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub compile: CompileArgs,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// What the migrated code must compile as, as for clasp migrate (cl2.0 default).
+    #[arg(long, value_parser = TargetSpec::parse, long_help = help::RUN_CHECK_TARGET)]
+    pub target: Option<TargetSpec>,
     /// Take the migrated sources from DIR (written by clasp migrate --out-dir DIR).
     #[arg(long, value_name = "DIR", long_help = help::RUN_CHECK_MIGRATED)]
     pub migrated: Option<PathBuf>,
+    /// Run the original program N times (default 2, at least 2): a result that differs
+    /// between them is nondeterministic.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(2..), long_help = help::RUN_CHECK_RUNS)]
+    pub runs: u16,
     /// Accept floats within ULPS units in the last place (default 0: bit for bit).
     #[arg(long, value_name = "ULPS", default_value_t = 0, long_help = help::RUN_CHECK_TOLERANCE)]
     pub tolerance: u64,
@@ -350,6 +375,22 @@ pub struct CompileArgs {
 }
 
 impl CompileArgs {
+    /// These options as clasp's command line spells them (run-check hands them to migrate).
+    pub fn to_argv(&self) -> Vec<String> {
+        let mut argv = Vec::new();
+        argv.extend(self.include.iter().map(|dir| format!("-I{}", dir.display())));
+        argv.extend(self.define.iter().map(|define| format!("-D{define}")));
+        argv.extend(self.preinclude.iter().map(|file| format!("--include={}", file.display())));
+        if let InputStd::Fixed(std) = self.std {
+            argv.push(format!("--std={}", std.name()));
+        }
+        if self.full_header {
+            argv.push("--full-header".into());
+        }
+        argv.extend(self.clang_arg.iter().map(|arg| format!("--clang-arg={arg}")));
+        argv
+    }
+
     /// The compile options given on the command line (before clasp.toml's).
     pub fn options(&self) -> CompileOptions {
         CompileOptions {

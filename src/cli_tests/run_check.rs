@@ -1,11 +1,14 @@
 //! `clasp run-check` on Intel's CPU OpenCL runtime (OpenCL C 3.1, generic address space), which
 //! `scripts/setup` installs into `.tools/intel-ocl` and registers in `.tools/icd`: each run sees it
 //! alone through the loader's `OCL_ICD_VENDORS`, and the tests fail, saying so, when it is missing.
-//! The hosts are `fixtures/run_check/c_host/` (C, written for these tests), built here with `cc`
-//! against the system loader, and `py_host/` (Python with pyopencl, which `scripts/setup` installs
-//! into `.tools/python`; pyopencl loads its own copy of the loader privately). The kernels: `scale` calls a helper clasp makes generic and a `__local` copy of it
-//! that clasp merges, `count` a helper clasp leaves, `stamp` copies what the host generated (from
-//! the clock with `noise`).
+//! The hosts, written for these tests: `fixtures/run_check/c_host/` (C, built here with `cc`),
+//! `cpp_host/` (C++ on the OpenCL C++ bindings, built with `c++`), both against the system loader,
+//! and `py_host/` (Python with pyopencl, which `scripts/setup` installs into `.tools/python`;
+//! pyopencl loads its own copy of the loader privately). The C host's kernels: `scale` calls a
+//! helper clasp makes generic and a `__local` copy of it that clasp merges, `count` a helper clasp
+//! leaves, `stamp` copies what the host generated (from the clock with `noise`). The C++ host's:
+//! `blend` calls a pair of per-space helpers in an included header that clasp merges, `fill` runs
+//! as a task.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,7 +60,7 @@ fn run_check_finds_the_migrated_program_identical_and_times_each_kernel() {
     let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "./host", "kernels.cl"], &[]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.starts_with("clasp run-check: identical: 4 launches and 2 host reads compared (6 buffers), 0 left out as nondeterministic, 0 differences; 1 program sources substituted (1 migrated)\n"),
+        out.starts_with("clasp run-check: identical: 4 launches and 2 host reads compared (6 buffers), 0 left out as nondeterministic, 0 differences; 1 program substituted (1 migrated source)\n"),
         "{out}{err}"
     );
     for kernel in ["count ", "scale ", "stamp "] {
@@ -88,11 +91,11 @@ fn run_check_names_the_kernel_launch_argument_and_element_of_a_wrong_substitutio
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.starts_with("clasp run-check: different: "), "{out}");
     assert!(
-        out.contains("\ndifference: kernel count, launch 1 (step 3), argument 1, element 37: original 114, migrated 117\n"),
+        out.contains("\ndifference: kernel count, launch 1 (step 3), argument 1, element 37: original 114, migrated 117 (not the build options alone: the original sources built with them do not give it)\n"),
         "{out}"
     );
     // The host read it back too; nothing else differs.
-    assert!(out.contains("\ndifference: host read (step 6), element 37: original 114, migrated 117\n"), "{out}");
+    assert!(out.contains("\ndifference: host read (step 6), element 37: original 114, migrated 117 (not the build options alone: the original sources built with them do not give it)\n"), "{out}");
     assert_eq!(out.matches("difference: ").count(), 2, "{out}");
 }
 
@@ -103,7 +106,7 @@ fn run_check_leaves_out_a_result_that_differs_between_the_original_runs() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(", 1 left out as nondeterministic, 0 differences;"), "{out}");
     assert!(
-        out.contains("\nnondeterministic: kernel stamp, launch 1 (step 4), argument 1 (differs between the two original runs)\n"),
+        out.contains("\nnondeterministic: kernel stamp, launch 1 (step 4), argument 1 (differs between the original runs)\n"),
         "{out}"
     );
 }
@@ -145,13 +148,13 @@ fn run_check_substitutes_the_program_of_a_pyopencl_host() {
     let env = [("PYTHONPATH", python_path.to_str().unwrap())];
     let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "python3", host, "kernels.cl"], &env);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.starts_with("clasp run-check: identical: 3 launches and 2 host reads compared (5 buffers), 0 left out as nondeterministic, 0 differences; 1 program sources substituted (1 migrated)\n"), "{out}{err}");
+    assert!(out.starts_with("clasp run-check: identical: 3 launches and 2 host reads compared (5 buffers), 0 left out as nondeterministic, 0 differences; 1 program substituted (1 migrated source)\n"), "{out}{err}");
 
     let env = [env[0], ("CLASP_TEST_RUNCHECK_EDIT", "return x + 1;=>return x + 1 + (x == 200);")];
     let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--", "python3", host, "kernels.cl"], &env);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        out.contains("\ndifference: kernel count, launch 1 (step 3), argument 1, element 200: original 603, migrated 606\n"),
+        out.contains("\ndifference: kernel count, launch 1 (step 3), argument 1, element 200: original 603, migrated 606 (not the build options alone: the original sources built with them do not give it)\n"),
         "{out}"
     );
 }
@@ -166,5 +169,83 @@ fn run_check_pairs_the_kernels_when_run_from_below_the_paths() {
     std::fs::rename(dir.path().join("host"), run.join("host")).unwrap();
     let (code, out, err) = run_check(&run, &["..", "--", "./host", "../kernels.cl"], &[]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("1 program sources substituted"), "{out}{err}");
+    assert!(out.contains("1 program substituted"), "{out}{err}");
+}
+
+#[test]
+fn run_check_reports_a_failed_migrated_build_with_the_drivers_log_when_the_host_carries_on() {
+    let dir = built_host();
+    let migrated = dir.path().join("migrated");
+    std::fs::create_dir(&migrated).unwrap();
+    let original = std::fs::read_to_string(dir.path().join("kernels.cl")).unwrap();
+    std::fs::write(migrated.join("kernels.cl"), original.replace("int bump(int x)", "int bump(int x) oops")).unwrap();
+    let (code, out, err) = run_check(dir.path(), &["--migrated", "migrated", "--", "./host", "kernels.cl", "tolerant"], &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("clasp: error: the migrated run's build of a migrated program failed (OpenCL error -11), where the original run's built; the driver's log ends:"), "{err}");
+    assert!(err.contains("oops"), "the driver's log names the error: {err}");
+}
+
+#[test]
+fn run_check_tells_a_difference_the_build_options_alone_make() {
+    let dir = built_host();
+    // `stamp` now writes the language version it was built as: the migrated build options
+    // (-cl-std=CL2.0) change it on the original sources too.
+    let kernels = dir.path().join("kernels.cl");
+    let original = std::fs::read_to_string(&kernels).unwrap();
+    std::fs::write(&kernels, original.replace("noise[g] ^ g;", "noise[g] ^ g ^ __OPENCL_C_VERSION__;")).unwrap();
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--format", "json", "--", "./host", "kernels.cl"], &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let differences = report["comparison"]["differences"].as_array().unwrap();
+    let stamp: Vec<&Value> = differences.iter().filter(|d| d["kernel"] == "stamp").collect();
+    assert_eq!(stamp.len(), 1, "{out}");
+    assert_eq!(stamp[0]["options_alone"], true, "{out}");
+    assert!(differences.iter().all(|d| d["options_alone"] == true), "only stamp's output and its reads differ: {out}");
+}
+
+/// A copy of the C++ host fixture, built with g++ and the OpenCL C++ bindings: its folder.
+fn built_cpp_host() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/run_check/cpp_host");
+    std::fs::create_dir(dir.path().join("kernels")).unwrap();
+    for file in ["host.cpp", "kernels/main.cl", "kernels/blend.h"] {
+        std::fs::copy(fixture.join(file), dir.path().join(file)).unwrap();
+    }
+    let built = Command::new("c++")
+        .args(["-O1", "-o", "host", "host.cpp", "-lOpenCL"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run c++");
+    assert!(
+        built.status.success(),
+        "c++ could not build the host (scripts/setup installs g++ and opencl-clhpp-headers):\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    dir
+}
+
+#[test]
+fn run_check_substitutes_a_prefixed_program_and_its_included_header_for_a_cpp_host() {
+    // The host puts its own #define before the file's text, passes them as two strings, builds
+    // with -I to the folder of the header clasp migrates, launches behind a user event it
+    // completes later, runs a task and reads back through a non-blocking read and a map; it
+    // runs under sh (a process that starts another).
+    let dir = built_cpp_host();
+    let args = ["-D", "SCALE=3.0f", "kernels", "--", "sh", "-c", "./host kernels/main.cl"];
+    let (code, out, err) = run_check(dir.path(), &args, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("clasp run-check: identical: 2 launches and 2 host reads compared (4 buffers), 0 left out as nondeterministic, 0 differences; 1 program substituted (2 migrated sources)\n"),
+        "{out}{err}"
+    );
+    for kernel in ["blend ", "fill "] {
+        assert!(out.lines().any(|l| l.starts_with(kernel)), "no table row for {kernel}:\n{out}");
+    }
+
+    // Testing only: the migrated header's weight is wrong. Caught at blend's output, so the
+    // program was built with the migrated header, found through its -I folder.
+    let edit = [("CLASP_TEST_RUNCHECK_EDIT", "0.25f=>0.26f")];
+    let (code, out, err) = run_check(dir.path(), &args, &edit);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("\ndifference: kernel blend, launch 1 (step 1), argument 1, element 0: "), "{out}");
 }

@@ -13,55 +13,88 @@ use std::process::{ExitStatus, Output};
 
 use super::Stop;
 use crate::cli::args::{Command, RunCheckArgs};
+use crate::devices::TargetSpec;
+use crate::settings::options::{ClStd, Target};
 use crate::support::style::Palettes;
 use crate::trace::record::{self, Trace};
 use crate::trace::report::Report;
 use crate::trace::substitute::{self, Substitution};
 use crate::trace::{compare, interceptor, timing};
 
-/// The options a substituted program is built with, in place of its own `-cl-std=`.
-const MIGRATED_BUILD_OPTIONS: &str = "-cl-std=CL2.0";
-
 /// The testing-only hook that plants a wrong substitution.
 const TEST_EDIT_VAR: &str = "CLASP_TEST_RUNCHECK_EDIT";
+/// Set for the run that builds the original sources with the migrated options (`intercept/sources.c`).
+const OPTIONS_ONLY_VAR: &str = "CLASP_RUNCHECK_OPTIONS_ONLY";
+
+/// What one run of the program gets.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Original,
+    Migrated,
+    /// The original sources with the migrated run's build options.
+    OptionsOnly,
+}
 
 pub fn run(args: &RunCheckArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     super::exit_code(check(args, palettes, stdout, stderr), palettes.stderr, stderr)
+}
+
+/// The program's runs, with what it needs to run it once more.
+struct Runs<'a> {
+    args: &'a RunCheckArgs,
+    scratch: &'a Path,
+    library: PathBuf,
+    map: PathBuf,
+    first_status: Option<ExitStatus>,
+    count: usize,
+}
+
+impl Runs<'_> {
+    /// Runs the program once under the interceptor and reads its trace.
+    fn run(&mut self, name: &str, mode: Mode) -> Result<Trace, Stop> {
+        let log = self.scratch.join(format!("run{}", self.count));
+        self.count += 1;
+        std::fs::create_dir(&log).map_err(Stop::clasp)?;
+        let map = (mode != Mode::Original).then_some(self.map.as_path());
+        let output = run_program(&self.args.command, &self.library, &log, map, mode == Mode::OptionsOnly)?;
+        check_status(name, &output, self.first_status)?;
+        self.first_status.get_or_insert(output.status);
+        record::read(&log).map_err(|e| Stop::clasp(format!("the {name}'s trace: {e}")))
+    }
 }
 
 fn check(args: &RunCheckArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     let scratch = tempfile::Builder::new().prefix("clasp-run-check").tempdir().map_err(Stop::clasp)?;
     let library = interceptor::install(scratch.path()).map_err(Stop::clasp)?;
     let substitutions = migrated_sources(args, palettes, scratch.path())?;
+    if substitutions.is_empty() {
+        let _ = writeln!(stderr, "clasp: warning: clasp changes nothing in the kernels given: the migrated run runs the original kernels with the migrated build options");
+    }
     let map = scratch.path().join("map");
-    substitute::write_map(&map, &substitutions, MIGRATED_BUILD_OPTIONS).map_err(Stop::clasp)?;
-    let runs = [("first original run", None), ("second original run", None), ("migrated run", Some(map.as_path()))];
-    let mut traces: Vec<Trace> = Vec::new();
-    let mut first_status = None;
-    for (index, (name, map)) in runs.into_iter().enumerate() {
-        let log = scratch.path().join(format!("run{index}"));
-        std::fs::create_dir(&log).map_err(Stop::clasp)?;
-        let output = run_program(&args.command, &library, &log, map)?;
-        check_status(name, &output, first_status)?;
-        first_status.get_or_insert(output.status);
-        traces.push(record::read(&log).map_err(|e| Stop::clasp(format!("the {name}'s trace: {e}")))?);
+    substitute::write_map(&map, &substitutions, &migrated_build_options(args.target.as_ref())).map_err(Stop::clasp)?;
+    let mut runs = Runs { args, scratch: scratch.path(), library, map, first_status: None, count: 0 };
+    // The migrated run comes between original runs: drift in the device's speed moves both.
+    let mut originals = vec![runs.run("first original run", Mode::Original)?];
+    let m = runs.run("migrated run", Mode::Migrated)?;
+    for n in 2..=args.runs {
+        originals.push(runs.run(&format!("original run {n}"), Mode::Original)?);
     }
-    let [a, b, m] = <[Trace; 3]>::try_from(traces).expect("three runs");
+    check_builds(&originals[0], &m)?;
+    warn_if_nothing_ran(args, &originals[0], &m, &substitutions, stderr);
+    let references: Vec<&Trace> = originals.iter().collect();
+    let mut comparison = compare::compare(&references, &m, args.tolerance);
+    if !comparison.differences.is_empty() {
+        let options_run = runs.run("run of the original sources with the migrated options", Mode::OptionsOnly)?;
+        compare::explain_by_options(&mut comparison, &m, &options_run);
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
     let substituted = m.sources.iter().filter(|(_, replaced)| *replaced).count();
-    if a.steps.is_empty() {
-        let _ = writeln!(
-            stderr,
-            "clasp: warning: `{}` launched no kernel and read no buffer through OpenCL: nothing was compared",
-            args.command[0]
-        );
-    } else if !substitutions.is_empty() && substituted == 0 {
-        let _ = writeln!(stderr, "clasp: warning: no program `{}` created has the content of a source clasp migrated: the migrated run ran the original kernels", args.command[0]);
-    }
     let report = Report::new(
-        compare::compare(&a, &b, &m, args.tolerance),
-        timing::per_kernel(&a, &b, &m),
-        sources_shown(&substitutions),
+        comparison,
+        timing::per_kernel(&references, &m),
+        substitutions.iter().map(|s| s.shown(&cwd)).collect(),
         substituted,
+        usize::from(args.runs),
     );
     let printed = if args.format.as_deref() == Some("json") {
         serde_json::to_string_pretty(&report).expect("a report serialises") + "\n"
@@ -72,11 +105,49 @@ fn check(args: &RunCheckArgs, palettes: Palettes, stdout: &mut dyn Write, stderr
     Ok(if report.identical() { 0 } else { 1 })
 }
 
-/// The original files of the substitutions, as the user named them (relative to the current
-/// directory where they are under it).
-fn sources_shown(substitutions: &[Substitution]) -> Vec<String> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    substitutions.iter().map(|s| s.original.strip_prefix(&cwd).unwrap_or(&s.original).display().to_string()).collect()
+/// The options a program that gets migrated text is built with, in place of its own `-cl-std=`:
+/// the target's language as a driver takes it.
+fn migrated_build_options(target: Option<&TargetSpec>) -> String {
+    match target.and_then(TargetSpec::fixed) {
+        Some(Target::Cl30 | Target::Cl30NoGeneric) => ClStd::Cl30.flag(),
+        _ => ClStd::Cl20.flag(),
+    }
+}
+
+/// An error when a build of the migrated run failed that the original run did not fail.
+fn check_builds(original: &Trace, m: &Trace) -> Result<(), Stop> {
+    let Some(failed) = m.failed_builds.iter().find(|b| b.migrated) else { return Ok(()) };
+    if original.failed_builds.len() >= m.failed_builds.len() {
+        return Ok(());
+    }
+    let log: String = failed
+        .log
+        .trim_end()
+        .lines()
+        .rev()
+        .take(20)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|l| format!("\n  | {l}"))
+        .collect();
+    Err(Stop::clasp(format!(
+        "the migrated run's build of a migrated program failed (OpenCL error {}), where the original run's built; the driver's log ends:{log}",
+        failed.status
+    )))
+}
+
+fn warn_if_nothing_ran(args: &RunCheckArgs, original: &Trace, m: &Trace, substitutions: &[Substitution], stderr: &mut dyn Write) {
+    let substituted = m.sources.iter().filter(|(_, replaced)| *replaced).count();
+    if original.steps.is_empty() {
+        let _ = writeln!(
+            stderr,
+            "clasp: warning: `{}` launched no kernel and read no buffer through OpenCL: nothing was compared",
+            args.command[0]
+        );
+    } else if !substitutions.is_empty() && substituted == 0 {
+        let _ = writeln!(stderr, "clasp: warning: no program `{}` created has the content of a source clasp migrated: the migrated run ran the original kernels", args.command[0]);
+    }
 }
 
 /// The migrated sources: those of `--migrated DIR`, or clasp migrate's over PATHS.
@@ -91,7 +162,7 @@ fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> 
         None => {
             let root = crate::settings::root::edit_root(&args.paths, None).map_err(Stop::clasp)?;
             // `--out-dir` keeps an absolute PATH's files under their absolute path.
-            (migrate_into(&args.paths, &root, palettes, &scratch.join("migrated"))?, vec![root, PathBuf::from("/")])
+            (migrate_into(args, &root, palettes, &scratch.join("migrated"))?, vec![cwd, root, PathBuf::from("/")])
         }
     };
     let mut pairs = substitute::pair_out_dir(&out_dir, &bases).map_err(Stop::clasp)?;
@@ -104,9 +175,12 @@ fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> 
 }
 
 /// Runs clasp migrate over `paths` into `out_dir` (its diff is not shown; its errors are).
-fn migrate_into(paths: &[PathBuf], root: &Path, palettes: Palettes, out_dir: &Path) -> Result<PathBuf, Stop> {
+fn migrate_into(args: &RunCheckArgs, root: &Path, palettes: Palettes, out_dir: &Path) -> Result<PathBuf, Stop> {
     let mut argv = vec!["clasp".to_string(), "migrate".to_string()];
-    argv.extend(paths.iter().map(|p| p.display().to_string()));
+    argv.extend(args.paths.iter().map(|p| p.display().to_string()));
+    argv.extend(args.compile.to_argv());
+    argv.extend(args.project.to_argv());
+    argv.extend(args.target.as_ref().map(|target| format!("--target={}", target.spelled())));
     argv.extend(["--out-dir".to_string(), out_dir.display().to_string()]);
     argv.extend(["--root".to_string(), root.display().to_string()]);
     let (mut diff, mut messages) = (Vec::new(), Vec::new());
@@ -126,7 +200,7 @@ fn migrate_into(paths: &[PathBuf], root: &Path, palettes: Palettes, out_dir: &Pa
 
 /// Runs the program once under the interceptor, with the user's environment, working directory
 /// and arguments; its output is captured.
-fn run_program(command: &[String], library: &Path, log: &Path, map: Option<&Path>) -> Result<Output, Stop> {
+fn run_program(command: &[String], library: &Path, log: &Path, map: Option<&Path>, options_only: bool) -> Result<Output, Stop> {
     let mut process = std::process::Command::new(&command[0]);
     process.args(&command[1..]).stdin(std::process::Stdio::null());
     process.env("LD_PRELOAD", interceptor::preload_value(library, std::env::var_os("LD_PRELOAD").as_deref()));
@@ -137,6 +211,10 @@ fn run_program(command: &[String], library: &Path, log: &Path, map: Option<&Path
     match map {
         Some(map) => process.env(interceptor::MAP_VAR, map),
         None => process.env_remove(interceptor::MAP_VAR),
+    };
+    match options_only {
+        true => process.env(OPTIONS_ONLY_VAR, "1"),
+        false => process.env_remove(OPTIONS_ONLY_VAR),
     };
     process.output().map_err(|e| Stop::clasp(format!("cannot run `{}`: {e}", command[0])))
 }

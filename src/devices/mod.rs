@@ -171,6 +171,15 @@ impl TargetSpec {
         }
     }
 
+    /// As `--target` spells it.
+    pub fn spelled(&self) -> String {
+        match self {
+            TargetSpec::Fixed(target) => target.name().to_string(),
+            TargetSpec::Device(names) if names.is_empty() => "device".to_string(),
+            TargetSpec::Device(names) => format!("device:{}", names.join(",")),
+        }
+    }
+
     /// The fixed target, if this is one.
     pub fn fixed(&self) -> Option<Target> {
         match self {

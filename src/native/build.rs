@@ -29,23 +29,32 @@ fn query(config: &PathBuf, flag: &str) -> String {
     String::from_utf8(output.stdout).expect("llvm-config prints UTF-8").trim().to_string()
 }
 
-/// Builds `intercept.c`, run-check's preloaded library, into `$OUT_DIR/libclasp_intercept.so`
+/// Builds `intercept/*.c`, run-check's preloaded library, into `$OUT_DIR/libclasp_intercept.so`
 /// (the binary embeds it: `trace::interceptor`). It needs the OpenCL headers only (CL/cl.h), and
 /// links no OpenCL library: it finds the loader at run time.
 fn build_interceptor() {
-    let source = "src/native/intercept.c";
-    println!("cargo:rerun-if-changed={source}");
+    let folder = "src/native/intercept";
+    println!("cargo:rerun-if-changed={folder}");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap_or_else(|e| panic!("{folder}: {e}"))
+        .map(|entry| entry.expect("a readable folder").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "c" || e == "h"))
+        .collect();
+    sources.sort();
+    for source in &sources {
+        println!("cargo:rerun-if-changed={}", source.display());
+    }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("libclasp_intercept.so");
     let compiler = cc::Build::new().get_compiler();
     let status = compiler
         .to_command()
-        .args(["-shared", "-fPIC", "-O2", "-Wall", "-o"])
+        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-o"])
         .arg(&out)
-        .arg(source)
+        .args(sources.iter().filter(|path| path.extension().is_some_and(|e| e == "c")))
         .args(["-ldl", "-lpthread"])
         .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler for {source}: {e}"));
-    assert!(status.success(), "{source} did not compile (CL/cl.h comes with opencl-c-headers: scripts/setup)");
+        .unwrap_or_else(|e| panic!("cannot run the C compiler for {folder}: {e}"));
+    assert!(status.success(), "{folder} did not compile (CL/cl.h comes with opencl-c-headers: scripts/setup)");
 }
 
 fn main() {

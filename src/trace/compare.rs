@@ -55,23 +55,51 @@ pub struct Difference {
     pub element: Option<usize>,
     pub original: String,
     pub migrated: String,
+    /// Whether the original sources, built with the migrated run's options alone, give the
+    /// migrated run's value here (`None`: that run was not made, or did not get this far).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options_alone: Option<bool>,
 }
 
-/// Compares the runs; `a` and `b` ran the original, `m` the migrated sources.
-pub fn compare(a: &Trace, b: &Trace, m: &Trace, tolerance: u64) -> Comparison {
+/// Marks each difference whose migrated value the original sources built with the migrated
+/// options (`options_run`) give too: the options, not the migrated code, made it.
+pub fn explain_by_options(comparison: &mut Comparison, m: &Trace, options_run: &Trace) {
+    let value = |trace: &Trace, place: &Place| -> Option<Vec<u8>> {
+        match (trace.steps.get(place.step - 1)?, place.argument) {
+            (Step::Read(buffer), _) => Some(buffer.data.clone()),
+            (Step::Launch(launch), Some(i)) => match launch.args.get(i)? {
+                Arg::Buffer(buffer) => Some(buffer.data.clone()),
+                Arg::Scalar(hex) => Some(hex.clone().into_bytes()),
+                Arg::Local(size) => Some(size.to_le_bytes().to_vec()),
+                Arg::Other => None,
+            },
+            _ => None,
+        }
+    };
+    for difference in &mut comparison.differences {
+        let (migrated, optioned) = (value(m, &difference.place), value(options_run, &difference.place));
+        difference.options_alone = optioned.map(|o| Some(o) == migrated);
+    }
+}
+
+/// Compares the runs: `originals` ran the original sources (the first is the reference, the others
+/// tell what varies on its own), `m` the migrated ones.
+pub fn compare(originals: &[&Trace], m: &Trace, tolerance: u64) -> Comparison {
+    let (a, others) = originals.split_first().expect("at least one original run");
     let mut out = Comparison::default();
     let mut launches_of: HashMap<&str, usize> = HashMap::new();
     let mut types: HashMap<&str, &str> = HashMap::new();
     for (index, step) in a.steps.iter().enumerate() {
-        let (Some(other), Some(migrated)) = (b.steps.get(index), m.steps.get(index)) else {
-            if b.steps.len() <= index {
-                out.original_divergence = Some(format!("the second original run ended after {index} steps"));
-            } else {
-                out.divergence = Some(format!("the migrated run ended after {index} steps, the original ran {}", a.steps.len()));
-            }
+        let repeats: Option<Vec<&Step>> = others.iter().map(|o| o.steps.get(index)).collect();
+        let Some(repeats) = repeats else {
+            out.original_divergence = Some(format!("an original run ended after {index} steps, the first ran {}", a.steps.len()));
             return out;
         };
-        if let Some(why) = shape_difference(step, other) {
+        let Some(migrated) = m.steps.get(index) else {
+            out.divergence = Some(format!("the migrated run ended after {index} steps, the original ran {}", a.steps.len()));
+            return out;
+        };
+        if let Some(why) = repeats.iter().find_map(|other| shape_difference(step, other)) {
             out.original_divergence = Some(format!("step {}: {why}", index + 1));
             return out;
         }
@@ -89,7 +117,7 @@ pub fn compare(a: &Trace, b: &Trace, m: &Trace, tolerance: u64) -> Comparison {
             *n
         });
         let place = Place { step: index + 1, kernel: kernel.map(str::to_string), launch, argument: None };
-        compare_step(&mut out, place, [step, other, migrated], &mut types, tolerance);
+        compare_step(&mut out, place, (step, &repeats, migrated), &mut types, tolerance);
     }
     if m.steps.len() > a.steps.len() {
         out.divergence = Some(format!("the migrated run went on after the original's {} steps", a.steps.len()));
@@ -112,23 +140,29 @@ fn shape_difference(x: &Step, y: &Step) -> Option<String> {
     }
 }
 
+/// One step of every run: the reference's, the other original runs', the migrated run's.
+type Steps<'t, 'r> = (&'t Step, &'r [&'t Step], &'t Step);
+
 fn compare_step<'t>(
     out: &mut Comparison,
     place: Place,
-    steps: [&'t Step; 3],
+    (a, others, m): Steps<'t, '_>,
     types: &mut HashMap<&'t str, &'t str>,
     tolerance: u64,
 ) {
-    match steps {
-        [Step::Launch(a), Step::Launch(b), Step::Launch(m)] => {
+    match (a, m) {
+        (Step::Launch(a), Step::Launch(m)) => {
             out.launches += 1;
             out.kernels.entry(a.kernel.clone()).or_default().launches += 1;
-            compare_launch(out, place, [a, b, m], types, tolerance);
+            let others: Vec<&Launch> =
+                others.iter().filter_map(|s| if let Step::Launch(l) = s { Some(l) } else { None }).collect();
+            compare_launch(out, place, (a, &others, m), types, tolerance);
         }
-        [Step::Read(a), Step::Read(b), Step::Read(m)] => {
+        (Step::Read(a), Step::Read(m)) => {
             out.reads += 1;
             let type_name = types.get(a.mem.as_str()).copied().unwrap_or("");
-            compare_buffer(out, place, [a, b, m], type_name, tolerance);
+            let others: Vec<&Buffer> = others.iter().filter_map(|s| if let Step::Read(b) = s { Some(b) } else { None }).collect();
+            compare_buffer(out, place, (a, &others, m), type_name, tolerance);
         }
         _ => unreachable!("steps of one shape"),
     }
@@ -137,23 +171,27 @@ fn compare_step<'t>(
 fn compare_launch<'t>(
     out: &mut Comparison,
     place: Place,
-    launches: [&'t Launch; 3],
+    (a, others, m): (&'t Launch, &[&'t Launch], &'t Launch),
     types: &mut HashMap<&'t str, &'t str>,
     tolerance: u64,
 ) {
-    let [a, b, m] = launches;
-    for (i, ((x, y), z)) in a.args.iter().zip(&b.args).zip(&m.args).enumerate() {
+    for (i, (x, z)) in a.args.iter().zip(&m.args).enumerate() {
         let place = Place { argument: Some(i), ..place.clone() };
-        match (x, y, z) {
-            (Arg::Buffer(x), Arg::Buffer(y), Arg::Buffer(z)) => {
+        let repeats: Vec<&Arg> = others.iter().filter_map(|o| o.args.get(i)).collect();
+        match (x, z) {
+            (Arg::Buffer(x), Arg::Buffer(z)) => {
                 types.insert(x.mem.as_str(), x.type_name.as_str());
-                compare_buffer(out, place, [x, y, z], &x.type_name, tolerance);
+                let ys: Vec<&Buffer> =
+                    repeats.iter().filter_map(|y| if let Arg::Buffer(y) = y { Some(y) } else { None }).collect();
+                compare_buffer(out, place, (x, &ys, z), &x.type_name, tolerance);
             }
-            (Arg::Scalar(x), Arg::Scalar(y), _) if x != y => note_nondeterministic(out, place),
-            (Arg::Scalar(x), _, Arg::Scalar(z)) if x != z => {
+            (Arg::Scalar(x), _) if repeats.iter().any(|y| !matches!(y, Arg::Scalar(y) if y == x)) => {
+                note_nondeterministic(out, place)
+            }
+            (Arg::Scalar(x), Arg::Scalar(z)) if x != z => {
                 push_difference(out, place, None, format!("0x{x}"), format!("0x{z}"));
             }
-            (Arg::Local(x), _, Arg::Local(z)) if x != z => {
+            (Arg::Local(x), Arg::Local(z)) if x != z => {
                 push_difference(out, place, None, format!("{x} bytes of __local"), format!("{z} bytes of __local"));
             }
             _ => {}
@@ -161,13 +199,18 @@ fn compare_launch<'t>(
     }
 }
 
-fn compare_buffer(out: &mut Comparison, place: Place, buffers: [&Buffer; 3], type_name: &str, tolerance: u64) {
-    let [a, b, m] = buffers;
+fn compare_buffer(
+    out: &mut Comparison,
+    place: Place,
+    (a, others, m): (&Buffer, &[&Buffer], &Buffer),
+    type_name: &str,
+    tolerance: u64,
+) {
     out.buffers += 1;
     if let Some(kernel) = &place.kernel {
         out.kernels.entry(kernel.clone()).or_default().buffers += 1;
     }
-    if a.data != b.data {
+    if others.iter().any(|b| b.data != a.data) {
         note_nondeterministic(out, place);
         return;
     }
@@ -196,7 +239,7 @@ fn push_difference(out: &mut Comparison, place: Place, element: Option<usize>, o
     if let Some(kernel) = &place.kernel {
         out.kernels.entry(kernel.clone()).or_default().differences += 1;
     }
-    out.differences.push(Difference { place, element, original, migrated });
+    out.differences.push(Difference { place, element, original, migrated, options_alone: None });
 }
 
 /// How a buffer's bytes are read, from its OpenCL C type (`float4*` is read as floats).

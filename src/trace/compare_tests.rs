@@ -12,7 +12,7 @@ fn launch(kernel: &str, scalar: &str, data: &[f32]) -> Step {
 }
 
 fn trace(steps: Vec<Step>) -> Trace {
-    Trace { steps, sources: Vec::new() }
+    Trace { steps, ..Trace::default() }
 }
 
 #[test]
@@ -20,7 +20,7 @@ fn the_first_differing_element_is_named_at_its_kernel_and_launch() {
     let a =
         || trace(vec![launch("f", "01", &[1.0, 2.0]), launch("g", "01", &[1.0, 2.0, 3.0]), launch("g", "01", &[1.0, 2.0, 3.0])]);
     let m = trace(vec![launch("f", "01", &[1.0, 2.0]), launch("g", "01", &[1.0, 2.0, 3.0]), launch("g", "01", &[1.0, 2.0, 4.0])]);
-    let c = compare(&a(), &a(), &m, 0);
+    let c = compare(&[&a(), &a()], &m, 0);
     assert_eq!(c.differences.len(), 1);
     let d = &c.differences[0];
     assert_eq!(
@@ -36,7 +36,7 @@ fn what_differs_between_the_originals_is_left_out() {
     let a = trace(vec![launch("f", "01", &[1.0]), launch("f", "01", &[5.0])]);
     let b = trace(vec![launch("f", "02", &[1.0]), launch("f", "01", &[6.0])]);
     let m = trace(vec![launch("f", "03", &[1.0]), launch("f", "01", &[7.0])]);
-    let c = compare(&a, &b, &m, 0);
+    let c = compare(&[&a, &b], &m, 0);
     assert!(c.differences.is_empty(), "{:?}", c.differences);
     assert_eq!(c.nondeterministic.len(), 2);
     assert_eq!(c.kernels["f"].nondeterministic, 2);
@@ -47,8 +47,8 @@ fn tolerance_counts_units_in_the_last_place() {
     let next = f32::from_bits(1.0f32.to_bits() + 2);
     let a = || trace(vec![launch("f", "01", &[1.0])]);
     let m = || trace(vec![launch("f", "01", &[next])]);
-    assert_eq!(compare(&a(), &a(), &m(), 1).differences.len(), 1);
-    assert!(compare(&a(), &a(), &m(), 2).differences.is_empty());
+    assert_eq!(compare(&[&a(), &a()], &m(), 1).differences.len(), 1);
+    assert!(compare(&[&a(), &a()], &m(), 2).differences.is_empty());
     // Across zero: -0.0 and the smallest positive subnormal are one unit apart.
     assert!(Element::F32.same(&(-0.0f32).to_le_bytes(), &f32::from_bits(1).to_le_bytes(), 1));
 }
@@ -57,10 +57,10 @@ fn tolerance_counts_units_in_the_last_place() {
 fn a_diverging_launch_sequence_is_reported_as_such() {
     let a = || trace(vec![launch("f", "01", &[1.0]), launch("g", "01", &[1.0])]);
     let m = trace(vec![launch("f", "01", &[1.0]), launch("h", "01", &[1.0])]);
-    let c = compare(&a(), &a(), &m, 0);
+    let c = compare(&[&a(), &a()], &m, 0);
     assert_eq!(c.divergence.as_deref(), Some("step 2: kernel g against h"));
     let short = trace(vec![launch("f", "01", &[1.0])]);
-    assert!(compare(&a(), &a(), &short, 0).divergence.unwrap().contains("ended after 1 steps"));
+    assert!(compare(&[&a(), &a()], &short, 0).divergence.unwrap().contains("ended after 1 steps"));
 }
 
 #[test]
@@ -68,4 +68,27 @@ fn signed_elements_show_their_sign() {
     assert_eq!(Element::of("int*").show(&(-3i32).to_le_bytes()), "-3");
     assert_eq!(Element::of("uint4*").show(&7u32.to_le_bytes()), "7");
     assert_eq!(Element::of("double*").show(&0.5f64.to_le_bytes()), "0.5");
+}
+
+#[test]
+fn a_third_original_run_finds_what_two_agreed_on_by_chance() {
+    let a = trace(vec![launch("f", "01", &[1.0, 2.0])]);
+    let b = trace(vec![launch("f", "01", &[1.0, 2.0])]);
+    let c = trace(vec![launch("f", "01", &[1.0, 3.0])]);
+    let m = trace(vec![launch("f", "01", &[1.0, 3.0])]);
+    assert_eq!(compare(&[&a, &b], &m, 0).differences.len(), 1);
+    let three = compare(&[&a, &b, &c], &m, 0);
+    assert!(three.differences.is_empty(), "{:?}", three.differences);
+    assert_eq!(three.nondeterministic.len(), 1);
+}
+
+#[test]
+fn a_difference_the_options_alone_make_is_told_apart() {
+    let a = || trace(vec![launch("f", "01", &[1.0, 2.0]), launch("g", "01", &[5.0])]);
+    let m = trace(vec![launch("f", "01", &[1.0, 2.5]), launch("g", "01", &[6.0])]);
+    let options_run = trace(vec![launch("f", "01", &[1.0, 2.5]), launch("g", "01", &[5.0])]);
+    let mut c = compare(&[&a(), &a()], &m, 0);
+    explain_by_options(&mut c, &m, &options_run);
+    let alone: Vec<_> = c.differences.iter().map(|d| (d.place.kernel.clone().unwrap(), d.options_alone)).collect();
+    assert_eq!(alone, vec![("f".to_string(), Some(true)), ("g".to_string(), Some(false))]);
 }

@@ -1,5 +1,5 @@
 //! A run's trace as the interceptor wrote it: `trace-<pid>.jsonl` per process (one JSON object a
-//! line: `process`, `source`, `launch`, `read`) and each buffer's bytes in `<pid>-<n>.bin`. The
+//! line: `process`, `source`, `build` (one that failed), `launch`, `read`) and each buffer's bytes in `<pid>-<n>.bin`. The
 //! processes of a run (a program that forks) are taken in the order they first called OpenCL.
 
 use std::path::Path;
@@ -12,6 +12,17 @@ pub struct Trace {
     pub steps: Vec<Step>,
     /// Program sources created, as (content hash, substituted).
     pub sources: Vec<(String, bool)>,
+    /// Program builds that failed.
+    pub failed_builds: Vec<FailedBuild>,
+}
+
+/// A build that failed: the OpenCL error, whether it had the migrated run's options, the end of
+/// the driver's log.
+#[derive(Debug, Clone)]
+pub struct FailedBuild {
+    pub status: i64,
+    pub migrated: bool,
+    pub log: String,
 }
 
 /// A kernel launch, after it finished, or a read the host made.
@@ -63,6 +74,11 @@ enum Event {
         hash: String,
         replaced: bool,
     },
+    Build {
+        status: i64,
+        migrated: bool,
+        log: String,
+    },
     Launch {
         kernel: String,
         ns: u64,
@@ -103,6 +119,7 @@ pub fn read(dir: &Path) -> Result<Trace, String> {
     for (_, process) in processes {
         trace.steps.extend(process.steps);
         trace.sources.extend(process.sources);
+        trace.failed_builds.extend(process.failed_builds);
     }
     Ok(trace)
 }
@@ -125,6 +142,7 @@ fn read_process(dir: &Path, pid: &str, path: &Path) -> Result<(u64, Trace), Stri
         match event {
             Event::Process { t } => start = start.min(t),
             Event::Source { hash, replaced } => trace.sources.push((hash, replaced)),
+            Event::Build { status, migrated, log } => trace.failed_builds.push(FailedBuild { status, migrated, log }),
             Event::Read { mem, blob: n } => {
                 trace.steps.push(Step::Read(Buffer { type_name: String::new(), mem, data: blob(n)? }))
             }

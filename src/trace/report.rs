@@ -16,14 +16,23 @@ pub struct Report {
     /// the migrated run used one.
     pub migrated_sources: Vec<String>,
     pub substituted: usize,
+    /// How many times the original program ran.
+    pub original_runs: usize,
     pub comparison: Comparison,
     pub timing: Vec<KernelTime>,
 }
 
 impl Report {
-    pub fn new(comparison: Comparison, timing: Vec<KernelTime>, migrated_sources: Vec<String>, substituted: usize) -> Report {
+    pub fn new(
+        comparison: Comparison,
+        timing: Vec<KernelTime>,
+        migrated_sources: Vec<String>,
+        substituted: usize,
+        original_runs: usize,
+    ) -> Report {
         let identical = comparison.differences.is_empty() && comparison.divergence.is_none();
-        Report { verdict: if identical { "identical" } else { "different" }, migrated_sources, substituted, comparison, timing }
+        let verdict = if identical { "identical" } else { "different" };
+        Report { verdict, migrated_sources, substituted, original_runs, comparison, timing }
     }
 
     pub fn identical(&self) -> bool {
@@ -32,16 +41,17 @@ impl Report {
 
     pub fn text(&self) -> String {
         let c = &self.comparison;
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut out = format!(
-            "clasp run-check: {}: {} launches and {} host reads compared ({} buffers), {} left out as nondeterministic, {} differences; {} program sources substituted ({} migrated)\n",
+            "clasp run-check: {}: {} and {} compared ({}), {} left out as nondeterministic, {}; {} ({})\n",
             self.verdict,
-            c.launches,
-            c.reads,
-            c.buffers,
+            plural(c.launches, "launch", "launches"),
+            plural(c.reads, "host read", "host reads"),
+            plural(c.buffers, "buffer", "buffers"),
             c.nondeterministic.len(),
-            c.differences.len(),
-            self.substituted,
-            self.migrated_sources.len()
+            plural(c.differences.len(), "difference", "differences"),
+            plural(self.substituted, "program substituted", "programs substituted"),
+            plural(self.migrated_sources.len(), "migrated source", "migrated sources"),
         );
         out.push_str(&self.table());
         if let Some(why) = &c.original_divergence {
@@ -52,11 +62,21 @@ impl Report {
         }
         for d in &c.differences {
             let element = d.element.map_or(String::new(), |e| format!(", element {e}"));
-            let _ =
-                writeln!(out, "difference: {}{element}: original {}, migrated {}", describe(&d.place), d.original, d.migrated);
+            let why = match d.options_alone {
+                Some(true) => " (the migrated build options alone give the same on the original sources)",
+                Some(false) => " (not the build options alone: the original sources built with them do not give it)",
+                None => "",
+            };
+            let _ = writeln!(
+                out,
+                "difference: {}{element}: original {}, migrated {}{why}",
+                describe(&d.place),
+                d.original,
+                d.migrated
+            );
         }
         for place in &c.nondeterministic {
-            let _ = writeln!(out, "nondeterministic: {} (differs between the two original runs)", describe(place));
+            let _ = writeln!(out, "nondeterministic: {} (differs between the original runs)", describe(place));
         }
         out
     }

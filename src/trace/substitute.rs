@@ -1,9 +1,17 @@
-//! The migrated sources the interceptor substitutes, laid out for it: `<hash>.cl` holds the migrated
-//! text of the original source whose bytes hash to `<hash>` (64-bit FNV-1a, as `intercept.c`
-//! computes it over the strings a program is created from), and `options` the options a substituted
-//! program is built with in place of its `-cl-std=`.
+//! The migrated sources the interceptor substitutes, laid out for it (`src/native/intercept/sources.c`
+//! reads them): `<hash>.orig` and `<hash>.cl` hold the original and migrated text of each source
+//! clasp changed (`<hash>` the original bytes' 64-bit FNV-1a); `tree/` each migrated file at its
+//! original absolute path below it, for programs that `#include` it; and `options` the options a
+//! program that gets migrated text is built with in place of its `-cl-std=`.
+//!
+//! A source is a kernel file, or a kernel embedded in a host file as string literals: the host
+//! file's original and migrated versions are scanned (`host::scan`) and their kernel literals paired
+//! in order, so that the interceptor finds each literal's decoded text in the program the host
+//! creates from it.
 
 use std::path::{Path, PathBuf};
+
+use crate::host::{self, HostLanguage};
 
 /// 64-bit FNV-1a, the interceptor's content hash.
 pub fn content_hash(bytes: &[u8]) -> String {
@@ -14,16 +22,34 @@ pub fn content_hash(bytes: &[u8]) -> String {
 /// One source the migrated run substitutes.
 #[derive(Debug, Clone)]
 pub struct Substitution {
-    pub original: PathBuf,
-    pub hash: String,
+    /// The kernel file, or the host file that embeds the kernel.
+    pub file: PathBuf,
+    /// The line of an embedded kernel's first literal in the host file.
+    pub embedded_at: Option<u32>,
+    pub original: Vec<u8>,
     pub migrated: Vec<u8>,
 }
 
+impl Substitution {
+    pub fn hash(&self) -> String {
+        content_hash(&self.original)
+    }
+
+    /// `file`, or `file:line` for an embedded kernel.
+    pub fn shown(&self, cwd: &Path) -> String {
+        let file = self.file.strip_prefix(cwd).unwrap_or(&self.file).display().to_string();
+        self.embedded_at.map_or(file.clone(), |line| format!("{file}:{line}"))
+    }
+}
+
 /// Pairs each file under `out_dir` (a tree `clasp migrate --out-dir` wrote, mirroring paths relative
-/// to `cwd`, an absolute path whole) with its original, keeping those that differ.
+/// to one of `bases`, an absolute path whole) with its original, keeping the sources that differ.
+/// An `out_dir` that does not exist holds nothing (migrate changed nothing).
 pub fn pair_out_dir(out_dir: &Path, bases: &[PathBuf]) -> std::io::Result<Vec<Substitution>> {
     let mut files = Vec::new();
-    collect_files(out_dir, &mut files)?;
+    if out_dir.is_dir() {
+        collect_files(out_dir, &mut files)?;
+    }
     files.sort();
     let mut pairs = Vec::new();
     for file in files {
@@ -32,10 +58,42 @@ pub fn pair_out_dir(out_dir: &Path, bases: &[PathBuf]) -> std::io::Result<Vec<Su
         let Some(original) = original else { continue };
         let (before, after) = (std::fs::read(&original)?, std::fs::read(&file)?);
         if before != after {
-            pairs.push(Substitution { original, hash: content_hash(&before), migrated: after });
+            pairs.extend(sources_of(original, before, after));
         }
     }
     Ok(pairs)
+}
+
+/// The sources a changed file holds: a host file's embedded kernels that changed, or the file.
+fn sources_of(file: PathBuf, before: Vec<u8>, after: Vec<u8>) -> Vec<Substitution> {
+    let Some(language) = HostLanguage::of(&file) else {
+        return vec![Substitution { file, embedded_at: None, original: before, migrated: after }];
+    };
+    let (old, new) = (host::scan(&file, &before, language), host::scan(&file, &after, language));
+    let is_host = !old.programs.is_empty() || !old.build_calls.is_empty();
+    let kernels = |facts: &host::HostFacts| -> Vec<(u32, String)> {
+        let literals = facts.literals.iter().filter(|l| l.undecodable.is_none() && (l.declares_kernel || l.passed_to.is_some()));
+        literals.map(|l| (l.start.line, l.text.clone())).collect()
+    };
+    let (old_kernels, new_kernels) = (kernels(&old), kernels(&new));
+    if !is_host && old_kernels.is_empty() {
+        // A header of kernel code that reads as C++ (`.h`): a kernel file.
+        return vec![Substitution { file, embedded_at: None, original: before, migrated: after }];
+    }
+    if old_kernels.len() != new_kernels.len() {
+        return Vec::new();
+    }
+    old_kernels
+        .into_iter()
+        .zip(new_kernels)
+        .filter(|((_, x), (_, y))| x != y)
+        .map(|((line, x), (_, y))| Substitution {
+            file: file.clone(),
+            embedded_at: Some(line),
+            original: x.into_bytes(),
+            migrated: y.into_bytes(),
+        })
+        .collect()
 }
 
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -54,7 +112,14 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 pub fn write_map(dir: &Path, substitutions: &[Substitution], options: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for s in substitutions {
-        std::fs::write(dir.join(format!("{}.cl", s.hash)), &s.migrated)?;
+        std::fs::write(dir.join(format!("{}.orig", s.hash())), &s.original)?;
+        std::fs::write(dir.join(format!("{}.cl", s.hash())), &s.migrated)?;
+        if s.embedded_at.is_none() {
+            let absolute = std::fs::canonicalize(&s.file)?;
+            let in_tree = dir.join("tree").join(absolute.strip_prefix("/").unwrap_or(&absolute));
+            std::fs::create_dir_all(in_tree.parent().expect("a file has a folder"))?;
+            std::fs::write(in_tree, &s.migrated)?;
+        }
     }
     std::fs::write(dir.join("options"), options)
 }

@@ -1,7 +1,9 @@
 //! Device time per kernel, from the profiling events of its launches: the median of the migrated
-//! run over the median of the two original runs, beside the spread between the two original runs
-//! (how far timing alone moves on this device). A kernel slower by more than twice that spread, and
-//! by at least 5%, is flagged.
+//! run over the median of the original runs, beside the spread between the original runs (how far
+//! timing alone moves on this device: the slowest run's median over the fastest's, less one). A
+//! kernel slower by more than twice that spread, and by at least 5%, is flagged. run-check runs the
+//! migrated program between two original runs, so that a device warming up or a machine getting
+//! busier moves the originals as much as it moves the migrated run.
 
 use std::collections::BTreeMap;
 
@@ -12,12 +14,12 @@ use super::record::{Step, Trace};
 #[derive(Debug, Serialize)]
 pub struct KernelTime {
     pub kernel: String,
-    /// Median device time of a launch, in microseconds: both original runs, then the migrated one.
+    /// Median device time of a launch, in microseconds: the original runs, then the migrated one.
     pub original_us: f64,
     pub migrated_us: f64,
     /// `migrated_us / original_us` (1 when the device reported no time).
     pub ratio: f64,
-    /// `|median(first original) / median(second original) - 1|`.
+    /// The slowest original run's median over the fastest's, less one.
     pub spread: f64,
     pub slower: bool,
 }
@@ -55,16 +57,20 @@ fn ratio(x: f64, y: f64) -> f64 {
 }
 
 /// Each kernel the first original run launched, by name.
-pub fn per_kernel(a: &Trace, b: &Trace, m: &Trace) -> Vec<KernelTime> {
-    let (ta, tb, tm) = (launch_times(a), launch_times(b), launch_times(m));
+pub fn per_kernel(originals: &[&Trace], m: &Trace) -> Vec<KernelTime> {
+    let runs: Vec<BTreeMap<&str, Vec<u64>>> = originals.iter().map(|t| launch_times(t)).collect();
+    let tm = launch_times(m);
     let empty = Vec::new();
-    ta.iter()
-        .map(|(kernel, first)| {
-            let second = tb.get(kernel).unwrap_or(&empty);
-            let both: Vec<u64> = first.iter().chain(second).copied().collect();
-            let original = median(&both);
+    runs[0]
+        .keys()
+        .map(|kernel| {
+            let each: Vec<&Vec<u64>> = runs.iter().map(|run| run.get(kernel).unwrap_or(&empty)).collect();
+            let all: Vec<u64> = each.iter().flat_map(|times| times.iter().copied()).collect();
+            let original = median(&all);
+            let medians: Vec<f64> = each.iter().map(|times| median(times)).collect();
+            let (fastest, slowest) = medians.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            let spread = ratio(slowest, fastest) - 1.0;
             let migrated = median(tm.get(kernel).unwrap_or(&empty));
-            let spread = (ratio(median(first), median(second)) - 1.0).abs();
             let r = ratio(migrated, original);
             KernelTime {
                 kernel: kernel.to_string(),
@@ -88,16 +94,18 @@ mod tests {
             .iter()
             .map(|&ns| Step::Launch(Launch { kernel: "k".into(), ns, sizes: [None, None, None], args: vec![] }))
             .collect();
-        Trace { steps, sources: vec![] }
+        Trace { steps, ..Trace::default() }
     }
 
     #[test]
     fn slower_beyond_the_spread_of_the_originals_is_flagged() {
-        let t = per_kernel(&trace(&[100, 100, 100]), &trace(&[110, 110, 110]), &trace(&[200, 200, 200]));
+        let t = per_kernel(&[&trace(&[100, 100, 100]), &trace(&[110, 110, 110])], &trace(&[200, 200, 200]));
         assert_eq!((t[0].original_us, t[0].migrated_us), (0.105, 0.2));
-        assert!((t[0].spread - (1.0 - 100.0 / 110.0)).abs() < 1e-9);
+        assert!((t[0].spread - 0.1).abs() < 1e-9);
         assert!(t[0].slower);
-        let within = per_kernel(&trace(&[100]), &trace(&[150]), &trace(&[140]));
+        let within = per_kernel(&[&trace(&[100]), &trace(&[150])], &trace(&[140]));
         assert!(!within[0].slower, "{within:?}");
+        let three = per_kernel(&[&trace(&[100]), &trace(&[100]), &trace(&[125])], &trace(&[140]));
+        assert!((three[0].spread - 0.25).abs() < 1e-9 && !three[0].slower, "{three:?}");
     }
 }
