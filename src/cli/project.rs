@@ -138,6 +138,11 @@ impl Project {
         })
     }
 
+    /// The paths it was resolved from (the file standard input stands for, for `-`).
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
     /// The edit root (canonical): `explicit` (`--root`), else clasp.toml's,
     /// else the one the paths imply (see `crate::settings::root`).
     pub fn edit_root(&self, explicit: Option<&Path>) -> Result<PathBuf, Error> {

@@ -127,7 +127,7 @@ impl Texts<'_> {
             (Some((original, after)), _) => Ok(pick(original, after.as_ref())),
             (None, Some(change)) => Ok(pick(&change.original, Some(&change.migrated))),
             (None, None) => {
-                std::fs::read(&file.canonical).map_err(|source| DeviceCheckError::Read { path: file.canonical.clone(), source })
+                crate::support::overlay::read(&file.canonical).map_err(|source| DeviceCheckError::Read { path: file.canonical.clone(), source })
             }
         }
     }

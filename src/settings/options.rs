@@ -265,10 +265,31 @@ pub struct MigrateOptions {
     pub each_set: bool,
     /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
     pub ignored_pins: Vec<crate::codes::Code>,
+    /// With `-`: the file (canonical) standard input's text stands for, the
+    /// only one that may change; a change set editing another is withheld (`outside-root`).
+    pub stdin: Option<PathBuf>,
     /// Worker threads for loading and first checks (at least 1); output is the same for any number.
     pub jobs: usize,
     /// Where to show how far the run is (stderr, when it is a terminal).
     pub progress: crate::support::progress::Progress,
+}
+
+impl MigrateOptions {
+    /// Why a (canonical) file may not be edited: outside the edit root, or,
+    /// with `-`, not the file standard input stands for. `None`: it may.
+    pub fn not_editable(&self, file: &std::path::Path) -> Option<String> {
+        if !crate::settings::root::is_under(&self.root, file) {
+            return Some(format!("{} is outside the edit root {}", file.display(), self.root.display()));
+        }
+        match &self.stdin {
+            Some(stdin) if stdin != file => Some(format!(
+                "{} is not the file standard input stands for ({}): only that text changes",
+                file.display(),
+                stdin.display()
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// Which program-scope variables move when nothing requires it.

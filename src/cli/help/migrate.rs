@@ -14,6 +14,9 @@ refusing the repository as of "dubious ownership", for a file in what
 looks like one: a .git with a HEAD, or a .git file); files outside git
 work trees are fine. --allow-dirty writes them anyway.
 
+With `-` (standard input, see --stdin-filename) nothing is written: the
+whole new text is printed on stdout instead.
+
 A batch is written whole or not at all. Every new file is first staged
 in a temporary file beside it (.clasp-*, synced, with the file's
 permissions), each file checked unchanged since it was read; each is
