@@ -36,6 +36,7 @@ mod rules;
 mod run_check;
 mod sarif;
 mod shell;
+mod stdin;
 mod support;
 mod suppression;
 mod uncommitted;
