@@ -19,6 +19,7 @@ mod discovery;
 mod early_signals;
 mod empty;
 mod errors;
+mod file_rules;
 mod host_links;
 mod host_options;
 mod interactive;

@@ -221,6 +221,7 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),
         left_out: Default::default(),
+        file_rules: project.file_rules.clone(),
         kept_decls: Default::default(),
         stdin: None,
         jobs: (crate::isolation::jobs_override().or(args.jobs.map(|n| n as usize)))

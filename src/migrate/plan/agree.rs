@@ -54,7 +54,7 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, moved: &BTreeSet<(FileIn
             let at = (decl.pos.file, decl.pos.offset);
             if let Some(detail) = options.not_editable(file) {
                 o.refused_from_outside.insert(at, (Code::OutsideRoot, detail));
-            } else if let Some(detail) = comments.kept(unit, function, decl, &options.left_out) {
+            } else if let Some(detail) = comments.kept(unit, function, decl, options) {
                 o.refused_from_outside.insert(at, (Code::Suppressed, detail));
             } else if let Some(why) = options.kept_decls.get(&(file.to_path_buf(), decl.pos.offset)) {
                 o.refused_from_outside.insert(at, (Code::Suppressed, why.clone()));
