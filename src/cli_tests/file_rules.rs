@@ -49,7 +49,10 @@ fn a_file_entry_ignoring_a_rule_keeps_that_files_change_and_not_the_other_files(
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let refusals = report["refusals"].as_array().unwrap();
     assert_eq!(refusals.len(), 1, "{json}");
-    assert_eq!((&refusals[0]["file"], &refusals[0]["name"], &refusals[0]["reason"]), (&"kernels/a.cl".into(), &"v".into(), &"suppressed".into()));
+    assert_eq!(
+        (&refusals[0]["file"], &refusals[0]["name"], &refusals[0]["reason"]),
+        (&"kernels/a.cl".into(), &"v".into(), &"suppressed".into())
+    );
     assert!(refusals[0]["detail"].as_str().unwrap().starts_with(why), "{json}");
 }
 
@@ -85,7 +88,8 @@ fn a_file_entry_matching_a_header_keeps_the_header_and_the_unit_changes() {
     assert_eq!(code, 0, "{stderr}");
     assert!(!diff.contains("--- a/include/h.h"), "{diff}");
     assert!(diff.contains("+float first(const float *v)"), "{diff}");
-    let why = "include/h.h:1:36: refused suppressed: `v` of `second`: generic-param is ignored (`ignore` of [[file]] `include/*.h`";
+    let why =
+        "include/h.h:1:36: refused suppressed: `v` of `second`: generic-param is ignored (`ignore` of [[file]] `include/*.h`";
     assert!(stderr.contains(why), "{stderr}");
     assert_eq!(std::fs::read_to_string(dir.path().join("include/h.h")).unwrap(), header);
 }
@@ -96,16 +100,26 @@ fn a_file_entry_with_a_code_it_cannot_take_is_an_error_at_its_line_and_column() 
     let (code, diff, stderr) = migrate(dir.path(), &["--write", "."]);
     assert_eq!((code, diff.as_str()), (2, ""), "{stderr}");
     assert!(
-        stderr.contains("clasp.toml:3:12: error: [[file]] `kernels/*.cl`: unknown code `generic-parm`; `clasp rule` lists every code"),
+        stderr.contains(
+            "clasp.toml:3:12: error: [[file]] `kernels/*.cl`: unknown code `generic-parm`; `clasp rule` lists every code"
+        ),
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(dir.path().join("kernels/a.cl")).unwrap(), UNIT, "nothing written");
     // merge-duplicates joins helpers across files: the batch's to choose.
-    std::fs::write(dir.path().join("clasp.toml"), "[[file]]\npath = \"kernels/*.cl\"\n\nselect = [\n  \"generic-param\", \"merge-duplicates\"]\n")
-        .unwrap();
+    std::fs::write(
+        dir.path().join("clasp.toml"),
+        "[[file]]\npath = \"kernels/*.cl\"\n\nselect = [\n  \"generic-param\", \"merge-duplicates\"]\n",
+    )
+    .unwrap();
     let (code, _, stderr) = migrate(dir.path(), &["."]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("clasp.toml:5:21: error: [[file]] `kernels/*.cl`: `merge-duplicates` cannot be selected or ignored per file"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "clasp.toml:5:21: error: [[file]] `kernels/*.cl`: `merge-duplicates` cannot be selected or ignored per file"
+        ),
+        "{stderr}"
+    );
     // A reason is no rule at all.
     std::fs::write(dir.path().join("clasp.toml"), "[[file]]\npath = \"kernels/*.cl\"\nignore = [\"builtin-pin\"]\n").unwrap();
     let (code, _, stderr) = migrate(dir.path(), &["."]);
@@ -123,7 +137,12 @@ fn a_subfolder_with_its_own_clasp_toml_matches_its_globs_from_there() {
     assert_eq!(code, 0, "{stderr}");
     assert!(diff_of(&diff, "kernels/a.cl").contains("+float first(const float *v) { const float *q"), "{diff}");
     assert_eq!(diff_of(&diff, "kernels/b.cl"), "", "{diff}");
-    assert!(stderr.contains("kernels/b.cl:1:62: refused suppressed: `q` of `first`: generic-local is ignored (`ignore` of [[file]] `b.cl` in "), "{stderr}");
+    assert!(
+        stderr.contains(
+            "kernels/b.cl:1:62: refused suppressed: `q` of `first`: generic-local is ignored (`ignore` of [[file]] `b.cl` in "
+        ),
+        "{stderr}"
+    );
     // From the top, the top clasp.toml applies instead.
     let (code, diff, stderr) = migrate(dir.path(), &["."]);
     assert_eq!(code, 0, "{stderr}");

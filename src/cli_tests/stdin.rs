@@ -146,7 +146,10 @@ fn stdin_goes_alone_and_only_with_commands_that_print() {
         assert_eq!((code, text(&stdout)), (2, String::new()), "{args:?}: {stderr}");
         assert!(stderr.contains(wanted), "{args:?}: {stderr}");
     };
-    refused(&["migrate", "-", "k.cl"], "clasp: error: `-` reads one unit from standard input: give no other PATH beside it (`k.cl` was given)");
+    refused(
+        &["migrate", "-", "k.cl"],
+        "clasp: error: `-` reads one unit from standard input: give no other PATH beside it (`k.cl` was given)",
+    );
     refused(&["migrate", "k.cl", "-"], "give no other PATH beside it (`k.cl` was given)");
     refused(&["analyze", "-", "."], "give no other PATH beside it (`.` was given)");
     refused(&["migrate", "k.cl", "--stdin-filename", "k.cl"], "--stdin-filename k.cl names the text read from standard input");

@@ -110,7 +110,12 @@ pub fn copy_tree(from: &Path, to: &Path) {
 
 /// Runs clasp in `dir` with `input` on its standard input and `env` set:
 /// (exit code, stdout as raw bytes, stderr).
-pub fn clasp_stdin<V: AsRef<std::ffi::OsStr>>(dir: &Path, args: &[&str], input: &[u8], env: &[(&str, V)]) -> (i32, Vec<u8>, String) {
+pub fn clasp_stdin<V: AsRef<std::ffi::OsStr>>(
+    dir: &Path,
+    args: &[&str],
+    input: &[u8],
+    env: &[(&str, V)],
+) -> (i32, Vec<u8>, String) {
     use std::io::Write;
     let mut command = Command::new(env!("CARGO_BIN_EXE_clasp"));
     command.args(args).current_dir(dir).stdin(std::process::Stdio::piped());

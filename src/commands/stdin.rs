@@ -57,7 +57,9 @@ pub fn take(paths: &[PathBuf], filename: Option<&Path>, unsupported: Unsupported
         )));
     }
     if let Some((flag, _)) = unsupported.iter().find(|(_, given)| *given) {
-        return Err(Stop::clasp(format!("{flag} writes files: it cannot take `-` (standard input); --write prints the new text")));
+        return Err(Stop::clasp(format!(
+            "{flag} writes files: it cannot take `-` (standard input); --write prints the new text"
+        )));
     }
     let path = filename.map_or_else(|| PathBuf::from(PLACEHOLDER), Path::to_path_buf);
     if path.as_os_str().is_empty() || path.file_name().is_none() || path.is_dir() {

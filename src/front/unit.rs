@@ -406,7 +406,8 @@ impl Workbench {
         target: Target,
     ) -> Result<Unit, UnitError> {
         let display = virtual_file.map_or_else(|| path.display().to_string(), |v| v.label.clone());
-        let text = crate::support::overlay::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
+        let text =
+            crate::support::overlay::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
         // An embedded kernel or a program is judged by its own text, not its wrapper's.
         if let Some(why) = crate::support::text::not_text(virtual_file.map_or(&text[..], |v| v.text)) {
             return Err(UnitError::NotText { path: display, why });

@@ -10,8 +10,8 @@
 pub mod exit;
 pub(crate) mod git;
 pub(crate) mod ids;
-pub(crate) mod progress;
 pub(crate) mod overlay;
+pub(crate) mod progress;
 pub(crate) mod session;
 pub(crate) mod style;
 pub(crate) mod text;

@@ -376,7 +376,8 @@ array-param-to-pointer, merge-duplicates.
 Only those five can be chosen; the program-scope and host rules follow
 the changes they serve. clasp.toml takes select = [...] and ignore =
 [...] too: the command line's --select replaces clasp.toml's, ignored
-rules add up. What is kept is refused with the reason code suppressed
+rules add up; a [[file]] entry's select and ignore leave rules out of its
+files only (see CLASP.TOML). What is kept is refused with the reason code suppressed
 in every report (--explain, the summary, --statistics, JSON and
 SARIF); declarations whose values flow into a kept one stay named too
 (flows-to-pinned), and a kept declaration that must change for its

@@ -8,7 +8,8 @@
 //! `-DREAL=double`). Each file is loaded once per configuration that applies
 //! to it, as its own unit: a change stands only if it is valid and verified
 //! in every one. `[[file]]` entries add options (and may restrict the
-//! configurations) for the files their glob matches, as hosts do per kernel.
+//! configurations) for the files their glob matches, as hosts do per kernel,
+//! and may leave rules out of them (`select`, `ignore`: `Config::file_rules`).
 //!
 //! ```toml
 //! root = "."
@@ -28,6 +29,7 @@
 //! path = "kernels/m*.cl"
 //! options = ["-DKERN_TYPE=1"]
 //! configurations = ["fp32"]
+//! ignore = ["generic-local"]
 //! ```
 //!
 //! Command-line options come last, so they win (`-D` given twice: the last).
@@ -217,7 +219,9 @@ fn file_rule(text: &str) -> Result<Code, String> {
     }
     let names = rules().map(Code::as_str).collect::<Vec<_>>().join(", ");
     let batch = match code.scope() {
-        Some(Scope::Batch) => format!(" (`{code}` works across files: select or ignore it for the batch, at the top of clasp.toml)"),
+        Some(Scope::Batch) => {
+            format!(" (`{code}` works across files: select or ignore it for the batch, at the top of clasp.toml)")
+        }
         _ => String::new(),
     };
     Err(format!("`{code}` cannot be selected or ignored per file; these rules can: {names}{batch}"))

@@ -14,11 +14,7 @@ use crate::settings::options::MigrateOptions;
 
 /// Infers every unit; where units sharing a header disagree on a
 /// declaration there, it stays named in all of them, and they are inferred again.
-pub(super) fn agree_on_headers(
-    units: &[Unit],
-    options: &MigrateOptions,
-    moved: &[BTreeSet<(FileIndex, u32)>],
-) -> Vec<Decisions> {
+pub(super) fn agree_on_headers(units: &[Unit], options: &MigrateOptions, moved: &[BTreeSet<(FileIndex, u32)>]) -> Vec<Decisions> {
     let mut per_unit: Vec<InferOptions> =
         units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, moved)).collect();
     for _ in 0..8 {

@@ -122,9 +122,8 @@ struct Decided {
 /// planned after all: otherwise the batch is inferred again without it.
 fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: NameProbe, withdrawn: &Withdrawn) -> Decided {
     let root = options.root.as_path();
-    let first = crate::support::timings::time("plan: infer", || {
-        agree_on_headers(units, options, &vec![BTreeSet::new(); units.len()])
-    });
+    let first =
+        crate::support::timings::time("plan: infer", || agree_on_headers(units, options, &vec![BTreeSet::new(); units.len()]));
     let mut twins = if options.merge { merge_duplicates::constant_twins(units, detected, root, withdrawn) } else { Vec::new() };
     loop {
         let choice =
