@@ -430,6 +430,16 @@ mod tests {
     }
 
     #[test]
+    fn standard_input_is_buffered_only_for_a_command_line_that_reads_it() {
+        let args = |line: &str| line.split(' ').map(String::from).collect::<Vec<_>>();
+        assert!(reads_stdin(&args("clasp migrate - --stdin-filename k.cl")));
+        assert!(reads_stdin(&args("clasp migrate --stdin-filename=k.cl")));
+        assert!(reads_stdin(&args("clasp analyze -")));
+        assert!(!reads_stdin(&args("clasp migrate --interactive k.cl")), "--interactive's answers come from the terminal");
+        assert!(!reads_stdin(&args("clasp migrate k.cl -- -")), "after `--` come clang's arguments");
+    }
+
+    #[test]
     fn the_log_is_read_in_whole_lines_and_a_phase_outliving_the_limit_is_overdue() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");

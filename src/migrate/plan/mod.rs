@@ -194,8 +194,11 @@ pub fn plan(
     drop_deleted_edits(&mut plan);
     add_units_editing_each_set(units, &mut plan);
     for (id, set) in plan.sets.iter().enumerate() {
-        if let Some(why) = set.edits.keys().find_map(|f| options.not_editable(f)) {
-            let detail = format!("it would edit a file it may not: {why}");
+        if let Some(file) = set.edits.keys().find(|f| options.not_editable(f).is_some()) {
+            let detail = match crate::settings::root::is_under(&options.root, file) {
+                false => format!("it would edit {}, outside the edit root", file.display()),
+                true => format!("it would edit {}, not the file standard input stands for", file.display()),
+            };
             plan.withheld.insert(SetId(id), (Code::OutsideRoot, detail));
         }
     }
