@@ -34,7 +34,8 @@
 //! ```text
 //! entry      src/main.rs, lib.rs   the supervisor (isolation/) running `clasp::run` in a worker;
 //!                                  mimalloc is the whole process's allocator (Rust's, clang's, LLVM's)
-//! support/   ids, text, exit codes, timings, progress, colour, a run's shared stores, git status
+//! support/   ids, text, exit codes, timings, progress, colour, a run's shared stores, git status,
+//!            texts laid over files (overlay.rs: standard input's, read by every reader of unit text)
 //! isolation/ supervisor and worker processes, signals, phases, scratch files
 //! codes/     the code registry: table.rs, one row per code (a rule: its module and scope, which give
 //!            --select/--ignore and keep(...); a reason: its documentation and whether it withdraws)
@@ -77,6 +78,10 @@
 //! - Edits are byte ranges into the original bytes; change sets whose edits overlap are withdrawn
 //!   (`overlapping-edits`), identical edits from units sharing a header count once. Only files
 //!   under the edit root are edited.
+//! - Every reader of a unit's or host file's text (the parse, clang's compiles through a VFS
+//!   overlay laid first, programs, host copies, the device check, the cache's hashes) reads it
+//!   through `support::overlay`, so a text read from standard input (`-`) stands for its file
+//!   everywhere; such a run writes no file, and changes only that text.
 //! - No source file is written without `--write`, `--out-dir` or `--interactive` (a run that writes
 //!   nothing stores its result in `.clasp_cache/` under the edit root, unless `--no-cache`); writes
 //!   are atomic and never to a file that changed since it was read.
@@ -348,7 +353,8 @@
 //!   extensions and symlinks, `--write` in temporary git repositories with modified, staged,
 //!   untracked and renamed files and with a git that refuses the repository, `--statistics`,
 //!   `--check` and its file list, colour and `NO_COLOR`/`CLICOLOR_FORCE`, error lines at
-//!   `file:line:col`, `// clasp: keep` and `--select`/`--ignore`, clang's `compile_commands.json`,
+//!   `file:line:col`, `// clasp: keep`, `--select`/`--ignore` and `[[file]]`'s (`file_rules.rs`), standard input
+//!   with `--stdin-filename` (`stdin.rs`), clang's `compile_commands.json`,
 //!   runs with nothing to work on, JSON that is the same in two runs, `--interactive` answered on a
 //!   pipe and on a pseudo-terminal (util-linux `script`), the result cache replayed and missed, and
 //!   `clasp rule`, whose listing and two codes' pages are snapshots; isolation: a crashing and a

@@ -62,6 +62,9 @@ pub enum Command {
     Manpage(ManpageArgs),
 }
 
+/// The PATH that reads the unit's text from standard input.
+pub const STDIN_PATH: &str = "-";
+
 /// `clasp completions SHELL`.
 #[derive(Args, Debug)]
 pub struct CompletionsArgs {
@@ -91,7 +94,9 @@ impl Command {
             }
         };
         if paths.is_empty() && project.compile_commands.is_none() {
-            paths.push(PathBuf::from("."));
+            // `--stdin-filename` alone reads standard input, as ruff's does.
+            let default = if project.stdin_filename.is_some() { STDIN_PATH } else { "." };
+            paths.push(PathBuf::from(default));
         }
     }
 }
@@ -190,6 +195,10 @@ pub struct ProjectArgs {
     /// or clasp.toml's `timeout`).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..), long_help = help::TIMEOUT)]
     pub timeout: Option<u64>,
+    /// With PATH `-` (or no PATH): the unit's text is read from standard input and
+    /// stands for this file, whose options and clasp.toml apply (default: stdin.cl).
+    #[arg(long, value_name = "PATH", conflicts_with = "compile_commands", long_help = help::STDIN_FILENAME)]
+    pub stdin_filename: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

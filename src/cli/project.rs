@@ -69,6 +69,8 @@ pub struct Project {
     config_root: Option<PathBuf>,
     /// clasp.toml's `select` and `ignore` rule codes, and the file, for messages.
     pub config_rules: Option<(PathBuf, Vec<String>, Vec<String>)>,
+    /// The rules clasp.toml's `[[file]]` entries leave out of the files they match.
+    pub file_rules: Vec<crate::settings::options::FileRules>,
 }
 
 /// Why a project could not be resolved.
@@ -134,8 +136,14 @@ impl Project {
             target,
             timeout,
             config_rules: config.as_ref().map(|c| (c.path.clone(), c.select.clone(), c.ignore.clone())),
+            file_rules: config.as_ref().map(Config::file_rules).unwrap_or_default(),
             config_root: config.and_then(|c| c.root),
         })
+    }
+
+    /// The paths it was resolved from (the file standard input stands for, for `-`).
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
     }
 
     /// The edit root (canonical): `explicit` (`--root`), else clasp.toml's,

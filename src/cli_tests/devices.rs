@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::clasp_env;
+use crate::support::{clasp_env, HELPER_UNIT};
 
 const POCL: &str = "Portable Computing Language";
 const POCL_ICD: &str = "/etc/OpenCL/vendors/pocl.icd";
@@ -190,4 +190,21 @@ fn target_device_on_a_pocl_only_machine_is_cl3_0_nogeneric_and_migrates_nothing_
     let (code, _, err) = with_pocl(&["migrate", "--target", "device:gfx1100", "fixtures/demo"]);
     assert_eq!(code, 2);
     assert!(err.contains("no OpenCL device matches `gfx1100` (devices: pthread"), "{err}");
+}
+
+#[test]
+fn device_check_builds_the_text_read_from_standard_input_as_its_file() {
+    // The file does not exist: the device builds the original from the text on stdin.
+    let vendors = pocl_only();
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["migrate", "--device-check=report", "--check", "--no-cache", "-", "--stdin-filename", "new.cl"];
+    let (code, out, err) =
+        crate::support::clasp_stdin(dir.path(), &args, HELPER_UNIT.as_bytes(), &[("OCL_ICD_VENDORS", vendors.path())]);
+    assert_eq!(code, 1, "{err}");
+    assert!(String::from_utf8_lossy(&out).starts_with("--- a/new.cl\n"), "{err}");
+    assert!(
+        err.contains("new.cl: warning: device `") && err.contains("rejects the migrated program (it builds the original)"),
+        "{err}"
+    );
+    assert!(err.contains("originals built 1/1, results built 0/1, rejected after the migration 1"), "{err}");
 }

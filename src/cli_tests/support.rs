@@ -107,3 +107,31 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Runs clasp in `dir` with `input` on its standard input and `env` set:
+/// (exit code, stdout as raw bytes, stderr).
+pub fn clasp_stdin<V: AsRef<std::ffi::OsStr>>(
+    dir: &Path,
+    args: &[&str],
+    input: &[u8],
+    env: &[(&str, V)],
+) -> (i32, Vec<u8>, String) {
+    use std::io::Write;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clasp"));
+    command.args(args).current_dir(dir).stdin(std::process::Stdio::piped());
+    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("run clasp");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written beside the reads: a big input must not wait on a full output pipe.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("run clasp");
+    // clasp may stop before it reads (a bad command line): a closed pipe is no failure of the test.
+    if let Err(e) = writer.join().unwrap() {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write clasp's standard input: {e}");
+    }
+    (output.status.code().unwrap_or(-1), output.stdout, String::from_utf8_lossy(&output.stderr).into_owned())
+}

@@ -43,17 +43,21 @@ pub fn run(args: &AnalyzeArgs, palettes: crate::support::style::Palettes, stdout
 
 fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     super::rule::code_given_as_path(&args.paths)?;
+    // Laid over its file until the run ends.
+    let stdin = super::stdin::take(&args.paths, args.project.stdin_filename.as_deref(), &[])?;
+    let paths = stdin.as_ref().map_or_else(|| args.paths.clone(), super::stdin::Stdin::paths);
     let selected = super::devices::Selected::resolve(args.target.as_ref(), false)?;
     if let Some(selected) = &selected {
         selected.say(stderr);
     }
     let mut inputs = Inputs::from(args);
+    inputs.paths = &paths;
     inputs.target = selected.as_ref().and_then(super::devices::Selected::target).or(inputs.target);
     let project = Project::resolve(inputs).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
     super::preflight::runs_in_process(&project.jobs)?;
     crate::isolation::announce_timeout(project.timeout);
-    let searched = super::preflight::searched(&args.paths, &args.project);
+    let searched = super::preflight::searched(&paths, &args.project);
     super::preflight::units_found(&project, &searched)?;
     // analyze reads no host file: host files alone are nothing to analyse.
     if project.jobs.is_empty() && project.unreadable.is_empty() {

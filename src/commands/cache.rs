@@ -142,7 +142,7 @@ fn hash_hex(bytes: &[u8]) -> String {
 
 /// The hash of a file's bytes, `None` when it cannot be read.
 fn file_hash(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|bytes| hash_hex(&bytes))
+    crate::support::overlay::read(path).ok().map(|bytes| hash_hex(&bytes))
 }
 
 /// The hash of a directory's entry names (a new file may shadow an included one).

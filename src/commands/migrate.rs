@@ -32,16 +32,22 @@ pub fn run(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stder
 
 fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     super::rule::code_given_as_path(&args.paths)?;
+    let writing = [("--out-dir", args.out_dir.is_some()), ("--interactive", args.interactive)];
+    // Laid over its file until the run ends (the cache's replay and store read it too).
+    let stdin = super::stdin::take(&args.paths, args.project.stdin_filename.as_deref(), &writing)?;
+    let paths = stdin.as_ref().map_or_else(|| args.paths.clone(), super::stdin::Stdin::paths);
     let selected = Selected::resolve(args.target.as_ref(), args.device_check.is_some())?;
     let mut inputs = Inputs::from(args);
+    inputs.paths = &paths;
     inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
     let project = Project::resolve(inputs)?;
     super::preflight::runs_in_process(&project.jobs)?;
     crate::isolation::announce_timeout(project.timeout);
-    let searched = super::preflight::searched(&args.paths, &args.project);
+    let searched = super::preflight::searched(&paths, &args.project);
     super::preflight::units_found(&project, &searched)?;
     super::preflight::options_accepted(&project.jobs)?;
-    let options = migrate_options(args, &project)?;
+    let mut options = migrate_options(args, &project)?;
+    options.stdin = stdin.as_ref().map(super::stdin::Stdin::canonical);
     let cache = Cache::for_run(args, palettes, &project, &options);
     if let Some(code) = cache.as_ref().and_then(|c| c.replay(stdout, stderr)) {
         return Ok(code);
@@ -77,10 +83,10 @@ fn migrate_batch(
     let nothing_said = migration.errors.is_empty() && migration.warnings.is_empty() && project.unreadable.is_empty();
     if migration.files_seen == 0 && nothing_said {
         // Host files were read, but none holds a kernel (nor a source it could not trace).
-        return Err(super::preflight::no_unit(&super::preflight::searched(&args.paths, &args.project)));
+        return Err(super::preflight::no_unit(&super::preflight::searched(project.paths(), &args.project)));
     }
-    // --interactive writes in place, unless --out-dir takes the copies.
-    let in_place = args.write || (args.interactive && args.out_dir.is_none());
+    // --interactive writes in place, unless --out-dir takes the copies; `-` prints instead of writing.
+    let in_place = (args.write && options.stdin.is_none()) || (args.interactive && args.out_dir.is_none());
     // Checked before the review too, over every file it may write: no questions answered for nothing.
     let mut refused = args.interactive && in_place && !args.allow_dirty && refuse_dirty_files(&mut migration);
     if args.interactive && !refused {
@@ -96,7 +102,11 @@ fn migrate_batch(
         migration.timings = crate::support::timings::stages();
     }
     let base = render::DiffBase::for_files(migration.changes.iter().map(|c| c.path.as_path()), &options.root);
-    if print_report(args, &migration, &base, palettes.stdout, stdout) {
+    let printed = match &options.stdin {
+        Some(file) if args.write => print_new_text(&migration, file, stdout),
+        _ => print_report(args, &migration, &base, palettes.stdout, stdout),
+    };
+    if printed {
         if let Some(note) = base.note() {
             let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&note));
         }
@@ -104,7 +114,8 @@ fn migrate_batch(
     if let Some(selected) = &selected {
         selected.say(stderr);
     }
-    print_diagnostics(args, &migration, (project.host, options.target), palettes.stderr, &device_lines, stderr);
+    let mode = if migration.written || (args.write && options.stdin.is_some()) { Mode::Written } else { Mode::DryRun };
+    print_diagnostics(args, &migration, (project.host, options.target), (palettes.stderr, mode), &device_lines, stderr);
     Ok((exit_code(args, &migration), migration))
 }
 
@@ -210,7 +221,9 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         each_set: args.interactive,
         ignored_pins: args.test_ignore_pin.clone(),
         left_out: Default::default(),
+        file_rules: project.file_rules.clone(),
         kept_decls: Default::default(),
+        stdin: None,
         jobs: (crate::isolation::jobs_override().or(args.jobs.map(|n| n as usize)))
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
         progress: if args.quiet {
@@ -362,13 +375,25 @@ fn print_report(
     }
 }
 
+/// `--write` with `-`: the whole new text of the file standard input stands
+/// for (canonical `file`) on stdout, or the text as it came when it does not
+/// change (nothing to change, or errors). Names no file.
+fn print_new_text(migration: &Migration, file: &Path, stdout: &mut dyn Write) -> bool {
+    let text = match migration.changes.iter().find(|c| c.canonical == file) {
+        Some(change) => change.migrated.to_vec(),
+        None => crate::support::overlay::read(file).unwrap_or_default(),
+    };
+    let _ = stdout.write_all(&text);
+    false
+}
+
 /// On stderr: errors, warnings, explanations (`--explain`), the summary and
 /// the time per stage (`CLASP_TIMINGS`).
 fn print_diagnostics(
     args: &MigrateArgs,
     migration: &Migration,
     (host_note, target): (bool, crate::settings::options::Target),
-    palette: Palette,
+    (palette, mode): (Palette, Mode),
     device_lines: &[String],
     stderr: &mut dyn Write,
 ) {
@@ -391,7 +416,6 @@ fn print_diagnostics(
     for line in device_lines {
         let _ = writeln!(stderr, "{line}");
     }
-    let mode = if migration.written { Mode::Written } else { Mode::DryRun };
     let _ = writeln!(stderr, "{}", crate::output::summary::summary(migration, mode));
     if let Some(times) = (args.timings || crate::support::timings::requested()).then(crate::support::timings::lines).flatten() {
         let _ = writeln!(stderr, "{times}");

@@ -13,6 +13,7 @@ pub mod rule;
 mod run_check;
 mod selection;
 mod shell;
+mod stdin;
 
 use std::io::Write;
 

@@ -126,9 +126,8 @@ impl Texts<'_> {
         match (&file.virtual_text, self.changes.get(file.canonical.as_path())) {
             (Some((original, after)), _) => Ok(pick(original, after.as_ref())),
             (None, Some(change)) => Ok(pick(&change.original, Some(&change.migrated))),
-            (None, None) => {
-                std::fs::read(&file.canonical).map_err(|source| DeviceCheckError::Read { path: file.canonical.clone(), source })
-            }
+            (None, None) => crate::support::overlay::read(&file.canonical)
+                .map_err(|source| DeviceCheckError::Read { path: file.canonical.clone(), source }),
         }
     }
 }

@@ -107,10 +107,10 @@ impl<K: Hash + Eq + Clone + Send, B: Built + Send + Sync> Precompiled<K, B> {
     /// What the first unit of a preamble (`Ready::Weigh`) read: every file but
     /// `main`, in bytes, decides whether later units share a precompiled one.
     pub fn weigh(&'static self, hash: u64, main: &Path, read: &[PathBuf]) {
-        let main = std::fs::canonicalize(main).ok();
+        let main = crate::support::overlay::canonical(main);
         let bytes = read
             .iter()
-            .filter(|path| std::fs::canonicalize(path).ok() != main)
+            .filter(|path| crate::support::overlay::canonical(path) != main)
             .filter_map(|path| std::fs::metadata(path).ok())
             .map(|metadata| metadata.len())
             .sum();

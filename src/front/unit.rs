@@ -185,7 +185,7 @@ impl Unit {
 
     /// The bytes of a file of the unit (empty if a header cannot be read).
     pub fn text(&self, file: FileIndex) -> &[u8] {
-        self.sources[file].text.get_or_init(|| std::fs::read(&self.syntax.files[file]).unwrap_or_default())
+        self.sources[file].text.get_or_init(|| crate::support::overlay::read(&self.syntax.files[file]).unwrap_or_default())
     }
 }
 
@@ -278,7 +278,7 @@ fn source_files(syntax: &KernelSyntax, virtual_file: Option<&Virtual>, text: &[u
                 _ => (id == 0).then(|| text.to_vec()),
             };
             SourceFile {
-                canonical: std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()),
+                canonical: crate::support::overlay::canonical(file),
                 text: Arc::new(preset.map(OnceLock::from).unwrap_or_default()),
             }
         })
@@ -406,7 +406,8 @@ impl Workbench {
         target: Target,
     ) -> Result<Unit, UnitError> {
         let display = virtual_file.map_or_else(|| path.display().to_string(), |v| v.label.clone());
-        let text = std::fs::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
+        let text =
+            crate::support::overlay::read(input).map_err(|e| UnitError::Read { path: display.clone(), source: Arc::new(e) })?;
         // An embedded kernel or a program is judged by its own text, not its wrapper's.
         if let Some(why) = crate::support::text::not_text(virtual_file.map_or(&text[..], |v| v.text)) {
             return Err(UnitError::NotText { path: display, why });

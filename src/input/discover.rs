@@ -82,7 +82,7 @@ pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
             if let Err(error) = walk(path, filters, &mut found) {
                 found.errors.push((path.clone(), error.to_string()));
             }
-        } else if path.exists() {
+        } else if crate::support::overlay::exists(path) {
             match filters.host && is_host(path) {
                 true => found.host_files.push(path.clone()),
                 false => found.files.push(path.clone()),

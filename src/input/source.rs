@@ -136,7 +136,7 @@ impl Program {
         let virtual_path = dir.join(path.file_name().unwrap_or_default());
         let (mut text, mut parts) = (Vec::new(), Vec::new());
         for file in files {
-            let bytes: Arc<[u8]> = Arc::from(std::fs::read(file)?);
+            let bytes: Arc<[u8]> = Arc::from(crate::support::overlay::read(file)?);
             let (content, start, form) = source_content(&bytes);
             text.extend_from_slice(&content);
             parts.push(Part { file: file.clone(), text: bytes, range: start..start + content.len() as u32, form });

@@ -48,7 +48,16 @@ pub fn run(args: &[String], stderr: &mut dyn Write) -> i32 {
             return crate::support::exit::EXIT_ERROR;
         }
     };
-    let mut batch = Batch { excluded: BTreeMap::new(), one_thread: false };
+    let mut batch = Batch { excluded: BTreeMap::new(), one_thread: false, stdin: None };
+    if reads_stdin(args) {
+        match buffered_stdin(scratch.path()) {
+            Ok(path) => batch.stdin = Some(path),
+            Err(e) => {
+                let _ = writeln!(stderr, "clasp: error: cannot read standard input: {e}");
+                return crate::support::exit::EXIT_ERROR;
+            }
+        }
+    }
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -91,12 +100,30 @@ fn exe_name() -> String {
     std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "clasp".into())
 }
 
+/// Whether the command line reads a unit from standard input: a PATH `-`
+/// or `--stdin-filename` (before any `--`, after which clang's arguments come).
+fn reads_stdin(args: &[String]) -> bool {
+    let options = args.iter().skip(1).take_while(|a| *a != "--");
+    options.into_iter().any(|a| a == "-" || a == "--stdin-filename" || a.starts_with("--stdin-filename="))
+}
+
+/// Standard input, read whole into the scratch folder: each worker reads it
+/// from there, so a run again after a fault sees the same text.
+fn buffered_stdin(scratch: &Path) -> std::io::Result<PathBuf> {
+    let path = scratch.join("stdin");
+    let mut file = std::fs::File::create(&path)?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut file)?;
+    Ok(path)
+}
+
 /// What the runs so far have learnt.
 struct Batch {
     /// The units taken out, with why.
     excluded: BTreeMap<String, String>,
     /// Whether the worker runs with one thread (a fault could not be pinned on one unit).
     one_thread: bool,
+    /// Standard input, when the command reads it (`buffered_stdin`).
+    stdin: Option<PathBuf>,
 }
 
 enum Next {
@@ -200,6 +227,9 @@ fn run_worker(args: &[String], scratch: &Path, attempt: usize, batch: &Batch) ->
     }
     if batch.one_thread {
         command.env(JOBS_VARIABLE, "1");
+    }
+    if let Some(stdin) = &batch.stdin {
+        command.stdin(std::fs::File::open(stdin)?);
     }
     let child = command.spawn()?;
     let _ = super::scratch::record_worker(scratch, child.id());
@@ -331,7 +361,7 @@ mod tests {
     }
 
     fn batch() -> Batch {
-        Batch { excluded: BTreeMap::new(), one_thread: false }
+        Batch { excluded: BTreeMap::new(), one_thread: false, stdin: None }
     }
 
     #[test]
@@ -397,6 +427,16 @@ mod tests {
         // A crash is no interruption: the supervisor learns from it as before.
         assert_eq!(interrupted(&outcome(killed_by(11), &[])), None);
         assert_eq!(interrupted(&outcome(exited(2), &["R"])), None);
+    }
+
+    #[test]
+    fn standard_input_is_buffered_only_for_a_command_line_that_reads_it() {
+        let args = |line: &str| line.split(' ').map(String::from).collect::<Vec<_>>();
+        assert!(reads_stdin(&args("clasp migrate - --stdin-filename k.cl")));
+        assert!(reads_stdin(&args("clasp migrate --stdin-filename=k.cl")));
+        assert!(reads_stdin(&args("clasp analyze -")));
+        assert!(!reads_stdin(&args("clasp migrate --interactive k.cl")), "--interactive's answers come from the terminal");
+        assert!(!reads_stdin(&args("clasp migrate k.cl -- -")), "after `--` come clang's arguments");
     }
 
     #[test]

@@ -226,7 +226,7 @@ fn load_units(
     let mut failed = BTreeMap::new();
     for (index, (job, unit)) in jobs.iter().zip(loaded).enumerate() {
         if let (Err(_), None, None) = (&unit, &job.embedded, &job.program) {
-            failed.extend(std::fs::canonicalize(&job.path).ok().map(|path| (path, job.label())));
+            failed.insert(crate::settings::root::canonical(&job.path), job.label());
         }
         match unit {
             Ok(unit) => {

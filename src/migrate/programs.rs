@@ -179,7 +179,7 @@ fn split(program: &Program, change: FileChange) -> Result<Vec<FileChange>, Split
 
 /// A source file with its fixes' edits applied.
 fn source_change(file: &Path, fixes: Vec<Fix>) -> Result<FileChange, SplitError> {
-    let original = std::fs::read(file).map_err(|source| SplitError::Read { path: file.to_path_buf(), source })?;
+    let original = crate::support::overlay::read(file).map_err(|source| SplitError::Read { path: file.to_path_buf(), source })?;
     let mut fixes = fixes;
     for fix in fixes.iter_mut() {
         // The line of the fix's first edit in this source.

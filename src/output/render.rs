@@ -190,7 +190,8 @@ pub fn statistics(migration: &Migration) -> String {
     for change in &migration.changes {
         for fix in &change.fixes {
             // Canonical: two units may spell one header differently (`a/../inc/h.h`, `inc/h.h`).
-            let file = std::fs::canonicalize(&fix.file).unwrap_or_else(|_| PathBuf::from(display_path(&fix.file)));
+            let file =
+                crate::support::overlay::canonicalize(&fix.file).unwrap_or_else(|_| PathBuf::from(display_path(&fix.file)));
             fixes.insert((fix.rule.as_str(), file, fix.line, fix.decl.offset));
         }
     }

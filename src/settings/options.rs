@@ -257,6 +257,8 @@ pub struct MigrateOptions {
     pub discover_configurations: usize,
     /// Rules `--select`/`--ignore` (or clasp.toml) leave out, each with why: they change nothing.
     pub left_out: std::collections::BTreeMap<crate::codes::Code, String>,
+    /// Rules clasp.toml's `[[file]]` entries leave out of the files they match, besides `left_out`.
+    pub file_rules: Vec<FileRules>,
     /// Declarations (canonical file, name offset) kept as they are, with why: the
     /// changes skipped in an `--interactive` review.
     pub kept_decls: std::collections::BTreeMap<(PathBuf, u32), String>,
@@ -265,10 +267,56 @@ pub struct MigrateOptions {
     pub each_set: bool,
     /// Testing only: pins ignored by the inference, to prove verification catches what they prevent.
     pub ignored_pins: Vec<crate::codes::Code>,
+    /// With `-`: the file (canonical) standard input's text stands for, the
+    /// only one that may change; a change set editing another is withheld (`outside-root`).
+    pub stdin: Option<PathBuf>,
     /// Worker threads for loading and first checks (at least 1); output is the same for any number.
     pub jobs: usize,
     /// Where to show how far the run is (stderr, when it is a terminal).
     pub progress: crate::support::progress::Progress,
+}
+
+/// The rules a `[[file]]` entry of clasp.toml (`select`, `ignore`) leaves
+/// out of the files its glob matches, each with why.
+#[derive(Debug, Clone)]
+pub struct FileRules {
+    /// The clasp.toml's directory (canonical): the glob is relative to it.
+    pub dir: PathBuf,
+    pub glob: globset::GlobMatcher,
+    pub left_out: std::collections::BTreeMap<crate::codes::Code, String>,
+}
+
+impl FileRules {
+    /// Whether the entry matches a (canonical) file.
+    pub fn matches(&self, file: &std::path::Path) -> bool {
+        file.strip_prefix(&self.dir).is_ok_and(|relative| self.glob.is_match(relative))
+    }
+}
+
+impl MigrateOptions {
+    /// Why `rule` changes nothing in a (canonical) file, if it does not: the
+    /// batch leaves it out (`left_out`), or a `[[file]]` matching the file does.
+    pub fn left_out_in(&self, file: &std::path::Path, rule: crate::codes::Code) -> Option<&String> {
+        self.left_out
+            .get(&rule)
+            .or_else(|| self.file_rules.iter().filter(|f| f.matches(file)).find_map(|f| f.left_out.get(&rule)))
+    }
+
+    /// Why a (canonical) file may not be edited: outside the edit root, or,
+    /// with `-`, not the file standard input stands for. `None`: it may.
+    pub fn not_editable(&self, file: &std::path::Path) -> Option<String> {
+        if !crate::settings::root::is_under(&self.root, file) {
+            return Some(format!("{} is outside the edit root {}", file.display(), self.root.display()));
+        }
+        match &self.stdin {
+            Some(stdin) if stdin != file => Some(format!(
+                "{} is not the file standard input stands for ({}): only that text changes",
+                file.display(),
+                stdin.display()
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// Which program-scope variables move when nothing requires it.

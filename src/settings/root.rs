@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 
 /// A path as files are compared across the batch: canonical, or as it is
 /// when it cannot be resolved (a file that does not exist, a virtual one).
+/// A text laid over a path not on disk (standard input's) is the file at its
+/// directory's canonical path.
 pub fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    crate::support::overlay::canonical(path)
 }
 
 /// `--root` names something that is not a directory.

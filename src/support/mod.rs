@@ -4,11 +4,13 @@
 //! Takes nothing from the rest of the crate; gives ids and interning
 //! (`ids`), shared wording (`text`), the exit codes (`exit`), wall-time
 //! accounting (`timings`), the progress bar (`progress`), colour (`style`),
-//! a run's shared stores (`session`) and the git questions (`git`).
+//! a run's shared stores (`session`), texts laid over files (`overlay`: standard
+//! input's) and the git questions (`git`).
 
 pub mod exit;
 pub(crate) mod git;
 pub(crate) mod ids;
+pub(crate) mod overlay;
 pub(crate) mod progress;
 pub(crate) mod session;
 pub(crate) mod style;

@@ -207,7 +207,32 @@ None with --compile-commands, which names the units. Without either,
 the current directory is walked (`clasp migrate` is `clasp migrate .`,
 as ruff and black take it). Files are taken
 whatever their extension and the ignore rules; directories are walked
-as described under PATHS below."#;
+as described under PATHS below.
+
+`-` reads one unit's text from standard input, named by
+--stdin-filename (see there); it takes no other PATH beside it."#;
+
+/// `--stdin-filename PATH`.
+pub const STDIN_FILENAME: &str = r#"With PATH `-` (or no PATH): the unit's text is read from standard input and
+stands for this file, whose options and clasp.toml apply (default: stdin.cl).
+
+The text is analysed as if it were PATH's (which need not exist; if it
+does, the text on standard input takes its place): the nearest
+clasp.toml above PATH, its [[file]] entries and configurations, its
+quoted #includes (looked up beside PATH; included files are read from
+disk), and messages name PATH with its line and column. Without
+--stdin-filename the text is named stdin.cl in the current directory.
+
+Only the text on standard input changes: a change that would also
+edit another file (a header it includes) is withheld as outside-root.
+migrate prints the diff (labelled PATH); with --write it prints the
+whole new text on stdout (the text as it came when nothing changes or
+the unit has errors) and writes no file; --check exits 1 when the text
+would change. --out-dir and --interactive need files. As editors use
+black and ruff:
+
+  cat k.cl | clasp migrate - --stdin-filename src/k.cl
+  clasp migrate --write --quiet --stdin-filename src/k.cl < k.cl > k.new"#;
 
 /// `--json` of `analyze`.
 pub const ANALYZE_JSON: &str = r#"Print JSON instead of text (as --format json)."#;

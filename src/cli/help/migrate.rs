@@ -14,6 +14,9 @@ refusing the repository as of "dubious ownership", for a file in what
 looks like one: a .git with a HEAD, or a .git file); files outside git
 work trees are fine. --allow-dirty writes them anyway.
 
+With `-` (standard input, see --stdin-filename) nothing is written: the
+whole new text is printed on stdout instead.
+
 A batch is written whole or not at all. Every new file is first staged
 in a temporary file beside it (.clasp-*, synced, with the file's
 permissions), each file checked unchanged since it was read; each is
@@ -373,7 +376,8 @@ array-param-to-pointer, merge-duplicates.
 Only those five can be chosen; the program-scope and host rules follow
 the changes they serve. clasp.toml takes select = [...] and ignore =
 [...] too: the command line's --select replaces clasp.toml's, ignored
-rules add up. What is kept is refused with the reason code suppressed
+rules add up; a [[file]] entry's select and ignore leave rules out of its
+files only (see CLASP.TOML). What is kept is refused with the reason code suppressed
 in every report (--explain, the summary, --statistics, JSON and
 SARIF); declarations whose values flow into a kept one stay named too
 (flows-to-pinned), and a kept declaration that must change for its

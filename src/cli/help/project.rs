@@ -84,12 +84,21 @@ is optional:
   path = "kernels/m*.cl"
   options = ["-DKERN_TYPE=1"]
   configurations = ["plain"]      # optional: only these configurations build it
+  ignore = ["generic-param"]      # optional: rules left out of these files; select = [...] too
 
   [[program]]                     # a program built from several sources, in order
   name = "gemm"
   sources = ["kernels/common.opencl", "kernels/level3.opencl", "kernels/gemm_part1.opencl"]
   options = ["-DPRECISION=32"]
   configurations = ["plain"]      # optional, as for [[file]]
+
+Per-file rules. A [[file]]'s select and ignore (the rules --select takes but
+merge-duplicates, which joins helpers across files) leave rules out of the
+files its glob matches, headers included: a declaration there is kept as
+--ignore keeps it (refused as suppressed, saying which [[file]] of which
+clasp.toml). They add to what the batch leaves out, never bring a rule back; a
+file matched by several entries has all of theirs left out. An unknown code
+is an error at its line and column in clasp.toml.
 
 Programs. A [[program]] is what a host makes when it hands
 clCreateProgramWithSource several strings: its sources concatenated in order,

@@ -148,10 +148,10 @@ fn shared_preamble_use(
     args: &[String],
     replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
 ) -> Option<preamble::Use> {
-    let canonical = std::fs::canonicalize(path).ok();
-    let text = match canonical.as_ref().and_then(|c| replaced.get(c)).or_else(|| replaced.get(path)) {
+    let canonical = crate::support::overlay::canonical(path);
+    let text = match replaced.get(&canonical).or_else(|| replaced.get(path)) {
         Some(text) => text.clone(),
-        None => std::fs::read(path).ok()?,
+        None => crate::support::overlay::read(path).ok()?,
     };
     let clang = executable().ok()?;
     let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, facts: false };
@@ -196,13 +196,19 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
 }
 
 /// `compile`, with the files clang read (none known from a clang process).
+/// Texts laid over files (`support::overlay`, standard input's) are laid
+/// first, under any overlay in `args`; a laid main file is compiled through
+/// its stand-in.
 fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf>), ClangError> {
     check_in_process(args)?;
-    if std::env::var_os("CLASP_CLANG").is_some() {
+    let args = &[crate::support::overlay::clang_args(), args.to_vec()].concat();
+    let process = std::env::var_os("CLASP_CLANG").is_some();
+    let stand_in = crate::support::overlay::stand_in(path, process);
+    if process {
         let clang = clang_path()?;
         let output = Command::new(&clang)
             .args(args)
-            .arg(path)
+            .arg(stand_in.as_deref().unwrap_or(path))
             .output()
             .map_err(|e| ClangError::Unavailable { clang: clang.clone(), source: Arc::new(e) })?;
         let diagnostics = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -212,7 +218,10 @@ fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf
             None => Err(ClangError::Killed { diagnostics }),
         };
     }
-    let compiled = in_process::compile(&executable()?, args, path, None)?;
+    let compiled = match &stand_in {
+        Some(copy) => in_process::compile(&executable()?, args, copy, Some(path))?,
+        None => in_process::compile(&executable()?, args, path, None)?,
+    };
     if !compiled.success {
         return Err(ClangError::Rejected { diagnostics: compiled.messages });
     }
@@ -274,7 +283,7 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
 /// unit: a flow into a defined function is a parameter, into a declared one
 /// an external call).
 fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Result<Option<(IrFacts, bool)>, LowerError> {
-    let Ok(text) = std::fs::read(path) else { return Ok(None) };
+    let Ok(text) = crate::support::overlay::read(path) else { return Ok(None) };
     let compiled =
         crate::isolation::phase(crate::isolation::Phase::Compiling, || match shared_preamble(context, path, &text, args)? {
             Shared::Facts(extra, parts) => Some((compile(path, &[args, &extra[..]].concat()), Some(parts))),

@@ -116,7 +116,7 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
     // records (debug info, diagnostics) are spelled from it, as for the unit.
     let main = request.main;
     let dir = main.parent()?.to_path_buf();
-    let canonical_main = std::fs::canonicalize(main).ok();
+    let canonical_main = Some(crate::support::overlay::canonical(main));
     let key = Key {
         args: key_args(request.args),
         dir,

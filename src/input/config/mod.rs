@@ -8,7 +8,8 @@
 //! `-DREAL=double`). Each file is loaded once per configuration that applies
 //! to it, as its own unit: a change stands only if it is valid and verified
 //! in every one. `[[file]]` entries add options (and may restrict the
-//! configurations) for the files their glob matches, as hosts do per kernel.
+//! configurations) for the files their glob matches, as hosts do per kernel,
+//! and may leave rules out of them (`select`, `ignore`: `Config::file_rules`).
 //!
 //! ```toml
 //! root = "."
@@ -28,6 +29,7 @@
 //! path = "kernels/m*.cl"
 //! options = ["-DKERN_TYPE=1"]
 //! configurations = ["fp32"]
+//! ignore = ["generic-local"]
 //! ```
 //!
 //! Command-line options come last, so they win (`-D` given twice: the last).
@@ -43,6 +45,7 @@ pub use program::ProgramSources;
 
 use serde::Deserialize;
 
+use crate::codes::{Code, Scope};
 use crate::settings::build_options::BuildOptionsError;
 use crate::settings::options::{CompileOptions, InputStd, Target};
 
@@ -94,6 +97,11 @@ struct FileEntry {
     options: Vec<String>,
     /// The configurations that apply to these files (default: all).
     configurations: Option<Vec<String>>,
+    /// Rules that may change these files (as `--select` takes them), and rules that may not.
+    #[serde(default)]
+    select: Vec<String>,
+    #[serde(default)]
+    ignore: Vec<String>,
 }
 
 /// A loaded `clasp.toml`.
@@ -193,9 +201,30 @@ fn file_entries(
             .literal_separator(true)
             .build()
             .map_err(|e| at(&entry.path, format!("bad glob `{}`: {e}", entry.path)))?;
+        for code in entry.select.iter().chain(&entry.ignore) {
+            file_rule(code).map_err(|message| at(code, format!("[[file]] `{}`: {message}", entry.path)))?;
+        }
         files.push((glob.compile_matcher(), entry));
     }
     Ok(files)
+}
+
+/// The rule a `[[file]]`'s `select` or `ignore` names: one that changes
+/// declarations (`merge-duplicates` joins helpers across files: the batch's).
+fn file_rule(text: &str) -> Result<Code, String> {
+    let code = Code::parse(text.trim()).map_err(|e| format!("{e}; `clasp rule` lists every code"))?;
+    let rules = || Code::selectable().filter(|c| c.scope() == Some(Scope::Declaration));
+    if rules().any(|c| c == code) {
+        return Ok(code);
+    }
+    let names = rules().map(Code::as_str).collect::<Vec<_>>().join(", ");
+    let batch = match code.scope() {
+        Some(Scope::Batch) => {
+            format!(" (`{code}` works across files: select or ignore it for the batch, at the top of clasp.toml)")
+        }
+        _ => String::new(),
+    };
+    Err(format!("`{code}` cannot be selected or ignored per file; these rules can: {names}{batch}"))
 }
 
 /// The nearest `clasp.toml` in `start`'s directory or above.
@@ -308,6 +337,32 @@ impl Config {
 }
 
 impl Config {
+    /// The rules each `[[file]]` entry leaves out of the files it matches
+    /// (its `select`: every other rule of a declaration; its `ignore`), each with why.
+    pub fn file_rules(&self) -> Vec<crate::settings::options::FileRules> {
+        let dir = crate::settings::root::canonical(&self.dir);
+        let shown = |key: &str, entry: &FileEntry| format!("`{key}` of [[file]] `{}` in {}", entry.path, self.path.display());
+        let mut out = Vec::new();
+        for (glob, entry) in &self.files {
+            let mut left_out = std::collections::BTreeMap::new();
+            let selected: Vec<Code> = entry.select.iter().filter_map(|c| file_rule(c).ok()).collect();
+            if !selected.is_empty() {
+                let list = selected.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(",");
+                let rules = Code::selectable().filter(|c| c.scope() == Some(Scope::Declaration));
+                for rule in rules.filter(|r| !selected.contains(r)) {
+                    left_out.insert(rule, format!("{rule} is not selected ({}: {list})", shown("select", entry)));
+                }
+            }
+            for rule in entry.ignore.iter().filter_map(|c| file_rule(c).ok()) {
+                left_out.insert(rule, format!("{rule} is ignored ({})", shown("ignore", entry)));
+            }
+            if !left_out.is_empty() {
+                out.push(crate::settings::options::FileRules { dir: dir.clone(), glob: glob.clone(), left_out });
+            }
+        }
+        out
+    }
+
     /// The configurations `builds` accepts, in the file's order (one `None` when there are none).
     fn configurations_building(&self, builds: impl Fn(&str) -> bool) -> Vec<Option<&ConfigurationEntry>> {
         if self.configurations.is_empty() {

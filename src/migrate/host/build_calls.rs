@@ -54,7 +54,7 @@ pub(super) fn decide_all(
             helpers: migrated.helpers,
             kernels_changed: !migrated.programs.is_empty() || !migrated.literals.is_empty(),
         };
-        let editable = crate::settings::root::is_under(&options.root, &super::canonical(&host.path));
+        let editable = options.not_editable(&super::canonical(&host.path)).is_none();
         for Decided { mut report, fix, warning } in decide(host, &changed, options.target) {
             match fix {
                 Some(fix) if !editable => {

@@ -30,7 +30,7 @@ pub(super) fn find(hosts: &[HostInput], jobs: &[Job]) -> Vec<Copy> {
     let mut files: Vec<(PathBuf, Vec<u8>)> = jobs
         .iter()
         .filter(|j| j.embedded.is_none())
-        .filter_map(|j| Some((j.path.clone(), std::fs::read(&j.path).ok()?)))
+        .filter_map(|j| Some((j.path.clone(), crate::support::overlay::read(&j.path).ok()?)))
         .collect();
     files.sort();
     files.dedup_by(|a, b| a.0 == b.0);

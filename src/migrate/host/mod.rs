@@ -268,7 +268,7 @@ fn scan_all(pool: &rayon::ThreadPool, files: &[&PathBuf], result: &mut Migration
     use rayon::prelude::*;
     let read: Vec<(&PathBuf, HostLanguage, std::io::Result<Vec<u8>>)> = pool.install(|| {
         (files.par_iter())
-            .filter_map(|path| HostLanguage::of(path).map(|language| (*path, language, std::fs::read(path))))
+            .filter_map(|path| HostLanguage::of(path).map(|language| (*path, language, crate::support::overlay::read(path))))
             .collect()
     });
     let mut distinct: HashMap<(HostLanguage, &[u8]), usize> = HashMap::new();

@@ -3,7 +3,7 @@
 //! every declaration in it; refusals as reported.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::codes::Code;
 use crate::facts::syntax::{FileIndex, MacroSite, Spelling};
@@ -14,14 +14,9 @@ use crate::settings::options::MigrateOptions;
 
 /// Infers every unit; where units sharing a header disagree on a
 /// declaration there, it stays named in all of them, and they are inferred again.
-pub(super) fn agree_on_headers(
-    units: &[Unit],
-    options: &MigrateOptions,
-    root: &Path,
-    moved: &[BTreeSet<(FileIndex, u32)>],
-) -> Vec<Decisions> {
+pub(super) fn agree_on_headers(units: &[Unit], options: &MigrateOptions, moved: &[BTreeSet<(FileIndex, u32)>]) -> Vec<Decisions> {
     let mut per_unit: Vec<InferOptions> =
-        units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, root, moved)).collect();
+        units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, moved)).collect();
     for _ in 0..8 {
         let decisions = infer_all(units, &per_unit, options.jobs);
         let conflicts = conflicts(units, &decisions);
@@ -43,8 +38,8 @@ pub(super) fn agree_on_headers(
 }
 
 /// A unit's inference options: the target's, the pins ignored for tests, the
-/// followers of moved tables, and every declaration outside the edit root refused.
-fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTreeSet<(FileIndex, u32)>) -> InferOptions {
+/// followers of moved tables, and every declaration in a file it may not edit refused (`MigrateOptions::not_editable`).
+fn infer_options(unit: &Unit, options: &MigrateOptions, moved: &BTreeSet<(FileIndex, u32)>) -> InferOptions {
     let mut o = InferOptions::for_target(options.target);
     o.ignored_pins = options.ignored_pins.clone();
     o.moved = moved.clone();
@@ -53,10 +48,9 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, root: &Path, moved: &BTr
         for decl in &function.pointers {
             let file = unit.canonical(decl.pos.file);
             let at = (decl.pos.file, decl.pos.offset);
-            if !crate::settings::root::is_under(root, file) {
-                let detail = format!("{} is outside the edit root {}", file.display(), root.display());
+            if let Some(detail) = options.not_editable(file) {
                 o.refused_from_outside.insert(at, (Code::OutsideRoot, detail));
-            } else if let Some(detail) = comments.kept(unit, function, decl, &options.left_out) {
+            } else if let Some(detail) = comments.kept(unit, function, decl, options) {
                 o.refused_from_outside.insert(at, (Code::Suppressed, detail));
             } else if let Some(why) = options.kept_decls.get(&(file.to_path_buf(), decl.pos.offset)) {
                 o.refused_from_outside.insert(at, (Code::Suppressed, why.clone()));

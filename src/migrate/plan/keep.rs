@@ -1,8 +1,9 @@
 //! What the user keeps as it is: a `// clasp: keep` comment alone on the
 //! line just before a declaration or its function's name (every rule, or
 //! `// clasp: keep(CODE, ...)` for those rules), and the rules `--select`
-//! and `--ignore` leave out. Each kept declaration is pinned with code
-//! `suppressed` before the inference runs, so what flows into it stays
+//! and `--ignore` (or clasp.toml, for the batch or a `[[file]]`'s files)
+//! leave out of a declaration's file. Each kept declaration is pinned with
+//! code `suppressed` before the inference runs, so what flows into it stays
 //! named too and a required change it blocks is an error, as for any pin.
 //! Which rule would change a declaration is the code table's
 //! (`rules::registry::declaration_rule`), as for the fixes themselves.
@@ -12,6 +13,7 @@ use std::collections::BTreeMap;
 use crate::codes::Code;
 use crate::facts::syntax::{FileIndex, Function, PointerDecl};
 use crate::front::unit::Unit;
+use crate::settings::options::MigrateOptions;
 
 /// What one `// clasp: keep` comment keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,13 +32,14 @@ pub(super) struct Comments {
 
 impl Comments {
     /// Why `decl` of `function` is kept, if it is: its own comment, its
-    /// function's, or its rule left out by `--select`/`--ignore` (`left_out`).
+    /// function's, or its rule left out of its file by `--select`/`--ignore`,
+    /// clasp.toml's `select`/`ignore` or a `[[file]]`'s (`MigrateOptions::left_out_in`).
     pub(super) fn kept(
         &mut self,
         unit: &Unit,
         function: &Function,
         decl: &PointerDecl,
-        left_out: &BTreeMap<Code, String>,
+        options: &MigrateOptions,
     ) -> Option<String> {
         let rule = crate::rules::registry::declaration_rule(decl);
         let mut lines = vec![(decl.pos.file, decl.pos.line)];
@@ -51,7 +54,7 @@ impl Comments {
                 _ => {}
             }
         }
-        rule.and_then(|rule| left_out.get(&rule).cloned())
+        rule.and_then(|rule| options.left_out_in(unit.canonical(decl.pos.file), rule).cloned())
     }
 }
 

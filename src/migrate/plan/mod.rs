@@ -122,9 +122,8 @@ struct Decided {
 /// planned after all: otherwise the batch is inferred again without it.
 fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: NameProbe, withdrawn: &Withdrawn) -> Decided {
     let root = options.root.as_path();
-    let first = crate::support::timings::time("plan: infer", || {
-        agree_on_headers(units, options, root, &vec![BTreeSet::new(); units.len()])
-    });
+    let first =
+        crate::support::timings::time("plan: infer", || agree_on_headers(units, options, &vec![BTreeSet::new(); units.len()]));
     let mut twins = if options.merge { merge_duplicates::constant_twins(units, detected, root, withdrawn) } else { Vec::new() };
     loop {
         let choice =
@@ -138,7 +137,7 @@ fn decide(units: &[Unit], detected: &Detected, options: &MigrateOptions, probe: 
             for c in &choice.chosen {
                 moved[c.unit()].extend(c.followers.iter().copied());
             }
-            agree_on_headers(units, options, root, &moved)
+            agree_on_headers(units, options, &moved)
         };
         let found = if options.merge {
             let cx = FindContext { decisions: &decisions, root, withdrawn, taken: probe, constant_stays: &choice.twin_stays };
@@ -195,8 +194,11 @@ pub fn plan(
     drop_deleted_edits(&mut plan);
     add_units_editing_each_set(units, &mut plan);
     for (id, set) in plan.sets.iter().enumerate() {
-        if let Some(file) = set.edits.keys().find(|f| !crate::settings::root::is_under(&options.root, f)) {
-            let detail = format!("it would edit {}, outside the edit root", file.display());
+        if let Some(file) = set.edits.keys().find(|f| options.not_editable(f).is_some()) {
+            let detail = match crate::settings::root::is_under(&options.root, file) {
+                false => format!("it would edit {}, outside the edit root", file.display()),
+                true => format!("it would edit {}, not the file standard input stands for", file.display()),
+            };
             plan.withheld.insert(SetId(id), (Code::OutsideRoot, detail));
         }
     }

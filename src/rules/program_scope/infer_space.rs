@@ -130,7 +130,7 @@ fn infer_in_unit(unit: &Unit, options: &MigrateOptions) -> Vec<(usize, DeclKey, 
         if var.spelling != Spelling::Unqualified || var.space != Space::Global || var.type_start.is_none() {
             continue;
         }
-        if !crate::settings::root::is_under(&options.root, unit.canonical(var.pos.file)) {
+        if options.not_editable(unit.canonical(var.pos.file)).is_some() {
             continue;
         }
         let size = size_of(unit, var);
