@@ -249,3 +249,54 @@ fn run_check_substitutes_a_prefixed_program_and_its_included_header_for_a_cpp_ho
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("\ndifference: kernel blend, launch 1 (step 1), argument 1, element 0: "), "{out}");
 }
+
+#[test]
+fn run_check_substitutes_a_kernel_embedded_in_the_hosts_string_literals() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/run_check/embedded_host/host.c");
+    std::fs::copy(fixture, dir.path().join("host.c")).unwrap();
+    let built = Command::new("cc").args(["-o", "host", "host.c", "-lOpenCL"]).current_dir(dir.path()).output().unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let args = ["host.c", "-DWIDTH=16", "--format", "json", "--", "./host"];
+    let (code, out, err) = run_check(dir.path(), &args, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["migrated_sources"], serde_json::json!(["host.c:15"]), "the kernel, not the host file: {out}");
+    assert_eq!((report["substituted"].as_u64(), report["comparison"]["launches"].as_u64()), (Some(1), Some(1)), "{out}");
+
+    // Testing only: a wrong migrated kernel is caught, so the embedded text was put in.
+    let edit = [("CLASP_TEST_RUNCHECK_EDIT", "in[g] * 2.0f=>in[g] * 2.5f")];
+    let (code, out, err) = run_check(dir.path(), &args[..2].iter().chain(&args[4..]).copied().collect::<Vec<_>>(), &edit);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("\ndifference: kernel rows, launch 1 (step 1), argument 1, element 0: original 146.25, migrated 170.625"),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_check_on_the_demos_host_finds_reduce_identical() {
+    // The demo's host code (its build call) with a driver that gives it a main.
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let demo = dir.path().join("fixtures/demo");
+    std::fs::create_dir_all(&demo).unwrap();
+    for entry in std::fs::read_dir(root.join("fixtures/demo")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, demo.join(path.file_name().unwrap())).unwrap();
+    }
+    let driver = root.join("fixtures/run_check/demo_driver/main.c");
+    let built = Command::new("cc")
+        .args(["-DCL_TARGET_OPENCL_VERSION=120", "-o", "demo"])
+        .arg(driver)
+        .args(["fixtures/demo/host.c", "-lOpenCL"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let (code, out, err) = run_check(dir.path(), &["fixtures/demo", "--", "./demo", "12"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("clasp run-check: identical: 12 launches and 12 host reads compared (24 buffers), 0 left out as nondeterministic, 0 differences; 1 program substituted (4 migrated sources)\n"), "{out}{err}");
+    let row = out.lines().find(|l| l.starts_with("reduce_sum ")).unwrap_or_else(|| panic!("no reduce_sum row:\n{out}"));
+    assert!(!row.contains("too few"), "12 launches are judged: {row}");
+}

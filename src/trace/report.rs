@@ -90,7 +90,11 @@ impl Report {
             let counts = self.comparison.kernels.get(&time.kernel);
             let (launches, buffers, nondet, differ) =
                 counts.map_or((0, 0, 0, 0), |k| (k.launches, k.buffers, k.nondeterministic, k.differences));
-            let flag = if time.slower { "  slower" } else { "" };
+            let flag = match (time.slower, time.judged) {
+                (true, _) => "  slower",
+                (false, false) => "  (too few launches to judge)",
+                (false, true) => "",
+            };
             let _ = writeln!(
                 out,
                 "{:<24} {launches:>8} {buffers:>8} {nondet:>7} {differ:>7} {:>12.1} {:>12.1} {:>7.2} {:>6.0}%{flag}",

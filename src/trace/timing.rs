@@ -1,7 +1,9 @@
 //! Device time per kernel, from the profiling events of its launches: the median of the migrated
 //! run over the median of the original runs, beside the spread between the original runs (how far
 //! timing alone moves on this device: the slowest run's median over the fastest's, less one). A
-//! kernel slower by more than twice that spread, and by at least 5%, is flagged. run-check runs the
+//! kernel slower by more than twice that spread, and by at least 5%, is flagged, if it ran at
+//! least `JUDGED_LAUNCHES` times in each run: one or two launches are mostly start-up noise
+//! (a first launch pays for compiling and moving data on many drivers). run-check runs the
 //! migrated program between two original runs, so that a device warming up or a machine getting
 //! busier moves the originals as much as it moves the migrated run.
 
@@ -10,6 +12,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::record::{Step, Trace};
+
+/// The launches per run a kernel needs before a slowdown is flagged.
+pub const JUDGED_LAUNCHES: usize = 3;
 
 #[derive(Debug, Serialize)]
 pub struct KernelTime {
@@ -21,6 +26,8 @@ pub struct KernelTime {
     pub ratio: f64,
     /// The slowest original run's median over the fastest's, less one.
     pub spread: f64,
+    /// Whether the kernel ran often enough in every run to be judged (`JUDGED_LAUNCHES`).
+    pub judged: bool,
     pub slower: bool,
 }
 
@@ -70,7 +77,9 @@ pub fn per_kernel(originals: &[&Trace], m: &Trace) -> Vec<KernelTime> {
             let medians: Vec<f64> = each.iter().map(|times| median(times)).collect();
             let (fastest, slowest) = medians.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
             let spread = ratio(slowest, fastest) - 1.0;
-            let migrated = median(tm.get(kernel).unwrap_or(&empty));
+            let migrated_times = tm.get(kernel).unwrap_or(&empty);
+            let migrated = median(migrated_times);
+            let judged = each.iter().chain([&migrated_times]).all(|times| times.len() >= JUDGED_LAUNCHES);
             let r = ratio(migrated, original);
             KernelTime {
                 kernel: kernel.to_string(),
@@ -78,7 +87,8 @@ pub fn per_kernel(originals: &[&Trace], m: &Trace) -> Vec<KernelTime> {
                 migrated_us: migrated / 1000.0,
                 ratio: r,
                 spread,
-                slower: r > 1.0 + (2.0 * spread).max(0.05),
+                judged,
+                slower: judged && r > 1.0 + (2.0 * spread).max(0.05),
             }
         })
         .collect()
@@ -100,12 +110,14 @@ mod tests {
     #[test]
     fn slower_beyond_the_spread_of_the_originals_is_flagged() {
         let t = per_kernel(&[&trace(&[100, 100, 100]), &trace(&[110, 110, 110])], &trace(&[200, 200, 200]));
+        let few = per_kernel(&[&trace(&[100, 100]), &trace(&[110, 110])], &trace(&[200, 200]));
+        assert!(!few[0].judged && !few[0].slower, "two launches are not judged: {few:?}");
         assert_eq!((t[0].original_us, t[0].migrated_us), (0.105, 0.2));
         assert!((t[0].spread - 0.1).abs() < 1e-9);
         assert!(t[0].slower);
-        let within = per_kernel(&[&trace(&[100]), &trace(&[150])], &trace(&[140]));
+        let within = per_kernel(&[&trace(&[100; 3]), &trace(&[150; 3])], &trace(&[140; 3]));
         assert!(!within[0].slower, "{within:?}");
-        let three = per_kernel(&[&trace(&[100]), &trace(&[100]), &trace(&[125])], &trace(&[140]));
+        let three = per_kernel(&[&trace(&[100; 3]), &trace(&[100; 3]), &trace(&[125; 3])], &trace(&[140; 3]));
         assert!((three[0].spread - 0.25).abs() < 1e-9 && !three[0].slower, "{three:?}");
     }
 }

@@ -36,7 +36,9 @@ an error, shown with the end of the driver's log.
 Timed: each launch's device time from its profiling event (profiling is
 turned on for every queue); per kernel the median of the migrated run over
 that of the original runs, beside the spread of the original runs' medians;
-slower by more than twice the spread and by 5% or more is flagged.
+slower by more than twice the spread and by 5% or more is flagged, for a
+kernel launched at least 3 times in every run (one or two launches are
+mostly start-up noise; the table says so).
 
 What the interceptor adds to the program: no wait. After each launch, each
 buffer the kernel may write is copied into the interceptor's memory by a
