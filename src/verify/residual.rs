@@ -1,0 +1,286 @@
+//! Residual generic accesses (the lint `residual-generic`): the memory
+//! accesses of a kernel that still go through flat (generic, amdgcn address
+//! space 0) pointers after the equivalence pipeline, by kind and by where
+//! the pointer comes from.
+//!
+//! They are counted in two places, from the bitcode the check already has
+//! (nothing is compiled again):
+//!
+//! - in every canonical kernel a comparison makes (`canonical.rs` records
+//!   each access through `record_access`): every helper inlined, address
+//!   spaces inferred, so what stays flat is a pointer whose space depends
+//!   on data (a `select` or `phi` between spaces) or one kept in memory;
+//! - when a result keeps a helper out of line (`noinline` in the source)
+//!   with a generic pointer parameter, which a GPU compiler honours and
+//!   the comparison does not (it inlines every helper, so that a source
+//!   `noinline` cannot keep a parameter opaque on one side only): both
+//!   sides are optimised once more with such helpers left out of line
+//!   (`out_of_line_regressions`), and a helper's accesses count in every
+//!   kernel that calls it.
+//!
+//! The equivalence IR is compiled without debug info (`-g0`), so the
+//! cause is said by the helper's name or the instruction that made the
+//! pointer, not by a source line.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::values::InstructionOpcode as Opcode;
+
+use super::{within_limit, FlatRegression, VerifyError};
+use crate::front::lower::{Context, LoadedModule, Val};
+use crate::support::text::plural;
+
+/// What an access through a flat pointer does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AccessKind {
+    Load,
+    Store,
+    Atomic,
+    /// A pointer given to `llvm.memcpy`, `llvm.memmove` or `llvm.memset`.
+    Copy,
+    /// A pointer given to a builtin (its 2.0 generic overload).
+    Builtin,
+}
+
+impl AccessKind {
+    fn noun(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Atomic => "atomic",
+            AccessKind::Copy => "memory copy",
+            AccessKind::Builtin => "builtin call",
+        }
+    }
+}
+
+/// Where the flat pointer of an access comes from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cause {
+    /// The access is in a helper kept out of line (its name): its generic
+    /// parameters stay generic whatever each call passes.
+    OutOfLine(String),
+    /// A `select` chose it (between pointers of different spaces).
+    Select,
+    /// A `phi` merged it (pointers of different spaces meeting).
+    Phi,
+    /// It was loaded from memory.
+    Loaded,
+    /// A call returned it.
+    Returned,
+    /// Anything else: a cast the pass could not narrow, a constant.
+    Other,
+}
+
+impl Cause {
+    fn text(&self) -> String {
+        match self {
+            Cause::OutOfLine(helper) => format!("in out-of-line `{helper}`"),
+            Cause::Select => "through a pointer chosen by a select".into(),
+            Cause::Phi => "through a pointer merged by a phi".into(),
+            Cause::Loaded => "through a pointer loaded from memory".into(),
+            Cause::Returned => "through a pointer returned by a call".into(),
+            Cause::Other => "through a pointer cast to generic".into(),
+        }
+    }
+}
+
+/// A kernel's accesses through flat pointers, by cause and kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlatAccesses {
+    counts: BTreeMap<(Cause, AccessKind), usize>,
+    /// Per out-of-line helper, how many calls its accesses are counted for.
+    calls: BTreeMap<String, usize>,
+}
+
+impl FlatAccesses {
+    /// How many accesses in all.
+    pub fn total(&self) -> usize {
+        self.counts.values().sum()
+    }
+
+    /// Counts one access of `kind` through `pointer` when it is flat.
+    pub(super) fn record_if_flat(&mut self, kind: AccessKind, pointer: Val<'_>) {
+        if pointer.ty().pointer_space() == Some(FLAT_SPACE) {
+            *self.counts.entry((cause_of(pointer), kind)).or_default() += 1;
+        }
+    }
+
+    /// Adds every access of an out-of-line `helper` (those of the helpers
+    /// it calls included), under its name.
+    fn add_out_of_line(&mut self, helper: &str, accesses: &FlatAccesses) {
+        if accesses.total() == 0 {
+            return;
+        }
+        for ((_, kind), n) in &accesses.counts {
+            *self.counts.entry((Cause::OutOfLine(helper.to_string()), *kind)).or_default() += n;
+        }
+        *self.calls.entry(helper.to_string()).or_default() += 1;
+    }
+
+    /// `2 loads, 1 store in out-of-line `sum` over its 2 calls; 1 load
+    /// through a pointer chosen by a select`: by cause, then kind, in a
+    /// fixed order (a helper's accesses count at each call).
+    pub fn describe(&self) -> String {
+        let mut by_cause: BTreeMap<&Cause, Vec<String>> = BTreeMap::new();
+        for ((cause, kind), n) in &self.counts {
+            by_cause.entry(cause).or_default().push(plural(*n, kind.noun(), ""));
+        }
+        let parts = by_cause.into_iter().map(|(cause, kinds)| {
+            let calls = match cause {
+                Cause::OutOfLine(helper) => self.calls.get(helper).copied().unwrap_or(0),
+                _ => 0,
+            };
+            let calls = if calls > 1 { format!(" over its {calls} calls") } else { String::new() };
+            format!("{} {}{calls}", kinds.join(", "), cause.text())
+        });
+        parts.collect::<Vec<String>>().join("; ")
+    }
+}
+
+/// amdgcn's flat (generic) address space.
+const FLAT_SPACE: u32 = 0;
+
+/// Where `pointer` comes from, through offsets and bitcasts.
+fn cause_of(pointer: Val<'_>) -> Cause {
+    let mut value = pointer;
+    // Offsets of offsets are short chains; the bound only guards a malformed module.
+    for _ in 0..256 {
+        match value.opcode() {
+            Some(Opcode::GetElementPtr | Opcode::BitCast) => value = value.operand(0),
+            Some(Opcode::Select) => return Cause::Select,
+            Some(Opcode::Phi) => return Cause::Phi,
+            Some(Opcode::Load) => return Cause::Loaded,
+            Some(Opcode::Call) => return Cause::Returned,
+            _ => break,
+        }
+    }
+    Cause::Other
+}
+
+/// Counts the access `inst` makes through a flat pointer, if any: a load,
+/// store or atomic, or a memory intrinsic (each flat pointer it is given).
+/// Builtin calls are counted by the caller, which knows which arguments
+/// stand for a named pointer (`canonical.rs`).
+pub(super) fn record_access(inst: Val<'_>, flat: &mut FlatAccesses) {
+    match inst.opcode() {
+        Some(Opcode::Load) => flat.record_if_flat(AccessKind::Load, inst.operand(0)),
+        Some(Opcode::Store) => flat.record_if_flat(AccessKind::Store, inst.operand(1)),
+        Some(Opcode::AtomicRMW | Opcode::AtomicCmpXchg) => flat.record_if_flat(AccessKind::Atomic, inst.operand(0)),
+        Some(Opcode::Call) if is_memory_intrinsic(inst) => {
+            for argument in inst.arguments() {
+                flat.record_if_flat(AccessKind::Copy, argument);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A call to `llvm.memcpy`, `llvm.memmove` or `llvm.memset` (and their `.inline` forms).
+fn is_memory_intrinsic(call: Val<'_>) -> bool {
+    let Some(callee) = call.called_function() else { return false };
+    let name = callee.name();
+    ["llvm.memcpy.", "llvm.memmove.", "llvm.memset."].iter().any(|p| name.starts_with(p))
+}
+
+/// The defined helpers (not kernels) of `module` whose source marks them
+/// `noinline` and that take a generic pointer: a GPU compiler keeps them
+/// out of line, where that pointer stays generic.
+pub(super) fn generic_helpers_kept_out_of_line(module: &LoadedModule<'_>) -> BTreeSet<String> {
+    let noinline = Attribute::get_named_enum_kind_id("noinline");
+    let marked = module.module().get_functions().filter(|f| f.get_enum_attribute(AttributeLoc::Function, noinline).is_some());
+    let names = marked.map(|f| f.get_name().to_string_lossy().into_owned());
+    names
+        .filter(|name| {
+            let helper = module.defined_function(name).filter(|f| !f.is_kernel());
+            helper.is_some_and(|f| f.params().iter().any(|p| p.ty().pointer_space() == Some(FLAT_SPACE)))
+        })
+        .collect()
+}
+
+/// Each kernel's accesses through flat pointers in a module optimised with
+/// helpers kept out of line: its own, and those of every defined function
+/// it calls (counted at each call, under the helper's name).
+fn kernels_with_helpers(module: &LoadedModule<'_>) -> BTreeMap<String, FlatAccesses> {
+    let mut helpers: HashMap<Val<'_>, FlatAccesses> = HashMap::new();
+    let mut out = BTreeMap::new();
+    for function in module.function_values().filter(|f| f.is_kernel() && f.is_defined_function()) {
+        out.insert(function.name(), accesses_with_helpers(function, &mut helpers));
+    }
+    out
+}
+
+/// `function`'s accesses through flat pointers, each call of a defined
+/// non-kernel function adding that function's (memoised in `helpers`; one
+/// met again while counted, which OpenCL C forbids, adds nothing).
+fn accesses_with_helpers<'m>(function: Val<'m>, helpers: &mut HashMap<Val<'m>, FlatAccesses>) -> FlatAccesses {
+    if let Some(known) = helpers.get(&function) {
+        return known.clone();
+    }
+    helpers.insert(function, FlatAccesses::default());
+    let mut flat = FlatAccesses::default();
+    for inst in function.instructions() {
+        record_access(inst, &mut flat);
+        let Some(callee) = inst.called_function() else { continue };
+        if callee.is_defined_function() && !callee.is_kernel() {
+            let name = callee.name();
+            let helper = accesses_with_helpers(callee, helpers);
+            flat.add_out_of_line(crate::facts::ir::demangled_base(&name), &helper);
+        } else if callee.name().starts_with("_Z") {
+            for argument in inst.arguments() {
+                flat.record_if_flat(AccessKind::Builtin, argument);
+            }
+        }
+    }
+    helpers.insert(function, flat.clone());
+    flat
+}
+
+/// When the result (`migrated`, unoptimised bitcode) keeps a helper with a
+/// generic pointer parameter out of line: both sides optimised with such
+/// helpers left out of line, and the kernels with more flat accesses in
+/// the result than in the original. `None` when it keeps none (the
+/// comparison's counts stand), or when a side is over `limit`.
+pub(super) fn out_of_line_regressions(
+    context: &Context,
+    (original, migrated): (&[u8], &[u8]),
+    name: &str,
+    only: Option<&BTreeSet<String>>,
+    limit: Option<u64>,
+) -> Result<Option<Vec<FlatRegression>>, VerifyError> {
+    let mut after = super::loaded(context, migrated, name, only)?;
+    if generic_helpers_kept_out_of_line(&after).is_empty() {
+        return Ok(None);
+    }
+    let mut before = super::loaded(context, original, name, only)?;
+    if within_limit(&mut before, &mut after, limit, "").is_err() {
+        return Ok(None);
+    }
+    let counted = |module: &mut LoadedModule<'_>| -> Result<BTreeMap<String, FlatAccesses>, VerifyError> {
+        super::pipeline::optimise_for_equivalence(module, super::pipeline::Inlining::HonouringNoinline)?;
+        Ok(kernels_with_helpers(module))
+    };
+    let (before, after) = (counted(&mut before)?, counted(&mut after)?);
+    Ok(Some(regressions(&before, &after)))
+}
+
+/// The kernels with more flat accesses in `after` than in `before` (a kernel
+/// missing from `before` had none).
+pub(super) fn regressions(
+    before: &BTreeMap<String, FlatAccesses>,
+    after: &BTreeMap<String, FlatAccesses>,
+) -> Vec<FlatRegression> {
+    let none = FlatAccesses::default();
+    (after.iter())
+        .filter_map(|(kernel, flat)| {
+            let original = before.get(kernel).unwrap_or(&none).total();
+            (flat.total() > original).then(|| FlatRegression {
+                kernel: kernel.clone(),
+                before: original,
+                after: flat.total(),
+                detail: flat.describe(),
+            })
+        })
+        .collect()
+}
