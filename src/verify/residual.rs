@@ -284,3 +284,73 @@ pub(super) fn regressions(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::canonical_kernels_from_bitcode;
+
+    const LAYOUT: &str = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9";
+
+    /// The flat accesses of kernel `k` (textual amdgcn IR, `body` spliced in), as a comparison counts them.
+    fn counted(body: &str) -> FlatAccesses {
+        let ir = format!(
+            "target datalayout = \"{LAYOUT}\"\ntarget triple = \"amdgcn-amd-amdhsa\"\n\
+             declare void @llvm.memcpy.p0.p1.i64(ptr, ptr addrspace(1), i64, i1)\n\
+             declare ptr @pick(ptr addrspace(1))\n\
+             define amdgpu_kernel void @k(ptr addrspace(1) %g, ptr addrspace(3) %l, ptr addrspace(1) %pp, i1 %c) {{\n{body}\n}}\n"
+        );
+        let context = Context::create();
+        let kernels = canonical_kernels_from_bitcode(&context, ir.as_bytes(), "t.ll").expect("valid IR");
+        kernels.into_iter().find(|k| k.name == "k").unwrap().flat
+    }
+
+    #[test]
+    fn each_access_is_counted_by_kind_and_by_where_its_flat_pointer_comes_from() {
+        let flat = counted(
+            "entry:\n  %fg = addrspacecast ptr addrspace(1) %g to ptr\n  %fl = addrspacecast ptr addrspace(3) %l to ptr\n  \
+             %s = select i1 %c, ptr %fg, ptr %fl\n  %x = load float, ptr %s, align 4\n  \
+             %at = getelementptr float, ptr %s, i64 1\n  store float %x, ptr %at, align 4\n  \
+             %kept = load ptr, ptr addrspace(1) %pp, align 8\n  %old = atomicrmw add ptr %kept, i32 1 seq_cst, align 4\n  \
+             call void @llvm.memcpy.p0.p1.i64(ptr %fl, ptr addrspace(1) %g, i64 4, i1 false)\n  \
+             %r = call ptr @pick(ptr addrspace(1) %g)\n  store i32 0, ptr %r, align 4\n  \
+             store float %x, ptr addrspace(1) %g, align 4\n  br i1 %c, label %a, label %b\n\
+             a:\n  br label %m\nb:\n  br label %m\n\
+             m:\n  %p = phi ptr [ %fg, %a ], [ %fl, %b ]\n  %z = load float, ptr %p, align 4\n  ret void",
+        );
+        // The store through the named global pointer is no flat access.
+        assert_eq!(flat.total(), 6);
+        assert_eq!(
+            flat.describe(),
+            "1 load, 1 store through a pointer chosen by a select; 1 load through a pointer merged by a phi; \
+             1 atomic through a pointer loaded from memory; 1 store through a pointer returned by a call; \
+             1 memory copy through a pointer cast to generic"
+        );
+    }
+
+    #[test]
+    fn named_accesses_count_nothing_and_regressions_name_only_kernels_with_more() {
+        let named = counted(
+            "entry:\n  %x = load float, ptr addrspace(3) %l, align 4\n  store float %x, ptr addrspace(1) %g, align 4\n  ret void",
+        );
+        assert_eq!((named.total(), named.describe().as_str()), (0, ""));
+        let select = counted(
+            "entry:\n  %fg = addrspacecast ptr addrspace(1) %g to ptr\n  %fl = addrspacecast ptr addrspace(3) %l to ptr\n  \
+             %s = select i1 %c, ptr %fg, ptr %fl\n  %x = load float, ptr %s, align 4\n  ret void",
+        );
+        let before = BTreeMap::from([("k".to_string(), select.clone()), ("same".to_string(), select.clone())]);
+        let after =
+            BTreeMap::from([("k".to_string(), named), ("same".to_string(), select.clone()), ("new".to_string(), select.clone())]);
+        // Fewer (`k`) or as many (`same`) are no regression; a kernel the original lacks had none.
+        let found = regressions(&before, &after);
+        assert_eq!(
+            found,
+            [FlatRegression {
+                kernel: "new".into(),
+                before: 0,
+                after: 1,
+                detail: "1 load through a pointer chosen by a select".into()
+            }]
+        );
+    }
+}

@@ -206,7 +206,10 @@ partly-migrated with verified and kept (name, reason, detail of each
 parameter keeping its space), unchanged, refused with reason and
 detail, or not-written), "unanalysable", how each changed unit was
 proven ("proofs": unit, method = functions, kernels or whole-kernels,
-functions), a moved or inferred program-scope variable as its fix's
+functions), kernels still accessing memory through generic pointers
+("residual_generic": unit, path, line, col, kernel, accesses,
+original, detail; see `clasp rule residual-generic`), a moved or
+inferred program-scope variable as its fix's
 "variable" object (name, size_bytes, space, because: merge,
 over-budget, prefer-global or inferred, needed_by, constant_bytes,
 budget_bytes, performance), "discovered" configurations, "host" (see
