@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use inkwell::context::Context;
 use inkwell::values::InstructionOpcode as Opcode;
 
-use super::residual::{record_access, AccessKind, FlatAccesses};
+use super::flat::{record_access, AccessKind, FlatAccesses};
 use super::PROVEN_PREFIX;
 use crate::front::lower::{load, LoadError, LoadedModule, StructBody, Val, AMDGPU_KERNEL_CC};
 
@@ -24,7 +24,7 @@ pub struct KernelBody {
     /// Parameter types, then one line per instruction.
     pub lines: Vec<String>,
     /// Loads, stores, atomics, memory copies and builtin calls through flat
-    /// (generic, AS 0) pointers, by kind and cause (`residual.rs`).
+    /// (generic, AS 0) pointers, by kind and cause (`flat.rs`).
     pub flat: FlatAccesses,
 }
 

@@ -25,6 +25,7 @@
 mod canonical;
 mod compare;
 mod cost;
+mod flat;
 mod functions;
 mod known_calls;
 mod opaque;
@@ -70,8 +71,8 @@ use std::path::{Path, PathBuf};
 
 pub use canonical::{canonical_kernels_from_bitcode, KernelBody, PROGRAM_SCOPE_DATA};
 pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
+pub use flat::{AccessKind, Cause, FlatAccesses};
 pub use pipeline::{equivalence_args, Inlining, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
-pub use residual::{AccessKind, Cause, FlatAccesses};
 
 use crate::front::lower::{load, run_clang, run_clang_for_unit, ClangError, Context, LoadError};
 pub use pipeline::PipelineError;
