@@ -50,6 +50,17 @@ fn a_merged_helper_kept_out_of_line_leaves_generic_accesses_in_its_kernel() {
         "fixtures/migrate/residual_generic_noinline.cl:19:15: residual-generic: kernel `smooth` (fixtures/migrate/residual_generic_noinline.cl): \
          4 memory accesses through generic pointers, 0 before: 2 loads, 2 stores in out-of-line `scale` over its 2 calls"
     );
+    // SARIF: a note at the kernel, under a rule described from the registry.
+    let (code, sarif, stderr) = clasp(&["migrate", "--format", "sarif", fixture]);
+    assert_eq!(code, 0, "{stderr}");
+    let run = &serde_json::from_str::<serde_json::Value>(&sarif).unwrap()["runs"][0];
+    let result =
+        run["results"].as_array().unwrap().iter().find(|r| r["ruleId"] == "residual-generic").expect("a residual-generic result");
+    assert_eq!(
+        (result["level"].as_str(), result["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64()),
+        (Some("note"), Some(19))
+    );
+    assert!(run["tool"]["driver"]["rules"].as_array().unwrap().iter().any(|r| r["id"] == "residual-generic"));
     // The diff is only the diff: nothing of the lint is printed on stdout.
     assert!(diff.starts_with("--- a/"), "{diff}");
     let diff_line = |l: &&str| ["--- ", "+++ ", "@@ ", " ", "+", "-"].iter().any(|p| l.starts_with(p)) || l.is_empty();

@@ -336,6 +336,18 @@ pub struct ResidualGeneric {
     pub detail: String,
 }
 
+impl ResidualGeneric {
+    /// What `--explain` and SARIF say of it: `kernel `k` (a.cl): 2 memory
+    /// accesses through generic pointers, 0 before: 2 loads in out-of-line `sum``.
+    pub fn message(&self) -> String {
+        let accesses = if self.accesses == 1 { "access" } else { "accesses" };
+        format!(
+            "kernel `{}` ({}): {} memory {accesses} through generic pointers, {} before: {}",
+            self.kernel, self.unit, self.accesses, self.original, self.detail
+        )
+    }
+}
+
 /// How kernels were proven equivalent (see *Verification and accounting*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -152,16 +152,7 @@ fn discovered(migration: &Migration) -> Vec<Explained> {
 /// than the original (lint `residual-generic`), at their definitions.
 fn residual_generic(migration: &Migration) -> Vec<Explained> {
     let lines = migration.residual_generic.iter().map(|r| {
-        let text = format!(
-            "{}: kernel `{}` ({}): {} memory {} through generic pointers, {} before: {}",
-            Code::ResidualGeneric,
-            r.kernel,
-            r.unit,
-            r.accesses,
-            if r.accesses == 1 { "access" } else { "accesses" },
-            r.original,
-            r.detail
-        );
+        let text = format!("{}: {}", Code::ResidualGeneric, r.message());
         (r.path.clone(), r.line, r.col, text)
     });
     lines.collect()

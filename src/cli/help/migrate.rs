@@ -219,7 +219,8 @@ asked for: --timings).
 
 sarif: a SARIF 2.1.0 log for code-scanning UIs: each fix a `note`
 result with its edits as a SARIF fix (byte ranges of the original
-file), each refusal a result with rule refused/<reason>, errors and
+file), each refusal a result with rule refused/<reason>, each
+residual-generic kernel a `note` at its definition, errors and
 warnings as such; every result at its line and column (startLine,
 startColumn; an error at each place it names, a whole-file warning or
 error at its file), and every rule with shortDescription,
