@@ -72,7 +72,8 @@
 //! - Every code printed anywhere (`--explain`, `--statistics`, `--json`, SARIF) is a `codes::Code`;
 //!   no reason is chosen by matching text. Every code has its summary and documentation under fixed
 //!   headings (a unit test checks each one, a CLI test that `clasp rule CODE` prints it). A rule is
-//!   its module and one row of `codes/table.rs`.
+//!   its module and one row of `codes/table.rs`; a lint (a note about a kept result) its
+//!   documentation in `codes/lints.rs` and one row.
 //! - Duplicate detection depends only on the units and the edit root: it runs once per batch,
 //!   whatever the rounds of planning.
 //! - Edits are byte ranges into the original bytes; change sets whose edits overlap are withdrawn
@@ -243,6 +244,12 @@
 //!   while a changed initialiser does not. `optimised_kernels` gives one compilation's canonical
 //!   kernels and `compare` compares two, so a caller trying several results for one unit compiles
 //!   the original once.
+//! - Residual generic accesses (the lint `residual-generic`, `residual.rs`) are counted in the
+//!   canonical kernels every comparison already makes (loads, stores, atomics, `llvm.mem*` and
+//!   builtin calls through flat pointers, by cause), and, only when the result keeps a source
+//!   `noinline` helper with a generic pointer parameter, in one more run of the pipeline over the
+//!   same bitcode that leaves such helpers out of line (nothing is compiled again); a passing
+//!   check's kernels with more than the original's become the report's `residual_generic`.
 //! - The original is compiled as the target when it compiles so, else as it was read (a unit that
 //!   needs a repair; its other changes are then proven against the unit with its repairs applied):
 //!   with the same language standard on both sides, code under `#if __OPENCL_C_VERSION__` is the

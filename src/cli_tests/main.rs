@@ -32,6 +32,7 @@ mod prefix_macros;
 mod programs;
 mod readme;
 mod reports;
+mod residual_generic;
 mod reviewed_is_written;
 mod rules;
 mod run_check;

@@ -33,7 +33,7 @@ fn rule_code_prints_its_documentation_under_headings() {
 fn standard_headings(kind: Kind) -> [&'static str; 5] {
     match kind {
         Kind::Rule => ["What it does", "Why", "Example", "When it refuses", "Fix safety"],
-        Kind::Reason => ["What it does", "Why", "Example", "When it applies", "What to do"],
+        Kind::Reason | Kind::Lint => ["What it does", "Why", "Example", "When it applies", "What to do"],
     }
 }
 
@@ -47,7 +47,11 @@ fn every_code_of_the_table_is_listed_and_printed_under_the_standard_headings() {
         assert!(listed.is_some_and(|l| l.ends_with(doc.summary)), "`clasp rule` lists {code} with its summary");
         let (status, text, stderr) = clasp(&["rule", code.as_str()]);
         assert_eq!(status, 0, "{code}: {stderr}");
-        let kind = if code.kind() == Kind::Rule { "rule" } else { "reason" };
+        let kind = match code.kind() {
+            Kind::Rule => "rule",
+            Kind::Reason => "reason",
+            Kind::Lint => "lint",
+        };
         assert!(text.starts_with(&format!("{code} ({kind})\n\n{}\n", doc.summary)), "{code}:\n{text}");
         let sections = doc.sections(code.kind());
         assert_eq!(sections.map(|(heading, _)| heading), standard_headings(code.kind()), "{code}");

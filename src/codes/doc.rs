@@ -1,6 +1,6 @@
 //! A code's documentation as data: the fixed headings `clasp rule` prints.
 //! A rule's is the `DOC` of its module under `rules`, a reason's a constant
-//! under `codes::reasons`; `rules::registry::doc` finds either from the table.
+//! under `codes::reasons`, a lint's one under `codes::lints`; `rules::registry::doc` finds either from the table.
 
 /// A code's documentation: a one-line summary, then the fixed headings.
 #[derive(Debug, Clone, Copy)]
@@ -39,7 +39,7 @@ impl Doc {
     pub fn sections(&self, kind: super::Kind) -> [(&'static str, &'static str); 5] {
         let (when, safety) = match kind {
             super::Kind::Rule => ("When it refuses", "Fix safety"),
-            super::Kind::Reason => ("When it applies", "What to do"),
+            super::Kind::Reason | super::Kind::Lint => ("When it applies", "What to do"),
         };
         [("What it does", self.what), ("Why", self.why), ("Example", self.example), (when, self.refuses), (safety, self.safety)]
     }

@@ -1,15 +1,18 @@
-//! The registry of every code clasp prints: the fix rules and every reason
-//! a change is refused, not merged, kept or withdrawn. One table
+//! The registry of every code clasp prints: the fix rules, every reason
+//! a change is refused, not merged, kept or withdrawn, and the lints about
+//! a kept result. One table
 //! (`table.rs`, a row per code) makes one enum with a stable kebab-case
 //! string per code, so `--json`, `--statistics`, `--explain` and SARIF all
 //! name codes from here and no code is ever chosen by matching
 //! human-readable text. Each code's documentation is data under fixed
 //! headings (`Doc`): a rule's lives in its own module under `rules`, a
-//! reason's under `reasons`; `rules::registry` reads both off the same table.
+//! reason's under `reasons`, a lint's under `lints`; `rules::registry`
+//! reads them off the same table.
 //!
 //! This module is a leaf: every stage may name a code, and it names none of them.
 
 mod doc;
+pub mod lints;
 pub mod reasons;
 mod table;
 
@@ -28,6 +31,9 @@ pub enum Kind {
     /// Why something stays as it is: a declaration, a duplicate group, a
     /// program-scope table, or a change withdrawn by verification.
     Reason,
+    /// A note about a kept, verified result: nothing changes or stays for
+    /// it (what the migrated code costs, for example).
+    Lint,
 }
 
 /// How a rule is chosen (a column of the table).
@@ -58,39 +64,42 @@ macro_rules! define_codes {
     (
         rules { $( $rule:ident = $rule_code:literal, $($module:ident)::+, $scope:ident; )* }
         reasons { $( $reason:ident = $reason_code:literal, $($doc:ident)::+, $effect:ident; )* }
+        lints { $( $lint:ident = $lint_code:literal, $lint_doc:ident; )* }
     ) => {
-        /// Every code clasp prints, rules and reasons alike.
+        /// Every code clasp prints: rules, reasons and lints.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code {
             $( #[doc = concat!("Rule `", $rule_code, "`.")] $rule, )*
             $( #[doc = concat!("Reason `", $reason_code, "`.")] $reason, )*
+            $( #[doc = concat!("Lint `", $lint_code, "`.")] $lint, )*
         }
 
         impl Code {
-            /// Every code, rules first, in the order of the table.
-            pub const ALL: &'static [Code] = &[$( Code::$rule, )* $( Code::$reason, )*];
+            /// Every code, rules first, then reasons, then lints, in the order of the table.
+            pub const ALL: &'static [Code] = &[$( Code::$rule, )* $( Code::$reason, )* $( Code::$lint, )*];
 
             /// The stable string shown to users and in every report.
             pub fn as_str(self) -> &'static str {
                 match self {
                     $( Code::$rule => $rule_code, )*
                     $( Code::$reason => $reason_code, )*
+                    $( Code::$lint => $lint_code, )*
                 }
             }
 
-            /// How a rule is chosen; `None` for a reason.
+            /// How a rule is chosen; `None` for a reason or a lint.
             pub fn scope(self) -> Option<Scope> {
                 match self {
                     $( Code::$rule => Some(Scope::$scope), )*
-                    $( Code::$reason => None, )*
+                    _ => None,
                 }
             }
 
-            /// What a reason does to a planned change; `None` for a rule.
+            /// What a reason does to a planned change; `None` for a rule or a lint.
             pub fn effect(self) -> Option<Effect> {
                 match self {
-                    $( Code::$rule => None, )*
                     $( Code::$reason => Some(Effect::$effect), )*
+                    _ => None,
                 }
             }
         }
@@ -110,12 +119,13 @@ impl Code {
         Code::ALL.iter().copied().filter(|c| c.kind() == Kind::Rule)
     }
 
-    /// Whether it names a rule or a reason.
+    /// Whether it names a rule, a reason or a lint (a row of none of the
+    /// first two columns: neither chosen nor keeping anything).
     pub fn kind(self) -> Kind {
-        if self.scope().is_some() {
-            Kind::Rule
-        } else {
-            Kind::Reason
+        match (self.scope(), self.effect()) {
+            (Some(_), _) => Kind::Rule,
+            (None, Some(_)) => Kind::Reason,
+            (None, None) => Kind::Lint,
         }
     }
 
@@ -156,8 +166,10 @@ mod tests {
         let expected =
             ["outside-root", "verify-failed", "not-equivalent", "proof-too-large", "unrepairable-unit", "overlapping-edits"];
         assert_eq!(withdrawing, expected);
-        assert!(Code::ALL.iter().all(|c| c.scope().is_some() != c.effect().is_some()), "a rule or a reason, never both");
+        assert!(Code::ALL.iter().all(|c| !(c.scope().is_some() && c.effect().is_some())), "a rule or a reason, never both");
         assert_eq!(Code::rules().count(), 8);
+        let lints: Vec<&str> = Code::ALL.iter().filter(|c| c.kind() == Kind::Lint).map(|c| c.as_str()).collect();
+        assert_eq!(lints, ["residual-generic"]);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The one table of codes: a row per code, rules first, then reasons. Each
+//! The one table of codes: a row per code, rules first, then reasons, then
+//! lints. Each
 //! layer that needs something per code expands this table with a macro of
 //! its own, so nothing per code is written twice:
 //!
@@ -20,6 +21,10 @@
 //! A reason's row: `Variant = "code", its documentation under
 //! `codes::reasons`, its effect`: `Keeps` (something stays as it is) or
 //! `Withdraws` (verification withdraws a planned change set with it).
+//!
+//! A lint's row: `Variant = "code", its documentation under `codes::lints``.
+//! A lint changes nothing and keeps nothing: it is a note about a kept,
+//! verified result (what the migrated code costs), reported beside it.
 //!
 //! Adding a rule is its module (detection, edits, `DOC`) and one row here.
 
@@ -76,6 +81,9 @@ macro_rules! code_table {
                 OverlappingEdits = "overlapping-edits", withdrawals::OVERLAPPING_EDITS, Withdraws;
                 UntracedOptions = "untraced-options", host::UNTRACED_OPTIONS, Keeps;
                 UnlinkedBuild = "unlinked-build", host::UNLINKED_BUILD, Keeps;
+            }
+            lints {
+                ResidualGeneric = "residual-generic", RESIDUAL_GENERIC;
             }
         }
     };

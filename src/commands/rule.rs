@@ -68,11 +68,16 @@ fn print_rules(args: &RuleArgs, stdout: &mut dyn Write) -> Result<i32, Stop> {
     Ok(EXIT_OK)
 }
 
-/// Every code, a line each: the rules, then the reasons, with their summaries.
+/// Every code, a line each: the rules, the reasons, then the lints, with their summaries.
 fn listing() -> String {
     let width = Code::ALL.iter().map(|c| c.as_str().len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (kind, title) in [(Kind::Rule, "Rules (the changes clasp makes):"), (Kind::Reason, "Reasons (why something stays):")] {
+    let kinds = [
+        (Kind::Rule, "Rules (the changes clasp makes):"),
+        (Kind::Reason, "Reasons (why something stays):"),
+        (Kind::Lint, "Lints (notes about a kept result):"),
+    ];
+    for (kind, title) in kinds {
         out.push_str(title);
         out.push('\n');
         for code in Code::ALL.iter().filter(|c| c.kind() == kind) {
@@ -84,12 +89,13 @@ fn listing() -> String {
     out
 }
 
-/// One code's documentation under its headings (worded for a rule or a reason).
+/// One code's documentation under its headings (worded for a rule, or a reason or lint).
 fn document(code: Code) -> String {
     let doc = registry::doc(code);
     let kind = match code.kind() {
         Kind::Rule => "rule",
         Kind::Reason => "reason",
+        Kind::Lint => "lint",
     };
     let mut out = format!("{code} ({kind})\n\n{}\n", doc.summary);
     for (heading, text) in doc.sections(code.kind()) {

@@ -88,6 +88,8 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.errors.extend(settled.errors.iter().cloned());
     result.warnings.extend(settled.warnings.iter().cloned());
     result.proofs = settled.proofs.clone();
+    result.residual_generic = settled.residual_generic.clone();
+    result.residual_generic.sort();
     result.functions =
         crate::support::timings::time("account", || account::account(&units, &options.root, &plan, &settled, options.verify));
     result.refusals = plan.refusals.clone();

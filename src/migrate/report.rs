@@ -177,6 +177,10 @@ pub struct Migration {
     /// How each unit keeping changes was proven equivalent (absent without verification).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub proofs: Vec<UnitProof>,
+    /// Kernels whose kept result accesses memory through more generic
+    /// pointers than the original (lint `residual-generic`), by unit, then kernel.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub residual_generic: Vec<ResidualGeneric>,
     /// Host code: build calls and embedded kernels (absent when the batch read no host file).
     #[serde(skip_serializing_if = "HostReport::is_empty")]
     pub host: HostReport,
@@ -308,6 +312,40 @@ pub struct UnitProof {
     /// The changed functions proven on their own, by link name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<String>,
+}
+
+/// A kernel of a unit whose kept result still reads or writes memory
+/// through generic pointers after address spaces are inferred, more often
+/// than the original did (lint `residual-generic`, `verify::residual`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ResidualGeneric {
+    /// The unit as reports name it (`a.cl`, `host.cpp:42`, `a.cl [fp64]`).
+    pub unit: String,
+    /// The kernel's definition (its unit's file when it is not found).
+    #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
+    pub path: PathBuf,
+    pub line: u32,
+    pub col: u32,
+    pub kernel: String,
+    /// Accesses through generic pointers in the migrated kernel.
+    pub accesses: usize,
+    /// Those in the original, compiled as the target (builtins called
+    /// through their generic overloads count on both sides).
+    pub original: usize,
+    /// By kind and cause: `2 loads in out-of-line `sum``.
+    pub detail: String,
+}
+
+impl ResidualGeneric {
+    /// What `--explain` and SARIF say of it: `kernel `k` (a.cl): 2 memory
+    /// accesses through generic pointers, 0 before: 2 loads in out-of-line `sum``.
+    pub fn message(&self) -> String {
+        let accesses = if self.accesses == 1 { "access" } else { "accesses" };
+        format!(
+            "kernel `{}` ({}): {} memory {accesses} through generic pointers, {} before: {}",
+            self.kernel, self.unit, self.accesses, self.original, self.detail
+        )
+    }
 }
 
 /// How kernels were proven equivalent (see *Verification and accounting*).

@@ -86,6 +86,7 @@ pub fn explanations(migration: &Migration) -> Vec<String> {
     lines.extend(partly_migrated(migration));
     lines.extend(discovered(migration));
     lines.extend(host_calls(migration));
+    lines.extend(residual_generic(migration));
     // A fix editing several files (a merge) is listed with each: explained once.
     lines.sort();
     lines.dedup();
@@ -143,6 +144,16 @@ fn discovered(migration: &Migration) -> Vec<Explained> {
         let text =
             format!("configuration `{}` of {} discovered for the code #if skips here: {}", d.configuration, d.unit, d.detail);
         (d.file.clone(), d.line, 1, text)
+    });
+    lines.collect()
+}
+
+/// Kernels whose kept result accesses memory through more generic pointers
+/// than the original (lint `residual-generic`), at their definitions.
+fn residual_generic(migration: &Migration) -> Vec<Explained> {
+    let lines = migration.residual_generic.iter().map(|r| {
+        let text = format!("{}: {}", Code::ResidualGeneric, r.message());
+        (r.path.clone(), r.line, r.col, text)
     });
     lines.collect()
 }
@@ -211,6 +222,9 @@ pub fn statistics(migration: &Migration) -> String {
             _ => continue,
         };
         *counts.entry((code.to_string(), "warned")).or_default() += 1;
+    }
+    for _ in &migration.residual_generic {
+        *counts.entry((Code::ResidualGeneric.to_string(), "kernels")).or_default() += 1;
     }
     for f in &migration.functions {
         match &f.outcome {

@@ -4,7 +4,8 @@
 //! Every fix is a result at level `note` with its rule, message and
 //! location (line and column), and its edits as a SARIF `fix` (byte ranges
 //! of the original file, so a viewer can apply them); every refusal is a
-//! `note` too (ruleId `refused/<reason>`), every error an `error` at each
+//! `note` too (ruleId `refused/<reason>`), so is every kernel of the lint
+//! `residual-generic` (at its definition), every error an `error` at each
 //! place it names and every warning a `warning`. Each rule carries its
 //! summary, description and help from the code registry. Paths are
 //! relative URIs as clasp prints them.
@@ -36,6 +37,15 @@ pub fn log(migration: &Migration) -> Value {
         rules.insert(RuleId::Refused(r.reason));
         results.push(refusal_result(r));
     }
+    for r in &migration.residual_generic {
+        rules.insert(RuleId::Lint(Code::ResidualGeneric));
+        results.push(json!({
+            "ruleId": Code::ResidualGeneric,
+            "level": "note",
+            "message": { "text": r.message() },
+            "locations": [location(&r.path, Some((r.line, r.col)))],
+        }));
+    }
     results.extend(migration.warnings.iter().map(warning_result));
     results.extend(migration.errors.iter().flat_map(error_results));
     rules.insert(RuleId::Warning);
@@ -43,12 +53,13 @@ pub fn log(migration: &Migration) -> Value {
     envelope(rules, results)
 }
 
-/// A rule a result names: a fix rule, a reason something was refused, or the
-/// catch-alls for warnings and errors.
+/// A rule a result names: a fix rule, a reason something was refused, a
+/// lint, or the catch-alls for warnings and errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum RuleId {
     Fix(Code),
     Refused(Code),
+    Lint(Code),
     Warning,
     Error,
 }
@@ -56,7 +67,7 @@ enum RuleId {
 impl RuleId {
     fn id(self) -> String {
         match self {
-            RuleId::Fix(code) => code.to_string(),
+            RuleId::Fix(code) | RuleId::Lint(code) => code.to_string(),
             RuleId::Refused(code) => format!("refused/{code}"),
             RuleId::Warning => WARNING_RULE.to_string(),
             RuleId::Error => ERROR_RULE.to_string(),
@@ -66,7 +77,7 @@ impl RuleId {
     /// The rule's `reportingDescriptor`, its texts from the code registry.
     fn descriptor(self) -> Value {
         let (short, full, help) = match self {
-            RuleId::Fix(code) | RuleId::Refused(code) => {
+            RuleId::Fix(code) | RuleId::Refused(code) | RuleId::Lint(code) => {
                 let doc = crate::rules::registry::doc(code);
                 let help = format!("{}\n\n{}\n\n`clasp rule {code}` shows the whole documentation.", doc.why, doc.safety);
                 (doc.summary.to_string(), doc.what.to_string(), help)

@@ -1,6 +1,6 @@
 //! The code table (`codes::code_table!`) read at the rules stage: each
 //! code's documentation (a rule's is the `DOC` of its module, a reason's a
-//! constant of `codes::reasons`), and, for the rules of scope
+//! constant of `codes::reasons`, a lint's one of `codes::lints`), and, for the rules of scope
 //! `Declaration`, which one changes a declaration (`applies`) and its fix
 //! (`fix`). `// clasp: keep(CODE)` and the per-declaration fixes both ask
 //! here, so a declaration rule is chosen in one place.
@@ -23,12 +23,14 @@ macro_rules! define_registry {
     (
         rules { $( $rule:ident = $rule_code:literal, $($module:ident)::+, $scope:ident; )* }
         reasons { $( $reason:ident = $reason_code:literal, $($doc:ident)::+, $effect:ident; )* }
+        lints { $( $lint:ident = $lint_code:literal, $lint_doc:ident; )* }
     ) => {
         /// The documentation of `code`, under the headings `clasp rule` prints.
         pub fn doc(code: Code) -> Doc {
             match code {
                 $( Code::$rule => super::$($module)::+::DOC, )*
                 $( Code::$reason => crate::codes::reasons::$($doc)::+, )*
+                $( Code::$lint => crate::codes::lints::$lint_doc, )*
             }
         }
 

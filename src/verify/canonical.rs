@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use inkwell::context::Context;
 use inkwell::values::InstructionOpcode as Opcode;
 
+use super::flat::{record_access, AccessKind, FlatAccesses};
 use super::PROVEN_PREFIX;
 use crate::front::lower::{load, LoadError, LoadedModule, StructBody, Val, AMDGPU_KERNEL_CC};
 
@@ -22,8 +23,9 @@ pub struct KernelBody {
     pub name: String,
     /// Parameter types, then one line per instruction.
     pub lines: Vec<String>,
-    /// Loads, stores, atomics and builtin calls through flat (generic, AS 0) pointers.
-    pub flat_accesses: usize,
+    /// Loads, stores, atomics, memory copies and builtin calls through flat
+    /// (generic, AS 0) pointers, by kind and cause (`flat.rs`).
+    pub flat: FlatAccesses,
 }
 
 /// A call to a declared function whose calls compare by name and arguments,
@@ -114,7 +116,7 @@ fn program_scope_data(module: &LoadedModule<'_>) -> KernelBody {
         }
     }
     lines.sort();
-    KernelBody { name: PROGRAM_SCOPE_DATA.to_string(), lines, flat_accesses: 0 }
+    KernelBody { name: PROGRAM_SCOPE_DATA.to_string(), lines, flat: FlatAccesses::default() }
 }
 
 /// The name of the body that holds the program-scope variables (see `canonical_kernels`).
@@ -137,13 +139,13 @@ fn canonical_body(function: Val<'_>, narrow_space: &dyn Fn(u32) -> bool) -> Kern
         lines.push(format!("param {}", param.ty().print()));
     }
     let (instructions, looked_through) = name_by_position(function, narrow_space);
-    let mut flat_accesses = 0;
+    let mut flat = FlatAccesses::default();
     for inst in instructions {
-        if let Some(line) = canonical_line(inst, &looked_through, narrow_space, &mut flat_accesses) {
+        if let Some(line) = canonical_line(inst, &looked_through, narrow_space, &mut flat) {
             lines.push(line);
         }
     }
-    KernelBody { name: function.name(), lines, flat_accesses }
+    KernelBody { name: function.name(), lines, flat }
 }
 
 /// The function's instructions in order, and those looked through: casts to
@@ -191,23 +193,16 @@ fn is_looked_through(inst: Val<'_>, narrow_space: &dyn Fn(u32) -> bool) -> bool 
 }
 
 /// One instruction's canonical line (none for one looked through), counting
-/// its accesses through flat pointers into `flat_accesses`; drops its metadata.
+/// its accesses through flat pointers into `flat`; drops its metadata.
 fn canonical_line(
     inst: Val<'_>,
     looked_through: &HashSet<Val<'_>>,
     narrow_space: &dyn Fn(u32) -> bool,
-    flat_accesses: &mut usize,
+    flat: &mut FlatAccesses,
 ) -> Option<String> {
     inst.drop_metadata();
     let opcode = inst.opcode();
-    let pointer_operand = match opcode {
-        Some(Opcode::Load | Opcode::AtomicRMW | Opcode::AtomicCmpXchg) => Some(0),
-        Some(Opcode::Store) => Some(1),
-        _ => None,
-    };
-    if let Some(index) = pointer_operand {
-        *flat_accesses += usize::from(inst.operand(index).ty().pointer_space() == Some(0));
-    }
+    record_access(inst, flat);
     if looked_through.contains(&inst) {
         return None;
     }
@@ -219,7 +214,7 @@ fn canonical_line(
     }
     let known = if opcode == Some(Opcode::Call) { known_callee(inst) } else { None };
     Some(match known {
-        Some(callee) => known_call_line(inst, &callee, looked_through, flat_accesses),
+        Some(callee) => known_call_line(inst, &callee, looked_through, flat),
         None => {
             let text = inst.print();
             let text = text.trim();
@@ -236,7 +231,7 @@ fn canonical_line(
 /// A call to a library builtin or a proven function as its name and
 /// arguments, the casts looked through; counts the flat pointers it is
 /// given (for a proven function, those it is given as flat in the original too).
-fn known_call_line(inst: Val<'_>, callee: &KnownCallee, looked_through: &HashSet<Val<'_>>, flat_accesses: &mut usize) -> String {
+fn known_call_line(inst: Val<'_>, callee: &KnownCallee, looked_through: &HashSet<Val<'_>>, flat: &mut FlatAccesses) -> String {
     // An argument may be a constant cast (a `__local` array of the
     // kernel's, or an offset into it, cast to flat): the same named pointer
     // too, looked through as a cast instruction is.
@@ -252,7 +247,7 @@ fn known_call_line(inst: Val<'_>, callee: &KnownCallee, looked_through: &HashSet
     let mut args = Vec::new();
     for arg in inst.arguments() {
         let given = if callee.proven { resolve(arg) } else { arg };
-        *flat_accesses += usize::from(given.ty().pointer_space() == Some(0));
+        flat.record_if_flat(AccessKind::Builtin, given);
         args.push(operand_text(resolve(arg)));
     }
     let result = if inst.ty().is_void() { String::new() } else { format!("{} = ", operand_text(inst)) };
@@ -390,7 +385,8 @@ mod tests {
              store float %y, ptr addrspace(1) %out, align 4\n  ret void",
         );
         assert_eq!(original[0].lines, migrated[0].lines);
-        assert_eq!((original[0].flat_accesses, migrated[0].flat_accesses), (0, 1));
+        assert_eq!((original[0].flat.total(), migrated[0].flat.total()), (0, 1));
+        assert_eq!(migrated[0].flat.describe(), "1 builtin call through a pointer cast to generic");
         let changed = canonical(
             "entry:\n  %g = getelementptr inbounds float, ptr addrspace(3) %buf, i32 %i\n  \
              %x = load float, ptr addrspace(3) %g, align 4\n  \

@@ -37,11 +37,15 @@ pub struct KernelDifference {
     pub migrated: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// A kernel whose result has more accesses through flat pointers than its
+/// original (the lint `residual-generic`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FlatRegression {
     pub kernel: String,
     pub before: usize,
     pub after: usize,
+    /// The result's flat accesses by kind and cause (`FlatAccesses::describe`).
+    pub detail: String,
 }
 
 /// A canonical line with its value numbers blanked: `%v12` reads `%v`.
@@ -73,11 +77,12 @@ pub fn compare(before: &[KernelBody], after: &[KernelBody]) -> Equivalence {
             });
             continue;
         };
-        if migrated.flat_accesses > original.flat_accesses {
+        if migrated.flat.total() > original.flat.total() {
             result.flat_regressions.push(FlatRegression {
                 kernel: original.name.clone(),
-                before: original.flat_accesses,
-                after: migrated.flat_accesses,
+                before: original.flat.total(),
+                after: migrated.flat.total(),
+                detail: migrated.flat.describe(),
             });
         }
         if original.lines == migrated.lines {
@@ -118,7 +123,7 @@ mod tests {
         let body = |lines: &[&str]| KernelBody {
             name: "k".into(),
             lines: lines.iter().map(|l| l.to_string()).collect(),
-            flat_accesses: 0,
+            flat: Default::default(),
         };
         let before = body(&["param ptr", "%v1 = phi i32 [ %v3, %b1 ]", "%v2 = load i32, ptr %a0", "%v3 = add i32 %v2, 1"]);
         let after = body(&[

@@ -155,8 +155,8 @@ fn prove(modules: &Modules<'_>, pairs: &[(String, String)], proven: &[Candidate]
         if super::within_limit(&mut before, &mut after, modules.limit, "").is_err() {
             return Some(BTreeSet::new());
         }
-        pipeline::optimise_for_equivalence(&mut before).ok()?;
-        pipeline::optimise_for_equivalence(&mut after).ok()?;
+        pipeline::optimise_for_equivalence(&mut before, pipeline::Inlining::Every).ok()?;
+        pipeline::optimise_for_equivalence(&mut after, pipeline::Inlining::Every).ok()?;
         let found = super::compare(&canonical::canonical_kernels(&mut before), &canonical::canonical_kernels(&mut after));
         let equal: BTreeSet<&str> = found.equal.iter().filter_map(|k| k.strip_prefix(wrappers::WRAPPER_PREFIX)).collect();
         Some(wrapped.into_iter().map(|(original, _)| original).filter(|f| equal.contains(f.as_str())).collect())

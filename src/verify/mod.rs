@@ -25,10 +25,12 @@
 mod canonical;
 mod compare;
 mod cost;
+mod flat;
 mod functions;
 mod known_calls;
 mod opaque;
 mod pipeline;
+mod residual;
 mod whole;
 mod wrappers;
 
@@ -69,7 +71,8 @@ use std::path::{Path, PathBuf};
 
 pub use canonical::{canonical_kernels_from_bitcode, KernelBody, PROGRAM_SCOPE_DATA};
 pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
-pub use pipeline::{equivalence_args, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
+pub use flat::{AccessKind, Cause, FlatAccesses};
+pub use pipeline::{equivalence_args, Inlining, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
 
 use crate::front::lower::{load, run_clang, run_clang_for_unit, ClangError, Context, LoadError};
 pub use pipeline::PipelineError;
@@ -200,7 +203,14 @@ pub fn compare_compiled(
     crate::support::timings::time("verify: pipeline", || {
         let first = compare_modules(context, original, migrated, name, only, KeptOut::ProvenAndAlike(scope))?;
         let proven_alone = first.found.proven_functions.clone();
-        let settled = |found: Equivalence| Ok(Equivalence { proven_alone: proven_alone.clone(), ..found });
+        let out_of_line = first.out_of_line;
+        let settled = |found: Equivalence| {
+            let found = Equivalence { proven_alone: proven_alone.clone(), ..found };
+            if out_of_line && found.different.is_empty() {
+                return with_helpers_out_of_line(context, (original, migrated), name, only, scope.limit, found);
+            }
+            Ok(found)
+        };
         if first.found.different.is_empty() {
             return settled(first.found);
         }
@@ -230,6 +240,26 @@ pub fn compare_compiled(
     })
 }
 
+/// `found` with its flat regressions counted again with the helpers the
+/// source marks `noinline` kept out of line (`residual.rs`), as a GPU
+/// compiler keeps them; as it was when that cannot be counted.
+fn with_helpers_out_of_line(
+    context: &Context,
+    compiled: (&[u8], &[u8]),
+    name: &str,
+    only: Option<&BTreeSet<String>>,
+    limit: Option<u64>,
+    found: Equivalence,
+) -> Result<Equivalence, VerifyError> {
+    let counted = crate::support::timings::time("verify: residual generic, helpers out of line", || {
+        residual::out_of_line_regressions(context, compiled, name, only, limit)
+    })?;
+    Ok(match counted {
+        Some(flat_regressions) => Equivalence { flat_regressions, ..found },
+        None => found,
+    })
+}
+
 /// What a comparison keeps out of the pipeline before the whole kernels
 /// (`whole.rs`), and the bound on what it optimises (`ProofScope::limit`).
 #[derive(Clone, Copy)]
@@ -244,11 +274,14 @@ enum KeptOut<'a> {
 const WHOLE_AFTER: &str = "; comparing it with its changed functions kept out found a difference";
 
 /// One comparison's verdict, how many functions defined alike were kept
-/// out, and whether the unit is big (`PROVE_EVERY_FUNCTION_ABOVE`).
+/// out, whether the unit is big (`PROVE_EVERY_FUNCTION_ABOVE`), and
+/// whether the result keeps a helper with a generic pointer parameter out
+/// of line (`residual.rs`: its flat accesses are then counted again).
 struct Comparison {
     found: Equivalence,
     shared: usize,
     big: bool,
+    out_of_line: bool,
 }
 
 /// `Err(TooCostly)` when either side's largest kernel, as it would be
@@ -285,6 +318,7 @@ fn compare_modules(
     let mut before = loaded(context, original, name, only)?;
     let mut after = loaded(context, migrated, name, only)?;
     let big = cost::largest_inlined_kernel(&mut before).is_some_and(|(_, size)| size > PROVE_EVERY_FUNCTION_ABOVE);
+    let out_of_line = !residual::generic_helpers_kept_out_of_line(&after).is_empty();
     let (shared, proven, limit, after_what) = match kept_out {
         KeptOut::Alike(limit) => {
             let default = ProofScope::default();
@@ -301,7 +335,7 @@ fn compare_modules(
     within_limit(&mut before, &mut after, limit, after_what)?;
     let found = compare(&optimised(&mut before)?, &optimised(&mut after)?);
     let proven = proven.into_iter().map(|pair| pair.original).collect();
-    Ok(Comparison { found: Equivalence { proven_functions: proven, ..found }, shared, big })
+    Ok(Comparison { found: Equivalence { proven_functions: proven, ..found }, shared, big, out_of_line })
 }
 
 /// Unoptimised bitcode loaded, with only the kernels in `only` (all without it).
@@ -320,7 +354,7 @@ fn loaded<'c>(
 
 /// The module's kernels after `EQUIVALENCE_PIPELINE`, canonicalised.
 fn optimised(module: &mut crate::front::lower::LoadedModule<'_>) -> Result<Vec<KernelBody>, VerifyError> {
-    pipeline::optimise_for_equivalence(module)?;
+    pipeline::optimise_for_equivalence(module, Inlining::Every)?;
     Ok(canonical::canonical_kernels(module))
 }
 

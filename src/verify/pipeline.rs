@@ -97,26 +97,39 @@ pub fn keep_only_kernels(module: &mut LoadedModule<'_>, keep: &BTreeSet<String>)
     }
 }
 
+/// Which helpers `optimise_for_equivalence` inlines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inlining {
+    /// Every helper (the comparison: a source `noinline` must not keep a
+    /// helper's generic parameter opaque in one version only).
+    Every,
+    /// Every helper but those the source marks `noinline`, kept out of
+    /// line as a GPU compiler keeps them (`residual.rs` counts what they
+    /// leave generic).
+    HonouringNoinline,
+}
+
 /// Runs `EQUIVALENCE_PIPELINE` on `module` for its own triple. Every
-/// defined non-kernel function is made `alwaysinline` and internal
-/// first (`noinline` and `optnone` removed: a source `noinline` must not
-/// keep a helper's generic parameter opaque in one version only).
+/// defined non-kernel function is made internal and, as `inlining` says,
+/// `alwaysinline` first (`noinline` and `optnone` removed).
 /// Kernels are left as they are; one kernel calling another is compared as a call.
-pub fn optimise_for_equivalence(loaded: &mut LoadedModule<'_>) -> Result<(), PipelineError> {
+pub fn optimise_for_equivalence(loaded: &mut LoadedModule<'_>, inlining: Inlining) -> Result<(), PipelineError> {
     let module = loaded.module();
     let context = module.get_context();
     let always = context.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
-    let blocking = ["noinline", "optnone"].map(Attribute::get_named_enum_kind_id);
+    let [noinline, optnone] = ["noinline", "optnone"].map(Attribute::get_named_enum_kind_id);
     for f in module.get_functions() {
         let cc = f.get_call_conventions();
         if f.count_basic_blocks() == 0 || cc == AMDGPU_KERNEL_CC || cc == SPIR_KERNEL_CC {
             continue;
         }
-        for kind in blocking {
-            f.remove_enum_attribute(AttributeLoc::Function, kind);
-        }
-        f.add_attribute(AttributeLoc::Function, always);
         f.set_linkage(Linkage::Internal);
+        f.remove_enum_attribute(AttributeLoc::Function, optnone);
+        if inlining == Inlining::HonouringNoinline && f.get_enum_attribute(AttributeLoc::Function, noinline).is_some() {
+            continue;
+        }
+        f.remove_enum_attribute(AttributeLoc::Function, noinline);
+        f.add_attribute(AttributeLoc::Function, always);
     }
     // Program-scope variables are internal too: no host API writes one, so a
     // variable no kernel stores to is read-only data whatever its space, and

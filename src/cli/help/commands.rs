@@ -91,10 +91,14 @@ one is withdrawn by another unit, the unit is an error and keeps nothing
 are kept, marked unverified, with a warning `repairs kept unverified: ...`.
 
 A kernel whose kept result has more flat (generic) memory accesses than the
-original compiled as the target (counted over loads, stores, atomics and
-builtin calls, after the pipeline) gets a warning: it is slower on GPUs even
-when equivalent. With every helper inlined and address spaces inferred this is
-rare; builtins called through their 2.0 generic overloads count on both sides.
+original compiled as the target (counted over loads, stores, atomics, memory
+copies and builtin calls, after the pipeline) gets a warning and the lint
+residual-generic (--explain says where and why, JSON lists it under
+"residual_generic"): it is slower on GPUs even when equivalent. With every
+helper inlined and address spaces inferred this is rare; a helper the source
+marks noinline with a generic pointer parameter is counted out of line, as a
+GPU compiler keeps it (both sides optimised once more from the same bitcode);
+builtins called through their 2.0 generic overloads count on both sides.
 Nothing is said about flat accesses of a change that was withdrawn.
 
 The comparison is syntactic after canonicalisation, so it can only prove,

@@ -209,7 +209,10 @@ partly-migrated with verified and kept (name, reason, detail of each
 parameter keeping its space), unchanged, refused with reason and
 detail, or not-written), "unanalysable", how each changed unit was
 proven ("proofs": unit, method = functions, kernels or whole-kernels,
-functions), a moved or inferred program-scope variable as its fix's
+functions), kernels still accessing memory through generic pointers
+("residual_generic": unit, path, line, col, kernel, accesses,
+original, detail; see `clasp rule residual-generic`), a moved or
+inferred program-scope variable as its fix's
 "variable" object (name, size_bytes, space, because: merge,
 over-budget, prefer-global or inferred, needed_by, constant_bytes,
 budget_bytes, performance), "discovered" configurations, "host" (see
@@ -219,7 +222,8 @@ asked for: --timings).
 
 sarif: a SARIF 2.1.0 log for code-scanning UIs: each fix a `note`
 result with its edits as a SARIF fix (byte ranges of the original
-file), each refusal a result with rule refused/<reason>, errors and
+file), each refusal a result with rule refused/<reason>, each
+residual-generic kernel a `note` at its definition, errors and
 warnings as such; every result at its line and column (startLine,
 startColumn; an error at each place it names, a whole-file warning or
 error at its file), and every rule with shortDescription,

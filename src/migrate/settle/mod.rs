@@ -48,6 +48,8 @@ pub struct Settled {
     pub warnings: Vec<Warning>,
     /// How each unit keeping changes was proven equivalent.
     pub proofs: Vec<crate::migrate::report::UnitProof>,
+    /// Kernels of units keeping changes with more generic accesses than the original's.
+    pub residual_generic: Vec<crate::migrate::report::ResidualGeneric>,
 }
 
 impl Settled {
@@ -330,7 +332,8 @@ impl Settler<'_> {
         }
     }
 
-    /// Warnings about what is kept: flat-access regressions, changes kept unverified.
+    /// What is said about what is kept: residual generic accesses (a
+    /// warning and the lint's entry), changes kept unverified (a warning).
     fn report_kept(&mut self) {
         self.prove_kept_repairs();
         for (u, settled) in UnitId::enumerate(&self.settled) {
@@ -341,10 +344,14 @@ impl Settler<'_> {
             let path = &self.checker.units[u].path;
             for flat in &passed.flat_regressions {
                 let message = format!(
-                    "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs",
-                    flat.kernel, flat.after, flat.before
+                    "kernel `{}` has {} flat (generic) memory accesses after migration, {} before: slower on GPUs ({})",
+                    flat.kernel,
+                    flat.after,
+                    flat.before,
+                    Code::ResidualGeneric
                 );
                 self.out.warnings.push(Warning::new(path.clone(), message));
+                self.out.residual_generic.push(residual_generic(&self.checker.units[u], flat));
             }
             if let Some(detail) = &passed.unverified {
                 self.out.warnings.push(Warning::new(path.clone(), format!("kept unverified: {detail}")));
@@ -355,6 +362,28 @@ impl Settler<'_> {
                 self.out.proofs.push(crate::migrate::report::UnitProof { unit, method, functions });
             }
         }
+    }
+}
+
+/// The lint's entry for a flat regression of `unit`, placed at the kernel's definition.
+fn residual_generic(unit: &Unit, flat: &crate::verify::FlatRegression) -> crate::migrate::report::ResidualGeneric {
+    let defined = unit.syntax.functions.iter().find(|f| f.is_kernel && f.is_definition && f.link_name == flat.kernel);
+    let (path, line, col) = match defined {
+        Some(kernel) => {
+            let place = unit.position(kernel.pos);
+            (place.file, place.line, place.col)
+        }
+        None => (unit.path.clone(), 1, 1),
+    };
+    crate::migrate::report::ResidualGeneric {
+        unit: unit.label(),
+        path,
+        line,
+        col,
+        kernel: flat.kernel.clone(),
+        accesses: flat.after,
+        original: flat.before,
+        detail: flat.detail.clone(),
     }
 }
 
