@@ -300,3 +300,21 @@ fn run_check_on_the_demos_host_finds_reduce_identical() {
     let row = out.lines().find(|l| l.starts_with("reduce_sum ")).unwrap_or_else(|| panic!("no reduce_sum row:\n{out}"));
     assert!(!row.contains("too few"), "12 launches are judged: {row}");
 }
+
+#[test]
+fn run_check_links_each_kernel_to_what_the_residual_generic_lint_says_of_it() {
+    let dir = built_host();
+    // Out of line, the merged generic helper keeps `scale`'s accesses through it generic.
+    let kernels = dir.path().join("kernels.cl");
+    let original = std::fs::read_to_string(&kernels).unwrap();
+    std::fs::write(&kernels, original.replace("float scaled", "__attribute__((noinline)) float scaled")).unwrap();
+    let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--format", "json", "--", "./host", "kernels.cl"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let timing = report["timing"].as_array().unwrap();
+    let scale = timing.iter().find(|t| t["kernel"] == "scale").unwrap_or_else(|| panic!("{out}"));
+    assert!(scale["residual_generic"]["accesses"].as_u64().unwrap() > 0, "{out}");
+    assert!(scale["residual_generic"]["at"].as_str().unwrap().starts_with("kernels.cl:"), "{out}");
+    let count = timing.iter().find(|t| t["kernel"] == "count").unwrap();
+    assert!(count.get("residual_generic").is_none(), "count has no generic pointer: {out}");
+}

@@ -7,6 +7,7 @@
 //! `--migrated DIR`. `CLASP_TEST_RUNCHECK_EDIT="FROM=>TO"` (testing only) replaces FROM by TO in
 //! every migrated source before the run, so that the tests can plant a wrong substitution.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Output};
@@ -14,6 +15,7 @@ use std::process::{ExitStatus, Output};
 use super::Stop;
 use crate::cli::args::{Command, RunCheckArgs};
 use crate::devices::TargetSpec;
+use crate::output::residual::{residual_generic_by_kernel, ResidualKernel};
 use crate::settings::options::{ClStd, Target};
 use crate::support::style::Palettes;
 use crate::trace::record::{self, Trace};
@@ -66,7 +68,7 @@ impl Runs<'_> {
 fn check(args: &RunCheckArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
     let scratch = tempfile::Builder::new().prefix("clasp-run-check").tempdir().map_err(Stop::clasp)?;
     let library = interceptor::install(scratch.path()).map_err(Stop::clasp)?;
-    let substitutions = migrated_sources(args, palettes, scratch.path())?;
+    let Migrated { sources: substitutions, residual_generic } = migrated_sources(args, palettes, scratch.path())?;
     if substitutions.is_empty() {
         let _ = writeln!(stderr, "clasp: warning: clasp changes nothing in the kernels given: the migrated run runs the original kernels with the migrated build options");
     }
@@ -89,9 +91,11 @@ fn check(args: &RunCheckArgs, palettes: Palettes, stdout: &mut dyn Write, stderr
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let substituted = m.sources.iter().filter(|(_, replaced)| *replaced).count();
+    let mut times = timing::per_kernel(&references, &m);
+    timing::link_residual_generic(&mut times, &residual_generic);
     let report = Report::new(
         comparison,
-        timing::per_kernel(&references, &m),
+        times,
         substitutions.iter().map(|s| s.shown(&cwd)).collect(),
         substituted,
         usize::from(args.runs),
@@ -150,39 +154,53 @@ fn warn_if_nothing_ran(args: &RunCheckArgs, original: &Trace, m: &Trace, substit
     }
 }
 
+/// The migrated sources and what the `residual-generic` lint says of their kernels (nothing for
+/// a tree given with `--migrated`).
+struct Migrated {
+    sources: Vec<Substitution>,
+    residual_generic: BTreeMap<String, ResidualKernel>,
+}
+
 /// The migrated sources: those of `--migrated DIR`, or clasp migrate's over PATHS.
-fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> Result<Vec<Substitution>, Stop> {
+fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> Result<Migrated, Stop> {
     let cwd = std::env::current_dir().map_err(Stop::clasp)?;
-    // `--out-dir` lays files out from the edit root: pair them from there (a tree
-    // the user migrated: from here), or from `/` for absolute paths.
-    let (out_dir, bases) = match &args.migrated {
-        Some(dir) if dir.is_dir() => (dir.clone(), vec![cwd, PathBuf::from("/")]),
+    // `--out-dir` lays files out from here (from the edit root for files outside), an absolute
+    // PATH's files under their absolute path: pair them from each.
+    let (out_dir, bases, residual_generic) = match &args.migrated {
+        Some(dir) if dir.is_dir() => (dir.clone(), vec![cwd, PathBuf::from("/")], BTreeMap::new()),
         Some(dir) => return Err(Stop::clasp(format!("--migrated {}: no such directory", dir.display()))),
         None if args.paths.is_empty() => return Err(Stop::clasp("give the kernel PATHS to migrate, or --migrated DIR")),
         None => {
             let root = crate::settings::root::edit_root(&args.paths, None).map_err(Stop::clasp)?;
-            // `--out-dir` keeps an absolute PATH's files under their absolute path.
-            (migrate_into(args, &root, palettes, &scratch.join("migrated"))?, vec![cwd, root, PathBuf::from("/")])
+            let out_dir = scratch.join("migrated");
+            let lint = migrate_into(args, &root, palettes, &out_dir)?;
+            (out_dir, vec![cwd, root, PathBuf::from("/")], lint)
         }
     };
-    let mut pairs = substitute::pair_out_dir(&out_dir, &bases).map_err(Stop::clasp)?;
+    let mut sources = substitute::pair_out_dir(&out_dir, &bases).map_err(Stop::clasp)?;
     if let Some((from, to)) = std::env::var(TEST_EDIT_VAR).ok().as_deref().and_then(|e| e.split_once("=>")) {
-        for pair in &mut pairs {
-            pair.migrated = String::from_utf8_lossy(&pair.migrated).replace(from, to).into_bytes();
+        for source in &mut sources {
+            source.migrated = String::from_utf8_lossy(&source.migrated).replace(from, to).into_bytes();
         }
     }
-    Ok(pairs)
+    Ok(Migrated { sources, residual_generic })
 }
 
-/// Runs clasp migrate over `paths` into `out_dir` (its diff is not shown; its errors are).
-fn migrate_into(args: &RunCheckArgs, root: &Path, palettes: Palettes, out_dir: &Path) -> Result<PathBuf, Stop> {
+/// Runs clasp migrate over `paths` into `out_dir` (its report is not shown; its errors are) and
+/// returns what its `residual-generic` lint says per kernel.
+fn migrate_into(
+    args: &RunCheckArgs,
+    root: &Path,
+    palettes: Palettes,
+    out_dir: &Path,
+) -> Result<BTreeMap<String, ResidualKernel>, Stop> {
     let mut argv = vec!["clasp".to_string(), "migrate".to_string()];
     argv.extend(args.paths.iter().map(|p| p.display().to_string()));
     argv.extend(args.compile.to_argv());
     argv.extend(args.project.to_argv());
     argv.extend(args.target.as_ref().map(|target| format!("--target={}", target.spelled())));
     argv.extend(["--out-dir".to_string(), out_dir.display().to_string()]);
-    argv.extend(["--root".to_string(), root.display().to_string()]);
+    argv.extend(["--root".to_string(), root.display().to_string(), "--format=json".to_string()]);
     let (mut diff, mut messages) = (Vec::new(), Vec::new());
     let code = match crate::cli::parse(argv, &mut diff, &mut messages) {
         Ok(crate::cli::args::Cli { command: Command::Migrate(migrate), .. }) => {
@@ -195,7 +213,8 @@ fn migrate_into(args: &RunCheckArgs, root: &Path, palettes: Palettes, out_dir: &
         let messages = String::from_utf8_lossy(&messages);
         return Err(Stop::clasp(format!("clasp migrate failed, so there is nothing to run-check:\n{}", messages.trim_end())));
     }
-    Ok(out_dir.to_path_buf())
+    let report: serde_json::Value = serde_json::from_slice(&diff).unwrap_or_default();
+    Ok(residual_generic_by_kernel(&report))
 }
 
 /// Runs the program once under the interceptor, with the user's environment, working directory

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 /// What the report says of one kernel's residual generic accesses.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ResidualKernel {
     /// Accesses through generic pointers in the migrated kernel.
     pub accesses: usize,

@@ -54,6 +54,15 @@ impl Report {
             plural(self.migrated_sources.len(), "migrated source", "migrated sources"),
         );
         out.push_str(&self.table());
+        for time in self.timing.iter().filter(|t| t.slower) {
+            if let Some(lint) = &time.residual_generic {
+                let _ = writeln!(
+                    out,
+                    "note: kernel {} is slower ({:.2}x); residual-generic at {}: {} memory accesses through generic pointers, {} before: {} (clasp rule residual-generic)",
+                    time.kernel, time.ratio, lint.at, lint.accesses, lint.original, lint.detail
+                );
+            }
+        }
         if let Some(why) = &c.original_divergence {
             let _ = writeln!(out, "note: the two original runs launched differently from here on, not compared: {why}");
         }
@@ -114,5 +123,31 @@ fn describe(place: &Place) -> String {
     match &place.kernel {
         Some(kernel) => format!("kernel {kernel}, launch {} (step {}){argument}", place.launch, place.step),
         None => format!("host read (step {})", place.step),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::residual::ResidualKernel;
+
+    #[test]
+    fn a_slower_kernel_is_linked_to_its_residual_generic_accesses() {
+        let lint =
+            ResidualKernel { accesses: 4, original: 0, detail: "4 loads in out-of-line `f`".into(), at: "k.cl:3:15".into() };
+        let time = |kernel: &str, slower: bool| KernelTime {
+            kernel: kernel.into(),
+            original_us: 10.0,
+            migrated_us: if slower { 20.0 } else { 10.0 },
+            ratio: if slower { 2.0 } else { 1.0 },
+            spread: 0.01,
+            judged: true,
+            slower,
+            residual_generic: Some(lint.clone()),
+        };
+        let report = Report::new(Comparison::default(), vec![time("slow", true), time("even", false)], vec![], 0, 2);
+        let text = report.text();
+        assert!(text.contains("\nnote: kernel slow is slower (2.00x); residual-generic at k.cl:3:15: 4 memory accesses through generic pointers, 0 before: 4 loads in out-of-line `f` (clasp rule residual-generic)\n"), "{text}");
+        assert!(!text.contains("kernel even"), "a kernel no slower gets no note: {text}");
     }
 }

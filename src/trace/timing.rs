@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::record::{Step, Trace};
+use crate::output::residual::ResidualKernel;
 
 /// The launches per run a kernel needs before a slowdown is flagged.
 pub const JUDGED_LAUNCHES: usize = 3;
@@ -29,6 +30,17 @@ pub struct KernelTime {
     /// Whether the kernel ran often enough in every run to be judged (`JUDGED_LAUNCHES`).
     pub judged: bool,
     pub slower: bool,
+    /// What clasp's `residual-generic` lint says of the migrated kernel (the accesses its migrated
+    /// code still makes through generic pointers), when it says something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub residual_generic: Option<ResidualKernel>,
+}
+
+/// Links each kernel to its entry of the `residual-generic` lint.
+pub fn link_residual_generic(times: &mut [KernelTime], lint: &BTreeMap<String, ResidualKernel>) {
+    for time in times {
+        time.residual_generic = lint.get(&time.kernel).cloned();
+    }
 }
 
 fn launch_times(trace: &Trace) -> BTreeMap<&str, Vec<u64>> {
@@ -89,6 +101,7 @@ pub fn per_kernel(originals: &[&Trace], m: &Trace) -> Vec<KernelTime> {
                 spread,
                 judged,
                 slower: judged && r > 1.0 + (2.0 * spread).max(0.05),
+                residual_generic: None,
             }
         })
         .collect()

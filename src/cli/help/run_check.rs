@@ -38,7 +38,10 @@ turned on for every queue); per kernel the median of the migrated run over
 that of the original runs, beside the spread of the original runs' medians;
 slower by more than twice the spread and by 5% or more is flagged, for a
 kernel launched at least 3 times in every run (one or two launches are
-mostly start-up noise; the table says so).
+mostly start-up noise; the table says so). A slower kernel whose migrated
+code still makes memory accesses through generic pointers (clasp's
+residual-generic lint, from the migration of PATHS) gets a note naming them;
+the JSON report gives the lint's entry for every kernel it lists.
 
 What the interceptor adds to the program: no wait. After each launch, each
 buffer the kernel may write is copied into the interceptor's memory by a
