@@ -318,3 +318,19 @@ fn run_check_links_each_kernel_to_what_the_residual_generic_lint_says_of_it() {
     let count = timing.iter().find(|t| t["kernel"] == "count").unwrap();
     assert!(count.get("residual_generic").is_none(), "count has no generic pointer: {out}");
 }
+
+#[test]
+fn run_check_pairs_a_migrated_tree_laid_out_from_a_folder_above() {
+    // migrate ran from `run/` over `../kernels.cl`: the tree holds `kernels.cl` from the edit
+    // root above; run-check runs from `run/` too.
+    let dir = built_host();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::rename(dir.path().join("host"), run.join("host")).unwrap();
+    let (code, out, err) = crate::support::clasp_env::<&str>(&run, &["migrate", "../kernels.cl", "--out-dir", "migrated"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(run.join("migrated/kernels.cl").is_file(), "the tree is laid out from the edit root");
+    let (code, out, err) = run_check(&run, &["--migrated", "migrated", "--", "./host", "../kernels.cl"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 program substituted (1 migrated source)"), "{out}{err}");
+}

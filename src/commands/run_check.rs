@@ -167,7 +167,8 @@ fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> 
     // `--out-dir` lays files out from here (from the edit root for files outside), an absolute
     // PATH's files under their absolute path: pair them from each.
     let (out_dir, bases, residual_generic) = match &args.migrated {
-        Some(dir) if dir.is_dir() => (dir.clone(), vec![cwd, PathBuf::from("/")], BTreeMap::new()),
+        // A tree the user migrated: laid out from here, or from the edit root, a folder above.
+        Some(dir) if dir.is_dir() => (dir.clone(), cwd.ancestors().map(Path::to_path_buf).collect(), BTreeMap::new()),
         Some(dir) => return Err(Stop::clasp(format!("--migrated {}: no such directory", dir.display()))),
         None if args.paths.is_empty() => return Err(Stop::clasp("give the kernel PATHS to migrate, or --migrated DIR")),
         None => {

@@ -67,8 +67,12 @@ pub const RUN_CHECK_PATHS: &str = r#"Kernel files or folders to migrate, as for 
 read). Not with --migrated."#;
 
 pub const RUN_CHECK_MIGRATED: &str = r#"Take the migrated sources from DIR, a tree written by clasp migrate
---out-dir DIR (paths mirrored relative to the current directory, absolute
-ones whole), instead of migrating PATHS."#;
+--out-dir DIR, instead of migrating PATHS. Each file under DIR is paired
+with the original at the same relative path from the current directory, or
+else from the nearest folder above it that has one (migrate lays out files
+outside the current directory from the edit root), or else at that path
+from / (absolute PATHs are laid out whole). Migrate on one machine and
+run-check on another (a GPU node without LLVM) this way."#;
 
 pub const RUN_CHECK_RUNS: &str = r#"How many times the original program runs (default 2, at least 2). A result
 that differs between any two of them is nondeterministic and left out of the
