@@ -124,19 +124,13 @@ fn check_builds(original: &Trace, m: &Trace) -> Result<(), Stop> {
     if original.failed_builds.len() >= m.failed_builds.len() {
         return Ok(());
     }
-    let log: String = failed
-        .log
-        .trim_end()
-        .lines()
-        .rev()
-        .take(20)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .map(|l| format!("\n  | {l}"))
-        .collect();
+    // The lines that name an error, else the end of the log (drivers put remarks after them).
+    let lines: Vec<&str> = failed.log.trim_end().lines().collect();
+    let errors: Vec<&str> = lines.iter().copied().filter(|l| l.to_ascii_lowercase().contains("error")).take(20).collect();
+    let shown = if errors.is_empty() { &lines[lines.len().saturating_sub(20)..] } else { &errors[..] };
+    let log: String = shown.iter().map(|l| format!("\n  | {l}")).collect();
     Err(Stop::clasp(format!(
-        "the migrated run's build of a migrated program failed (OpenCL error {}), where the original run's built; the driver's log ends:{log}",
+        "the migrated run's build of a migrated program failed (OpenCL error {}), where the original run's built; the driver's log says:{log}",
         failed.status
     )))
 }
