@@ -35,9 +35,13 @@ impl Substitution {
         content_hash(&self.original)
     }
 
-    /// `file`, or `file:line` for an embedded kernel.
+    /// `file` relative to `cwd` (`../k.cl` for one beside it), or `file:line` for an embedded kernel.
     pub fn shown(&self, cwd: &Path) -> String {
-        let file = self.file.strip_prefix(cwd).unwrap_or(&self.file).display().to_string();
+        let relative = cwd.ancestors().enumerate().take_while(|(_, above)| above.parent().is_some()).find_map(|(up, above)| {
+            let rest = self.file.strip_prefix(above).ok()?;
+            Some(Path::new(&"../".repeat(up)).join(rest))
+        });
+        let file = relative.as_deref().unwrap_or(&self.file).display().to_string();
         self.embedded_at.map_or(file.clone(), |line| format!("{file}:{line}"))
     }
 }
@@ -127,6 +131,17 @@ pub fn write_map(dir: &Path, substitutions: &[Substitution], options: &str) -> s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_is_shown_from_the_current_folder() {
+        let source =
+            |file: &str, embedded_at| Substitution { file: file.into(), embedded_at, original: vec![], migrated: vec![] };
+        let cwd = Path::new("/p/run");
+        assert_eq!(source("/p/run/k.cl", None).shown(cwd), "k.cl");
+        assert_eq!(source("/p/k.cl", None).shown(cwd), "../k.cl");
+        assert_eq!(source("/p/run/host.c", Some(12)).shown(cwd), "host.c:12");
+        assert_eq!(source("/q/k.cl", None).shown(cwd), "/q/k.cl");
+    }
 
     #[test]
     fn content_hash_is_fnv1a_64() {
