@@ -45,6 +45,14 @@ fn built_host() -> tempfile::TempDir {
     dir
 }
 
+/// Replaces `from` by `to` in the copied host's kernels.cl (the test's own variant of it).
+fn edit_kernels(dir: &Path, from: &str, to: &str) {
+    let kernels = dir.join("kernels.cl");
+    let original = std::fs::read_to_string(&kernels).unwrap();
+    assert!(original.contains(from), "kernels.cl has no `{from}`");
+    std::fs::write(&kernels, original.replace(from, to)).unwrap();
+}
+
 /// Runs clasp in `dir` on the Intel runtime, with `env`: (exit code, stdout, stderr).
 fn run_check(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let vendors = intel_vendors();
@@ -191,9 +199,7 @@ fn run_check_tells_a_difference_the_build_options_alone_make() {
     let dir = built_host();
     // `stamp` now writes the language version it was built as: the migrated build options
     // (-cl-std=CL2.0) change it on the original sources too.
-    let kernels = dir.path().join("kernels.cl");
-    let original = std::fs::read_to_string(&kernels).unwrap();
-    std::fs::write(&kernels, original.replace("noise[g] ^ g;", "noise[g] ^ g ^ __OPENCL_C_VERSION__;")).unwrap();
+    edit_kernels(dir.path(), "noise[g] ^ g;", "noise[g] ^ g ^ __OPENCL_C_VERSION__;");
     let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--format", "json", "--", "./host", "kernels.cl"], &[]);
     assert_eq!(code, 1, "{out}{err}");
     let report: Value = serde_json::from_str(&out).unwrap();
@@ -306,9 +312,7 @@ fn run_check_on_the_demos_host_finds_reduce_identical() {
 fn run_check_links_each_kernel_to_what_the_residual_generic_lint_says_of_it() {
     let dir = built_host();
     // Out of line, the merged generic helper keeps `scale`'s accesses through it generic.
-    let kernels = dir.path().join("kernels.cl");
-    let original = std::fs::read_to_string(&kernels).unwrap();
-    std::fs::write(&kernels, original.replace("float scaled", "__attribute__((noinline)) float scaled")).unwrap();
+    edit_kernels(dir.path(), "float scaled", "__attribute__((noinline)) float scaled");
     let (code, out, err) = run_check(dir.path(), &["kernels.cl", "--format", "json", "--", "./host", "kernels.cl"], &[]);
     assert_eq!(code, 0, "{out}{err}");
     let report: Value = serde_json::from_str(&out).unwrap();
