@@ -135,7 +135,8 @@ static int append(char **out, size_t *used, const char *bytes, size_t size) {
 char *joined_text(cl_uint count, const char **strings, const size_t *lengths, size_t *size) {
     char *text = NULL;
     *size = 0;
-    for (cl_uint i = 0; i < count; i++)
+    /* A NULL string is the program's error to get from the loader, not a crash here. */
+    for (cl_uint i = 0; strings && i < count && strings[i]; i++)
         if (!append(&text, size, strings[i], lengths && lengths[i] ? lengths[i] : strlen(strings[i]))) break;
     return text;
 }
