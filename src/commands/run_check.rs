@@ -18,7 +18,7 @@ use crate::devices::TargetSpec;
 use crate::output::residual::{residual_generic_by_kernel, ResidualKernel};
 use crate::settings::options::{ClStd, Target};
 use crate::support::style::Palettes;
-use crate::trace::record::{self, Trace};
+use crate::trace::record::{self, FailedBuild, Trace};
 use crate::trace::report::Report;
 use crate::trace::substitute::{self, Substitution};
 use crate::trace::{compare, interceptor, timing};
@@ -59,9 +59,14 @@ impl Runs<'_> {
         std::fs::create_dir(&log).map_err(Stop::clasp)?;
         let map = (mode != Mode::Original).then_some(self.map.as_path());
         let output = run_program(&self.args.command, &self.library, &log, map, mode == Mode::OptionsOnly)?;
-        check_status(name, &output, self.first_status)?;
+        let trace = record::read(&log).map_err(|e| Stop::clasp(format!("the {name}'s trace: {e}")));
+        if let Err(stop) = check_status(name, &output, self.first_status) {
+            // A migrated build that failed is why, more often than not: say so first.
+            let failed = trace.as_ref().ok().and_then(|t| t.failed_builds.iter().find(|b| b.migrated));
+            return Err(failed.map_or(stop, |build| failed_build(build, Some(name))));
+        }
         self.first_status.get_or_insert(output.status);
-        record::read(&log).map_err(|e| Stop::clasp(format!("the {name}'s trace: {e}")))
+        trace
     }
 }
 
@@ -82,12 +87,18 @@ fn check(args: &RunCheckArgs, palettes: Palettes, stdout: &mut dyn Write, stderr
         originals.push(runs.run(&format!("original run {n}"), Mode::Original)?);
     }
     check_builds(&originals[0], &m)?;
-    warn_if_nothing_ran(args, &originals[0], &m, &substitutions, stderr);
+    check_something_ran(args, &originals[0], &m, &substitutions)?;
     let references: Vec<&Trace> = originals.iter().collect();
     let mut comparison = compare::compare(&references, &m, args.tolerance);
+    if comparison.buffers > 0 && comparison.buffers_left_out == comparison.buffers && comparison.differences.is_empty() {
+        return Err(Stop::clasp(format!(
+            "every buffer varied between the original runs, so nothing could be compared ({} buffers left out as nondeterministic)",
+            comparison.buffers
+        )));
+    }
     if !comparison.differences.is_empty() {
         let options_run = runs.run("run of the original sources with the migrated options", Mode::OptionsOnly)?;
-        compare::explain_by_options(&mut comparison, &m, &options_run);
+        compare::explain_by_options(&mut comparison, &references, &m, &options_run);
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let substituted = m.sources.iter().filter(|(_, replaced)| *replaced).count();
@@ -124,28 +135,37 @@ fn check_builds(original: &Trace, m: &Trace) -> Result<(), Stop> {
     if original.failed_builds.len() >= m.failed_builds.len() {
         return Ok(());
     }
-    // The lines that name an error, else the end of the log (drivers put remarks after them).
+    Err(failed_build(failed, None))
+}
+
+/// A migrated build that failed, with the driver's error lines (else the end of its log); `ended`
+/// names the run when it also ended otherwise than the first original run.
+fn failed_build(failed: &FailedBuild, ended: Option<&str>) -> Stop {
     let lines: Vec<&str> = failed.log.trim_end().lines().collect();
     let errors: Vec<&str> = lines.iter().copied().filter(|l| l.to_ascii_lowercase().contains("error")).take(20).collect();
     let shown = if errors.is_empty() { &lines[lines.len().saturating_sub(20)..] } else { &errors[..] };
     let log: String = shown.iter().map(|l| format!("\n  | {l}")).collect();
-    Err(Stop::clasp(format!(
-        "the migrated run's build of a migrated program failed (OpenCL error {}), where the original run's built; the driver's log says:{log}",
+    let then = ended.map_or(String::new(), |run| format!(" (and the {run} then ended otherwise than the first original run)"));
+    Stop::clasp(format!(
+        "the migrated run's build of a migrated program failed (OpenCL error {}), where the original run's built{then}; the driver's log says:{log}",
         failed.status
-    )))
+    ))
 }
 
-fn warn_if_nothing_ran(args: &RunCheckArgs, original: &Trace, m: &Trace, substitutions: &[Substitution], stderr: &mut dyn Write) {
+/// An error when nothing was checked: no launch or read, or migrated sources that no program
+/// of the migrated run was created from (a host that edits the text it reads, say).
+fn check_something_ran(args: &RunCheckArgs, original: &Trace, m: &Trace, substitutions: &[Substitution]) -> Result<(), Stop> {
     let substituted = m.sources.iter().filter(|(_, replaced)| *replaced).count();
     if original.steps.is_empty() {
-        let _ = writeln!(
-            stderr,
-            "clasp: warning: `{}` launched no kernel and read no buffer through OpenCL: nothing was compared",
+        return Err(Stop::clasp(format!(
+            "`{}` launched no kernel and read no buffer through OpenCL: nothing was compared",
             args.command[0]
-        );
-    } else if !substitutions.is_empty() && substituted == 0 {
-        let _ = writeln!(stderr, "clasp: warning: no program `{}` created has the content of a source clasp migrated: the migrated run ran the original kernels", args.command[0]);
+        )));
     }
+    if !substitutions.is_empty() && substituted == 0 {
+        return Err(Stop::clasp(format!("no program `{}` created has the content of a source clasp migrated, so the migrated run ran the original kernels and nothing was checked (a host that changes the text it reads before creating the program cannot be matched: give run-check a tree with --migrated holding the text the host creates the program from)", args.command[0])));
+    }
+    Ok(())
 }
 
 /// The migrated sources and what the `residual-generic` lint says of their kernels (nothing for
@@ -165,6 +185,9 @@ fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> 
         Some(dir) if dir.is_dir() => (dir.clone(), cwd.ancestors().map(Path::to_path_buf).collect(), BTreeMap::new()),
         Some(dir) => return Err(Stop::clasp(format!("--migrated {}: no such directory", dir.display()))),
         None if args.paths.is_empty() => return Err(Stop::clasp("give the kernel PATHS to migrate, or --migrated DIR")),
+        None if let Some(missing) = args.paths.iter().find(|p| !p.exists()) => {
+            return Err(Stop::clasp(format!("{}: no such file or directory", missing.display())))
+        }
         None => {
             let root = crate::settings::root::edit_root(&args.paths, None).map_err(Stop::clasp)?;
             let out_dir = scratch.join("migrated");

@@ -1,15 +1,18 @@
-//! Two original runs and a migrated one, compared step by step: the launch sequence (kernel, sizes,
-//! scalar arguments), every writable buffer after each launch and every read the host made.
-//! Whatever differs between the two original runs is nondeterministic and left out of the verdict;
-//! whatever then differs in the migrated run is a difference, named by kernel, launch, argument and
-//! first differing element. Floats are compared bit for bit, or within `tolerance` units in the
-//! last place.
+//! The original runs and the migrated one, compared stream by stream (`streams`: a thread of a
+//! process) and step by step: the launch sequence (kernel, sizes, scalar arguments), every
+//! writable buffer after each launch and every read the host made. Whatever differs between the
+//! original runs is nondeterministic and left out of the verdict, element by element (`varying`);
+//! whatever then differs in the migrated run is a difference, named by kernel, launch, argument
+//! and first differing element. Floats are compared bit for bit, or within `tolerance` units in
+//! the last place.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
 use super::record::{Arg, Buffer, Launch, Step, Trace};
+use super::streams::{self, Paired};
+use super::varying::{self, Key, Vary};
 
 /// What the comparison found.
 #[derive(Debug, Default, Serialize)]
@@ -18,8 +21,10 @@ pub struct Comparison {
     pub reads: usize,
     /// Buffers (after launches, and host reads) compared.
     pub buffers: usize,
+    /// Of those, the ones left out whole because they varied between the original runs.
+    pub buffers_left_out: usize,
     pub kernels: BTreeMap<String, KernelCounts>,
-    pub nondeterministic: Vec<Place>,
+    pub nondeterministic: Vec<Varied>,
     pub differences: Vec<Difference>,
     /// Where the migrated run's launch sequence left the original's.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,9 +42,27 @@ pub struct KernelCounts {
     pub differences: usize,
 }
 
+/// A result that varies between the original runs: whole, or `elements` of its `of`.
+#[derive(Debug, Serialize)]
+pub struct Varied {
+    #[serde(flatten)]
+    pub place: Place,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elements: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub of: Option<usize>,
+    /// The first element that varies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first: Option<usize>,
+}
+
 /// A step's argument: `kernel` is `None` for a host read.
 #[derive(Debug, Clone, Serialize)]
 pub struct Place {
+    /// The thread and process, when the program has several (`streams`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
+    /// The step within its stream (1 = the first).
     pub step: usize,
     pub kernel: Option<String>,
     /// Which launch of this kernel (1 = its first).
@@ -63,9 +86,16 @@ pub struct Difference {
 
 /// Marks each difference whose migrated value the original sources built with the migrated
 /// options (`options_run`) give too: the options, not the migrated code, made it.
-pub fn explain_by_options(comparison: &mut Comparison, m: &Trace, options_run: &Trace) {
-    let value = |trace: &Trace, place: &Place| -> Option<Vec<u8>> {
-        match (trace.steps.get(place.step - 1)?, place.argument) {
+pub fn explain_by_options(comparison: &mut Comparison, originals: &[&Trace], m: &Trace, options_run: &Trace) {
+    // The place's step in the stream of `run` paired with the reference's stream of its label.
+    fn steps_of<'t>(originals: &[&'t Trace], run: &'t Trace) -> Vec<(Option<String>, Vec<&'t Step>)> {
+        let pairing = streams::pair(&originals[..1], run);
+        pairing.streams.into_iter().map(|p| (p.label, p.migrated)).collect()
+    }
+    let (in_m, in_options) = (steps_of(originals, m), steps_of(originals, options_run));
+    let value = |streams: &[(Option<String>, Vec<&Step>)], place: &Place| -> Option<Vec<u8>> {
+        let (_, steps) = streams.iter().find(|(label, _)| *label == place.stream)?;
+        match (steps.get(place.step - 1)?, place.argument) {
             (Step::Read(buffer), _) => Some(buffer.data.clone()),
             (Step::Launch(launch), Some(i)) => match launch.args.get(i)? {
                 Arg::Buffer(buffer) => Some(buffer.data.clone()),
@@ -77,7 +107,7 @@ pub fn explain_by_options(comparison: &mut Comparison, m: &Trace, options_run: &
         }
     };
     for difference in &mut comparison.differences {
-        let (migrated, optioned) = (value(m, &difference.place), value(options_run, &difference.place));
+        let (migrated, optioned) = (value(&in_m, &difference.place), value(&in_options, &difference.place));
         difference.options_alone = optioned.map(|o| Some(o) == migrated);
     }
 }
@@ -85,27 +115,54 @@ pub fn explain_by_options(comparison: &mut Comparison, m: &Trace, options_run: &
 /// Compares the runs: `originals` ran the original sources (the first is the reference, the others
 /// tell what varies on its own), `m` the migrated ones.
 pub fn compare(originals: &[&Trace], m: &Trace, tolerance: u64) -> Comparison {
-    let (a, others) = originals.split_first().expect("at least one original run");
     let mut out = Comparison::default();
+    let pairing = streams::pair(originals, m);
+    for stream in &pairing.streams {
+        compare_stream(&mut out, stream, tolerance);
+    }
+    if let Some(name) = pairing.original_missing {
+        out.original_divergence.get_or_insert(format!("an original run has no stream like {name}"));
+    }
+    if let Some(why) = pairing.migrated_missing {
+        out.divergence.get_or_insert(why);
+    }
+    out
+}
+
+/// `why`, in `stream` when the program has several.
+fn within(stream: &Paired, why: String) -> String {
+    match &stream.label {
+        Some(label) => format!("{label}: {why}"),
+        None => why,
+    }
+}
+
+/// Compares one stream of every run; a divergence ends it (the first divergence is kept).
+fn compare_stream(out: &mut Comparison, stream: &Paired, tolerance: u64) {
+    let (a, others) = stream.originals.split_first().expect("at least one original run");
+    let m = &stream.migrated;
+    let varies = varying::varying(&stream.originals);
     let mut launches_of: HashMap<&str, usize> = HashMap::new();
     let mut types: HashMap<&str, &str> = HashMap::new();
-    for (index, step) in a.steps.iter().enumerate() {
-        let repeats: Option<Vec<&Step>> = others.iter().map(|o| o.steps.get(index)).collect();
+    for (index, step) in a.iter().enumerate() {
+        let repeats: Option<Vec<&Step>> = others.iter().map(|o| o.get(index).copied()).collect();
         let Some(repeats) = repeats else {
-            out.original_divergence = Some(format!("an original run ended after {index} steps, the first ran {}", a.steps.len()));
-            return out;
+            let why = format!("an original run ended after {index} steps, the first ran {}", a.len());
+            out.original_divergence.get_or_insert(within(stream, why));
+            return;
         };
-        let Some(migrated) = m.steps.get(index) else {
-            out.divergence = Some(format!("the migrated run ended after {index} steps, the original ran {}", a.steps.len()));
-            return out;
+        let Some(migrated) = m.get(index) else {
+            let why = format!("the migrated run ended after {index} steps, the original ran {}", a.len());
+            out.divergence.get_or_insert(within(stream, why));
+            return;
         };
         if let Some(why) = repeats.iter().find_map(|other| shape_difference(step, other)) {
-            out.original_divergence = Some(format!("step {}: {why}", index + 1));
-            return out;
+            out.original_divergence.get_or_insert(within(stream, format!("step {}: {why}", index + 1)));
+            return;
         }
         if let Some(why) = shape_difference(step, migrated) {
-            out.divergence = Some(format!("step {}: {why}", index + 1));
-            return out;
+            out.divergence.get_or_insert(within(stream, format!("step {}: {why}", index + 1)));
+            return;
         }
         let kernel = match step {
             Step::Launch(l) => Some(l.kernel.as_str()),
@@ -116,13 +173,33 @@ pub fn compare(originals: &[&Trace], m: &Trace, tolerance: u64) -> Comparison {
             *n += 1;
             *n
         });
-        let place = Place { step: index + 1, kernel: kernel.map(str::to_string), launch, argument: None };
-        compare_step(&mut out, place, (step, &repeats, migrated), &mut types, tolerance);
+        let place =
+            Place { stream: stream.label.clone(), step: index + 1, kernel: kernel.map(str::to_string), launch, argument: None };
+        compare_step(out, place, (step, migrated), &varies, &mut types, tolerance);
     }
-    if m.steps.len() > a.steps.len() {
-        out.divergence = Some(format!("the migrated run went on after the original's {} steps", a.steps.len()));
+    if m.len() > a.len() {
+        out.divergence.get_or_insert(within(stream, format!("the migrated run went on after the original's {} steps", a.len())));
     }
-    out
+}
+
+/// Whether two steps are the same kind of step (`shape_difference`).
+pub(super) fn same_shape(x: &Step, y: &Step) -> bool {
+    shape_difference(x, y).is_none()
+}
+
+/// Whether two steps of the same shape have the same results, byte for byte.
+pub(super) fn same_results(x: &Step, y: &Step) -> bool {
+    let same_arg = |p: &Arg, q: &Arg| match (p, q) {
+        (Arg::Buffer(p), Arg::Buffer(q)) => p.data == q.data,
+        (Arg::Scalar(p), Arg::Scalar(q)) => p == q,
+        (Arg::Local(p), Arg::Local(q)) => p == q,
+        _ => true,
+    };
+    match (x, y) {
+        (Step::Launch(p), Step::Launch(q)) => p.args.iter().zip(&q.args).all(|(p, q)| same_arg(p, q)),
+        (Step::Read(p), Step::Read(q)) => p.data == q.data,
+        _ => false,
+    }
 }
 
 /// Why two steps are not the same kind of step (a launch of another kernel or size, a read of
@@ -140,13 +217,14 @@ fn shape_difference(x: &Step, y: &Step) -> Option<String> {
     }
 }
 
-/// One step of every run: the reference's, the other original runs', the migrated run's.
-type Steps<'t, 'r> = (&'t Step, &'r [&'t Step], &'t Step);
+/// What varies between the original runs, by where results come from (`varying`).
+type Varies = HashMap<Key, Vary>;
 
 fn compare_step<'t>(
     out: &mut Comparison,
     place: Place,
-    (a, others, m): Steps<'t, '_>,
+    (a, m): (&'t Step, &'t Step),
+    varies: &Varies,
     types: &mut HashMap<&'t str, &'t str>,
     tolerance: u64,
 ) {
@@ -154,15 +232,13 @@ fn compare_step<'t>(
         (Step::Launch(a), Step::Launch(m)) => {
             out.launches += 1;
             out.kernels.entry(a.kernel.clone()).or_default().launches += 1;
-            let others: Vec<&Launch> =
-                others.iter().filter_map(|s| if let Step::Launch(l) = s { Some(l) } else { None }).collect();
-            compare_launch(out, place, (a, &others, m), types, tolerance);
+            compare_launch(out, place, (a, m), varies, types, tolerance);
         }
         (Step::Read(a), Step::Read(m)) => {
             out.reads += 1;
             let type_name = types.get(a.mem.as_str()).copied().unwrap_or("");
-            let others: Vec<&Buffer> = others.iter().filter_map(|s| if let Step::Read(b) = s { Some(b) } else { None }).collect();
-            compare_buffer(out, place, (a, &others, m), type_name, tolerance);
+            let vary = varies.get(&Key::Read(a.mem.clone()));
+            compare_buffer(out, place, (a, m), vary, type_name, tolerance);
         }
         _ => unreachable!("steps of one shape"),
     }
@@ -171,23 +247,20 @@ fn compare_step<'t>(
 fn compare_launch<'t>(
     out: &mut Comparison,
     place: Place,
-    (a, others, m): (&'t Launch, &[&'t Launch], &'t Launch),
+    (a, m): (&'t Launch, &'t Launch),
+    varies: &Varies,
     types: &mut HashMap<&'t str, &'t str>,
     tolerance: u64,
 ) {
     for (i, (x, z)) in a.args.iter().zip(&m.args).enumerate() {
         let place = Place { argument: Some(i), ..place.clone() };
-        let repeats: Vec<&Arg> = others.iter().filter_map(|o| o.args.get(i)).collect();
+        let vary = varies.get(&Key::Argument(a.kernel.clone(), i));
         match (x, z) {
             (Arg::Buffer(x), Arg::Buffer(z)) => {
                 types.insert(x.mem.as_str(), x.type_name.as_str());
-                let ys: Vec<&Buffer> =
-                    repeats.iter().filter_map(|y| if let Arg::Buffer(y) = y { Some(y) } else { None }).collect();
-                compare_buffer(out, place, (x, &ys, z), &x.type_name, tolerance);
+                compare_buffer(out, place, (x, z), vary, &x.type_name, tolerance);
             }
-            (Arg::Scalar(x), _) if repeats.iter().any(|y| !matches!(y, Arg::Scalar(y) if y == x)) => {
-                note_nondeterministic(out, place)
-            }
+            (Arg::Scalar(_), _) if vary.is_some() => note_nondeterministic(out, place, None),
             (Arg::Scalar(x), Arg::Scalar(z)) if x != z => {
                 push_difference(out, place, None, format!("0x{x}"), format!("0x{z}"));
             }
@@ -199,10 +272,12 @@ fn compare_launch<'t>(
     }
 }
 
+/// Compares a buffer of the reference with the migrated run's, leaving out the elements that vary.
 fn compare_buffer(
     out: &mut Comparison,
     place: Place,
-    (a, others, m): (&Buffer, &[&Buffer], &Buffer),
+    (a, m): (&Buffer, &Buffer),
+    vary: Option<&Vary>,
     type_name: &str,
     tolerance: u64,
 ) {
@@ -210,17 +285,34 @@ fn compare_buffer(
     if let Some(kernel) = &place.kernel {
         out.kernels.entry(kernel.clone()).or_default().buffers += 1;
     }
-    if others.iter().any(|b| b.data != a.data) {
-        note_nondeterministic(out, place);
-        return;
-    }
     let element = Element::of(type_name);
+    let width = element.width();
+    let left_out = match vary {
+        Some(Vary::Whole) => {
+            out.buffers_left_out += 1;
+            return note_nondeterministic(out, place, None);
+        }
+        Some(Vary::Elements(elements)) => elements.clone(),
+        None => Default::default(),
+    };
+    let count = a.data.len().div_ceil(width);
+    if left_out.len() >= count && count > 0 {
+        out.buffers_left_out += 1;
+        return note_nondeterministic(out, place, None);
+    }
+    if !left_out.is_empty() {
+        note_nondeterministic(
+            out,
+            place.clone(),
+            Some((left_out.len().min(count), count, *left_out.first().expect("not empty"))),
+        );
+    }
     if a.data.len() != m.data.len() {
         push_difference(out, place, None, format!("{} bytes", a.data.len()), format!("{} bytes", m.data.len()));
         return;
     }
-    let width = element.width();
-    let first = a.data.chunks(width).zip(m.data.chunks(width)).position(|(x, y)| !element.same(x, y, tolerance));
+    let pairs = a.data.chunks(width).zip(m.data.chunks(width)).enumerate();
+    let first = pairs.filter(|(i, _)| !left_out.contains(i)).find(|(_, (x, y))| !element.same(x, y, tolerance)).map(|(i, _)| i);
     if let Some(index) = first {
         let (x, y) = (&a.data[index * width..], &m.data[index * width..]);
         let (x, y) = (&x[..width.min(x.len())], &y[..width.min(y.len())]);
@@ -228,11 +320,13 @@ fn compare_buffer(
     }
 }
 
-fn note_nondeterministic(out: &mut Comparison, place: Place) {
+/// A result that varies between the original runs: whole, or (elements, of, first) of it.
+fn note_nondeterministic(out: &mut Comparison, place: Place, part: Option<(usize, usize, usize)>) {
     if let Some(kernel) = &place.kernel {
         out.kernels.entry(kernel.clone()).or_default().nondeterministic += 1;
     }
-    out.nondeterministic.push(place);
+    let (elements, of, first) = (part.map(|p| p.0), part.map(|p| p.1), part.map(|p| p.2));
+    out.nondeterministic.push(Varied { place, elements, of, first });
 }
 
 fn push_difference(out: &mut Comparison, place: Place, element: Option<usize>, original: String, migrated: String) {
@@ -244,7 +338,7 @@ fn push_difference(out: &mut Comparison, place: Place, element: Option<usize>, o
 
 /// How a buffer's bytes are read, from its OpenCL C type (`float4*` is read as floats).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Element {
+pub(super) enum Element {
     F32,
     F64,
     Signed(usize),
@@ -252,7 +346,7 @@ enum Element {
 }
 
 impl Element {
-    fn of(type_name: &str) -> Element {
+    pub(super) fn of(type_name: &str) -> Element {
         let base = type_name.trim_end_matches('*').trim().trim_end_matches(|c: char| c.is_ascii_digit());
         match base {
             "float" => Element::F32,
@@ -269,7 +363,7 @@ impl Element {
         }
     }
 
-    fn width(self) -> usize {
+    pub(super) fn width(self) -> usize {
         match self {
             Element::F32 => 4,
             Element::F64 => 8,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::trace::record::Stream;
 
 fn launch(kernel: &str, scalar: &str, data: &[f32]) -> Step {
     let data = data.iter().flat_map(|f| f.to_le_bytes()).collect();
@@ -11,8 +12,10 @@ fn launch(kernel: &str, scalar: &str, data: &[f32]) -> Step {
     })
 }
 
+/// A run of one thread of one process.
 fn trace(steps: Vec<Step>) -> Trace {
-    Trace { steps, ..Trace::default() }
+    let stream = Stream { command: "./host".into(), steps: (0..steps.len()).collect(), ..Stream::default() };
+    Trace { steps, streams: vec![stream], ..Trace::default() }
 }
 
 #[test]
@@ -38,8 +41,38 @@ fn what_differs_between_the_originals_is_left_out() {
     let m = trace(vec![launch("f", "03", &[1.0]), launch("f", "01", &[7.0])]);
     let c = compare(&[&a, &b], &m, 0);
     assert!(c.differences.is_empty(), "{:?}", c.differences);
-    assert_eq!(c.nondeterministic.len(), 2);
-    assert_eq!(c.kernels["f"].nondeterministic, 2);
+    // What varied in one launch is left out of every launch of that argument: the scalar and
+    // the buffer's element 0, in both launches.
+    assert_eq!(c.nondeterministic.len(), 4);
+    assert_eq!(c.kernels["f"].nondeterministic, 4);
+}
+
+#[test]
+fn only_the_elements_that_vary_are_left_out_and_the_rest_is_compared() {
+    let a = trace(vec![launch("f", "01", &[9.0, 2.0, 3.0])]);
+    let b = trace(vec![launch("f", "01", &[8.0, 2.0, 3.0])]);
+    let m = trace(vec![launch("f", "01", &[7.0, 2.0, 4.0])]);
+    let c = compare(&[&a, &b], &m, 0);
+    assert_eq!(c.differences.len(), 1, "{:?}", c.differences);
+    assert_eq!((c.differences[0].element, c.differences[0].migrated.as_str()), (Some(2), "4.0"));
+    let varied = &c.nondeterministic[0];
+    assert_eq!((varied.elements, varied.of, varied.first), (Some(1), Some(3), Some(0)));
+}
+
+#[test]
+fn threads_that_start_in_another_order_are_paired_by_what_they_did() {
+    // Two threads run the same kernel on their own data; in the second run and the migrated
+    // one the other thread came first.
+    let two = |first: f32, second: f32| {
+        let steps = vec![launch("f", "01", &[first]), launch("f", "01", &[second])];
+        let stream = |thread, step| Stream { command: "./host".into(), thread, steps: vec![step], ..Stream::default() };
+        Trace { steps, streams: vec![stream(0, 0), stream(1, 1)], ..Trace::default() }
+    };
+    let c = compare(&[&two(1.0, 2.0), &two(2.0, 1.0)], &two(2.0, 1.0), 0);
+    assert!(c.differences.is_empty() && c.nondeterministic.is_empty(), "{c:?}");
+    let wrong = compare(&[&two(1.0, 2.0), &two(2.0, 1.0)], &two(2.0, 1.5), 0);
+    assert_eq!(wrong.differences.len(), 1, "{wrong:?}");
+    assert!(wrong.differences[0].place.stream.as_deref().unwrap().starts_with("`./host` (process 1, thread 1)"), "{wrong:?}");
 }
 
 #[test]
@@ -88,7 +121,7 @@ fn a_difference_the_options_alone_make_is_told_apart() {
     let m = trace(vec![launch("f", "01", &[1.0, 2.5]), launch("g", "01", &[6.0])]);
     let options_run = trace(vec![launch("f", "01", &[1.0, 2.5]), launch("g", "01", &[5.0])]);
     let mut c = compare(&[&a(), &a()], &m, 0);
-    explain_by_options(&mut c, &m, &options_run);
+    explain_by_options(&mut c, &[&a()], &m, &options_run);
     let alone: Vec<_> = c.differences.iter().map(|d| (d.place.kernel.clone().unwrap(), d.options_alone)).collect();
     assert_eq!(alone, vec![("f".to_string(), Some(true)), ("g".to_string(), Some(false))]);
 }

@@ -1,7 +1,10 @@
 //! A run's trace as the interceptor wrote it: `trace-<pid>.jsonl` per process (one JSON object a
-//! line: `process`, `source`, `build` (one that failed), `launch`, `read`) and each buffer's bytes in `<pid>-<n>.bin`. The
-//! processes of a run (a program that forks) are taken in the order they first called OpenCL.
+//! line: `process`, `source`, `build` (one that failed), `launch`, `read`) and each buffer's bytes
+//! in `<pid>-<n>.bin`. The processes of a run (a program that forks) are taken in the order they
+//! first called OpenCL; each process's steps are also split by the thread that made them into
+//! streams, each in program order, which `compare` pairs across runs.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -9,7 +12,10 @@ use serde::Deserialize;
 /// Every step of one run, in order.
 #[derive(Debug, Default)]
 pub struct Trace {
+    /// Every step, process after process.
     pub steps: Vec<Step>,
+    /// The steps of each thread of each process, as indices into `steps`.
+    pub streams: Vec<Stream>,
     /// Program sources created, as (content hash, substituted).
     pub sources: Vec<(String, bool)>,
     /// Program builds that failed.
@@ -23,6 +29,17 @@ pub struct FailedBuild {
     pub status: i64,
     pub migrated: bool,
     pub log: String,
+}
+
+/// The steps one thread of one process made.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    /// The process's command line.
+    pub command: String,
+    /// Which process of this command line (in the order they started), and which thread of it.
+    pub process: usize,
+    pub thread: usize,
+    pub steps: Vec<usize>,
 }
 
 /// A kernel launch, after it finished, or a read the host made.
@@ -69,6 +86,8 @@ pub struct Buffer {
 enum Event {
     Process {
         t: u64,
+        #[serde(default)]
+        cmd: String,
     },
     Source {
         hash: String,
@@ -80,6 +99,8 @@ enum Event {
         log: String,
     },
     Launch {
+        #[serde(default)]
+        thread: usize,
         kernel: String,
         ns: u64,
         offset: Option<Vec<usize>>,
@@ -88,6 +109,8 @@ enum Event {
         args: Vec<ArgEvent>,
     },
     Read {
+        #[serde(default)]
+        thread: usize,
         mem: String,
         blob: u64,
     },
@@ -114,9 +137,16 @@ pub fn read(dir: &Path) -> Result<Trace, String> {
             processes.push(read_process(dir, pid, &path)?);
         }
     }
-    processes.sort_by_key(|(start, _)| *start);
+    processes.sort_by_key(|(start, _, _)| *start);
     let mut trace = Trace::default();
-    for (_, process) in processes {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (_, command, process) in processes {
+        let ordinal = seen.entry(command.clone()).or_default();
+        for stream in process.streams {
+            let steps = stream.steps.iter().map(|i| i + trace.steps.len()).collect();
+            trace.streams.push(Stream { command: command.clone(), process: *ordinal, steps, ..stream });
+        }
+        *ordinal += 1;
         trace.steps.extend(process.steps);
         trace.sources.extend(process.sources);
         trace.failed_builds.extend(process.failed_builds);
@@ -124,13 +154,21 @@ pub fn read(dir: &Path) -> Result<Trace, String> {
     Ok(trace)
 }
 
-fn read_process(dir: &Path, pid: &str, path: &Path) -> Result<(u64, Trace), String> {
+/// Puts step `index` in the stream of `thread`.
+fn add_to_stream(streams: &mut Vec<Stream>, thread: usize, index: usize) {
+    match streams.iter_mut().find(|s| s.thread == thread) {
+        Some(stream) => stream.steps.push(index),
+        None => streams.push(Stream { thread, steps: vec![index], ..Stream::default() }),
+    }
+}
+
+fn read_process(dir: &Path, pid: &str, path: &Path) -> Result<(u64, String, Trace), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let blob = |n: u64| -> Result<Vec<u8>, String> {
         let file = dir.join(format!("{pid}-{n}.bin"));
         std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))
     };
-    let (mut start, mut trace) = (u64::MAX, Trace::default());
+    let (mut start, mut command, mut trace) = (u64::MAX, String::new(), Trace::default());
     for (number, line) in text.lines().enumerate() {
         // A process killed mid-line leaves its last line unfinished: what came before still counts.
         let Ok(event) = serde_json::from_str::<Event>(line) else {
@@ -140,19 +178,24 @@ fn read_process(dir: &Path, pid: &str, path: &Path) -> Result<(u64, Trace), Stri
             return Err(format!("{}:{}: not a trace record", path.display(), number + 1));
         };
         match event {
-            Event::Process { t } => start = start.min(t),
+            Event::Process { t, cmd } => {
+                start = start.min(t);
+                command = cmd;
+            }
             Event::Source { hash, replaced } => trace.sources.push((hash, replaced)),
             Event::Build { status, migrated, log } => trace.failed_builds.push(FailedBuild { status, migrated, log }),
-            Event::Read { mem, blob: n } => {
+            Event::Read { thread, mem, blob: n } => {
+                add_to_stream(&mut trace.streams, thread, trace.steps.len());
                 trace.steps.push(Step::Read(Buffer { type_name: String::new(), mem, data: blob(n)? }))
             }
-            Event::Launch { kernel, ns, offset, global, local, args } => {
+            Event::Launch { thread, kernel, ns, offset, global, local, args } => {
                 let args = args.into_iter().map(|a| arg(a, &blob)).collect::<Result<_, _>>()?;
+                add_to_stream(&mut trace.streams, thread, trace.steps.len());
                 trace.steps.push(Step::Launch(Launch { kernel, ns, sizes: [offset, global, local], args }));
             }
         }
     }
-    Ok((start, trace))
+    Ok((start, command, trace))
 }
 
 fn arg(event: ArgEvent, blob: &dyn Fn(u64) -> Result<Vec<u8>, String>) -> Result<Arg, String> {

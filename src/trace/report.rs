@@ -84,8 +84,15 @@ impl Report {
                 d.migrated
             );
         }
-        for place in &c.nondeterministic {
-            let _ = writeln!(out, "nondeterministic: {} (differs between the original runs)", describe(place));
+        for varied in &c.nondeterministic {
+            let _ = match (varied.elements, varied.of, varied.first) {
+                (Some(n), Some(of), Some(first)) => writeln!(
+                    out,
+                    "nondeterministic: {}: {n} of {of} elements (the first: element {first}) differ between the original runs; the others are compared",
+                    describe(&varied.place)
+                ),
+                _ => writeln!(out, "nondeterministic: {} (differs between the original runs)", describe(&varied.place)),
+            };
         }
         out
     }
@@ -120,10 +127,12 @@ impl Report {
 
 fn describe(place: &Place) -> String {
     let argument = place.argument.map_or(String::new(), |a| format!(", argument {a}"));
-    match &place.kernel {
-        Some(kernel) => format!("kernel {kernel}, launch {} (step {}){argument}", place.launch, place.step),
-        None => format!("host read (step {})", place.step),
-    }
+    let stream = place.stream.as_ref().map_or(String::new(), |s| format!("{s}: "));
+    stream
+        + &match &place.kernel {
+            Some(kernel) => format!("kernel {kernel}, launch {} (step {}){argument}", place.launch, place.step),
+            None => format!("host read (step {})", place.step),
+        }
 }
 
 #[cfg(test)]

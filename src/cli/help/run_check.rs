@@ -23,8 +23,13 @@ Compared, step by step: every kernel launch in order (kernel name, offset,
 global and local sizes, scalar arguments, __local sizes; clEnqueueTask too);
 after each launch the whole of every __global argument that is not const;
 every read the host makes (clEnqueueReadBuffer, clEnqueueReadBufferRect,
-clEnqueueMapBuffer for reading). What differs between the original runs is
-reported as nondeterministic and left out of the verdict. A difference names
+clEnqueueMapBuffer for reading). Each thread of each process is compared on
+its own, paired across runs by the process's command line and by what the
+thread did (threads and processes may start in another order each run).
+What differs between the original runs is reported as nondeterministic and
+left out of the verdict, element by element: the other elements of that
+buffer are still compared, and an element that varies after one launch of
+a kernel's argument is left out of every launch of it. A difference names
 the kernel, its launch, the argument, the first differing element and both
 values; a launch sequence that diverges is reported as such. When something
 differs, the program runs once more with the original sources built with the
@@ -61,7 +66,8 @@ Not followed: images, SVM pointers, programs made from binaries or IL.
 Exit codes: 0 every deterministic result identical, 1 something differs, 2
 an error: a run that could not start, crashed, or exited otherwise than the
 first original run (clasp says which run), a first original run that
-failed, or a migrated build that failed."#;
+failed, a migrated build that failed, or nothing checked (no launch, every
+buffer varying, or migrated sources that no program was created from)."#;
 
 pub const RUN_CHECK_PATHS: &str = r#"Kernel files or folders to migrate, as for clasp migrate (its clasp.toml is
 read). Not with --migrated."#;

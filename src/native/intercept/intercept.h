@@ -36,6 +36,8 @@ extern pthread_mutex_t intercept_lock;
 FILE *trace_file(void);
 /* Writes `size` bytes to <pid>-<seq>.bin and returns the sequence number. Call with the lock held. */
 unsigned long write_blob(const void *data, size_t size);
+/* This thread's number in this process: 0 for the first thread that called OpenCL, then 1, ... */
+int thread_ordinal(void);
 /* Writes `text` as a JSON string (quotes included). */
 void write_json_string(FILE *f, const char *text);
 

@@ -26,6 +26,7 @@ struct launch_arg {
 
 struct launch_record {
     cl_event done;
+    int thread;
     char name[256];
     cl_uint dims, count;
     size_t sizes[3][3];
@@ -35,6 +36,7 @@ struct launch_record {
 
 struct record {
     struct launch_record *launch; /* NULL for a host read */
+    int thread;                   /* a host read's */
     void *mem;
     size_t offset;
     struct copy copy;
@@ -74,6 +76,7 @@ struct launch_record *begin_launch(cl_kernel kernel, cl_uint dims, const size_t 
     struct launch_record *launch = calloc(1, sizeof *launch);
     if (!launch) return NULL;
     launch->done = done;
+    launch->thread = thread_ordinal();
     REAL(clRetainEvent)(done);
     REAL(clGetKernelInfo)(kernel, CL_KERNEL_FUNCTION_NAME, sizeof launch->name, launch->name, NULL);
     REAL(clGetKernelInfo)(kernel, CL_KERNEL_NUM_ARGS, sizeof launch->count, &launch->count, NULL);
@@ -212,8 +215,8 @@ static void write_argument(FILE *f, cl_uint i, struct launch_arg *a) {
 static void write_record(FILE *f, struct record *r) {
     if (!r->launch) {
         if (copied(&r->copy))
-            fprintf(f, "{\"ev\":\"read\",\"mem\":\"%p\",\"offset\":%zu,\"size\":%zu,\"blob\":%lu}\n", r->mem,
-                    r->offset, r->copy.size, write_blob(r->copy.data, r->copy.size));
+            fprintf(f, "{\"ev\":\"read\",\"thread\":%d,\"mem\":\"%p\",\"offset\":%zu,\"size\":%zu,\"blob\":%lu}\n",
+                    r->thread, r->mem, r->offset, r->copy.size, write_blob(r->copy.data, r->copy.size));
         return;
     }
     struct launch_record *launch = r->launch;
@@ -222,7 +225,7 @@ static void write_record(FILE *f, struct record *r) {
             CL_SUCCESS ||
         REAL(clGetEventProfilingInfo)(launch->done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) != CL_SUCCESS)
         start = end = 0;
-    fprintf(f, "{\"ev\":\"launch\",\"kernel\":");
+    fprintf(f, "{\"ev\":\"launch\",\"thread\":%d,\"kernel\":", launch->thread);
     write_json_string(f, launch->name);
     fprintf(f, ",\"ns\":%llu", (unsigned long long)(end - start));
     write_sizes(f, "offset", launch, 0);
@@ -278,6 +281,7 @@ void queue_read(cl_mem mem, size_t offset, struct copy copy) {
     struct record *r = calloc(1, sizeof *r);
     if (!r) return;
     r->mem = mem;
+    r->thread = thread_ordinal();
     r->offset = offset;
     r->copy = copy;
     if (copy.data) pending_bytes += copy.size;

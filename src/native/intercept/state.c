@@ -37,6 +37,26 @@ static unsigned long sequence;
  * the loader's destructors run later, so the runtime is still there. */
 static void finish_at_exit(void) { drain(1); }
 
+int thread_ordinal(void) {
+    static __thread int ordinal = -1;
+    static int threads;
+    if (ordinal < 0) ordinal = __atomic_fetch_add(&threads, 1, __ATOMIC_RELAXED);
+    return ordinal;
+}
+
+/* The process's command line, its arguments joined by spaces (so that the runs' processes can be
+ * paired by what they are, not by when they started). */
+static void write_command_line(FILE *f) {
+    char text[4096];
+    FILE *cmdline = fopen("/proc/self/cmdline", "re");
+    size_t n = cmdline ? fread(text, 1, sizeof text - 1, cmdline) : 0;
+    if (cmdline) fclose(cmdline);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!text[i]) text[i] = ' ';
+    text[n] = 0;
+    write_json_string(f, text);
+}
+
 FILE *trace_file(void) {
     pid_t pid = getpid();
     if (trace && trace_pid == pid) return trace;
@@ -49,8 +69,10 @@ FILE *trace_file(void) {
     if (trace) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        fprintf(trace, "{\"ev\":\"process\",\"pid\":%d,\"t\":%lld}\n", (int)pid,
+        fprintf(trace, "{\"ev\":\"process\",\"pid\":%d,\"t\":%lld,\"cmd\":", (int)pid,
                 (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+        write_command_line(trace);
+        fprintf(trace, "}\n");
         fflush(trace);
     }
     return trace;
