@@ -37,12 +37,15 @@ fn label(stream: &Stream) -> String {
     format!("`{command}` (process {}, thread {})", stream.process + 1, stream.thread + 1)
 }
 
+/// Whether a run's stream (the second) fits the reference's (the first).
+type Fits = dyn Fn(&[&Step], &[&Step]) -> bool;
+
 /// Which of `run`'s streams each stream of `a` pairs with: first every one with the same
 /// results, then by the same shape, then any of the same command left, each in `a`'s order.
 fn assign(a: &Trace, run: &Trace) -> Vec<Option<usize>> {
     let mut taken = vec![false; run.streams.len()];
     let mut found: Vec<Option<usize>> = vec![None; a.streams.len()];
-    let tests: [&dyn Fn(&[&Step], &[&Step]) -> bool; 3] = [
+    let tests: [&Fits; 3] = [
         &|x, y| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_shape(p, q) && same_results(p, q)),
         &|x, y| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_shape(p, q)),
         &|_, _| true,
