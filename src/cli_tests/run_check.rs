@@ -361,3 +361,40 @@ fn run_check_pairs_the_threads_of_a_program_by_what_they_did() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("\ndifference: `./threads kernels.cl` (process 1, thread "), "{out}");
 }
+
+#[test]
+fn run_check_killed_takes_the_program_with_it_and_the_next_removes_its_folder() {
+    let dir = built_host();
+    let scratch = dir.path().join("tmp");
+    std::fs::create_dir(&scratch).unwrap();
+    // A folder left by a run-check whose process is gone (pid 0 is no process's).
+    let stale = scratch.join("clasp-run-check-0-left");
+    std::fs::create_dir(&stale).unwrap();
+    let vendors = intel_vendors();
+    let mut clasp = Command::new(env!("CARGO_BIN_EXE_clasp"))
+        .args(["run-check", "kernels.cl", "--", "sh", "-c", "echo $$ > program.pid; exec sleep 60"])
+        .current_dir(dir.path())
+        .env("OCL_ICD_VENDORS", &vendors)
+        .env("TMPDIR", &scratch)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = dir.path().join("program.pid");
+    let started = std::time::Instant::now();
+    while !pid_file.is_file() || std::fs::read_to_string(&pid_file).unwrap().trim().is_empty() {
+        assert!(started.elapsed().as_secs() < 60, "the program never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!stale.exists(), "the stale folder is removed when a run-check starts");
+    let program = std::fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    Command::new("kill").args(["-TERM", &clasp.id().to_string()]).status().unwrap();
+    let status = clasp.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15), "{status}");
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let stat = std::fs::read_to_string(format!("/proc/{program}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.split(") ").nth(1).is_some_and(|rest| rest.starts_with('Z'))
+    });
+    assert!(gone, "the program {program} outlived run-check");
+}

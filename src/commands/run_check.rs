@@ -28,6 +28,22 @@ const TEST_EDIT_VAR: &str = "CLASP_TEST_RUNCHECK_EDIT";
 /// Set for the run that builds the original sources with the migrated options (`intercept/sources.c`).
 const OPTIONS_ONLY_VAR: &str = "CLASP_RUNCHECK_OPTIONS_ONLY";
 
+/// The scratch folder's name starts with this and clasp's process id: a run-check that was killed
+/// (and so could not remove its folder, which holds every buffer copied) is cleaned up by the next.
+const SCRATCH_PREFIX: &str = "clasp-run-check-";
+
+/// Removes the scratch folders of run-checks whose process is gone.
+fn remove_stale_scratch() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let pid = name.strip_prefix(SCRATCH_PREFIX).and_then(|rest| rest.split('-').next()).and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// What one run of the program gets.
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
@@ -71,7 +87,9 @@ impl Runs<'_> {
 }
 
 fn check(args: &RunCheckArgs, palettes: Palettes, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Result<i32, Stop> {
-    let scratch = tempfile::Builder::new().prefix("clasp-run-check").tempdir().map_err(Stop::clasp)?;
+    remove_stale_scratch();
+    let prefix = format!("{SCRATCH_PREFIX}{}-", std::process::id());
+    let scratch = tempfile::Builder::new().prefix(&prefix).tempdir().map_err(Stop::clasp)?;
     let library = interceptor::install(scratch.path()).map_err(Stop::clasp)?;
     let Migrated { sources: substitutions, residual_generic } = migrated_sources(args, palettes, scratch.path())?;
     if substitutions.is_empty() {
@@ -240,6 +258,8 @@ fn migrate_into(
 fn run_program(command: &[String], library: &Path, log: &Path, map: Option<&Path>, options_only: bool) -> Result<Output, Stop> {
     let mut process = std::process::Command::new(&command[0]);
     process.args(&command[1..]).stdin(std::process::Stdio::null());
+    // A run-check that is killed takes the program with it.
+    crate::isolation::signals::die_with_parent(&mut process, std::process::id());
     process.env("LD_PRELOAD", interceptor::preload_value(library, std::env::var_os("LD_PRELOAD").as_deref()));
     process.env(interceptor::LOG_VAR, log);
     // pyopencl builds a program from its binary cache when it can, and a program made from a

@@ -11,6 +11,7 @@ pub mod compare;
 pub mod interceptor;
 pub mod record;
 pub mod report;
+pub mod steps;
 pub mod streams;
 pub mod substitute;
 pub mod timing;

@@ -4,8 +4,8 @@
 //! command line, then, among a run's unpaired streams of that command, the first whose steps have
 //! the reference stream's shape and results, else its shape, else the first left.
 
-use super::compare::{same_results, same_shape};
 use super::record::{Step, Stream, Trace};
+use super::steps::{same_results, same_shape};
 
 /// One stream of every run: the original runs' (the first is the reference), the migrated run's.
 pub struct Paired<'t> {

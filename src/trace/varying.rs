@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::compare::Element;
 use super::record::{Arg, Buffer, Step};
+use super::steps::{same_shape, Element};
 
 /// Where a result comes from, across launches: a kernel's argument, or the buffer a host read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -53,7 +53,7 @@ pub fn varying(runs: &[Vec<&Step>]) -> HashMap<Key, Vary> {
     let mut types: HashMap<&str, &str> = HashMap::new();
     for (index, step) in reference.iter().enumerate() {
         let Some(repeats) = others.iter().map(|o| o.get(index).copied()).collect::<Option<Vec<&Step>>>() else { break };
-        if repeats.iter().any(|r| !super::compare::same_shape(step, r)) {
+        if repeats.iter().any(|r| !same_shape(step, r)) {
             break;
         }
         let mut note = |key: Key, vary: Option<Vary>| {

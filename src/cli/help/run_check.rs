@@ -61,6 +61,10 @@ only when a run fails. Each run gets PYOPENCL_NO_CACHE=1, so that pyopencl
 builds from source rather than from its binary cache (a program made from a
 binary cannot be substituted).
 
+A run-check that is killed takes the program it started with it; the
+scratch folder it leaves (under $TMPDIR, holding the copied buffers) is
+removed by the next run-check.
+
 Not followed: images, SVM pointers, programs made from binaries or IL.
 
 Exit codes: 0 every deterministic result identical, 1 something differs, 2
