@@ -54,8 +54,15 @@ pub fn run(_args: &ServerArgs, stderr: &mut dyn Write) -> i32 {
 fn serve(connection: &Connection) -> Result<i32, Failure> {
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params)?;
-    let settings = settings::Settings::from_options(params.initialization_options.as_ref())
-        .map_err(|e| format!("initializationOptions: {e}"))?;
+    let settings = match settings::Settings::from_options(params.initialization_options.as_ref()) {
+        Ok(settings) => settings,
+        Err(e) => {
+            let message = format!("clasp server: initializationOptions: {e}");
+            let refused = lsp_server::Response::new_err(id, lsp_server::ErrorCode::InvalidParams as i32, message.clone());
+            connection.sender.send(Message::Response(refused))?;
+            return Err(message.into());
+        }
+    };
     let versioned = params
         .capabilities
         .workspace
