@@ -17,6 +17,7 @@ mod diagnostics;
 mod diff_base;
 mod discovery;
 mod early_signals;
+mod editor;
 mod empty;
 mod errors;
 mod file_rules;

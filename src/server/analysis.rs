@@ -53,7 +53,7 @@ pub struct Addressing<'a> {
 /// The result for the file at `place` of a migration of it.
 pub fn file_analysis(place: &Place, migration: &Migration, addressing: &Addressing) -> FileAnalysis {
     let mut analysis = FileAnalysis { diagnostics: diagnostics::others(place, migration), ..FileAnalysis::default() };
-    let proofs: Vec<String> = migration.proofs.iter().map(|p| format!("{:?}", p.method).to_lowercase()).collect();
+    let proofs = proof_methods(migration);
     for (set, fixes) in change_sets(migration) {
         let here: Vec<&Fix> = fixes.iter().copied().filter(|f| place.is(&f.file)).collect();
         if here.is_empty() {
@@ -110,10 +110,27 @@ fn verified(migration: &Migration, fixes: &[&Fix]) -> bool {
     })
 }
 
+/// How the analysis' units were proven equivalent, each way once (`UnitProof::method`).
+fn proof_methods(migration: &Migration) -> Vec<String> {
+    use crate::migrate::report::ProofMethod;
+    let mut methods: Vec<String> = Vec::new();
+    for proof in &migration.proofs {
+        let words = match proof.method {
+            ProofMethod::Functions => "functions and kernels proven equivalent",
+            ProofMethod::Kernels => "kernels proven equivalent",
+            ProofMethod::WholeKernels => "whole kernels proven equivalent",
+        };
+        if !methods.iter().any(|m| m == words) {
+            methods.push(words.to_string());
+        }
+    }
+    methods
+}
+
 /// The proof status as an action's title says it.
 fn proof_words(verified: bool, methods: &[String]) -> String {
     match verified {
-        true => format!("verified: recompiled, kernels proven equivalent ({})", methods.join(", ")),
+        true => format!("verified: recompiled, {}", methods.join("; ")),
         false => "unverified".to_string(),
     }
 }
