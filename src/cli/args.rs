@@ -105,9 +105,7 @@ impl Command {
             | Command::RunCheck(_)
             | Command::Completions(_)
             | Command::Manpage(_)
-            | Command::Server(_) => {
-                return
-            }
+            | Command::Server(_) => return,
         };
         if paths.is_empty() && project.compile_commands.is_none() {
             // `--stdin-filename` alone reads standard input, as ruff's does.

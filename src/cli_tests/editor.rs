@@ -30,8 +30,12 @@ fn neovim_applies_a_change_set_from_clasp_server() {
     let said = std::fs::read_to_string(&report).unwrap_or_default();
     assert!(output.status.success(), "nvim: {said}\n{}", String::from_utf8_lossy(&output.stderr));
     let applied = said.lines().find(|l| l.starts_with("applied: clasp: apply this change set (")).expect(&said);
-    assert!(applied.contains("merge-duplicates") && applied.contains("verified: recompiled, kernels proven equivalent"), "{said}");
-    let original = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/pair.cl")).unwrap();
+    assert!(
+        applied.contains("merge-duplicates") && applied.contains("verified: recompiled, kernels proven equivalent"),
+        "{said}"
+    );
+    let original =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/server/pair.cl")).unwrap();
     let expected = {
         let fresh = tempfile::tempdir().unwrap();
         let copy = std::fs::canonicalize(fresh.path()).unwrap().join("pair.cl");

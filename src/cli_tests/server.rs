@@ -71,7 +71,10 @@ fn open(client: &mut Client, dir: &Path, file: &Path, text: &str, options: Value
     client.call("initialize", initialize_params(dir, options));
     client.notify("initialized", json!({}));
     let uri = uri(file);
-    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "opencl", "version": 1, "text": text } }));
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "opencl", "version": 1, "text": text } }),
+    );
     uri
 }
 

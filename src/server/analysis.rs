@@ -73,7 +73,12 @@ pub fn file_analysis(place: &Place, migration: &Migration, addressing: &Addressi
             rules.into_iter().collect::<Vec<_>>().join(", "),
             proof_words(verified, &proofs)
         );
-        analysis.sets.push(SetAction { title, verified, edit: workspace_edit(&files, addressing.versions, addressing.versioned), diagnostics });
+        analysis.sets.push(SetAction {
+            title,
+            verified,
+            edit: workspace_edit(&files, addressing.versions, addressing.versioned),
+            diagnostics,
+        });
     }
     analysis.keeps.dedup_by_key(|k| k.diagnostic.range.start.line);
     analysis.all = all_action(migration, &analysis.sets, &proofs, addressing);

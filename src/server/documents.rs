@@ -160,9 +160,15 @@ mod tests {
     fn changes_apply_by_range_and_whole() {
         let mut text = String::from("a😀b\nsecond\n");
         let range = lsp_types::Range { start: Position { line: 0, character: 3 }, end: Position { line: 1, character: 3 } };
-        apply_change(&mut text, lsp_types::TextDocumentContentChangeEvent { range: Some(range), range_length: None, text: "X".into() });
+        apply_change(
+            &mut text,
+            lsp_types::TextDocumentContentChangeEvent { range: Some(range), range_length: None, text: "X".into() },
+        );
         assert_eq!(text, "a😀Xond\n");
-        apply_change(&mut text, lsp_types::TextDocumentContentChangeEvent { range: None, range_length: None, text: "new".into() });
+        apply_change(
+            &mut text,
+            lsp_types::TextDocumentContentChangeEvent { range: None, range_length: None, text: "new".into() },
+        );
         assert_eq!(text, "new");
     }
 }

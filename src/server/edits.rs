@@ -24,7 +24,10 @@ pub fn workspace_edit(changes: &[&FileChange], versions: &Versions, versioned: b
         .filter(|(_, edits)| !edits.is_empty())
         .collect();
     if !versioned {
-        return WorkspaceEdit { changes: Some(files.into_iter().collect::<std::collections::HashMap<_, _>>()), ..Default::default() };
+        return WorkspaceEdit {
+            changes: Some(files.into_iter().collect::<std::collections::HashMap<_, _>>()),
+            ..Default::default()
+        };
     }
     let edits = files
         .into_iter()
@@ -85,31 +88,34 @@ fn merge_adjacent(edits: Vec<TextEdit>) -> Vec<TextEdit> {
 mod tests {
     use super::*;
 
-/// `text` with `edits` (sorted, disjoint, from `line_edits`) applied: what a client does with them.
-fn applied(text: &str, edits: &[TextEdit]) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let offset = |p: Position| -> usize {
-        let start: usize = lines.iter().take(p.line as usize).map(|l| l.len()).sum();
-        let line = lines.get(p.line as usize).copied().unwrap_or("");
-        start + line.char_indices().scan(0u32, |units, (i, c)| {
-            let at = *units;
-            *units += c.len_utf16() as u32;
-            Some((at, i))
-        })
-        .find(|(units, _)| *units >= p.character)
-        .map_or(line.len(), |(_, i)| i)
-    };
-    let mut out = String::new();
-    let mut done = 0;
-    for edit in edits {
-        let (start, end) = (offset(edit.range.start), offset(edit.range.end));
-        out.push_str(&text[done..start]);
-        out.push_str(&edit.new_text);
-        done = end;
+    /// `text` with `edits` (sorted, disjoint, from `line_edits`) applied: what a client does with them.
+    fn applied(text: &str, edits: &[TextEdit]) -> String {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let offset = |p: Position| -> usize {
+            let start: usize = lines.iter().take(p.line as usize).map(|l| l.len()).sum();
+            let line = lines.get(p.line as usize).copied().unwrap_or("");
+            start
+                + line
+                    .char_indices()
+                    .scan(0u32, |units, (i, c)| {
+                        let at = *units;
+                        *units += c.len_utf16() as u32;
+                        Some((at, i))
+                    })
+                    .find(|(units, _)| *units >= p.character)
+                    .map_or(line.len(), |(_, i)| i)
+        };
+        let mut out = String::new();
+        let mut done = 0;
+        for edit in edits {
+            let (start, end) = (offset(edit.range.start), offset(edit.range.end));
+            out.push_str(&text[done..start]);
+            out.push_str(&edit.new_text);
+            done = end;
+        }
+        out.push_str(&text[done..]);
+        out
     }
-    out.push_str(&text[done..]);
-    out
-}
 
     #[test]
     fn line_edits_rebuild_the_migrated_text() {

@@ -63,12 +63,8 @@ fn serve(connection: &Connection) -> Result<i32, Failure> {
             return Err(message.into());
         }
     };
-    let versioned = params
-        .capabilities
-        .workspace
-        .and_then(|w| w.workspace_edit)
-        .and_then(|e| e.document_changes)
-        .unwrap_or(false);
+    let versioned =
+        params.capabilities.workspace.and_then(|w| w.workspace_edit).and_then(|e| e.document_changes).unwrap_or(false);
     let result = serde_json::json!({
         "capabilities": capabilities(),
         "serverInfo": { "name": "clasp", "version": env!("CARGO_PKG_VERSION") },

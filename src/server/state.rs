@@ -60,11 +60,22 @@ impl State {
     /// Hands the worker the analysis due first, if it is idle and one is due.
     pub fn start_due(&mut self) {
         let now = Instant::now();
-        let Some(uri) = self.running.is_none().then(|| self.due.iter().filter(|(_, t)| **t <= now).min_by_key(|(_, t)| **t)).flatten().map(|(u, _)| u.clone()) else {
+        let Some(uri) = self
+            .running
+            .is_none()
+            .then(|| self.due.iter().filter(|(_, t)| **t <= now).min_by_key(|(_, t)| **t))
+            .flatten()
+            .map(|(u, _)| u.clone())
+        else {
             return;
         };
         self.due.remove(&uri);
-        let job = Job { uri: uri.clone(), documents: self.documents.clone(), settings: self.settings.clone(), versioned: self.versioned };
+        let job = Job {
+            uri: uri.clone(),
+            documents: self.documents.clone(),
+            settings: self.settings.clone(),
+            versioned: self.versioned,
+        };
         if self.worker.jobs.send(job).is_ok() {
             self.running = Some(uri);
         }
@@ -85,14 +96,21 @@ impl State {
         let now = Instant::now();
         match notification.method.as_str() {
             notif::DidOpenTextDocument::METHOD => {
-                let Ok(params) = notification.extract::<lsp_types::DidOpenTextDocumentParams>(notif::DidOpenTextDocument::METHOD) else { return };
+                let Ok(params) = notification.extract::<lsp_types::DidOpenTextDocumentParams>(notif::DidOpenTextDocument::METHOD)
+                else {
+                    return;
+                };
                 let item = params.text_document;
                 let Some(path) = documents::path_of(&item.uri) else { return };
                 self.documents.insert(item.uri.clone(), Document { path, version: item.version, text: item.text });
                 self.schedule(&item.uri, now);
             }
             notif::DidChangeTextDocument::METHOD => {
-                let Ok(params) = notification.extract::<lsp_types::DidChangeTextDocumentParams>(notif::DidChangeTextDocument::METHOD) else { return };
+                let Ok(params) =
+                    notification.extract::<lsp_types::DidChangeTextDocumentParams>(notif::DidChangeTextDocument::METHOD)
+                else {
+                    return;
+                };
                 let Some(document) = self.documents.get_mut(&params.text_document.uri) else { return };
                 for change in params.content_changes {
                     documents::apply_change(&mut document.text, change);
@@ -101,7 +119,10 @@ impl State {
                 self.debounce(&params.text_document.uri);
             }
             notif::DidSaveTextDocument::METHOD => {
-                let Ok(params) = notification.extract::<lsp_types::DidSaveTextDocumentParams>(notif::DidSaveTextDocument::METHOD) else { return };
+                let Ok(params) = notification.extract::<lsp_types::DidSaveTextDocumentParams>(notif::DidSaveTextDocument::METHOD)
+                else {
+                    return;
+                };
                 // Other open files may include it (or read clasp.toml): analysed again too.
                 let others: Vec<Uri> = self.documents.keys().filter(|u| **u != params.text_document.uri).cloned().collect();
                 for uri in others {
@@ -112,7 +133,11 @@ impl State {
                 }
             }
             notif::DidCloseTextDocument::METHOD => {
-                let Ok(params) = notification.extract::<lsp_types::DidCloseTextDocumentParams>(notif::DidCloseTextDocument::METHOD) else { return };
+                let Ok(params) =
+                    notification.extract::<lsp_types::DidCloseTextDocumentParams>(notif::DidCloseTextDocument::METHOD)
+                else {
+                    return;
+                };
                 let uri = params.text_document.uri;
                 self.documents.remove(&uri);
                 self.results.remove(&uri);

@@ -91,9 +91,7 @@ fn analyse(job: &Job, versions: &Versions, docs: &RuleDocs) -> FileAnalysis {
     let canonical = crate::support::overlay::canonical(&document.path);
     let place = Place { canonical: &canonical, text: &document.text, refusals: job.settings.refusals, docs };
     match crate::commands::migrate::dry_run(&args) {
-        Ok((migration, _root)) => {
-            file_analysis(&place, &migration, &Addressing { versions, versioned: job.versioned })
-        }
+        Ok((migration, _root)) => file_analysis(&place, &migration, &Addressing { versions, versioned: job.versioned }),
         Err(stop) => FileAnalysis { diagnostics: vec![diagnostics::of_stop(&place, stop.message())], ..Default::default() },
     }
 }
