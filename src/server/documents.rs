@@ -73,8 +73,12 @@ pub fn uri_of(path: &Path) -> Uri {
 pub fn position(text: &str, line: u32, col: u32) -> Position {
     let line_index = line.saturating_sub(1);
     let line_text = text.split('\n').nth(line_index as usize).unwrap_or("");
-    let byte = (col.saturating_sub(1) as usize).min(line_text.len());
-    let prefix = line_text.get(..byte).unwrap_or(line_text);
+    let mut byte = (col.saturating_sub(1) as usize).min(line_text.len());
+    // A column inside a character (a non-UTF-8 file read lossily) is that character's start.
+    while !line_text.is_char_boundary(byte) {
+        byte -= 1;
+    }
+    let prefix = &line_text[..byte];
     Position { line: line_index, character: utf16_len(prefix) }
 }
 
@@ -148,8 +152,9 @@ mod tests {
     #[test]
     fn positions_count_utf16_units() {
         let text = "// é😀\n  float *p;\n";
-        // Byte column 7 of line 1 is after `// é` (4 bytes + é's 2): 5 UTF-16 units.
-        assert_eq!(position(text, 1, 7), Position { line: 0, character: 4 });
+        // Byte column 6 of line 1 is after `// é` (3 bytes + é's 2): 4 UTF-16 units.
+        assert_eq!(position(text, 1, 6), Position { line: 0, character: 4 });
+        assert_eq!(position(text, 1, 7), Position { line: 0, character: 4 }, "inside 😀: its start");
         assert_eq!(position(text, 1, 99), Position { line: 0, character: 6 });
         let p = position(text, 2, 10);
         assert_eq!(p, Position { line: 1, character: 9 });
