@@ -37,6 +37,7 @@ const LAYERS: &[&str] = &[
     "trace",
     "cli",
     "commands",
+    "server",
 ];
 
 /// What sits in `src/` but is no module of the library: the binaries, the

@@ -59,6 +59,8 @@
 //! cli/       clap structs and help texts (help/), project resolution
 //! commands/  each command (analyze, migrate, devices, rule), preflight, selection, --interactive,
 //!            the result cache
+//! server/    `clasp server`: the LSP main loop, open documents, the analysis worker (a dry run of
+//!            `commands::migrate` with the buffers laid over their files), diagnostics, code actions
 //! native/    the C++ shim: in-process clang, preamble lexing, function printing
 //! tests      cli_tests/, fixture_tests.rs, host_tests/, fuzz_tests/, layers_tests.rs
 //! ```
@@ -441,7 +443,8 @@
 //! | `devices`   | the above                 | the user's OpenCL devices, `--device-check`        |
 //! | `trace`     | the above                 | run-check's traces, compared and timed, its report |
 //! | `cli`       | the above                 | the arguments parsed, the project resolved         |
-//! | `commands`  | everything                | `run`: each command driven, its exit code          |
+//! | `commands`  | the above                 | `run`: each command driven, its exit code          |
+//! | `server`    | everything                | `clasp server`: the language server over stdio     |
 //!
 //! `main.rs` hands `run` to `isolation::main`; each folder's `mod.rs` says
 //! what it takes and gives.
@@ -459,12 +462,24 @@ pub mod isolation;
 pub(crate) mod migrate;
 pub mod output;
 pub mod rules;
+pub(crate) mod server;
 pub mod settings;
 pub mod support;
 pub(crate) mod trace;
 pub mod verify;
 
-pub use commands::run;
+/// Runs clasp with `args` (including the program name) and returns the exit
+/// code: `clasp server` in `server`, every other command in `commands`.
+pub fn run(args: Vec<String>, stdout: &mut dyn std::io::Write, stderr: &mut dyn std::io::Write) -> i32 {
+    let cli = match cli::parse(args, stdout, stderr) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    match cli.command {
+        cli::args::Command::Server(args) => server::run(&args, stderr),
+        _ => commands::run(cli, stdout, stderr),
+    }
+}
 
 #[cfg(test)]
 mod layers_tests;

@@ -60,6 +60,17 @@ pub enum Command {
     /// Print a man page (roff), generated from the same definitions as --help (see scripts/man).
     #[command(hide = true)]
     Manpage(ManpageArgs),
+    /// Run the language server over stdio: diagnostics and verified code actions in editors.
+    #[command(long_about = help::SERVER_ABOUT)]
+    Server(ServerArgs),
+}
+
+/// `clasp server`.
+#[derive(Args, Debug)]
+pub struct ServerArgs {
+    /// Speak over standard input and output (the only transport; accepted as editors pass it).
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 /// The PATH that reads the unit's text from standard input.
@@ -89,9 +100,12 @@ impl Command {
             Command::Migrate(args) => (&mut args.paths, &args.project),
             Command::Analyze(args) => (&mut args.paths, &args.project),
             // run-check says which kernels to migrate, or takes --migrated.
-            Command::Devices(_) | Command::Rule(_) | Command::RunCheck(_) | Command::Completions(_) | Command::Manpage(_) => {
-                return
-            }
+            Command::Devices(_)
+            | Command::Rule(_)
+            | Command::RunCheck(_)
+            | Command::Completions(_)
+            | Command::Manpage(_)
+            | Command::Server(_) => return,
         };
         if paths.is_empty() && project.compile_commands.is_none() {
             // `--stdin-filename` alone reads standard input, as ruff's does.

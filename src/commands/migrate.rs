@@ -68,6 +68,26 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     Ok(code)
 }
 
+/// What `clasp server` shows for an open file: the dry run of `args` (its
+/// paths, or `--compile-commands`' list), as `migrate_project` resolves and
+/// migrates it, with each change set's own files (`each_set`), and the edit
+/// root. Texts the editor has not saved are laid over their files by the
+/// caller (`support::overlay`). No cache, no device, nothing written.
+pub fn dry_run(args: &MigrateArgs) -> Result<(Migration, PathBuf), Stop> {
+    let project = Project::resolve(Inputs::from(args))?;
+    super::preflight::runs_in_process(&project.jobs)?;
+    let searched = super::preflight::searched(&args.paths, &args.project);
+    super::preflight::units_found(&project, &searched)?;
+    super::preflight::options_accepted(&project.jobs)?;
+    let mut options = migrate_options(args, &project)?;
+    options.each_set = true;
+    options.progress = crate::support::progress::Progress::hidden();
+    let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
+    let mut migration = migrate(&bench, &project.jobs, &project.host_files, &options);
+    add_unreadable(&mut migration, project.unreadable);
+    Ok((migration, options.root))
+}
+
 /// Migrates, writes (`--write`, `--out-dir`, `--interactive`) and reports: the exit code and the migration.
 fn migrate_batch(
     args: &MigrateArgs,

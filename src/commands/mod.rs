@@ -22,12 +22,9 @@ use crate::cli::project;
 use crate::support::exit::EXIT_ERROR;
 use crate::support::style::{Palette, Palettes};
 
-/// Runs clasp with `args` (including the program name) and returns the exit code.
-pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    let cli = match crate::cli::parse(args, stdout, stderr) {
-        Ok(cli) => cli,
-        Err(code) => return code,
-    };
+/// Runs the command `cli` asks for and returns the exit code (`clasp server`
+/// is the later `server` stage's: `crate::run` hands it there).
+pub fn run(cli: crate::cli::args::Cli, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let palettes = Palettes::new(cli.color);
     // Precompiled preambles and header functions' walks are shared by the run's units, and dropped after it.
     let _session = crate::support::session::Session::begin();
@@ -39,6 +36,10 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::RunCheck(args) => run_check::run(&args, palettes, stdout, stderr),
         Command::Completions(args) => shell::completions(&args, stdout),
         Command::Manpage(args) => shell::manpage(&args, stdout, stderr),
+        Command::Server(_) => {
+            let _ = writeln!(stderr, "clasp: error: `clasp server` runs through `clasp::run`");
+            EXIT_ERROR
+        }
     }
 }
 
@@ -47,6 +48,11 @@ pub fn run(args: Vec<String>, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
 pub struct Stop(String);
 
 impl Stop {
+    /// What it says, as it is shown.
+    pub fn message(&self) -> &str {
+        &self.0
+    }
+
     /// An error of clasp's own (not of a file): `clasp: error: ...`, worded as it is shown.
     fn clasp(message: impl std::fmt::Display) -> Stop {
         Stop(format!("clasp: error: {message}"))

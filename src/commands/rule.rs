@@ -90,7 +90,7 @@ fn listing() -> String {
 }
 
 /// One code's documentation under its headings (worded for a rule, or a reason or lint).
-fn document(code: Code) -> String {
+pub fn document(code: Code) -> String {
     let doc = registry::doc(code);
     let kind = match code.kind() {
         Kind::Rule => "rule",

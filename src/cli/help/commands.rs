@@ -368,3 +368,41 @@ same definitions."#;
 
 /// `SHELL` of `clasp completions`.
 pub const COMPLETIONS_SHELL: &str = r#"The shell: bash, zsh, fish, elvish or powershell."#;
+
+/// `clasp server`'s long help.
+pub const SERVER_ABOUT: &str = r#"Run the language server over stdio: diagnostics and verified code actions in editors.
+
+Started by an editor's LSP client (Neovim, VS Code, Helix: see the README's
+"In the editor"). Each open file (OpenCL C, and a host file clasp reads) is
+analysed as `clasp migrate FILE` would, against the editor's unsaved text
+(every open buffer is laid over its file), with the clasp.toml found above
+it, in a worker thread: at once when opened or saved, 300 ms after the last
+edit. A result computed for an older text is dropped, never shown.
+
+Diagnostics:
+  information  each change clasp would make: its rule code (linked to the
+               text `clasp rule CODE` prints), message and evidence
+  hint         each refusal (warning when it keeps the file from compiling
+               as the target); `suppressed` (`// clasp: keep`) is not shown
+  information  the residual-generic lint; warnings and errors in the file
+
+Code actions (offered only for change sets recompiled and proven
+equivalent; each title says so):
+  quickfix          apply this change set: its whole edit, other files included
+  source.fixAll     apply all change sets of the file's analysis
+  quickfix.clasp.keep
+                    insert `// clasp: keep` above the declaration
+A code action asked while the file's result is stale waits for a fresh
+analysis; each edit names the document version it was computed for, and
+clients refuse it if the document changed since.
+
+initializationOptions (JSON, all optional):
+  "refusals": true     show refusals (false: only changes and errors)
+  "debounceMs": 300    wait after the last edit before analysing again
+  "args": [...]        `clasp migrate` options for every analysis, e.g.
+                       ["--target", "cl3.0"] or
+                       ["--compile-commands", "build/compile_commands.json"]
+                       (paths relative to the server's working directory)
+
+The server logs each analysis and its time to stderr. A crash of clang in
+an analysis ends the server; the editor starts it again."#;
