@@ -204,3 +204,14 @@ fn the_pre_commit_hook_of_clasps_repository_fails_on_a_pending_migration() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("Passed"), "{out}");
 }
+
+#[test]
+fn the_pre_commit_hook_checks_a_header_through_the_unit_that_includes_it() {
+    // The header needs its includer's macro: named alone it would not compile.
+    let unit = "#define TILE 8\n#include \"tile.clh\"\n__kernel void kt(__global const float *in, __global float *out) { out[0] = tile_get(in, 3); }\n";
+    let header = "float tile_get(const float *p, int i) { return p[i % TILE]; }\n";
+    let repo = committed_repo(&[("kernels/t.cl", unit), ("kernels/tile.clh", header)]);
+    let (code, out) = pre_commit(repo.path());
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Passed"), "{out}");
+}
