@@ -71,6 +71,8 @@ pub struct Project {
     pub config_rules: Option<(PathBuf, Vec<String>, Vec<String>)>,
     /// The rules clasp.toml's `[[file]]` entries leave out of the files they match.
     pub file_rules: Vec<crate::settings::options::FileRules>,
+    /// clasp.toml's warnings (a `[[file]]` matching no file of the batch), lines for stderr.
+    pub config_warnings: Vec<String>,
 }
 
 /// Why a project could not be resolved.
@@ -123,6 +125,10 @@ impl Project {
         if host {
             host_files.extend(listed_hosts);
         }
+        let config_warnings = config.as_ref().map_or_else(Vec::new, |c| {
+            let units: Vec<PathBuf> = jobs.iter().filter(|j| j.program.is_none()).map(|j| j.path.clone()).collect();
+            c.unmatched_file_entries(inputs.paths, &units)
+        });
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
         let timeout = (inputs.project.timeout.or(config.as_ref().and_then(|c| c.timeout)))
             .unwrap_or(crate::isolation::supervisor::DEFAULT_TIMEOUT_SECONDS);
@@ -137,6 +143,7 @@ impl Project {
             timeout,
             config_rules: config.as_ref().map(|c| (c.path.clone(), c.select.clone(), c.ignore.clone())),
             file_rules: config.as_ref().map(Config::file_rules).unwrap_or_default(),
+            config_warnings,
             config_root: config.and_then(|c| c.root),
         })
     }
