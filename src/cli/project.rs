@@ -117,6 +117,9 @@ impl Project {
         let fail = |problem: Problem| Error { unreadable: found.errors.clone(), problem };
         let config = project_config(inputs.project, inputs.paths).map_err(|e| fail(e.into()))?;
         let host = !inputs.discover.no_host && config.as_ref().is_none_or(|c| c.host);
+        // Every file the walk found (units, host files and headers among them) may be a [[file]]'s.
+        let walked: Vec<PathBuf> = found.files.iter().chain(&found.host_files).cloned().collect();
+        let config_warnings = config.as_ref().map_or_else(Vec::new, |c| c.unmatched_file_entries(inputs.paths, &walked));
         let mut host_files = host_files(&mut found, config.as_ref(), inputs.paths);
         let fail = |problem: Problem| Error { unreadable: found.errors.clone(), problem };
         let compile = inputs.compile.options();
@@ -125,10 +128,6 @@ impl Project {
         if host {
             host_files.extend(listed_hosts);
         }
-        let config_warnings = config.as_ref().map_or_else(Vec::new, |c| {
-            let units: Vec<PathBuf> = jobs.iter().filter(|j| j.program.is_none()).map(|j| j.path.clone()).collect();
-            c.unmatched_file_entries(inputs.paths, &units)
-        });
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
         let timeout = (inputs.project.timeout.or(config.as_ref().and_then(|c| c.timeout)))
             .unwrap_or(crate::isolation::supervisor::DEFAULT_TIMEOUT_SECONDS);

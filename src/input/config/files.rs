@@ -38,8 +38,8 @@ pub(super) fn file_entries(
         for code in entry.select.iter().chain(&entry.ignore) {
             file_rule(code).map_err(|message| at(code, format!("[[file]] `{}`: {message}", entry.path)))?;
         }
-        let at = path_position(text, &entry.path, files.len());
-        files.push(FileGlob { glob, at, entry });
+        let position = path_position(text, &entry.path, files.len());
+        files.push(FileGlob { glob, at: position, entry });
     }
     Ok(files)
 }
