@@ -71,6 +71,8 @@ pub struct Project {
     pub config_rules: Option<(PathBuf, Vec<String>, Vec<String>)>,
     /// The rules clasp.toml's `[[file]]` entries leave out of the files they match.
     pub file_rules: Vec<crate::settings::options::FileRules>,
+    /// clasp.toml's warnings (a `[[file]]` matching no file of the batch), lines for stderr.
+    pub config_warnings: Vec<String>,
 }
 
 /// Why a project could not be resolved.
@@ -115,6 +117,9 @@ impl Project {
         let fail = |problem: Problem| Error { unreadable: found.errors.clone(), problem };
         let config = project_config(inputs.project, inputs.paths).map_err(|e| fail(e.into()))?;
         let host = !inputs.discover.no_host && config.as_ref().is_none_or(|c| c.host);
+        // Every file the walk found (units, host files and headers among them) may be a [[file]]'s.
+        let walked: Vec<PathBuf> = found.files.iter().chain(&found.host_files).cloned().collect();
+        let config_warnings = config.as_ref().map_or_else(Vec::new, |c| c.unmatched_file_entries(inputs.paths, &walked));
         let mut host_files = host_files(&mut found, config.as_ref(), inputs.paths);
         let fail = |problem: Problem| Error { unreadable: found.errors.clone(), problem };
         let compile = inputs.compile.options();
@@ -137,6 +142,7 @@ impl Project {
             timeout,
             config_rules: config.as_ref().map(|c| (c.path.clone(), c.select.clone(), c.ignore.clone())),
             file_rules: config.as_ref().map(Config::file_rules).unwrap_or_default(),
+            config_warnings,
             config_root: config.and_then(|c| c.root),
         })
     }

@@ -21,6 +21,7 @@ mod editor;
 mod empty;
 mod errors;
 mod file_rules;
+mod globs;
 mod host_links;
 mod host_options;
 mod interactive;

@@ -55,6 +55,9 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     inputs.target = selected.as_ref().and_then(super::devices::Selected::target).or(inputs.target);
     let project = Project::resolve(inputs).inspect_err(|e| report_unreadable(&e.unreadable, stderr))?;
     report_unreadable(&project.unreadable, stderr);
+    for warning in &project.config_warnings {
+        let _ = writeln!(stderr, "{warning}");
+    }
     super::preflight::runs_in_process(&project.jobs)?;
     crate::isolation::announce_timeout(project.timeout);
     let searched = super::preflight::searched(&paths, &args.project);

@@ -41,6 +41,9 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     inputs.paths = &paths;
     inputs.target = selected.as_ref().and_then(Selected::target).or(inputs.target);
     let project = Project::resolve(inputs)?;
+    for warning in &project.config_warnings {
+        let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(warning));
+    }
     super::preflight::runs_in_process(&project.jobs)?;
     crate::isolation::announce_timeout(project.timeout);
     let searched = super::preflight::searched(&paths, &args.project);

@@ -6,7 +6,8 @@
 //! (ripgrep's walker): `.gitignore`, `.ignore` and `.git/info/exclude` are
 //! honoured (also outside a git repository), hidden files and directories
 //! are skipped, symlinks are not followed, and `--exclude`/`--glob`
-//! (gitignore-style, relative to the walked directory) narrow the walk.
+//! (relative to the walked directory, read by `crate::support::glob`, as
+//! clasp.toml's globs are) narrow the walk.
 //! Units are files ending in `.cl`, `.ocl` or `.opencl`, plus the extensions
 //! given with `--ext` (`clh` files are usually headers, included by units,
 //! so they are not units by default). Host files are files ending in `.c`,
@@ -24,9 +25,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::overrides::OverrideBuilder;
 use ignore::WalkBuilder;
+
+use crate::support::glob::Globs;
 
 /// Extensions of kernel units found in directories.
 pub const DEFAULT_EXTENSIONS: [&str; 3] = ["cl", "ocl", "opencl"];
@@ -70,9 +71,6 @@ pub enum DiscoverError {
     /// A `--glob` glob that does not parse.
     #[error("bad --glob `{glob}`: {source}")]
     BadGlob { glob: String, source: ignore::Error },
-    /// The walker's matchers could not be built.
-    #[error(transparent)]
-    Matcher(#[from] ignore::Error),
 }
 
 pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
@@ -99,15 +97,12 @@ pub fn discover(paths: &[PathBuf], filters: &Filters) -> Discovered {
 }
 
 fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), DiscoverError> {
-    // Exclusions go to the walker, so an excluded directory is not even read.
-    let mut overrides = OverrideBuilder::new(dir);
-    for glob in &filters.exclude {
-        overrides.add(&format!("!{glob}")).map_err(|source| DiscoverError::BadExclude { glob: glob.clone(), source })?;
-    }
-    let overrides = overrides.build()?;
+    let excluded = Globs::new(dir, filters.exclude.iter().map(String::as_str))
+        .map_err(|bad| DiscoverError::BadExclude { glob: bad.pattern, source: bad.source })?;
     let selection = selection(dir, &filters.select)?;
     let walker = WalkBuilder::new(dir)
-        .overrides(overrides)
+        // Exclusions prune the walk, so an excluded directory is not even read.
+        .filter_entry(move |entry| !excluded.matches(entry.path(), entry.file_type().is_some_and(|t| t.is_dir())))
         .follow_links(filters.follow_links)
         // A tree copied out of its repository (a release tarball, a fixture) keeps its .gitignore.
         .require_git(false)
@@ -115,7 +110,10 @@ fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), Dis
         .build();
     for entry in walker {
         match entry {
-            Ok(e) if e.file_type().is_some_and(|t| t.is_file()) && selected(selection.as_ref(), dir, e.path()) => {
+            Ok(e)
+                if e.file_type().is_some_and(|t| t.is_file())
+                    && selection.as_ref().is_none_or(|s| s.matches(e.path(), false)) =>
+            {
                 if is_unit(e.path(), filters) {
                     found.files.push(e.path().to_path_buf())
                 } else if filters.host && is_host(e.path()) {
@@ -129,30 +127,17 @@ fn walk(dir: &Path, filters: &Filters, found: &mut Discovered) -> Result<(), Dis
     Ok(())
 }
 
-/// The `--glob` globs as one gitignore-style matcher where "ignored" means
-/// "selected" (so `!GLOB` unselects, and a directory's glob covers its files).
-/// Only negated globs select everything but their matches, as a lone `-g '!x'` does in ripgrep.
-fn selection(dir: &Path, globs: &[String]) -> Result<Option<Gitignore>, DiscoverError> {
+/// The `--glob` globs as one matcher where "matched" means "selected" (so
+/// `!GLOB` unselects, and a directory's glob covers its files). Only negated
+/// globs select everything but their matches, as a lone `-g '!x'` does in ripgrep.
+fn selection(dir: &Path, globs: &[String]) -> Result<Option<Globs>, DiscoverError> {
     if globs.is_empty() {
         return Ok(None);
     }
-    let mut builder = GitignoreBuilder::new(dir);
-    // A typo such as `k[12.cl` is an error, as it is for --exclude, not a glob that matches nothing.
-    builder.allow_unclosed_class(false);
-    if globs.iter().all(|g| g.starts_with('!')) {
-        builder.add_line(None, "*")?;
-    }
-    for glob in globs {
-        builder.add_line(None, glob).map_err(|source| DiscoverError::BadGlob { glob: glob.clone(), source })?;
-    }
-    Ok(Some(builder.build()?))
-}
-
-fn selected(selection: Option<&Gitignore>, dir: &Path, path: &Path) -> bool {
-    let Some(selection) = selection else { return true };
-    // Walk entries are `dir` joined with their relative path.
-    let relative = path.strip_prefix(dir).unwrap_or(path);
-    selection.matched_path_or_any_parents(relative, false).is_ignore()
+    let everything = globs.iter().all(|g| g.starts_with('!')).then_some("*");
+    let patterns = everything.into_iter().chain(globs.iter().map(String::as_str));
+    let selection = Globs::new(dir, patterns).map_err(|bad| DiscoverError::BadGlob { glob: bad.pattern, source: bad.source })?;
+    Ok(Some(selection))
 }
 
 fn is_unit(path: &Path, filters: &Filters) -> bool {

@@ -280,16 +280,15 @@ pub struct MigrateOptions {
 /// out of the files its glob matches, each with why.
 #[derive(Debug, Clone)]
 pub struct FileRules {
-    /// The clasp.toml's directory (canonical): the glob is relative to it.
-    pub dir: PathBuf,
-    pub glob: globset::GlobMatcher,
+    /// The entry's `path`, based at the clasp.toml's directory (canonical).
+    pub glob: crate::support::glob::Globs,
     pub left_out: std::collections::BTreeMap<crate::codes::Code, String>,
 }
 
 impl FileRules {
     /// Whether the entry matches a (canonical) file.
     pub fn matches(&self, file: &std::path::Path) -> bool {
-        file.strip_prefix(&self.dir).is_ok_and(|relative| self.glob.is_match(relative))
+        self.glob.matches(file, false)
     }
 }
 

@@ -5,10 +5,12 @@
 //! (`ids`), shared wording (`text`), the exit codes (`exit`), wall-time
 //! accounting (`timings`), the progress bar (`progress`), colour (`style`),
 //! a run's shared stores (`session`), texts laid over files (`overlay`: standard
-//! input's) and the git questions (`git`).
+//! input's), the git questions (`git`) and the one glob matcher of
+//! file selection (`glob`).
 
 pub mod exit;
 pub(crate) mod git;
+pub mod glob;
 pub(crate) mod ids;
 pub(crate) mod overlay;
 pub(crate) mod progress;

@@ -63,16 +63,21 @@ taken whatever its extension."#;
 pub const EXCLUDE: &str = r#"Skip files matching this gitignore-style glob (relative to the walked
 directory).
 
-Repeatable; a glob naming a directory covers the files under it.
-clasp.toml's `exclude` adds globs (a file named on the command line is
-still taken). A bad glob is an error (exit 2)."#;
+Repeatable. As in .gitignore (and ruff): a glob without `/` (b.cl, *.cl,
+deep) matches a file or directory name at any depth; a glob with `/`
+(kernels/deep, kernels/*.cl) is anchored at the walked directory; a glob
+naming a directory covers the files under it; `*` does not cross `/`,
+`**` does (kernels/**/*.cl). clasp.toml's `exclude` and `[[file]] path`
+read globs the same way, anchored at the clasp.toml's directory (a file
+named on the command line is still taken). A bad glob is an error (exit 2)."#;
 
 /// `--glob`.
 pub const GLOB: &str = r#"Only take files matching this gitignore-style glob (relative to the
 walked directory; `!GLOB` takes matches out). It narrows the walk:
 ignored and hidden files stay out.
 
-Repeatable; a glob naming a directory covers the files under it.
+Repeatable; globs read as --exclude's do (see its help): a name matches
+at any depth, a `/` anchors, a directory covers its files.
 Unlike ripgrep's -g, it never brings back an ignored or hidden file;
 --glob '!GLOB' takes matches out again (alone, it selects everything
 else). The flag is --glob, not --include, because --include FILE is

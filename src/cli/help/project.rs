@@ -100,6 +100,13 @@ clasp.toml). They add to what the batch leaves out, never bring a rule back; a
 file matched by several entries has all of theirs left out. An unknown code
 is an error at its line and column in clasp.toml.
 
+Globs. exclude and [[file]] path read globs as --exclude does, anchored at
+clasp.toml's directory: b.cl or *.cl (no `/`) matches that name at any
+depth, kernels/deep (a `/`) only that path, and covers the files under it;
+`*` does not cross `/`, `**` does. A [[file]] whose path matches no file of
+a batch that covers clasp.toml's directory is a warning
+(clasp.toml:LINE:COL: warning: ...), so a typo does not silently turn it off.
+
 Programs. A [[program]] is what a host makes when it hands
 clCreateProgramWithSource several strings: its sources concatenated in order,
 as one unit (named program `gemm` in reports), analysed, migrated and verified

@@ -33,9 +33,15 @@
 //! ```
 //!
 //! Command-line options come last, so they win (`-D` given twice: the last).
+//!
+//! Its globs (`exclude`, `[[file]] path`) are read as `--exclude`'s are
+//! (`crate::support::glob`: gitignore-style), based at its directory; a
+//! `[[file]]` whose `path` matches no file of a batch that covers its
+//! directory is a warning (`files`).
 
 mod compile_commands;
 pub mod condition;
+mod files;
 mod program;
 
 use std::path::{Path, PathBuf};
@@ -45,9 +51,9 @@ pub use program::ProgramSources;
 
 use serde::Deserialize;
 
-use crate::codes::{Code, Scope};
 use crate::settings::build_options::BuildOptionsError;
 use crate::settings::options::{CompileOptions, InputStd, Target};
+use crate::support::glob::Globs;
 
 /// The file name looked for.
 pub const FILE_NAME: &str = "clasp.toml";
@@ -114,8 +120,8 @@ pub struct Config {
     pub root: Option<PathBuf>,
     pub std: Option<InputStd>,
     pub target: Option<Target>,
-    /// Globs of files never migrated (relative to `dir`).
-    pub exclude: Vec<String>,
+    /// Files never migrated (unless named on the command line): `exclude`'s globs, based at `dir`.
+    excluded: Globs,
     /// Whether host files are read (`host = false` turns it off).
     pub host: bool,
     /// The time limit in seconds on parsing a unit and on each compile of it.
@@ -126,7 +132,7 @@ pub struct Config {
     include: Vec<PathBuf>,
     options: Vec<String>,
     configurations: Vec<ConfigurationEntry>,
-    files: Vec<(globset::GlobMatcher, FileEntry)>,
+    files: Vec<files::FileGlob>,
     programs: Vec<program::ProgramEntry>,
 }
 
@@ -184,49 +190,6 @@ pub enum OptionError {
     Unknown { shown: String },
 }
 
-/// The `[[file]]` entries with their globs, each naming defined configurations only.
-fn file_entries(
-    entries: Vec<FileEntry>,
-    names: &std::collections::BTreeSet<&str>,
-    at: &dyn Fn(&str, String) -> ConfigError,
-) -> Result<Vec<(globset::GlobMatcher, FileEntry)>, ConfigError> {
-    let mut files = Vec::new();
-    for entry in entries {
-        for name in entry.configurations.iter().flatten() {
-            if !names.contains(name.as_str()) {
-                return Err(at(&entry.path, format!("`{}` names configuration `{name}`, which is not defined", entry.path)));
-            }
-        }
-        let glob = globset::GlobBuilder::new(&entry.path)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| at(&entry.path, format!("bad glob `{}`: {e}", entry.path)))?;
-        for code in entry.select.iter().chain(&entry.ignore) {
-            file_rule(code).map_err(|message| at(code, format!("[[file]] `{}`: {message}", entry.path)))?;
-        }
-        files.push((glob.compile_matcher(), entry));
-    }
-    Ok(files)
-}
-
-/// The rule a `[[file]]`'s `select` or `ignore` names: one that changes
-/// declarations (`merge-duplicates` joins helpers across files: the batch's).
-fn file_rule(text: &str) -> Result<Code, String> {
-    let code = Code::parse(text.trim()).map_err(|e| format!("{e}; `clasp rule` lists every code"))?;
-    let rules = || Code::selectable().filter(|c| c.scope() == Some(Scope::Declaration));
-    if rules().any(|c| c == code) {
-        return Ok(code);
-    }
-    let names = rules().map(Code::as_str).collect::<Vec<_>>().join(", ");
-    let batch = match code.scope() {
-        Some(Scope::Batch) => {
-            format!(" (`{code}` works across files: select or ignore it for the batch, at the top of clasp.toml)")
-        }
-        _ => String::new(),
-    };
-    Err(format!("`{code}` cannot be selected or ignored per file; these rules can: {names}{batch}"))
-}
-
 /// The nearest `clasp.toml` in `start`'s directory or above.
 pub fn find(start: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(start).ok()?;
@@ -252,6 +215,10 @@ impl Config {
             ConfigError::At { path: path.to_path_buf(), line, col, message }
         };
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+        // Globs are based at the canonical folder: files are matched canonical, whatever links led to them.
+        let glob_base = crate::settings::root::canonical(&dir);
+        let excluded = Globs::new(&glob_base, file.exclude.iter().map(String::as_str))
+            .map_err(|e| at(&e.pattern, format!("`exclude`: {e}")))?;
         let std = file.std.as_deref().map(|s| InputStd::parse(s).map_err(|e| at("std", e.to_string()))).transpose()?;
         let target = file.target.as_deref().map(|t| Target::parse(t).map_err(|e| at("target", e.to_string()))).transpose()?;
         if file.timeout == Some(0) {
@@ -263,11 +230,11 @@ impl Config {
                 return Err(at(&c.name, format!("configuration `{}` is defined twice", c.name)));
             }
         }
-        let files = file_entries(file.files, &names, &at)?;
+        let files = files::file_entries(file.files, &names, &glob_base, &text, &at)?;
         for option in file.options.iter().chain(file.configurations.iter().flat_map(|c| c.options.iter())) {
             check_option(option).map_err(|e| at(option, e.to_string()))?;
         }
-        for (_, entry) in &files {
+        for files::FileGlob { entry, .. } in &files {
             for option in &entry.options {
                 check_option(option).map_err(|e| at(option, e.to_string()))?;
             }
@@ -280,7 +247,7 @@ impl Config {
             dir,
             std,
             target,
-            exclude: file.exclude,
+            excluded,
             host: file.host.unwrap_or(true),
             timeout: file.timeout,
             select: file.select,
@@ -292,17 +259,9 @@ impl Config {
         })
     }
 
-    /// Whether `file` matches one of the `exclude` globs.
+    /// Whether `file` matches the `exclude` globs.
     pub fn excludes(&self, file: &Path) -> bool {
-        let Some(relative) = self.relative(file) else { return false };
-        self.exclude.iter().filter_map(|g| globset::Glob::new(g).ok()).any(|g| g.compile_matcher().is_match(&relative))
-    }
-
-    /// `file` relative to the config's directory, if it is below it.
-    fn relative(&self, file: &Path) -> Option<PathBuf> {
-        let dir = std::path::absolute(&self.dir).ok()?;
-        let file = std::path::absolute(file).ok()?;
-        file.strip_prefix(&dir).ok().map(Path::to_path_buf)
+        self.excluded.matches(&crate::settings::root::canonical(file), false)
     }
 
     /// The units to load for `files`: each file once per configuration that
@@ -311,13 +270,9 @@ impl Config {
     pub fn jobs(&self, files: &[PathBuf], command_line: &CompileOptions) -> Result<Vec<Job>, OptionError> {
         let mut out = Vec::new();
         for file in files {
-            let relative = self.relative(file);
-            let entries: Vec<&FileEntry> = self
-                .files
-                .iter()
-                .filter(|(glob, _)| relative.as_ref().is_some_and(|r| glob.is_match(r)))
-                .map(|(_, entry)| entry)
-                .collect();
+            let canonical = crate::settings::root::canonical(file);
+            let entries: Vec<&FileEntry> =
+                self.files.iter().filter(|f| f.glob.matches(&canonical, false)).map(|f| &f.entry).collect();
             let applies =
                 |name: &str| entries.iter().all(|e| e.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n == name)));
             for configuration in self.configurations_building(applies) {
@@ -337,32 +292,6 @@ impl Config {
 }
 
 impl Config {
-    /// The rules each `[[file]]` entry leaves out of the files it matches
-    /// (its `select`: every other rule of a declaration; its `ignore`), each with why.
-    pub fn file_rules(&self) -> Vec<crate::settings::options::FileRules> {
-        let dir = crate::settings::root::canonical(&self.dir);
-        let shown = |key: &str, entry: &FileEntry| format!("`{key}` of [[file]] `{}` in {}", entry.path, self.path.display());
-        let mut out = Vec::new();
-        for (glob, entry) in &self.files {
-            let mut left_out = std::collections::BTreeMap::new();
-            let selected: Vec<Code> = entry.select.iter().filter_map(|c| file_rule(c).ok()).collect();
-            if !selected.is_empty() {
-                let list = selected.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(",");
-                let rules = Code::selectable().filter(|c| c.scope() == Some(Scope::Declaration));
-                for rule in rules.filter(|r| !selected.contains(r)) {
-                    left_out.insert(rule, format!("{rule} is not selected ({}: {list})", shown("select", entry)));
-                }
-            }
-            for rule in entry.ignore.iter().filter_map(|c| file_rule(c).ok()) {
-                left_out.insert(rule, format!("{rule} is ignored ({})", shown("ignore", entry)));
-            }
-            if !left_out.is_empty() {
-                out.push(crate::settings::options::FileRules { dir: dir.clone(), glob: glob.clone(), left_out });
-            }
-        }
-        out
-    }
-
     /// The configurations `builds` accepts, in the file's order (one `None` when there are none).
     fn configurations_building(&self, builds: impl Fn(&str) -> bool) -> Vec<Option<&ConfigurationEntry>> {
         if self.configurations.is_empty() {
