@@ -25,9 +25,15 @@ pub struct Client {
 impl Client {
     /// `clasp server` started in `dir`.
     pub fn start(dir: &Path) -> Client {
+        Client::start_with(dir, &[])
+    }
+
+    /// `clasp server` started in `dir` with `env` set.
+    pub fn start_with(dir: &Path, env: &[(&str, &Path)]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_clasp"))
             .arg("server")
             .current_dir(dir)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

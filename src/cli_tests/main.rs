@@ -41,6 +41,7 @@ mod rules;
 mod run_check;
 mod sarif;
 mod server;
+mod server_files;
 mod shell;
 mod stdin;
 mod support;

@@ -238,3 +238,44 @@ fn a_unit_on_stdin_that_crashes_clang_is_an_error_naming_its_filename() {
     assert_eq!((code, text(&stdout)), (2, String::new()), "{stderr}");
     assert!(stderr.contains("crash.cl") && stderr.contains("crashed"), "{stderr}");
 }
+
+#[test]
+fn a_kernel_embedded_in_a_host_file_on_stdin_is_part_of_that_file() {
+    // A C literal and a C++ raw string: the embedded kernel's virtual file
+    // (`host.c:2`) is written in the text standard input stands for.
+    let c_host = "#include <CL/cl.h>\nstatic const char *src = \"float g(__global float *p){return p[0];}\\n__kernel void k(__global float *o){o[0]=g(o);}\\n\";\nvoid build(cl_context c, cl_device_id d) {\n  cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, NULL);\n  clBuildProgram(p, 1, &d, \"\", NULL, NULL);\n}\n";
+    let cpp_host = "#include <CL/cl.h>\nvoid build(cl_context c, cl_device_id d) {\n  const char *src = R\"CLC(\n// helper\nfloat g(__global float *p) { return p[0]; }\n__kernel void k(__global float *o) { o[0] = g(o); }\n)CLC\";\n  cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, NULL);\n  clBuildProgram(p, 1, &d, \"-cl-std=CL1.2\", NULL, NULL);\n}\n";
+    for (name, host) in [("host.c", c_host), ("src/host.cpp", cpp_host)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        let args = ["migrate", "--no-cache", "--explain", "-", "--stdin-filename", name];
+        let (code, stdout, stderr) = clasp_stdin(dir.path(), &args, host.as_bytes(), NO_ENV);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(!stderr.contains("outside-root"), "{name}: {stderr}");
+        // What the file saved on disk gives, diff for diff.
+        std::fs::write(dir.path().join(name), host).unwrap();
+        let (code, on_disk, stderr) = crate::support::clasp_in(dir.path(), &["migrate", "--no-cache", name]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert_eq!(text(&stdout), text(&on_disk), "{name}");
+        assert!(text(&stdout).contains("+") && text(&stdout).contains("float g("), "{name}: {}", text(&stdout));
+    }
+}
+
+#[test]
+fn a_h_file_on_stdin_without_a_kernel_says_it_was_taken_as_host_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = "float helper(__global float *p) { return p[1]; }\n";
+    let args = ["migrate", "--check", "-q", "-", "--stdin-filename", "k.h"];
+    let (code, _, stderr) = clasp_stdin(dir.path(), &args, kernel.as_bytes(), NO_ENV);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no OpenCL C unit found in k.h"), "{stderr}");
+    assert!(stderr.contains("; k.h is taken as host code (C, C++ or Python), not as OpenCL C"), "{stderr}");
+    assert!(stderr.contains("give --no-host or name it *.clh"), "{stderr}");
+    // Several host files on disk: named, a few of them.
+    for name in ["a.c", "b.cpp", "c.py", "d.h"] {
+        std::fs::write(dir.path().join(name), "int unused;\n").unwrap();
+    }
+    let (code, _, stderr) = crate::support::clasp_in(dir.path(), &["migrate", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(", and 1 more are taken as host code"), "{stderr}");
+}

@@ -64,7 +64,7 @@ fn analyze_project(args: &AnalyzeArgs, stdout: &mut dyn Write, stderr: &mut dyn 
     super::preflight::units_found(&project, &searched)?;
     // analyze reads no host file: host files alone are nothing to analyse.
     if project.jobs.is_empty() && project.unreadable.is_empty() {
-        return Err(super::preflight::no_unit(&searched));
+        return Err(super::preflight::no_unit(&searched, &project.host_files));
     }
     super::preflight::options_accepted(&project.jobs)?;
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;

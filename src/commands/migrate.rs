@@ -106,7 +106,8 @@ fn migrate_batch(
     let nothing_said = migration.errors.is_empty() && migration.warnings.is_empty() && project.unreadable.is_empty();
     if migration.files_seen == 0 && nothing_said {
         // Host files were read, but none holds a kernel (nor a source it could not trace).
-        return Err(super::preflight::no_unit(&super::preflight::searched(project.paths(), &args.project)));
+        let searched = super::preflight::searched(project.paths(), &args.project);
+        return Err(super::preflight::no_unit(&searched, &project.host_files));
     }
     // --interactive writes in place, unless --out-dir takes the copies; `-` prints instead of writing.
     let in_place = (args.write && options.stdin.is_none()) || (args.interactive && args.out_dir.is_none());

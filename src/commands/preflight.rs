@@ -29,7 +29,7 @@ pub fn units_found(project: &Project, paths: &[PathBuf]) -> Result<(), Stop> {
     if !project.jobs.is_empty() || !project.host_files.is_empty() || !project.unreadable.is_empty() {
         return Ok(());
     }
-    Err(no_unit(paths))
+    Err(no_unit(paths, &[]))
 }
 
 /// Where the units were looked for: the paths, or the `--compile-commands` list.
@@ -37,14 +37,35 @@ pub fn searched(paths: &[PathBuf], project: &crate::cli::args::ProjectArgs) -> V
     project.compile_commands.clone().map_or_else(|| paths.to_vec(), |list| vec![list])
 }
 
-/// The warning for a batch with no unit: where clasp looked and what it takes.
-pub fn no_unit(paths: &[PathBuf]) -> Stop {
+/// The warning for a batch with no unit: where clasp looked, what it takes,
+/// and the files it took as host code (`hosts`), where it found no kernel.
+pub fn no_unit(paths: &[PathBuf], hosts: &[PathBuf]) -> Stop {
     let places: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let under = if places.is_empty() { String::new() } else { format!(" in {}", places.join(", ")) };
     Stop::warning(format!(
         "no OpenCL C unit found{under}: nothing to do (units are *.cl, *.ocl, *.opencl and the extensions --ext adds; \
-ignored, hidden and --exclude'd files are skipped, and --glob only narrows the walk)"
+ignored, hidden and --exclude'd files are skipped, and --glob only narrows the walk){}",
+        read_as_host(hosts)
     ))
+}
+
+/// What the no-unit warning says of the host files found: named (a few), and
+/// how to have one read as OpenCL C instead (a `.h` file is C host code by default).
+fn read_as_host(hosts: &[PathBuf]) -> String {
+    const NAMED: usize = 3;
+    if hosts.is_empty() {
+        return String::new();
+    }
+    let mut names: Vec<String> = hosts.iter().take(NAMED).map(|p| p.display().to_string()).collect();
+    if hosts.len() > NAMED {
+        names.push(format!("and {} more", hosts.len() - NAMED));
+    }
+    format!(
+        "; {} {} taken as host code (C, C++ or Python), not as OpenCL C: to read OpenCL C kept in one, give --no-host \
+or name it *.clh",
+        names.join(", "),
+        if hosts.len() == 1 { "is" } else { "are" }
+    )
 }
 
 /// Files found, but none under the edit root: nothing could change (exit 2).

@@ -76,7 +76,7 @@ impl State {
             settings: self.settings.clone(),
             versioned: self.versioned,
         };
-        if self.worker.jobs.send(job).is_ok() {
+        if self.worker.send(job) {
             self.running = Some(uri);
         }
     }

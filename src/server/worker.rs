@@ -35,17 +35,38 @@ pub struct Done {
     pub took: Duration,
 }
 
-/// The worker's ends: jobs in, results out.
+/// The worker's ends: jobs in, results out. Dropping it waits for the
+/// thread to end (after the analysis it is running, if any): what the thread
+/// owns (the rule documents' directory, an analysis' scratch files) is
+/// removed before the process exits, never left behind by a race with it.
 pub struct Worker {
-    pub jobs: Sender<Job>,
+    jobs: Option<Sender<Job>>,
     pub done: Receiver<Done>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Starts the worker thread; it ends when `jobs` is dropped.
+impl Worker {
+    /// Hands the thread a job; `false` when it has ended.
+    pub fn send(&self, job: Job) -> bool {
+        self.jobs.as_ref().is_some_and(|jobs| jobs.send(job).is_ok())
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // No more jobs: the thread's loop ends once the queue is empty.
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts the worker thread; it ends when the `Worker` is dropped.
 pub fn spawn(docs: RuleDocs) -> Worker {
     let (jobs, job_receiver) = crossbeam_channel::unbounded::<Job>();
     let (done_sender, done) = crossbeam_channel::unbounded();
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("clasp-analysis".into())
         .spawn(move || {
             while let Ok(mut job) = job_receiver.recv() {
@@ -63,7 +84,7 @@ pub fn spawn(docs: RuleDocs) -> Worker {
             }
         })
         .expect("start the analysis thread");
-    Worker { jobs, done }
+    Worker { jobs: Some(jobs), done, thread: Some(thread) }
 }
 
 /// Runs one job (a panic inside the analysis is the file's error, not the server's end).

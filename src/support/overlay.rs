@@ -5,8 +5,9 @@
 //! parse, the facts, the program and host readers, the device check and the
 //! result cache's content hashes all see the laid text; `canonical` and
 //! `exists` answer for a laid path that is not on disk. clang sees it through
-//! a VFS overlay (`clang_args`, put first among a compile's arguments so
-//! that an overlay laid later, a result being verified, wins over it), and a
+//! a VFS overlay (`clang_args`), which every clang entry lays first among its
+//! arguments (libclang's parse, the in-process compile, a clang process), so
+//! that an overlay laid later, a result being verified, wins over it; a
 //! compile whose main file is laid is given a stand-in that exists
 //! (`stand_in`): the in-process clang compiles it *as* the laid path (its
 //! `main_as`: diagnostics and debug information name the path, and its
@@ -15,8 +16,9 @@
 //!
 //! Standard input is the process's, and so is the overlay: one per process,
 //! installed by the command that read it (`install`) and gone when the
-//! returned guard drops. Files a laid text `#include`s are still read from
-//! disk.
+//! returned guard drops. A laid header (`clasp server` lays every open
+//! buffer) is read by every reader as its laid text, the parse's and the
+//! compiles' included; files no text is laid over are read from disk.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -98,9 +98,13 @@ pub fn compile_with(
     main_as: Option<&Path>,
     bodies: Bodies,
 ) -> Result<Compiled, ClangError> {
-    let mut words = Vec::with_capacity(args.len() + 2);
+    // Texts laid over files (`support::overlay`) are laid first, under any
+    // overlay in `args` (a result being verified, a preamble's text), for
+    // every compile: the unit's, its preamble's, the checks'.
+    let laid = crate::support::overlay::clang_args();
+    let mut words = Vec::with_capacity(laid.len() + args.len() + 2);
     words.push(c_string(clang.as_os_str().as_bytes())?);
-    for arg in args {
+    for arg in laid.iter().chain(args) {
         words.push(c_string(arg.as_bytes())?);
     }
     words.push(c_string(input.as_os_str().as_bytes())?);

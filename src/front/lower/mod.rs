@@ -197,16 +197,16 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
 
 /// `compile`, with the files clang read (none known from a clang process).
 /// Texts laid over files (`support::overlay`, standard input's) are laid
-/// first, under any overlay in `args`; a laid main file is compiled through
-/// its stand-in.
+/// first, under any overlay in `args` (`in_process::compile_with` lays them
+/// for every in-process compile); a laid main file is compiled through its stand-in.
 fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf>), ClangError> {
     check_in_process(args)?;
-    let args = &[crate::support::overlay::clang_args(), args.to_vec()].concat();
     let process = std::env::var_os("CLASP_CLANG").is_some();
     let stand_in = crate::support::overlay::stand_in(path, process);
     if process {
         let clang = clang_path()?;
         let output = Command::new(&clang)
+            .args(crate::support::overlay::clang_args())
             .args(args)
             .arg(stand_in.as_deref().unwrap_or(path))
             .output()

@@ -48,7 +48,9 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, moved: &BTreeSet<(FileIn
         for decl in &function.pointers {
             let file = unit.canonical(decl.pos.file);
             let at = (decl.pos.file, decl.pos.offset);
-            if let Some(detail) = options.not_editable(file) {
+            // Judged where the declaration is written: an embedded kernel's is in its host file.
+            let written_in = unit.origin(decl.pos.file, decl.pos.offset..decl.pos.offset).map_or(file, |(real, _)| real);
+            if let Some(detail) = options.not_editable(written_in) {
                 o.refused_from_outside.insert(at, (Code::OutsideRoot, detail));
             } else if let Some(detail) = comments.kept(unit, function, decl, options) {
                 o.refused_from_outside.insert(at, (Code::Suppressed, detail));

@@ -193,17 +193,39 @@ pub fn plan(
     register_merges(merges, files, &set_of_root, &mut keys, &mut plan);
     drop_deleted_edits(&mut plan);
     add_units_editing_each_set(units, &mut plan);
+    withhold_sets_editing_what_may_not_change(units, options, &mut plan);
+    collect_refusals(units, &decisions, stays, &mut plan);
+    plan
+}
+
+/// Withholds each set that edits a file the run may not edit (`MigrateOptions::not_editable`).
+fn withhold_sets_editing_what_may_not_change(units: &[Unit], options: &MigrateOptions, plan: &mut Plan) {
     for (id, set) in plan.sets.iter().enumerate() {
-        if let Some(file) = set.edits.keys().find(|f| options.not_editable(f).is_some()) {
-            let detail = match crate::settings::root::is_under(&options.root, file) {
+        let edited = set.edits.iter().flat_map(|(file, edits)| real_files(units, file, edits));
+        if let Some(file) = edited.into_iter().find(|f| options.not_editable(f).is_some()) {
+            let detail = match crate::settings::root::is_under(&options.root, &file) {
                 false => format!("it would edit {}, outside the edit root", file.display()),
                 true => format!("it would edit {}, not the file standard input stands for", file.display()),
             };
             plan.withheld.insert(SetId(id), (Code::OutsideRoot, detail));
         }
     }
-    collect_refusals(units, &decisions, stays, &mut plan);
-    plan
+}
+
+/// The real files `edits` of `file` change: a unit's virtual file (an
+/// embedded kernel's, a program's) is the files holding its text (the host
+/// file, the program's sources), as `Unit::origin` maps it; any other file is itself.
+fn real_files(units: &[Unit], file: &Path, edits: &BTreeSet<Edit>) -> Vec<PathBuf> {
+    let Some(text) = units.iter().find_map(|u| u.virtual_file().filter(|v| v.path == file)) else {
+        return vec![file.to_path_buf()];
+    };
+    let mut files: Vec<PathBuf> =
+        edits.iter().filter_map(|e| text.map.origin(e.start..e.end)).map(|(f, _)| f.to_path_buf()).collect();
+    files.dedup();
+    if files.is_empty() {
+        files.push(file.to_path_buf());
+    }
+    files
 }
 
 impl Plan {

@@ -130,7 +130,9 @@ fn infer_in_unit(unit: &Unit, options: &MigrateOptions) -> Vec<(usize, DeclKey, 
         if var.spelling != Spelling::Unqualified || var.space != Space::Global || var.type_start.is_none() {
             continue;
         }
-        if options.not_editable(unit.canonical(var.pos.file)).is_some() {
+        let written_in =
+            unit.origin(var.pos.file, var.pos.offset..var.pos.offset).map_or(unit.canonical(var.pos.file), |(f, _)| f);
+        if options.not_editable(written_in).is_some() {
             continue;
         }
         let size = size_of(unit, var);

@@ -135,6 +135,10 @@ impl Index {
             Contents: contents.as_ptr() as *const c_char,
             Length: contents.len() as _,
         };
+        // Texts laid over files (`support::overlay`: standard input's, an
+        // editor's unsaved buffers) are laid first, under any overlay in
+        // `args`, so a header the unit includes is read as clang's compiles read it.
+        let args = [crate::support::overlay::clang_args(), args.to_vec()].concat();
         let c_args: Vec<CString> = args.iter().map(|a| CString::new(a.as_bytes())).collect::<Result<_, _>>()?;
         let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
