@@ -63,9 +63,10 @@ struct copy {
     size_t size;
 };
 
-/* Starts a copy of `size` bytes of `mem` at `offset`, ordered after `after` on `queue`; returns 0
- * when the read could not be enqueued. */
-int copy_buffer(struct copy *copy, cl_command_queue queue, cl_mem mem, size_t offset, size_t size, cl_event after);
+/* Starts a copy of `size` bytes of `mem` at `offset` by a non-blocking read on `queue` that waits
+ * for `wait_list`; returns 0 when the read could not be enqueued. */
+int copy_buffer(struct copy *copy, cl_command_queue queue, cl_mem mem, size_t offset, size_t size, cl_uint waits,
+                const cl_event *wait_list);
 
 /* A launch waiting for its copies: its trace line is written once they are complete. */
 struct launch_record;

@@ -56,13 +56,14 @@ static void forget_in_child(void) {
 
 __attribute__((constructor)) static void register_fork_handler(void) { pthread_atfork(NULL, NULL, forget_in_child); }
 
-int copy_buffer(struct copy *copy, cl_command_queue queue, cl_mem mem, size_t offset, size_t size, cl_event after) {
+int copy_buffer(struct copy *copy, cl_command_queue queue, cl_mem mem, size_t offset, size_t size, cl_uint waits,
+                const cl_event *wait_list) {
     copy->event = NULL;
     copy->size = size;
-    copy->data = size ? malloc(size) : NULL;
+    copy->data = malloc(size ? size : 1);
     if (!copy->data) return 0;
-    if (REAL(clEnqueueReadBuffer)(queue, mem, CL_FALSE, offset, size, copy->data, after ? 1 : 0,
-                                  after ? &after : NULL, &copy->event) != CL_SUCCESS) {
+    if (REAL(clEnqueueReadBuffer)(queue, mem, CL_FALSE, offset, size, copy->data, waits, wait_list, &copy->event) !=
+        CL_SUCCESS) {
         free(copy->data);
         copy->data = NULL;
         copy->event = NULL;
@@ -137,7 +138,7 @@ void add_launch_argument(struct launch_record *launch, cl_command_queue queue, c
         memcpy(&mem, a->value, sizeof mem);
         out->mem = mem;
         if (mem) REAL(clGetMemObjectInfo)(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
-        if (size) copy_buffer(&out->copy, queue, mem, 0, size, launch->done);
+        if (size) copy_buffer(&out->copy, queue, mem, 0, size, 1, &launch->done);
     }
 }
 
