@@ -55,13 +55,16 @@
 //!            embedded kernels, generated copies, build calls edited; report.rs: the report
 //! output/    render, summary, SARIF, analysis, write/ (atomic writes, a batch whole or not at all)
 //! devices/   the OpenCL ICD loader (ffi.rs), the device worker (bin/), --device-check
-//! trace/     run-check: the interceptor's traces read, compared and timed, the report
+//! trace/     run-check: the interceptor's traces read, paired by thread and process,
+//!            compared element by element and timed, the report
 //! cli/       clap structs and help texts (help/), project resolution
 //! commands/  each command (analyze, migrate, devices, rule), preflight, selection, --interactive,
 //!            the result cache
 //! server/    `clasp server`: the LSP main loop, open documents, the analysis worker (a dry run of
 //!            `commands::migrate` with the buffers laid over their files), diagnostics, code actions
-//! native/    the C++ shim: in-process clang, preamble lexing, function printing
+//! native/    the C++ shim: in-process clang, preamble lexing, function printing; and
+//!            `intercept/`, run-check's preloaded C library (built by `native/build.rs`,
+//!            embedded in the binary by `trace::interceptor`)
 //! tests      cli_tests/, fixture_tests.rs, host_tests/, fuzz_tests/, layers_tests.rs
 //! ```
 //!
