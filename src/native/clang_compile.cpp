@@ -23,6 +23,8 @@
 // The C interface is the whole surface; src/lower/in_process.rs is its only
 // caller.
 
+#include <clang/AST/Decl.h>
+#include <clang/AST/DeclGroup.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Driver/Compilation.h>
@@ -32,6 +34,7 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/FrontendTool/Utils.h>
 #include <llvm/ADT/SmallString.h>
@@ -45,6 +48,8 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +62,86 @@ char *copy_out(const char *data, size_t len, size_t *out_len) {
   *out_len = copy == nullptr ? 0 : len;
   return copy;
 }
+
+// Function definitions code generation never sees: `HandleTopLevelDecl`
+// (and, for a definition read from a precompiled header,
+// `HandleInterestingDecl`) passes on every other declaration. A dropped
+// function is still parsed and checked (a body clang rejects is an error as
+// before); a call to it emits a declaration. Each dropped definition's
+// name and ODR hash (a hash of its declaration and body as clang parsed
+// them) is recorded, so the caller can tell that two compiles dropped
+// the same functions.
+class DroppingConsumer : public clang::MultiplexConsumer {
+ public:
+  DroppingConsumer(std::unique_ptr<clang::ASTConsumer> inner, const std::set<std::string> &names, std::string &dropped)
+      : clang::MultiplexConsumer(one(std::move(inner))), names_(names), dropped_(dropped) {}
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    std::optional<clang::DeclGroupRef> left = kept(group);
+    return !left || clang::MultiplexConsumer::HandleTopLevelDecl(*left);
+  }
+  void HandleInterestingDecl(clang::DeclGroupRef group) override {
+    if (std::optional<clang::DeclGroupRef> left = kept(group)) clang::MultiplexConsumer::HandleInterestingDecl(*left);
+  }
+
+ private:
+  static std::vector<std::unique_ptr<clang::ASTConsumer>> one(std::unique_ptr<clang::ASTConsumer> inner) {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(std::move(inner));
+    return consumers;
+  }
+
+  // The group without the dropped definitions (the group itself when none
+  // is; none when all are: a null group reads as one null declaration).
+  std::optional<clang::DeclGroupRef> kept(clang::DeclGroupRef group) {
+    llvm::SmallVector<clang::Decl *, 4> left;
+    bool any = false;
+    for (clang::Decl *decl : group) {
+      auto *function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+      if (function != nullptr && drops(*function)) {
+        dropped_ += function->getName().str();
+        dropped_.push_back('\0');
+        dropped_ += std::to_string(function->getODRHash());
+        dropped_.push_back('\0');
+        any = true;
+        continue;
+      }
+      left.push_back(decl);
+    }
+    if (!any) return group;
+    if (left.empty()) return std::nullopt;
+    return clang::DeclGroupRef::Create(left.front()->getASTContext(), left.data(), left.size());
+  }
+
+  bool drops(clang::FunctionDecl &function) const {
+    if (!function.doesThisDeclarationHaveABody() || !function.getIdentifier()) return false;
+    if (function.hasAttr<clang::OpenCLKernelAttr>() || function.hasAttr<clang::OverloadableAttr>()) return false;
+    return names_.count(function.getName().str()) != 0;
+  }
+
+  const std::set<std::string> &names_;
+  std::string &dropped_;
+};
+
+// The action `inner` is, with its consumer wrapped in a `DroppingConsumer`.
+class DroppingAction : public clang::WrapperFrontendAction {
+ public:
+  DroppingAction(std::unique_ptr<clang::FrontendAction> inner, const std::set<std::string> &names,
+                 std::string &dropped)
+      : clang::WrapperFrontendAction(std::move(inner)), names_(names), dropped_(dropped) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &instance,
+                                                        llvm::StringRef file) override {
+    std::unique_ptr<clang::ASTConsumer> inner = clang::WrapperFrontendAction::CreateASTConsumer(instance, file);
+    if (!inner) return inner;
+    return std::make_unique<DroppingConsumer>(std::move(inner), names_, dropped_);
+  }
+
+ private:
+  const std::set<std::string> &names_;
+  std::string &dropped_;
+};
 
 // The cc1 invocation the driver would run for `argv`. Not
 // `clang::createInvocation`: that one forces -fsyntax-only, and the output
@@ -90,8 +175,11 @@ std::shared_ptr<clang::CompilerInvocation> cc1_invocation(llvm::ArrayRef<const c
 // With `declarations_only`, function bodies are skipped where clang can
 // (cc1 has no flag for it; clangd sets the same option): a precompiled
 // header built so declares its functions without defining them.
+// With `drop`, code generation skips the definitions it names
+// (`DroppingConsumer`), each recorded in `dropped`.
 int compile(llvm::ArrayRef<const char *> argv, const char *main_as, bool declarations_only,
-            llvm::SmallVectorImpl<char> &output, std::string &messages, std::string &read) {
+            const std::set<std::string> *drop, llvm::SmallVectorImpl<char> &output, std::string &messages,
+            std::string &read, std::string &dropped) {
   llvm::raw_string_ostream message_stream(messages);
 
   // Diagnostics of the driver itself (unknown arguments, a missing input).
@@ -133,6 +221,7 @@ int compile(llvm::ArrayRef<const char *> argv, const char *main_as, bool declara
   instance.setOutputStream(std::make_unique<llvm::raw_svector_ostream>(output));
 
   std::unique_ptr<clang::FrontendAction> action = clang::CreateFrontendAction(instance);
+  if (action && drop != nullptr) action = std::make_unique<DroppingAction>(std::move(action), *drop, dropped);
   if (!action) {
     messages += "error: clang has no action for these arguments";
     return 1;
@@ -158,7 +247,11 @@ extern "C" {
 // Compiles with `argv` (argv[0] is the clang executable whose resource
 // directory is used, the input file last, as on a command line), the input
 // compiled as if at `main_as` when that is not null (see `compile`), function
-// bodies skipped when `declarations_only` is not 0. On return
+// bodies skipped when `declarations_only` is not 0, and the definitions of
+// the `drop_len` functions named in `drop` (NUL-terminated names, one after
+// another) left out of code generation when `drop` is not null. On return
+// `*dropped` holds, for each definition left out, its name and its ODR hash
+// in decimal, each NUL-terminated (free with `clasp_clang_free`);
 // `*read` holds the names of the files the compile found, each NUL-terminated
 // (free with `clasp_clang_free`), and
 // `*output` holds what clang would have written to `-o -` and `*messages` its
@@ -168,8 +261,11 @@ extern "C" {
 // clang leaves behind after a crash is not guaranteed, so under clasp's
 // supervisor the worker ends at once), 3 when an exception was caught.
 int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_as, int declarations_only,
-                        char **output, size_t *output_len,
-                        char **messages, size_t *messages_len, char **read, size_t *read_len) noexcept {
+                        const char *drop, size_t drop_len, char **output, size_t *output_len, char **messages,
+                        size_t *messages_len, char **read, size_t *read_len, char **dropped,
+                        size_t *dropped_len) noexcept {
+  *dropped = nullptr;
+  *dropped_len = 0;
   *output = nullptr;
   *output_len = 0;
   *messages = nullptr;
@@ -178,14 +274,21 @@ int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_a
   *read_len = 0;
   try {
     llvm::SmallString<0> produced;
-    std::string text, files;
+    std::string text, files, left_out;
+    std::set<std::string> names;
+    for (size_t at = 0; drop != nullptr && at < drop_len;) {
+      size_t end = at;
+      while (end < drop_len && drop[end] != '\0') ++end;
+      names.emplace(drop + at, end - at);
+      at = end + 1;
+    }
     int status = 2;
     llvm::CrashRecoveryContext::Enable();
     llvm::CrashRecoveryContext recovery;
     bool finished = recovery.RunSafely([&] {
       try {
-        status = compile(llvm::ArrayRef<const char *>(argv, argc), main_as, declarations_only != 0, produced, text,
-                         files);
+        status = compile(llvm::ArrayRef<const char *>(argv, argc), main_as, declarations_only != 0,
+                         drop == nullptr ? nullptr : &names, produced, text, files, left_out);
       } catch (const std::exception &e) {
         status = 3;
         text += std::string("error: clang threw an exception: ") + e.what();
@@ -201,6 +304,7 @@ int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_a
     *output = copy_out(produced.data(), produced.size(), output_len);
     *messages = copy_out(text.data(), text.size(), messages_len);
     *read = copy_out(files.data(), files.size(), read_len);
+    *dropped = copy_out(left_out.data(), left_out.size(), dropped_len);
     return status;
   } catch (...) {
     // Out of memory while copying out, or anything else: no buffer is handed over.

@@ -74,7 +74,8 @@ pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
 pub use flat::{AccessKind, Cause, FlatAccesses};
 pub use pipeline::{equivalence_args, Inlining, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
 
-use crate::front::lower::{load, run_clang, run_clang_for_unit, ClangError, Context, LoadError};
+pub use crate::front::lower::UnitBitcode;
+use crate::front::lower::{load, run_clang, run_clang_for_unit_dropping, ClangError, Context, LoadError};
 pub use pipeline::PipelineError;
 
 /// Why a check could not compile or read a unit.
@@ -175,10 +176,24 @@ pub fn compile_for_equivalence(
     language_args: &[String],
     replaced: &BTreeMap<PathBuf, Vec<u8>>,
 ) -> Result<Vec<u8>, VerifyError> {
+    Ok(compile_for_equivalence_leaving_out(main, language_args, replaced, None)?.bitcode)
+}
+
+/// `compile_for_equivalence`, with the definitions named in `left_out` left
+/// out of code generation (parsed and checked; a call to one is a call to a
+/// declaration), and those it left out. Both sides of a comparison must
+/// leave out the same definitions, alike (`UnitBitcode::dropped`).
+pub fn compile_for_equivalence_leaving_out(
+    main: &Path,
+    language_args: &[String],
+    replaced: &BTreeMap<PathBuf, Vec<u8>>,
+    left_out: Option<&BTreeSet<String>>,
+) -> Result<UnitBitcode, VerifyError> {
     let overlay = Overlay::new(replaced)?;
     let mut args = language_args.to_vec();
     args.extend(overlay.args.iter().cloned());
-    Ok(crate::support::timings::time("verify: clang amdgcn", || run_clang_for_unit(main, &equivalence_args(&args), replaced))?)
+    let args = equivalence_args(&args);
+    Ok(crate::support::timings::time("verify: clang amdgcn", || run_clang_for_unit_dropping(main, &args, replaced, left_out))?)
 }
 
 /// Compares the kernels of two compilations (`compile_for_equivalence`):

@@ -15,6 +15,7 @@
 //! `noexcept` and catch every C++ exception; `-mllvm` is refused
 //! (`check_in_process`), since LLVM's options are the whole process's.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_char, c_int, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -27,12 +28,16 @@ extern "C" {
         argc: usize,
         main_as: *const c_char,
         declarations_only: c_int,
+        drop: *const c_char,
+        drop_len: usize,
         output: *mut *mut c_char,
         output_len: *mut usize,
         messages: *mut *mut c_char,
         messages_len: *mut usize,
         read: *mut *mut c_char,
         read_len: *mut usize,
+        dropped: *mut *mut c_char,
+        dropped_len: *mut usize,
     ) -> c_int;
     fn clasp_clang_free(buffer: *mut c_char);
     fn clasp_preamble(
@@ -69,6 +74,9 @@ pub struct Compiled {
     pub messages: String,
     /// Every file the compile found (the input, headers, the resource directory's).
     pub read: Vec<std::path::PathBuf>,
+    /// With `Bodies::Dropped`: each definition left out of code generation,
+    /// with clang's ODR hash of it (its declaration and body as parsed).
+    pub dropped: BTreeMap<String, u32>,
 }
 
 /// Compiles `input` with driver arguments `args`; `clang` is the executable
@@ -82,12 +90,16 @@ pub fn compile(clang: &Path, args: &[String], input: &Path, main_as: Option<&Pat
     compile_with(clang, args, input, main_as, Bodies::Kept)
 }
 
-/// Whether a compile parses function bodies.
+/// Whether a compile parses function bodies, and which it emits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bodies {
+pub enum Bodies<'a> {
     Kept,
     /// Skipped where clang can (a precompiled header of declarations only).
     Skipped,
+    /// Parsed and checked, but these functions' definitions (C names; never
+    /// a kernel's or an overloadable function's) are left out of code
+    /// generation: a call to one emits a declaration.
+    Dropped(&'a BTreeSet<String>),
 }
 
 /// `compile`, with function bodies kept or skipped.
@@ -96,7 +108,7 @@ pub fn compile_with(
     args: &[String],
     input: &Path,
     main_as: Option<&Path>,
-    bodies: Bodies,
+    bodies: Bodies<'_>,
 ) -> Result<Compiled, ClangError> {
     // Texts laid over files (`support::overlay`) are laid first, under any
     // overlay in `args` (a result being verified, a preamble's text), for
@@ -115,22 +127,33 @@ pub fn compile_with(
     let (mut output, mut output_len) = (std::ptr::null_mut(), 0usize);
     let (mut messages, mut messages_len) = (std::ptr::null_mut(), 0usize);
     let (mut read, mut read_len) = (std::ptr::null_mut(), 0usize);
+    let (mut dropped, mut dropped_len) = (std::ptr::null_mut(), 0usize);
+    let drop: Option<Vec<u8>> = match bodies {
+        Bodies::Dropped(names) => Some(names.iter().flat_map(|n| n.bytes().chain([0])).collect()),
+        _ => None,
+    };
+    let (drop_ptr, drop_len) = drop.as_ref().map_or((std::ptr::null(), 0), |d| (d.as_ptr() as *const c_char, d.len()));
     super::targets::ensure_registered();
     // SAFETY: `argv` points to `argc` NUL-terminated strings that outlive the
-    // call, as does `main_as_ptr` (or null); the shim writes three malloc'd buffers (or null with length 0) and
-    // their lengths, which are copied and freed below, once each.
+    // call, as do `main_as_ptr` (or null) and the `drop_len` bytes at
+    // `drop_ptr` (or null); the shim writes four malloc'd buffers (or null
+    // with length 0) and their lengths, which are copied and freed below, once each.
     let status = unsafe {
         clasp_clang_compile(
             argv.as_ptr(),
             argv.len(),
             main_as_ptr,
             c_int::from(bodies == Bodies::Skipped),
+            drop_ptr,
+            drop_len,
             &mut output,
             &mut output_len,
             &mut messages,
             &mut messages_len,
             &mut read,
             &mut read_len,
+            &mut dropped,
+            &mut dropped_len,
         )
     };
     let output_bytes = take(output, output_len);
@@ -141,8 +164,9 @@ pub fn compile_with(
         .filter(|name| !name.is_empty())
         .map(|name| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name)))
         .collect();
+    let dropped = dropped_definitions(&take(dropped, dropped_len));
     match status {
-        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages, read }),
+        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages, read, dropped }),
         3 => Err(ClangError::Failed { input: input.to_path_buf(), messages }),
         _ => {
             // Caught by clang's crash recovery; under a supervisor the worker ends here.
@@ -150,6 +174,17 @@ pub fn compile_with(
             Err(ClangError::Crashed { input: input.to_path_buf(), messages })
         }
     }
+}
+
+/// The shim's list of dropped definitions: name, then ODR hash, each NUL-terminated.
+fn dropped_definitions(bytes: &[u8]) -> BTreeMap<String, u32> {
+    let words: Vec<&[u8]> = bytes.split(|b| *b == 0).collect();
+    (words.chunks_exact(2))
+        .filter_map(|pair| {
+            let hash = std::str::from_utf8(pair[1]).ok()?.parse().ok()?;
+            Some((String::from_utf8_lossy(pair[0]).into_owned(), hash))
+        })
+        .collect()
 }
 
 /// A kernel file's preamble: its leading comments and preprocessor directives,

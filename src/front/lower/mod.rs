@@ -16,6 +16,7 @@ pub mod preamble;
 pub mod targets;
 mod trace;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -128,17 +129,41 @@ pub fn run_clang_for_unit(
     args: &[String],
     replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
 ) -> Result<Vec<u8>, ClangError> {
+    run_clang_for_unit_dropping(path, args, replaced, None).map(|compiled| compiled.bitcode)
+}
+
+/// A unit's compile, and the definitions it left out of code generation.
+pub struct UnitBitcode {
+    pub bitcode: Vec<u8>,
+    /// Each definition left out (`in_process::Bodies::Dropped`), with clang's
+    /// ODR hash of it; empty when none was (`$CLASP_CLANG` drops none).
+    pub dropped: BTreeMap<String, u32>,
+}
+
+/// `run_clang_for_unit`, with the definitions of `drop` left out of code
+/// generation: parsed and checked, but a call to one emits a declaration.
+pub fn run_clang_for_unit_dropping(
+    path: &Path,
+    args: &[String],
+    replaced: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
+    drop: Option<&BTreeSet<String>>,
+) -> Result<UnitBitcode, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || {
+        let compile = |args: &[String]| compile_emitting(path, args, drop).map(|(bitcode, _, dropped)| UnitBitcode { bitcode, dropped });
         match shared_preamble_use(path, args, replaced) {
             Some(preamble::Use::Shared(extra, _)) => {
-                if let Ok(bitcode) = compile(path, &[args, &extra[..]].concat()) {
-                    return Ok(bitcode);
+                if let Ok(compiled) = compile(&[args, &extra[..]].concat()) {
+                    return Ok(compiled);
                 }
             }
-            Some(preamble::Use::Weigh(hash)) => return compile_weighing(path, args, hash),
+            Some(preamble::Use::Weigh(hash)) => {
+                let (bitcode, read, dropped) = compile_emitting(path, args, drop)?;
+                preamble::weigh(hash, path, &read);
+                return Ok(UnitBitcode { bitcode, dropped });
+            }
             None => {}
         }
-        compile(path, args)
+        compile(args)
     })
 }
 
@@ -200,6 +225,16 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
 /// first, under any overlay in `args` (`in_process::compile_with` lays them
 /// for every in-process compile); a laid main file is compiled through its stand-in.
 fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf>), ClangError> {
+    compile_emitting(path, args, None).map(|(output, read, _)| (output, read))
+}
+
+/// `compile_reading`, with the definitions of `drop` left out of code
+/// generation, and those left out (a clang process leaves none out).
+fn compile_emitting(
+    path: &Path,
+    args: &[String],
+    drop: Option<&BTreeSet<String>>,
+) -> Result<(Vec<u8>, Vec<PathBuf>, BTreeMap<String, u32>), ClangError> {
     check_in_process(args)?;
     let process = std::env::var_os("CLASP_CLANG").is_some();
     let stand_in = crate::support::overlay::stand_in(path, process);
@@ -213,19 +248,20 @@ fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf
             .map_err(|e| ClangError::Unavailable { clang: clang.clone(), source: Arc::new(e) })?;
         let diagnostics = String::from_utf8_lossy(&output.stderr).into_owned();
         return match output.status.code() {
-            Some(0) => Ok((output.stdout, Vec::new())),
+            Some(0) => Ok((output.stdout, Vec::new(), BTreeMap::new())),
             Some(_) => Err(ClangError::Rejected { diagnostics }),
             None => Err(ClangError::Killed { diagnostics }),
         };
     }
+    let bodies = drop.map_or(in_process::Bodies::Kept, in_process::Bodies::Dropped);
     let compiled = match &stand_in {
-        Some(copy) => in_process::compile(&executable()?, args, copy, Some(path))?,
-        None => in_process::compile(&executable()?, args, path, None)?,
+        Some(copy) => in_process::compile_with(&executable()?, args, copy, Some(path), bodies)?,
+        None => in_process::compile_with(&executable()?, args, path, None, bodies)?,
     };
     if !compiled.success {
         return Err(ClangError::Rejected { diagnostics: compiled.messages });
     }
-    Ok((compiled.output, compiled.read))
+    Ok((compiled.output, compiled.read, compiled.dropped))
 }
 
 /// The clang executable the in-process compiles name (`clang_path`, links

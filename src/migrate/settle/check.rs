@@ -72,6 +72,9 @@ pub(super) struct Checker<'a> {
     /// (link names): a proof of one of them on its own serves them all.
     /// (Units reading the same shared files hold one set.)
     pub(super) shared_functions: Vec<Arc<BTreeSet<String>>>,
+    /// Per unit: the definitions its equivalence compiles leave out of code
+    /// generation (`left_out.rs`), or `None` to compile it whole.
+    pub(super) left_out: Vec<Option<Arc<BTreeSet<String>>>>,
 }
 
 /// Per unit, the link names of the functions it defines in a file another unit reads too.
@@ -119,6 +122,10 @@ pub(super) struct Baseline {
     /// Neither the original nor its repairs compile as the target: clang's error.
     /// No change can make the unit compile as the target; it is an error.
     pub(super) uncompilable: Option<Arc<BaselineError>>,
+    /// The definitions its compile left out of code generation, with their
+    /// ODR hashes: a result compiled leaving out others is compared with
+    /// the original compiled whole (`Checker::compared`).
+    pub(super) dropped: BTreeMap<String, u32>,
 }
 
 impl Baseline {
@@ -164,6 +171,7 @@ impl<'a> Checker<'a> {
             result_args: units.iter().map(|u| args(u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE))).collect(),
             kernels: units.iter().zip(&plan.unit_sets).map(|(unit, sets)| kernels_changed(unit, plan, sets.iter())).collect(),
             shared_functions: shared_functions(units, &files),
+            left_out: UnitId::enumerate(units).map(|(u, unit)| super::left_out::left_out(unit, plan, u)).collect(),
             files,
         }
     }
@@ -179,17 +187,24 @@ impl<'a> Checker<'a> {
         let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
             crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(BaselineError::from)
         };
-        let mut target_error = match as_target(&none) {
-            Ok(bitcode) => return Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: None }),
-            Err(message) => message,
-        };
+        let left_out = self.left_out[u].as_deref();
+        let mut target_error =
+            match crate::verify::compile_for_equivalence_leaving_out(&unit.input, &self.result_args[u], &none, left_out) {
+                Ok(compiled) => {
+                    let (bitcode, dropped) = (compiled.bitcode.into(), compiled.dropped);
+                    return Ok(Baseline { bitcode, repaired: false, uncompilable: None, dropped });
+                }
+                Err(message) => BaselineError::from(message),
+            };
         let required = &self.plan.required[u];
         if !required.is_empty() {
             match apply(self.plan, required, &self.files[u])
                 .map_err(BaselineError::from)
                 .and_then(|repaired| as_target(&repaired))
             {
-                Ok(bitcode) => return Ok(Baseline { bitcode: bitcode.into(), repaired: true, uncompilable: None }),
+                Ok(bitcode) => {
+                    return Ok(Baseline { bitcode: bitcode.into(), repaired: true, uncompilable: None, dropped: BTreeMap::new() })
+                }
                 Err(message) => target_error = message,
             }
         }
@@ -198,7 +213,12 @@ impl<'a> Checker<'a> {
             crate::verify::compile_for_equivalence(&unit.input, &as_read, &none).map_err(|e| Arc::new(BaselineError::from(e)))?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
-        Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: Some(Arc::new(target_error)) })
+        Ok(Baseline {
+            bitcode: bitcode.into(),
+            repaired: false,
+            uncompilable: Some(Arc::new(target_error)),
+            dropped: BTreeMap::new(),
+        })
     }
 
     /// For a unit whose baseline is repaired: are the repairs alone equivalent to the
@@ -320,10 +340,9 @@ impl<'a> Checker<'a> {
             // Compiling the result as the target for the equivalence triple is the recompile too:
             // clang rejects it there as it would for spir64 (the same language rules).
             Ok(before) => {
-                let after =
-                    crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(verify_failed)?;
+                let (before, after) = self.compiled_alike(u, before, replaced).map_err(verify_failed)?;
                 let name = unit.input.to_string_lossy();
-                crate::verify::compare_compiled(context, &before.bitcode, &after, &name, only, scope).map_err(Uncompared::from)
+                crate::verify::compare_compiled(context, &before, &after, &name, only, scope).map_err(Uncompared::from)
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
@@ -333,6 +352,26 @@ impl<'a> Checker<'a> {
             }
         };
         self.verdict(compared)
+    }
+
+    /// The result of unit `u` with `replaced` compiled leaving out what its
+    /// baseline left out, and the two bitcodes to compare: the baseline's,
+    /// or, when the result's compile left out other definitions or the same
+    /// ones unlike (clang's ODR hashes differ), both compiled whole.
+    fn compiled_alike(
+        &self,
+        u: UnitId,
+        before: Baseline,
+        replaced: &BTreeMap<PathBuf, Vec<u8>>,
+    ) -> Result<(Arc<Vec<u8>>, Vec<u8>), crate::verify::VerifyError> {
+        let (input, args) = (&self.units[u].input, &self.result_args[u]);
+        let left_out = (!before.dropped.is_empty()).then_some(self.left_out[u].as_deref()).flatten();
+        let after = crate::verify::compile_for_equivalence_leaving_out(input, args, replaced, left_out)?;
+        if after.dropped == before.dropped {
+            return Ok((before.bitcode, after.bitcode));
+        }
+        let whole = crate::verify::compile_for_equivalence(input, args, &BTreeMap::new())?;
+        Ok((Arc::new(whole), crate::verify::compile_for_equivalence(input, args, replaced)?))
     }
 
     /// A check's outcome from its comparison: passed, passed unverified

@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 mod check;
+mod left_out;
 mod unrepairable;
 
 use super::plan::{Plan, SetId};
