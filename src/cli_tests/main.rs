@@ -28,6 +28,7 @@ mod interactive;
 mod interrupts;
 mod isolation;
 mod kill;
+mod left_out;
 mod lsp_client;
 mod merges;
 mod places;

@@ -400,3 +400,6 @@ pub fn equivalence(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod left_out_tests;

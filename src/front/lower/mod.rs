@@ -149,7 +149,8 @@ pub fn run_clang_for_unit_dropping(
     drop: Option<&BTreeSet<String>>,
 ) -> Result<UnitBitcode, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || {
-        let compile = |args: &[String]| compile_emitting(path, args, drop).map(|(bitcode, _, dropped)| UnitBitcode { bitcode, dropped });
+        let compile =
+            |args: &[String]| compile_emitting(path, args, drop).map(|(bitcode, _, dropped)| UnitBitcode { bitcode, dropped });
         match shared_preamble_use(path, args, replaced) {
             Some(preamble::Use::Shared(extra, _)) => {
                 if let Ok(compiled) = compile(&[args, &extra[..]].concat()) {

@@ -62,9 +62,6 @@ pub(super) fn left_out(unit: &Unit, plan: &Plan, u: UnitId) -> Option<Arc<BTreeS
         .filter(|f| !f.is_kernel && !f.is_overloadable && !f.name.is_empty() && !touched.contains(&f.link_name))
         .map(|f| f.name.clone())
         .collect();
-    if std::env::var_os("CLASP_DEBUG_LEFT_OUT").is_some() {
-        eprintln!("left_out: {} {} of {} touched {:?}", unit.path.display(), names.len(), definitions.len(), touched);
-    }
     (!names.is_empty()).then(|| Arc::new(names))
 }
 
@@ -83,8 +80,7 @@ fn edited_definitions(definitions: &[&Function], index: usize, edit: &Edit, repl
     let overlapping: Vec<&&Function> =
         (definitions.iter().filter(in_file)).filter(|f| f.extent.start < edit.end && edit.start < f.extent.end).collect();
     let outside_all = |offset: u32| !overlapping.iter().any(|f| f.extent.start <= offset && offset < f.extent.end);
-    let blank_elsewhere = (edit.start..edit.end)
-        .zip(replaced)
-        .all(|(offset, byte)| byte.is_ascii_whitespace() || !outside_all(offset));
+    let blank_elsewhere =
+        (edit.start..edit.end).zip(replaced).all(|(offset, byte)| byte.is_ascii_whitespace() || !outside_all(offset));
     (blank_elsewhere && !overlapping.is_empty()).then(|| overlapping.iter().map(|f| f.link_name.clone()).collect())
 }
