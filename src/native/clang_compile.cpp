@@ -26,6 +26,7 @@
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclGroup.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/SourceManager.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Driver/Compilation.h>
 #include <clang/Driver/Driver.h>
@@ -67,14 +68,20 @@ char *copy_out(const char *data, size_t len, size_t *out_len) {
 // (and, for a definition read from a precompiled header,
 // `HandleInterestingDecl`) passes on every other declaration. A dropped
 // function is still parsed and checked (a body clang rejects is an error as
-// before); a call to it emits a declaration. Each dropped definition's
-// name and ODR hash (a hash of its declaration and body as clang parsed
-// them) is recorded, so the caller can tell that two compiles dropped
-// the same functions.
+// before); a call to it emits a declaration. `drop` holds (name, place)
+// pairs: a definition is dropped when its name comes with "*", or, outside
+// the main file, with its place, "<ODR hash>@<file>:<line>" (the hash of
+// its declaration and body as clang parsed them, macros expanded). Never a
+// kernel or an overloadable function. Every other definition is recorded,
+// dropped or not, as five NUL-terminated fields: its name, "D" (dropped) or
+// "K", its ODR hash, its place, "M" (in the main file) or "H".
+using Drops = std::set<std::pair<std::string, std::string>>;
+
 class DroppingConsumer : public clang::MultiplexConsumer {
  public:
-  DroppingConsumer(std::unique_ptr<clang::ASTConsumer> inner, const std::set<std::string> &names, std::string &dropped)
-      : clang::MultiplexConsumer(one(std::move(inner))), names_(names), dropped_(dropped) {}
+  DroppingConsumer(std::unique_ptr<clang::ASTConsumer> inner, const clang::SourceManager &sources, const Drops &drop,
+                   std::string &record)
+      : clang::MultiplexConsumer(one(std::move(inner))), sources_(sources), drop_(drop), record_(record) {}
 
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
     std::optional<clang::DeclGroupRef> left = kept(group);
@@ -98,11 +105,7 @@ class DroppingConsumer : public clang::MultiplexConsumer {
     bool any = false;
     for (clang::Decl *decl : group) {
       auto *function = llvm::dyn_cast<clang::FunctionDecl>(decl);
-      if (function != nullptr && drops(*function)) {
-        dropped_ += function->getName().str();
-        dropped_.push_back('\0');
-        dropped_ += std::to_string(function->getODRHash());
-        dropped_.push_back('\0');
+      if (function != nullptr && considered(*function) && recorded_drop(*function)) {
         any = true;
         continue;
       }
@@ -113,34 +116,50 @@ class DroppingConsumer : public clang::MultiplexConsumer {
     return clang::DeclGroupRef::Create(left.front()->getASTContext(), left.data(), left.size());
   }
 
-  bool drops(clang::FunctionDecl &function) const {
+  bool considered(const clang::FunctionDecl &function) const {
     if (!function.doesThisDeclarationHaveABody() || !function.getIdentifier()) return false;
     if (function.hasAttr<clang::OpenCLKernelAttr>() || function.hasAttr<clang::OverloadableAttr>()) return false;
-    return names_.count(function.getName().str()) != 0;
+    return true;
   }
 
-  const std::set<std::string> &names_;
-  std::string &dropped_;
+  // Records the definition; whether it is dropped.
+  bool recorded_drop(clang::FunctionDecl &function) {
+    const std::string name = function.getName().str();
+    const std::string odr = std::to_string(function.getODRHash());
+    clang::PresumedLoc at = sources_.getPresumedLoc(sources_.getExpansionLoc(function.getLocation()));
+    const std::string place = odr + "@" + (at.isValid() ? std::string(at.getFilename()) + ":" + std::to_string(at.getLine()) : "?");
+    const bool main = sources_.isInMainFile(sources_.getExpansionLoc(function.getLocation()));
+    const bool dropped = drop_.count({name, "*"}) != 0 || (!main && drop_.count({name, place}) != 0);
+    for (const std::string *field : std::initializer_list<const std::string *>{&name, dropped ? &DROPPED : &KEPT, &odr, &place, main ? &MAIN : &ELSEWHERE}) {
+      record_ += *field;
+      record_.push_back('\0');
+    }
+    return dropped;
+  }
+
+  static inline const std::string DROPPED = "D", KEPT = "K", MAIN = "M", ELSEWHERE = "H";
+  const clang::SourceManager &sources_;
+  const Drops &drop_;
+  std::string &record_;
 };
 
 // The action `inner` is, with its consumer wrapped in a `DroppingConsumer`.
 class DroppingAction : public clang::WrapperFrontendAction {
  public:
-  DroppingAction(std::unique_ptr<clang::FrontendAction> inner, const std::set<std::string> &names,
-                 std::string &dropped)
-      : clang::WrapperFrontendAction(std::move(inner)), names_(names), dropped_(dropped) {}
+  DroppingAction(std::unique_ptr<clang::FrontendAction> inner, const Drops &drop, std::string &record)
+      : clang::WrapperFrontendAction(std::move(inner)), drop_(drop), record_(record) {}
 
  protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &instance,
                                                         llvm::StringRef file) override {
     std::unique_ptr<clang::ASTConsumer> inner = clang::WrapperFrontendAction::CreateASTConsumer(instance, file);
     if (!inner) return inner;
-    return std::make_unique<DroppingConsumer>(std::move(inner), names_, dropped_);
+    return std::make_unique<DroppingConsumer>(std::move(inner), instance.getSourceManager(), drop_, record_);
   }
 
  private:
-  const std::set<std::string> &names_;
-  std::string &dropped_;
+  const Drops &drop_;
+  std::string &record_;
 };
 
 // The cc1 invocation the driver would run for `argv`. Not
@@ -178,7 +197,7 @@ std::shared_ptr<clang::CompilerInvocation> cc1_invocation(llvm::ArrayRef<const c
 // With `drop`, code generation skips the definitions it names
 // (`DroppingConsumer`), each recorded in `dropped`.
 int compile(llvm::ArrayRef<const char *> argv, const char *main_as, bool declarations_only,
-            const std::set<std::string> *drop, llvm::SmallVectorImpl<char> &output, std::string &messages,
+            const Drops *drop, llvm::SmallVectorImpl<char> &output, std::string &messages,
             std::string &read, std::string &dropped) {
   llvm::raw_string_ostream message_stream(messages);
 
@@ -247,11 +266,11 @@ extern "C" {
 // Compiles with `argv` (argv[0] is the clang executable whose resource
 // directory is used, the input file last, as on a command line), the input
 // compiled as if at `main_as` when that is not null (see `compile`), function
-// bodies skipped when `declarations_only` is not 0, and the definitions of
-// the `drop_len` functions named in `drop` (NUL-terminated names, one after
-// another) left out of code generation when `drop` is not null. On return
-// `*dropped` holds, for each definition left out, its name and its ODR hash
-// in decimal, each NUL-terminated (free with `clasp_clang_free`);
+// bodies skipped when `declarations_only` is not 0, and, when `drop` is not
+// null, the definitions its `drop_len` bytes name (NUL-terminated fields,
+// name then place, see `DroppingConsumer`) left out of code generation. On
+// return `*dropped` holds the record of the helper definitions outside the
+// main file (see `DroppingConsumer`; free with `clasp_clang_free`);
 // `*read` holds the names of the files the compile found, each NUL-terminated
 // (free with `clasp_clang_free`), and
 // `*output` holds what clang would have written to `-o -` and `*messages` its
@@ -275,13 +294,15 @@ int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_a
   try {
     llvm::SmallString<0> produced;
     std::string text, files, left_out;
-    std::set<std::string> names;
+    Drops names;
+    std::vector<std::string> fields;
     for (size_t at = 0; drop != nullptr && at < drop_len;) {
       size_t end = at;
       while (end < drop_len && drop[end] != '\0') ++end;
-      names.emplace(drop + at, end - at);
+      fields.emplace_back(drop + at, end - at);
       at = end + 1;
     }
+    for (size_t i = 0; i + 1 < fields.size(); i += 2) names.emplace(fields[i], fields[i + 1]);
     int status = 2;
     llvm::CrashRecoveryContext::Enable();
     llvm::CrashRecoveryContext recovery;

@@ -15,7 +15,7 @@
 //! `noexcept` and catch every C++ exception; `-mllvm` is refused
 //! (`check_in_process`), since LLVM's options are the whole process's.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ffi::{c_char, c_int, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -74,9 +74,23 @@ pub struct Compiled {
     pub messages: String,
     /// Every file the compile found (the input, headers, the resource directory's).
     pub read: Vec<std::path::PathBuf>,
-    /// With `Bodies::Dropped`: each definition left out of code generation,
-    /// with clang's ODR hash of it (its declaration and body as parsed).
-    pub dropped: BTreeMap<String, u32>,
+    /// With `Bodies::Dropped`: every helper definition (no kernel, no
+    /// overloadable function), left out of code generation or not.
+    pub definitions: Vec<Definition>,
+}
+
+/// A helper definition a compile with `Bodies::Dropped` met.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    /// Left out of code generation.
+    pub dropped: bool,
+    /// clang's ODR hash of it: its declaration and body as parsed, macros expanded.
+    pub odr: u32,
+    /// `<odr>@<file>:<line>`: what names it among its batch's definitions.
+    pub place: String,
+    /// In the compiled file itself (never dropped by place).
+    pub in_main_file: bool,
 }
 
 /// Compiles `input` with driver arguments `args`; `clang` is the executable
@@ -96,10 +110,14 @@ pub enum Bodies<'a> {
     Kept,
     /// Skipped where clang can (a precompiled header of declarations only).
     Skipped,
-    /// Parsed and checked, but these functions' definitions (C names; never
-    /// a kernel's or an overloadable function's) are left out of code
-    /// generation: a call to one emits a declaration.
-    Dropped(&'a BTreeSet<String>),
+    /// Parsed and checked, but these definitions (never a kernel's or an
+    /// overloadable function's) are left out of code generation: a call to
+    /// one emits a declaration. `names`: wherever they are; `placed`: (name,
+    /// `Definition::place`), outside the compiled file only.
+    Dropped {
+        names: &'a BTreeSet<String>,
+        placed: &'a BTreeSet<(String, String)>,
+    },
 }
 
 /// `compile`, with function bodies kept or skipped.
@@ -129,7 +147,10 @@ pub fn compile_with(
     let (mut read, mut read_len) = (std::ptr::null_mut(), 0usize);
     let (mut dropped, mut dropped_len) = (std::ptr::null_mut(), 0usize);
     let drop: Option<Vec<u8>> = match bodies {
-        Bodies::Dropped(names) => Some(names.iter().flat_map(|n| n.bytes().chain([0])).collect()),
+        Bodies::Dropped { names, placed } => {
+            let pairs = names.iter().map(|n| (n.as_str(), "*")).chain(placed.iter().map(|(n, p)| (n.as_str(), p.as_str())));
+            Some(pairs.flat_map(|(name, place)| name.bytes().chain([0]).chain(place.bytes()).chain([0])).collect())
+        }
         _ => None,
     };
     let (drop_ptr, drop_len) = drop.as_ref().map_or((std::ptr::null(), 0), |d| (d.as_ptr() as *const c_char, d.len()));
@@ -164,9 +185,9 @@ pub fn compile_with(
         .filter(|name| !name.is_empty())
         .map(|name| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name)))
         .collect();
-    let dropped = dropped_definitions(&take(dropped, dropped_len));
+    let definitions = definitions(&take(dropped, dropped_len));
     match status {
-        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages, read, dropped }),
+        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages, read, definitions }),
         3 => Err(ClangError::Failed { input: input.to_path_buf(), messages }),
         _ => {
             // Caught by clang's crash recovery; under a supervisor the worker ends here.
@@ -176,13 +197,18 @@ pub fn compile_with(
     }
 }
 
-/// The shim's list of dropped definitions: name, then ODR hash, each NUL-terminated.
-fn dropped_definitions(bytes: &[u8]) -> BTreeMap<String, u32> {
-    let words: Vec<&[u8]> = bytes.split(|b| *b == 0).collect();
-    (words.chunks_exact(2))
-        .filter_map(|pair| {
-            let hash = std::str::from_utf8(pair[1]).ok()?.parse().ok()?;
-            Some((String::from_utf8_lossy(pair[0]).into_owned(), hash))
+/// The shim's record of helper definitions: five NUL-terminated fields each.
+fn definitions(bytes: &[u8]) -> Vec<Definition> {
+    let fields: Vec<String> = bytes.split(|b| *b == 0).map(|f| String::from_utf8_lossy(f).into_owned()).collect();
+    (fields.chunks_exact(5))
+        .filter_map(|f| {
+            Some(Definition {
+                name: f[0].clone(),
+                dropped: f[1] == "D",
+                odr: f[2].parse().ok()?,
+                place: f[3].clone(),
+                in_main_file: f[4] == "M",
+            })
         })
         .collect()
 }

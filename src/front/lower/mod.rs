@@ -13,6 +13,7 @@ mod facts;
 mod in_process;
 mod llvm;
 pub mod preamble;
+mod reuse;
 pub mod targets;
 mod trace;
 
@@ -149,8 +150,14 @@ pub fn run_clang_for_unit_dropping(
     drop: Option<&BTreeSet<String>>,
 ) -> Result<UnitBitcode, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || {
-        let compile =
-            |args: &[String]| compile_emitting(path, args, drop).map(|(bitcode, _, dropped)| UnitBitcode { bitcode, dropped });
+        let none = BTreeSet::new();
+        let bodies = drop.map_or(in_process::Bodies::Kept, |names| in_process::Bodies::Dropped { names, placed: &none });
+        let dropped = |definitions: Vec<in_process::Definition>| {
+            definitions.into_iter().filter(|d| d.dropped).map(|d| (d.name, d.odr)).collect()
+        };
+        let compile = |args: &[String]| {
+            compile_emitting(path, args, bodies).map(|(bitcode, _, found)| UnitBitcode { bitcode, dropped: dropped(found) })
+        };
         match shared_preamble_use(path, args, replaced) {
             Some(preamble::Use::Shared(extra, _)) => {
                 if let Ok(compiled) = compile(&[args, &extra[..]].concat()) {
@@ -158,9 +165,9 @@ pub fn run_clang_for_unit_dropping(
                 }
             }
             Some(preamble::Use::Weigh(hash)) => {
-                let (bitcode, read, dropped) = compile_emitting(path, args, drop)?;
+                let (bitcode, read, found) = compile_emitting(path, args, bodies)?;
                 preamble::weigh(hash, path, &read);
-                return Ok(UnitBitcode { bitcode, dropped });
+                return Ok(UnitBitcode { bitcode, dropped: dropped(found) });
             }
             None => {}
         }
@@ -182,13 +189,6 @@ fn shared_preamble_use(
     let clang = executable().ok()?;
     let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, facts: false };
     preamble::arguments(&request)
-}
-
-/// A whole compile, the first of its preamble: what it read weighs the preamble (`preamble::weigh`).
-fn compile_weighing(path: &Path, args: &[String], hash: u64) -> Result<Vec<u8>, ClangError> {
-    let (output, read) = compile_reading(path, args)?;
-    preamble::weigh(hash, path, &read);
-    Ok(output)
 }
 
 /// Whether `path`'s compile with `args` over `replaced` has a shared preamble
@@ -226,16 +226,20 @@ fn compile(path: &Path, args: &[String]) -> Result<Vec<u8>, ClangError> {
 /// first, under any overlay in `args` (`in_process::compile_with` lays them
 /// for every in-process compile); a laid main file is compiled through its stand-in.
 fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf>), ClangError> {
-    compile_emitting(path, args, None).map(|(output, read, _)| (output, read))
+    compile_emitting(path, args, in_process::Bodies::Kept).map(|(output, read, _)| (output, read))
 }
 
-/// `compile_reading`, with the definitions of `drop` left out of code
-/// generation, and those left out (a clang process leaves none out).
+/// A compile's output, the files it read, and the helper definitions it met.
+type Emitted = (Vec<u8>, Vec<PathBuf>, Vec<in_process::Definition>);
+
+/// `compile_reading`, with `bodies` saying which definitions code
+/// generation leaves out, and the helper definitions met (a clang process
+/// leaves none out, and tells of none).
 fn compile_emitting(
     path: &Path,
     args: &[String],
-    drop: Option<&BTreeSet<String>>,
-) -> Result<(Vec<u8>, Vec<PathBuf>, BTreeMap<String, u32>), ClangError> {
+    bodies: in_process::Bodies<'_>,
+) -> Result<Emitted, ClangError> {
     check_in_process(args)?;
     let process = std::env::var_os("CLASP_CLANG").is_some();
     let stand_in = crate::support::overlay::stand_in(path, process);
@@ -249,12 +253,11 @@ fn compile_emitting(
             .map_err(|e| ClangError::Unavailable { clang: clang.clone(), source: Arc::new(e) })?;
         let diagnostics = String::from_utf8_lossy(&output.stderr).into_owned();
         return match output.status.code() {
-            Some(0) => Ok((output.stdout, Vec::new(), BTreeMap::new())),
+            Some(0) => Ok((output.stdout, Vec::new(), Vec::new())),
             Some(_) => Err(ClangError::Rejected { diagnostics }),
             None => Err(ClangError::Killed { diagnostics }),
         };
     }
-    let bodies = drop.map_or(in_process::Bodies::Kept, in_process::Bodies::Dropped);
     let compiled = match &stand_in {
         Some(copy) => in_process::compile_with(&executable()?, args, copy, Some(path), bodies)?,
         None => in_process::compile_with(&executable()?, args, path, None, bodies)?,
@@ -262,7 +265,7 @@ fn compile_emitting(
     if !compiled.success {
         return Err(ClangError::Rejected { diagnostics: compiled.messages });
     }
-    Ok((compiled.output, compiled.read, compiled.dropped))
+    Ok((compiled.output, compiled.read, compiled.definitions))
 }
 
 /// The clang executable the in-process compiles name (`clang_path`, links
@@ -310,8 +313,7 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
     if let Some((facts, _)) = lower_with_preamble(context, path, &args)? {
         return Ok(facts);
     }
-    let bitcode = run_clang(path, &args)?;
-    Ok(facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?)
+    reuse::facts_reusing(context, path, &args, None)
 }
 
 /// The facts of a unit compiled against its shared preamble (`true`) or, the
@@ -321,13 +323,15 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
 /// an external call).
 fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Result<Option<(IrFacts, bool)>, LowerError> {
     let Ok(text) = crate::support::overlay::read(path) else { return Ok(None) };
-    let compiled =
-        crate::isolation::phase(crate::isolation::Phase::Compiling, || match shared_preamble(context, path, &text, args)? {
-            Shared::Facts(extra, parts) => Some((compile(path, &[args, &extra[..]].concat()), Some(parts))),
-            Shared::Weigh(hash) => Some((compile_weighing(path, args, hash), None)),
-        });
-    let Some((compiled, parts)) = compiled else { return Ok(None) };
-    let Some(parts) = parts else { return Ok(Some((facts_from_bitcode(context, &compiled?, &path.to_string_lossy())?, false))) };
+    let (compiled, parts) = match crate::isolation::phase(crate::isolation::Phase::Compiling, || {
+        shared_preamble(context, path, &text, args)
+    }) {
+        None => return Ok(None),
+        Some(Shared::Weigh(hash)) => return Ok(Some((reuse::facts_reusing(context, path, args, Some(hash))?, false))),
+        Some(Shared::Facts(extra, parts)) => {
+            (crate::isolation::phase(crate::isolation::Phase::Compiling, || compile(path, &[args, &extra[..]].concat())), parts)
+        }
+    };
     let bitcode = match compiled {
         Ok(bitcode) => bitcode,
         // Whatever clang says against the shared preamble, the unit compiled whole says it as the user knows it.

@@ -340,9 +340,21 @@ impl<'a> Checker<'a> {
             // Compiling the result as the target for the equivalence triple is the recompile too:
             // clang rejects it there as it would for spir64 (the same language rules).
             Ok(before) => {
-                let (before, after) = self.compiled_alike(u, before, replaced).map_err(verify_failed)?;
                 let name = unit.input.to_string_lossy();
-                crate::verify::compare_compiled(context, &before, &after, &name, only, scope).map_err(Uncompared::from)
+                let compare = |(before, after): (Arc<Vec<u8>>, Vec<u8>)| {
+                    crate::verify::compare_compiled(context, &before, &after, &name, only, scope).map_err(Uncompared::from)
+                };
+                let left_out = !before.dropped.is_empty();
+                let found = compare(self.compiled_alike(u, before, replaced).map_err(verify_failed)?);
+                match found {
+                    // A difference is looked at again with every helper there: the fallbacks of
+                    // `compare_compiled` inline the helpers a comparison kept as calls.
+                    Ok(ref equivalence) if left_out && !equivalence.different.is_empty() => {
+                        compare(self.compiled_whole(u, replaced).map_err(verify_failed)?)
+                    }
+                    Err(_) if left_out => compare(self.compiled_whole(u, replaced).map_err(verify_failed)?),
+                    found => found,
+                }
             }
             // Nothing to compare with (the original does not compile for the equivalence
             // triple): the recompile as the target (spir64) is all the proof there is.
@@ -357,7 +369,10 @@ impl<'a> Checker<'a> {
     /// The result of unit `u` with `replaced` compiled leaving out what its
     /// baseline left out, and the two bitcodes to compare: the baseline's,
     /// or, when the result's compile left out other definitions or the same
-    /// ones unlike (clang's ODR hashes differ), both compiled whole.
+    /// ones unlike (clang's ODR hashes differ), both compiled whole. Leaving
+    /// out serves the common case, a result found equivalent: a check that
+    /// finds a difference compiles both whole and compares again, so its
+    /// verdict is the one every helper there gives.
     fn compiled_alike(
         &self,
         u: UnitId,
@@ -370,6 +385,16 @@ impl<'a> Checker<'a> {
         if after.dropped == before.dropped {
             return Ok((before.bitcode, after.bitcode));
         }
+        self.compiled_whole(u, replaced)
+    }
+
+    /// Unit `u`'s original and its result with `replaced`, compiled whole.
+    fn compiled_whole(
+        &self,
+        u: UnitId,
+        replaced: &BTreeMap<PathBuf, Vec<u8>>,
+    ) -> Result<(Arc<Vec<u8>>, Vec<u8>), crate::verify::VerifyError> {
+        let (input, args) = (&self.units[u].input, &self.result_args[u]);
         let whole = crate::verify::compile_for_equivalence(input, args, &BTreeMap::new())?;
         Ok((Arc::new(whole), crate::verify::compile_for_equivalence(input, args, replaced)?))
     }
