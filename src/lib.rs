@@ -179,6 +179,17 @@
 //! for that triple is also its recompile as the target (the language rules are the same); a unit
 //! whose original does not compile for it is recompiled for spir64.
 //!
+//! - Helpers no change touches are left out before that (`migrate/settle/left_out.rs`): when every
+//!   edit of a unit lies inside a function definition (or deletes whole definitions and the blank
+//!   space around them) and touches no directive, the baseline and each result compile with the
+//!   same text around their changed functions, so a helper with no edit that calls no changed
+//!   function compiles alike on both sides. Both compiles leave such helpers out of code
+//!   generation (`native/clang_compile.cpp`'s `DroppingConsumer`: parsed and checked, a call to
+//!   one emits a declaration), each reported with clang's ODR hash; the check compiles both sides
+//!   whole when the two compiles left out other helpers or the same ones unlike, and whenever the
+//!   comparison finds a difference (its fallbacks inline helpers a comparison kept as calls). On
+//!   big-header code, where each unit includes hundreds of header helpers, this is most of a
+//!   check's compile and pipeline.
 //! - Functions both compilations define alike are kept out (`opaque.rs`): a non-kernel function
 //!   whose unoptimised IR is the same on both sides (instructions, callees, globals and address
 //!   spaces; metadata and attribute-group numbers aside) and that calls only such functions, to the
@@ -305,7 +316,10 @@
 //! - Facts a big codebase repeats in every unit are kept once per batch: a header helper's tokens
 //!   (`parse/function.rs`), its words for duplicate detection (`rules/merge_duplicates/detect.rs`),
 //!   each shared by content, a header's bytes once a unit reads them (`ids::Files`), a header
-//!   function's IR facts and flows in every unit compiled against its preamble (`lower/facts.rs`),
+//!   function's IR facts and flows in every unit compiled against its preamble (`lower/facts.rs`)
+//!   or compiled whole with the same arguments (`lower/reuse.rs`: a unit's facts compile leaves out
+//!   of code generation each header function whose facts the batch read already, known by its
+//!   name, clang's ODR hash of it, its file and line, and completes its facts with them),
 //!   and every inference decision equal to one already made (`infer::Interned`). Shared values are
 //!   never changed after they are made, so sharing one is the same as holding a copy. A unit's
 //!   functions are shared values too, and so are the references a replayed walk recorded

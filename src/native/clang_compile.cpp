@@ -25,6 +25,7 @@
 
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclGroup.h>
+#include <clang/AST/ODRHash.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -74,7 +75,8 @@ char *copy_out(const char *data, size_t len, size_t *out_len) {
 // its declaration and body as clang parsed them, macros expanded). Never a
 // kernel or an overloadable function. Every other definition is recorded,
 // dropped or not, as five NUL-terminated fields: its name, "D" (dropped) or
-// "K", its ODR hash, its place, "M" (in the main file) or "H".
+// "K", its ODR hash, its place, "M" (in the main file) or "H"; then the
+// context's hash (`HandleTranslationUnit`), as an entry with no name, "C".
 using Drops = std::set<std::pair<std::string, std::string>>;
 
 class DroppingConsumer : public clang::MultiplexConsumer {
@@ -89,6 +91,33 @@ class DroppingConsumer : public clang::MultiplexConsumer {
   }
   void HandleInterestingDecl(clang::DeclGroupRef group) override {
     if (std::optional<clang::DeclGroupRef> left = kept(group)) clang::MultiplexConsumer::HandleInterestingDecl(*left);
+  }
+  // Records the context: one hash of every top-level declaration that is
+  // not a function definition (types, enumerators and their values, program-
+  // scope variables and their initialisers, prototypes), a precompiled
+  // header's included. A left-out definition's ODR hash names what it
+  // refers to without its value (`enum { HERE = __LINE__ }` read by a left-out
+  // helper): equal contexts and equal ODR hashes say the helper compiles alike.
+  void HandleTranslationUnit(clang::ASTContext &context) override {
+    clang::ODRHash hash;
+    for (const clang::Decl *decl : context.getTranslationUnitDecl()->decls()) {
+      hash.AddBoolean(true);
+      if (const auto *function = llvm::dyn_cast<clang::FunctionDecl>(decl)) {
+        if (!function->doesThisDeclarationHaveABody()) hash.AddFunctionDecl(function, /*SkipBody=*/true);
+      } else if (const auto *enumeration = llvm::dyn_cast<clang::EnumDecl>(decl)) {
+        hash.AddEnumDecl(enumeration);
+      } else if (const auto *record = llvm::dyn_cast<clang::RecordDecl>(decl)) {
+        hash.AddRecordDecl(record);
+      } else {
+        hash.AddSubDecl(decl);
+      }
+    }
+    for (const std::string &field : {std::string(), std::string("C"), std::to_string(hash.CalculateHash()),
+                                     std::string(), std::string("H")}) {
+      record_ += field;
+      record_.push_back('\0');
+    }
+    clang::MultiplexConsumer::HandleTranslationUnit(context);
   }
 
  private:

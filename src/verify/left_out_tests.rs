@@ -42,10 +42,11 @@ fn a_left_out_definition_is_declared_and_reported_with_its_hash() {
     // A kernel and an overloadable function are always emitted.
     assert_eq!(functions.get("run"), Some(&true), "{functions:?}");
     assert!(functions.iter().any(|(name, defined)| name.contains("pick") && *defined), "{functions:?}");
-    assert_eq!(dropped.keys().collect::<Vec<_>>(), ["scaled"]);
+    // The left-out definition, and the context's hash under the empty name.
+    assert_eq!(dropped.keys().collect::<Vec<_>>(), ["", "scaled"]);
     let (whole, none) = compiled(&[], &[]);
     assert_eq!((whole.get("scaled"), whole.get("twice")), (Some(&true), Some(&true)), "{whole:?}");
-    assert!(none.is_empty());
+    assert_eq!(none.keys().collect::<Vec<_>>(), [""], "only the context");
 }
 
 #[test]
@@ -55,5 +56,6 @@ fn the_hash_follows_the_body_as_the_preprocessor_gave_it() {
     let (_, other) = compiled(&["-DSCALE=4"], &["scaled", "twice"]);
     assert_eq!(plain, again);
     assert_eq!(plain["twice"], other["twice"]);
+    assert_eq!(plain[""], other[""], "SCALE is in no declaration");
     assert_ne!(plain["scaled"], other["scaled"], "SCALE expands to another literal");
 }

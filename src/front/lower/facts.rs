@@ -135,11 +135,6 @@ impl Parts {
         Some(self)
     }
 
-    /// The facts of a function these parts define.
-    pub(super) fn definition(&self, name: &str) -> Option<&Arc<FunctionFacts>> {
-        self.functions.iter().find(|f| f.function.is_definition && f.function.name == name)
-    }
-
     /// The facts, sorted: a global is written if any function writes it directly.
     pub(super) fn into_facts(self) -> IrFacts {
         let mut facts = IrFacts::default();

@@ -82,6 +82,9 @@ pub struct Compiled {
 /// A helper definition a compile with `Bodies::Dropped` met.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definition {
+    /// Empty for the context: `odr` is then one hash of every top-level
+    /// declaration that is not a function definition (types, enumerators,
+    /// program-scope variables, prototypes).
     pub name: String,
     /// Left out of code generation.
     pub dropped: bool,
@@ -110,14 +113,10 @@ pub enum Bodies<'a> {
     Kept,
     /// Skipped where clang can (a precompiled header of declarations only).
     Skipped,
-    /// Parsed and checked, but these definitions (never a kernel's or an
-    /// overloadable function's) are left out of code generation: a call to
-    /// one emits a declaration. `names`: wherever they are; `placed`: (name,
-    /// `Definition::place`), outside the compiled file only.
-    Dropped {
-        names: &'a BTreeSet<String>,
-        placed: &'a BTreeSet<(String, String)>,
-    },
+    /// Parsed and checked, but these definitions (C names; never a kernel's
+    /// or an overloadable function's) are left out of code generation: a
+    /// call to one emits a declaration.
+    Dropped(&'a BTreeSet<String>),
 }
 
 /// `compile`, with function bodies kept or skipped.
@@ -147,10 +146,7 @@ pub fn compile_with(
     let (mut read, mut read_len) = (std::ptr::null_mut(), 0usize);
     let (mut dropped, mut dropped_len) = (std::ptr::null_mut(), 0usize);
     let drop: Option<Vec<u8>> = match bodies {
-        Bodies::Dropped { names, placed } => {
-            let pairs = names.iter().map(|n| (n.as_str(), "*")).chain(placed.iter().map(|(n, p)| (n.as_str(), p.as_str())));
-            Some(pairs.flat_map(|(name, place)| name.bytes().chain([0]).chain(place.bytes()).chain([0])).collect())
-        }
+        Bodies::Dropped(names) => Some(names.iter().flat_map(|name| name.bytes().chain([0]).chain(*b"*\0")).collect()),
         _ => None,
     };
     let (drop_ptr, drop_len) = drop.as_ref().map_or((std::ptr::null(), 0), |d| (d.as_ptr() as *const c_char, d.len()));

@@ -13,7 +13,6 @@ mod facts;
 mod in_process;
 mod llvm;
 pub mod preamble;
-mod reuse;
 pub mod targets;
 mod trace;
 
@@ -137,7 +136,9 @@ pub fn run_clang_for_unit(
 pub struct UnitBitcode {
     pub bitcode: Vec<u8>,
     /// Each definition left out (`in_process::Bodies::Dropped`), with clang's
-    /// ODR hash of it; empty when none was (`$CLASP_CLANG` drops none).
+    /// ODR hash of it, and under the empty name the hash of every top-level
+    /// declaration that is not a function definition (`Definition::name`);
+    /// empty when nothing was left out (`$CLASP_CLANG` leaves nothing out).
     pub dropped: BTreeMap<String, u32>,
 }
 
@@ -150,10 +151,9 @@ pub fn run_clang_for_unit_dropping(
     drop: Option<&BTreeSet<String>>,
 ) -> Result<UnitBitcode, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || {
-        let none = BTreeSet::new();
-        let bodies = drop.map_or(in_process::Bodies::Kept, |names| in_process::Bodies::Dropped { names, placed: &none });
+        let bodies = drop.map_or(in_process::Bodies::Kept, in_process::Bodies::Dropped);
         let dropped = |definitions: Vec<in_process::Definition>| {
-            definitions.into_iter().filter(|d| d.dropped).map(|d| (d.name, d.odr)).collect()
+            definitions.into_iter().filter(|d| d.dropped || d.name.is_empty()).map(|d| (d.name, d.odr)).collect()
         };
         let compile = |args: &[String]| {
             compile_emitting(path, args, bodies).map(|(bitcode, _, found)| UnitBitcode { bitcode, dropped: dropped(found) })
@@ -235,11 +235,7 @@ type Emitted = (Vec<u8>, Vec<PathBuf>, Vec<in_process::Definition>);
 /// `compile_reading`, with `bodies` saying which definitions code
 /// generation leaves out, and the helper definitions met (a clang process
 /// leaves none out, and tells of none).
-fn compile_emitting(
-    path: &Path,
-    args: &[String],
-    bodies: in_process::Bodies<'_>,
-) -> Result<Emitted, ClangError> {
+fn compile_emitting(path: &Path, args: &[String], bodies: in_process::Bodies<'_>) -> Result<Emitted, ClangError> {
     check_in_process(args)?;
     let process = std::env::var_os("CLASP_CLANG").is_some();
     let stand_in = crate::support::overlay::stand_in(path, process);
@@ -313,7 +309,8 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
     if let Some((facts, _)) = lower_with_preamble(context, path, &args)? {
         return Ok(facts);
     }
-    reuse::facts_reusing(context, path, &args, None)
+    let bitcode = run_clang(path, &args)?;
+    Ok(facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?)
 }
 
 /// The facts of a unit compiled against its shared preamble (`true`) or, the
@@ -327,7 +324,11 @@ fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Resul
         shared_preamble(context, path, &text, args)
     }) {
         None => return Ok(None),
-        Some(Shared::Weigh(hash)) => return Ok(Some((reuse::facts_reusing(context, path, args, Some(hash))?, false))),
+        Some(Shared::Weigh(hash)) => {
+            let (bitcode, read) = compile_reading(path, args)?;
+            preamble::weigh(hash, path, &read);
+            return Ok(Some((facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?, false)));
+        }
         Some(Shared::Facts(extra, parts)) => {
             (crate::isolation::phase(crate::isolation::Phase::Compiling, || compile(path, &[args, &extra[..]].concat())), parts)
         }
