@@ -39,6 +39,7 @@
 #include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/FrontendTool/Utils.h>
+#include <llvm/ADT/Hashing.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/TargetSelect.h>
@@ -99,11 +100,16 @@ class DroppingConsumer : public clang::MultiplexConsumer {
   // refers to without its value (`enum { HERE = __LINE__ }` read by a left-out
   // helper): equal contexts and equal ODR hashes say the helper compiles alike.
   void HandleTranslationUnit(clang::ASTContext &context) override {
-    clang::ODRHash hash;
+    // Each declaration hashed on its own (a hash numbers the names it meets),
+    // in source order; implicit ones left aside: clang declares a builtin
+    // where it is first used, so a deleted helper moves or removes those.
+    llvm::hash_code combined = llvm::hash_value(0);
     for (const clang::Decl *decl : context.getTranslationUnitDecl()->decls()) {
-      hash.AddBoolean(true);
+      if (decl->isImplicit()) continue;
+      clang::ODRHash hash;
       if (const auto *function = llvm::dyn_cast<clang::FunctionDecl>(decl)) {
-        if (!function->doesThisDeclarationHaveABody()) hash.AddFunctionDecl(function, /*SkipBody=*/true);
+        if (function->doesThisDeclarationHaveABody() || function->getBuiltinID() != 0) continue;
+        hash.AddFunctionDecl(function, /*SkipBody=*/true);
       } else if (const auto *enumeration = llvm::dyn_cast<clang::EnumDecl>(decl)) {
         hash.AddEnumDecl(enumeration);
       } else if (const auto *record = llvm::dyn_cast<clang::RecordDecl>(decl)) {
@@ -111,8 +117,10 @@ class DroppingConsumer : public clang::MultiplexConsumer {
       } else {
         hash.AddSubDecl(decl);
       }
+      combined = llvm::hash_combine(combined, hash.CalculateHash());
     }
-    for (const std::string &field : {std::string(), std::string("C"), std::to_string(hash.CalculateHash()),
+    const unsigned folded = static_cast<unsigned>(static_cast<size_t>(combined));
+    for (const std::string &field : {std::string(), std::string("C"), std::to_string(folded),
                                      std::string(), std::string("H")}) {
       record_ += field;
       record_.push_back('\0');
