@@ -319,8 +319,7 @@
 //!   function's IR facts and flows in every unit compiled against its preamble (`lower/facts.rs`)
 //!   or compiled whole with the same arguments (`lower/reuse.rs`: a unit's facts compile leaves out
 //!   of code generation each header function whose facts the batch read already, known by its
-//!   name, clang's ODR hash of it, a hash of the declarations its body refers to (an enumerator's
-//!   value, the overload a call chose), its file and line, and completes its facts with them),
+//!   name, clang's ODR hash of it, its file and line, and completes its facts with them),
 //!   and every inference decision equal to one already made (`infer::Interned`). Shared values are
 //!   never changed after they are made, so sharing one is the same as holding a copy. A unit's
 //!   functions are shared values too, and so are the references a replayed walk recorded

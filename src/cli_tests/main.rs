@@ -20,7 +20,6 @@ mod early_signals;
 mod editor;
 mod empty;
 mod errors;
-mod facts_reuse;
 mod file_rules;
 mod globs;
 mod host_links;

@@ -26,7 +26,6 @@
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclGroup.h>
 #include <clang/AST/ODRHash.h>
-#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -73,49 +72,12 @@ char *copy_out(const char *data, size_t len, size_t *out_len) {
 // function is still parsed and checked (a body clang rejects is an error as
 // before); a call to it emits a declaration. `drop` holds (name, place)
 // pairs: a definition is dropped when its name comes with "*", or, outside
-// the main file, with its place, "<ODR hash>#<references>@<file>:<line>"
-// (the hash of its declaration and body as clang parsed them, macros
-// expanded, and the hash of what its body refers to: `References`). Never a
+// the main file, with its place, "<ODR hash>@<file>:<line>" (the hash of
+// its declaration and body as clang parsed them, macros expanded). Never a
 // kernel or an overloadable function. Every other definition is recorded,
 // dropped or not, as five NUL-terminated fields: its name, "D" (dropped) or
 // "K", its ODR hash, its place, "M" (in the main file) or "H"; then the
 // context's hash (`HandleTranslationUnit`), as an entry with no name, "C".
-// The declarations a definition's body refers to, hashed: its ODR hash
-// names them without what they are (an enumerator's value, a variable's
-// type and initialiser, a callee's declaration, the overload a call chose).
-class References : public clang::RecursiveASTVisitor<References> {
- public:
-  bool VisitDeclRefExpr(clang::DeclRefExpr *expression) {
-    add(expression->getDecl());
-    return true;
-  }
-  bool VisitMemberExpr(clang::MemberExpr *expression) {
-    add(expression->getMemberDecl());
-    return true;
-  }
-  unsigned hash() const { return static_cast<unsigned>(static_cast<size_t>(combined_)); }
-
- private:
-  void add(const clang::ValueDecl *decl) {
-    if (decl == nullptr || !seen_.insert(decl).second) return;
-    if (const auto *variable = llvm::dyn_cast<clang::VarDecl>(decl); variable && variable->isLocalVarDeclOrParm()) return;
-    clang::ODRHash hash;
-    if (const auto *function = llvm::dyn_cast<clang::FunctionDecl>(decl)) {
-      hash.AddFunctionDecl(function, /*SkipBody=*/true);
-    } else if (const auto *constant = llvm::dyn_cast<clang::EnumConstantDecl>(decl)) {
-      hash.AddDecl(constant);
-      combined_ = llvm::hash_combine(combined_, llvm::hash_value(constant->getInitVal()));
-    } else {
-      hash.AddSubDecl(decl);
-    }
-    hash.AddQualType(decl->getType());
-    combined_ = llvm::hash_combine(combined_, decl->getName(), hash.CalculateHash());
-  }
-
-  std::set<const clang::Decl *> seen_;
-  llvm::hash_code combined_ = llvm::hash_value(0);
-};
-
 using Drops = std::set<std::pair<std::string, std::string>>;
 
 class DroppingConsumer : public clang::MultiplexConsumer {
@@ -202,9 +164,7 @@ class DroppingConsumer : public clang::MultiplexConsumer {
     const std::string name = function.getName().str();
     const std::string odr = std::to_string(function.getODRHash());
     clang::PresumedLoc at = sources_.getPresumedLoc(sources_.getExpansionLoc(function.getLocation()));
-    References references;
-    references.TraverseStmt(function.getBody());
-    const std::string place = odr + "#" + std::to_string(references.hash()) + "@" + (at.isValid() ? std::string(at.getFilename()) + ":" + std::to_string(at.getLine()) : "?");
+    const std::string place = odr + "@" + (at.isValid() ? std::string(at.getFilename()) + ":" + std::to_string(at.getLine()) : "?");
     const bool main = sources_.isInMainFile(sources_.getExpansionLoc(function.getLocation()));
     const bool dropped = drop_.count({name, "*"}) != 0 || (!main && drop_.count({name, place}) != 0);
     for (const std::string *field : std::initializer_list<const std::string *>{&name, dropped ? &DROPPED : &KEPT, &odr, &place, main ? &MAIN : &ELSEWHERE}) {

@@ -122,8 +122,7 @@ impl Parts {
 
     /// These parts with `added` (functions their module does not define,
     /// read elsewhere) in place of any declaration of them; `None` when one
-    /// of those calls, as a declared function, one this module defines, or,
-    /// as a defined one, one neither defines.
+    /// of those calls, as a declared function, one this module defines.
     pub(super) fn completed_with(mut self, added: &[Arc<FunctionFacts>]) -> Option<Parts> {
         let defined: HashSet<&str> =
             self.functions.iter().filter(|f| f.function.is_definition).map(|f| f.function.name.as_str()).collect();
@@ -131,18 +130,9 @@ impl Parts {
             return None;
         }
         let added_names: HashSet<&str> = added.iter().map(|f| f.function.name.as_str()).collect();
-        let known = |callee: &String| defined.contains(callee.as_str()) || added_names.contains(callee.as_str());
-        if added.iter().any(|f| !f.function.calls.iter().all(known)) {
-            return None;
-        }
         self.functions.retain(|f| !added_names.contains(f.function.name.as_str()));
         self.functions.extend(added.iter().cloned());
         Some(self)
-    }
-
-    /// The facts of a function these parts define.
-    pub(super) fn definition(&self, name: &str) -> Option<&Arc<FunctionFacts>> {
-        self.functions.iter().find(|f| f.function.is_definition && f.function.name == name)
     }
 
     /// The facts, sorted: a global is written if any function writes it directly.

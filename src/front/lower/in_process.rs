@@ -90,8 +90,7 @@ pub struct Definition {
     pub dropped: bool,
     /// clang's ODR hash of it: its declaration and body as parsed, macros expanded.
     pub odr: u32,
-    /// `<odr>#<references>@<file>:<line>`: what names it among its batch's
-    /// definitions (`references`: a hash of the declarations its body refers to).
+    /// `<odr>@<file>:<line>`: what names it among its batch's definitions.
     pub place: String,
     /// In the compiled file itself (never dropped by place).
     pub in_main_file: bool,
@@ -114,14 +113,10 @@ pub enum Bodies<'a> {
     Kept,
     /// Skipped where clang can (a precompiled header of declarations only).
     Skipped,
-    /// Parsed and checked, but these definitions (never a kernel's or an
-    /// overloadable function's) are left out of code generation: a call to
-    /// one emits a declaration. `names`: wherever they are; `placed`: (name,
-    /// `Definition::place`), outside the compiled file only.
-    Dropped {
-        names: &'a BTreeSet<String>,
-        placed: &'a BTreeSet<(String, String)>,
-    },
+    /// Parsed and checked, but these definitions (C names; never a kernel's
+    /// or an overloadable function's) are left out of code generation: a
+    /// call to one emits a declaration.
+    Dropped(&'a BTreeSet<String>),
 }
 
 /// `compile`, with function bodies kept or skipped.
@@ -151,10 +146,7 @@ pub fn compile_with(
     let (mut read, mut read_len) = (std::ptr::null_mut(), 0usize);
     let (mut dropped, mut dropped_len) = (std::ptr::null_mut(), 0usize);
     let drop: Option<Vec<u8>> = match bodies {
-        Bodies::Dropped { names, placed } => {
-            let pairs = names.iter().map(|n| (n.as_str(), "*")).chain(placed.iter().map(|(n, p)| (n.as_str(), p.as_str())));
-            Some(pairs.flat_map(|(name, place)| name.bytes().chain([0]).chain(place.bytes()).chain([0])).collect())
-        }
+        Bodies::Dropped(names) => Some(names.iter().flat_map(|name| name.bytes().chain([0]).chain(*b"*\0")).collect()),
         _ => None,
     };
     let (drop_ptr, drop_len) = drop.as_ref().map_or((std::ptr::null(), 0), |d| (d.as_ptr() as *const c_char, d.len()));

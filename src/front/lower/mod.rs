@@ -13,7 +13,6 @@ mod facts;
 mod in_process;
 mod llvm;
 pub mod preamble;
-mod reuse;
 pub mod targets;
 mod trace;
 
@@ -152,8 +151,7 @@ pub fn run_clang_for_unit_dropping(
     drop: Option<&BTreeSet<String>>,
 ) -> Result<UnitBitcode, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || {
-        let none = BTreeSet::new();
-        let bodies = drop.map_or(in_process::Bodies::Kept, |names| in_process::Bodies::Dropped { names, placed: &none });
+        let bodies = drop.map_or(in_process::Bodies::Kept, in_process::Bodies::Dropped);
         let dropped = |definitions: Vec<in_process::Definition>| {
             definitions.into_iter().filter(|d| d.dropped || d.name.is_empty()).map(|d| (d.name, d.odr)).collect()
         };
@@ -311,7 +309,8 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
     if let Some((facts, _)) = lower_with_preamble(context, path, &args)? {
         return Ok(facts);
     }
-    reuse::facts_reusing(context, path, &args, None)
+    let bitcode = run_clang(path, &args)?;
+    Ok(facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?)
 }
 
 /// The facts of a unit compiled against its shared preamble (`true`) or, the
@@ -325,7 +324,11 @@ fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Resul
         shared_preamble(context, path, &text, args)
     }) {
         None => return Ok(None),
-        Some(Shared::Weigh(hash)) => return Ok(Some((reuse::facts_reusing(context, path, args, Some(hash))?, false))),
+        Some(Shared::Weigh(hash)) => {
+            let (bitcode, read) = compile_reading(path, args)?;
+            preamble::weigh(hash, path, &read);
+            return Ok(Some((facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?, false)));
+        }
         Some(Shared::Facts(extra, parts)) => {
             (crate::isolation::phase(crate::isolation::Phase::Compiling, || compile(path, &[args, &extra[..]].concat())), parts)
         }
