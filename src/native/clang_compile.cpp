@@ -27,7 +27,6 @@
 #include <clang/AST/DeclGroup.h>
 #include <clang/AST/ODRHash.h>
 #include <clang/Basic/Diagnostic.h>
-#include <clang/Basic/SourceManager.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Driver/Compilation.h>
 #include <clang/Driver/Driver.h>
@@ -70,21 +69,16 @@ char *copy_out(const char *data, size_t len, size_t *out_len) {
 // (and, for a definition read from a precompiled header,
 // `HandleInterestingDecl`) passes on every other declaration. A dropped
 // function is still parsed and checked (a body clang rejects is an error as
-// before); a call to it emits a declaration. `drop` holds (name, place)
-// pairs: a definition is dropped when its name comes with "*", or, outside
-// the main file, with its place, "<ODR hash>@<file>:<line>" (the hash of
-// its declaration and body as clang parsed them, macros expanded). Never a
-// kernel or an overloadable function. Every other definition is recorded,
-// dropped or not, as five NUL-terminated fields: its name, "D" (dropped) or
-// "K", its ODR hash, its place, "M" (in the main file) or "H"; then the
-// context's hash (`HandleTranslationUnit`), as an entry with no name, "C".
-using Drops = std::set<std::pair<std::string, std::string>>;
-
+// before); a call to it emits a declaration. Never a kernel or an
+// overloadable function. Each dropped definition is recorded as two
+// NUL-terminated fields, its name and its ODR hash (of its declaration and
+// body as clang parsed them, macros expanded), then the context's hash
+// (`HandleTranslationUnit`) as a record with an empty name. The hashes are
+// compared within one process only (LLVM may seed its hashing per process).
 class DroppingConsumer : public clang::MultiplexConsumer {
  public:
-  DroppingConsumer(std::unique_ptr<clang::ASTConsumer> inner, const clang::SourceManager &sources, const Drops &drop,
-                   std::string &record)
-      : clang::MultiplexConsumer(one(std::move(inner))), sources_(sources), drop_(drop), record_(record) {}
+  DroppingConsumer(std::unique_ptr<clang::ASTConsumer> inner, const std::set<std::string> &drop, std::string &record)
+      : clang::MultiplexConsumer(one(std::move(inner))), drop_(drop), record_(record) {}
 
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
     std::optional<clang::DeclGroupRef> left = kept(group);
@@ -119,12 +113,7 @@ class DroppingConsumer : public clang::MultiplexConsumer {
       }
       combined = llvm::hash_combine(combined, hash.CalculateHash());
     }
-    const unsigned folded = static_cast<unsigned>(static_cast<size_t>(combined));
-    for (const std::string &field : {std::string(), std::string("C"), std::to_string(folded),
-                                     std::string(), std::string("H")}) {
-      record_ += field;
-      record_.push_back('\0');
-    }
+    record("", static_cast<unsigned>(static_cast<size_t>(combined)));
     clang::MultiplexConsumer::HandleTranslationUnit(context);
   }
 
@@ -142,7 +131,8 @@ class DroppingConsumer : public clang::MultiplexConsumer {
     bool any = false;
     for (clang::Decl *decl : group) {
       auto *function = llvm::dyn_cast<clang::FunctionDecl>(decl);
-      if (function != nullptr && considered(*function) && recorded_drop(*function)) {
+      if (function != nullptr && drops(*function)) {
+        record(function->getName(), function->getODRHash());
         any = true;
         continue;
       }
@@ -153,37 +143,27 @@ class DroppingConsumer : public clang::MultiplexConsumer {
     return clang::DeclGroupRef::Create(left.front()->getASTContext(), left.data(), left.size());
   }
 
-  bool considered(const clang::FunctionDecl &function) const {
+  bool drops(const clang::FunctionDecl &function) const {
     if (!function.doesThisDeclarationHaveABody() || !function.getIdentifier()) return false;
     if (function.hasAttr<clang::OpenCLKernelAttr>() || function.hasAttr<clang::OverloadableAttr>()) return false;
-    return true;
+    return drop_.count(function.getName().str()) != 0;
   }
 
-  // Records the definition; whether it is dropped.
-  bool recorded_drop(clang::FunctionDecl &function) {
-    const std::string name = function.getName().str();
-    const std::string odr = std::to_string(function.getODRHash());
-    clang::PresumedLoc at = sources_.getPresumedLoc(sources_.getExpansionLoc(function.getLocation()));
-    const std::string place = odr + "@" + (at.isValid() ? std::string(at.getFilename()) + ":" + std::to_string(at.getLine()) : "?");
-    const bool main = sources_.isInMainFile(sources_.getExpansionLoc(function.getLocation()));
-    const bool dropped = drop_.count({name, "*"}) != 0 || (!main && drop_.count({name, place}) != 0);
-    for (const std::string *field : std::initializer_list<const std::string *>{&name, dropped ? &DROPPED : &KEPT, &odr, &place, main ? &MAIN : &ELSEWHERE}) {
-      record_ += *field;
-      record_.push_back('\0');
-    }
-    return dropped;
+  void record(llvm::StringRef name, unsigned hash) {
+    record_ += name.str();
+    record_.push_back('\0');
+    record_ += std::to_string(hash);
+    record_.push_back('\0');
   }
 
-  static inline const std::string DROPPED = "D", KEPT = "K", MAIN = "M", ELSEWHERE = "H";
-  const clang::SourceManager &sources_;
-  const Drops &drop_;
+  const std::set<std::string> &drop_;
   std::string &record_;
 };
 
 // The action `inner` is, with its consumer wrapped in a `DroppingConsumer`.
 class DroppingAction : public clang::WrapperFrontendAction {
  public:
-  DroppingAction(std::unique_ptr<clang::FrontendAction> inner, const Drops &drop, std::string &record)
+  DroppingAction(std::unique_ptr<clang::FrontendAction> inner, const std::set<std::string> &drop, std::string &record)
       : clang::WrapperFrontendAction(std::move(inner)), drop_(drop), record_(record) {}
 
  protected:
@@ -191,11 +171,11 @@ class DroppingAction : public clang::WrapperFrontendAction {
                                                         llvm::StringRef file) override {
     std::unique_ptr<clang::ASTConsumer> inner = clang::WrapperFrontendAction::CreateASTConsumer(instance, file);
     if (!inner) return inner;
-    return std::make_unique<DroppingConsumer>(std::move(inner), instance.getSourceManager(), drop_, record_);
+    return std::make_unique<DroppingConsumer>(std::move(inner), drop_, record_);
   }
 
  private:
-  const Drops &drop_;
+  const std::set<std::string> &drop_;
   std::string &record_;
 };
 
@@ -234,7 +214,7 @@ std::shared_ptr<clang::CompilerInvocation> cc1_invocation(llvm::ArrayRef<const c
 // With `drop`, code generation skips the definitions it names
 // (`DroppingConsumer`), each recorded in `dropped`.
 int compile(llvm::ArrayRef<const char *> argv, const char *main_as, bool declarations_only,
-            const Drops *drop, llvm::SmallVectorImpl<char> &output, std::string &messages,
+            const std::set<std::string> *drop, llvm::SmallVectorImpl<char> &output, std::string &messages,
             std::string &read, std::string &dropped) {
   llvm::raw_string_ostream message_stream(messages);
 
@@ -304,10 +284,10 @@ extern "C" {
 // directory is used, the input file last, as on a command line), the input
 // compiled as if at `main_as` when that is not null (see `compile`), function
 // bodies skipped when `declarations_only` is not 0, and, when `drop` is not
-// null, the definitions its `drop_len` bytes name (NUL-terminated fields,
-// name then place, see `DroppingConsumer`) left out of code generation. On
-// return `*dropped` holds the record of the helper definitions outside the
-// main file (see `DroppingConsumer`; free with `clasp_clang_free`);
+// null, the functions its `drop_len` bytes name (NUL-terminated names)
+// left out of code generation. On return `*dropped` holds the record of
+// those left out and the context's hash (see `DroppingConsumer`; free with
+// `clasp_clang_free`);
 // `*read` holds the names of the files the compile found, each NUL-terminated
 // (free with `clasp_clang_free`), and
 // `*output` holds what clang would have written to `-o -` and `*messages` its
@@ -331,15 +311,13 @@ int clasp_clang_compile(const char *const *argv, size_t argc, const char *main_a
   try {
     llvm::SmallString<0> produced;
     std::string text, files, left_out;
-    Drops names;
-    std::vector<std::string> fields;
+    std::set<std::string> names;
     for (size_t at = 0; drop != nullptr && at < drop_len;) {
       size_t end = at;
       while (end < drop_len && drop[end] != '\0') ++end;
-      fields.emplace_back(drop + at, end - at);
+      names.emplace(drop + at, end - at);
       at = end + 1;
     }
-    for (size_t i = 0; i + 1 < fields.size(); i += 2) names.emplace(fields[i], fields[i + 1]);
     int status = 2;
     llvm::CrashRecoveryContext::Enable();
     llvm::CrashRecoveryContext recovery;

@@ -74,8 +74,8 @@ pub use compare::{compare, Equivalence, FlatRegression, KernelDifference};
 pub use flat::{AccessKind, Cause, FlatAccesses};
 pub use pipeline::{equivalence_args, Inlining, EQUIVALENCE_PIPELINE, INLINE_THRESHOLD};
 
-pub use crate::front::lower::UnitBitcode;
 use crate::front::lower::{load, run_clang, run_clang_for_unit_dropping, ClangError, Context, LoadError};
+pub use crate::front::lower::{LeftOut, UnitBitcode};
 pub use pipeline::PipelineError;
 
 /// Why a check could not compile or read a unit.
@@ -181,8 +181,8 @@ pub fn compile_for_equivalence(
 
 /// `compile_for_equivalence`, with the definitions named in `left_out` left
 /// out of code generation (parsed and checked; a call to one is a call to a
-/// declaration), and those it left out. Both sides of a comparison must
-/// leave out the same definitions, alike (`UnitBitcode::dropped`).
+/// declaration), and what it left out. Both sides of a comparison must
+/// leave out the same definitions, alike (`UnitBitcode::left_out`).
 pub fn compile_for_equivalence_leaving_out(
     main: &Path,
     language_args: &[String],

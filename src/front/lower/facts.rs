@@ -6,7 +6,7 @@
 //! it with every header function from the preamble compiled alone, as the
 //! unit compiled whole would have them.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{llvm, trace, Context, LoadError};
@@ -104,34 +104,27 @@ impl Parts {
     /// and globals only `preamble` (the preamble compiled alone) defines, as
     /// the unit compiled whole would have them; `None` when one of those
     /// calls a function the unit defines.
-    pub(super) fn completed_by(self, preamble: &Parts) -> Option<Parts> {
-        let defined: HashSet<&str> =
-            self.functions.iter().filter(|f| f.function.is_definition).map(|f| f.function.name.as_str()).collect();
-        let known: HashSet<&str> = self.functions.iter().map(|f| f.function.name.as_str()).collect();
-        // A function the unit's compile has (declared or defined) is added only as a definition it lacks.
-        let added: Vec<Arc<FunctionFacts>> = (preamble.functions.iter())
-            .filter(|f| !defined.contains(f.function.name.as_str()))
-            .filter(|f| f.function.is_definition || !known.contains(f.function.name.as_str()))
-            .cloned()
-            .collect();
-        let mut parts = self.completed_with(&added)?;
-        let globals: HashSet<String> = parts.globals.iter().map(|g| g.0.clone()).collect();
-        parts.globals.extend(preamble.globals.iter().filter(|g| !globals.contains(&g.0)).cloned());
-        Some(parts)
-    }
-
-    /// These parts with `added` (functions their module does not define,
-    /// read elsewhere) in place of any declaration of them; `None` when one
-    /// of those calls, as a declared function, one this module defines.
-    pub(super) fn completed_with(mut self, added: &[Arc<FunctionFacts>]) -> Option<Parts> {
-        let defined: HashSet<&str> =
-            self.functions.iter().filter(|f| f.function.is_definition).map(|f| f.function.name.as_str()).collect();
-        if added.iter().any(|f| f.declared_callees.iter().any(|c| defined.contains(c.as_str()))) {
-            return None;
+    pub(super) fn completed_by(mut self, preamble: &Parts) -> Option<Parts> {
+        // Each function of the unit's compile: whether it defines it.
+        let known: HashMap<&str, bool> =
+            self.functions.iter().map(|f| (f.function.name.as_str(), f.function.is_definition)).collect();
+        let mut added = Vec::new();
+        for f in &preamble.functions {
+            match known.get(f.function.name.as_str()) {
+                Some(true) => continue,
+                Some(false) if !f.function.is_definition => continue,
+                _ => {}
+            }
+            if f.declared_callees.iter().any(|c| known.get(c.as_str()) == Some(&true)) {
+                return None;
+            }
+            added.push(f.clone());
         }
         let added_names: HashSet<&str> = added.iter().map(|f| f.function.name.as_str()).collect();
         self.functions.retain(|f| !added_names.contains(f.function.name.as_str()));
-        self.functions.extend(added.iter().cloned());
+        self.functions.extend(added);
+        let globals: HashSet<String> = self.globals.iter().map(|g| g.0.clone()).collect();
+        self.globals.extend(preamble.globals.iter().filter(|g| !globals.contains(&g.0)).cloned());
         Some(self)
     }
 

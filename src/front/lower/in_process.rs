@@ -15,7 +15,7 @@
 //! `noexcept` and catch every C++ exception; `-mllvm` is refused
 //! (`check_in_process`), since LLVM's options are the whole process's.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_char, c_int, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -74,26 +74,22 @@ pub struct Compiled {
     pub messages: String,
     /// Every file the compile found (the input, headers, the resource directory's).
     pub read: Vec<std::path::PathBuf>,
-    /// With `Bodies::Dropped`: every helper definition (no kernel, no
-    /// overloadable function), left out of code generation or not.
-    pub definitions: Vec<Definition>,
+    /// With `Bodies::Dropped`: what was left out.
+    pub left_out: Option<LeftOut>,
 }
 
-/// A helper definition a compile with `Bodies::Dropped` met.
+/// What a compile with `Bodies::Dropped` left out of code generation: two
+/// compiles that left out the same definitions alike, in the same context,
+/// compiled them alike (hashes compare within one process).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Definition {
-    /// Empty for the context: `odr` is then one hash of every top-level
-    /// declaration that is not a function definition (types, enumerators,
-    /// program-scope variables, prototypes).
-    pub name: String,
-    /// Left out of code generation.
-    pub dropped: bool,
-    /// clang's ODR hash of it: its declaration and body as parsed, macros expanded.
-    pub odr: u32,
-    /// `<odr>@<file>:<line>`: what names it among its batch's definitions.
-    pub place: String,
-    /// In the compiled file itself (never dropped by place).
-    pub in_main_file: bool,
+pub struct LeftOut {
+    /// Each definition left out, with clang's ODR hash of it: its
+    /// declaration and body as parsed, macros expanded.
+    pub helpers: BTreeMap<String, u32>,
+    /// One hash of every top-level declaration that is not a function
+    /// definition (types, enumerators and their values, program-scope
+    /// variables, prototypes): what the ODR hashes name without its content.
+    pub context: u32,
 }
 
 /// Compiles `input` with driver arguments `args`; `clang` is the executable
@@ -146,7 +142,7 @@ pub fn compile_with(
     let (mut read, mut read_len) = (std::ptr::null_mut(), 0usize);
     let (mut dropped, mut dropped_len) = (std::ptr::null_mut(), 0usize);
     let drop: Option<Vec<u8>> = match bodies {
-        Bodies::Dropped(names) => Some(names.iter().flat_map(|name| name.bytes().chain([0]).chain(*b"*\0")).collect()),
+        Bodies::Dropped(names) => Some(names.iter().flat_map(|name| name.bytes().chain([0])).collect()),
         _ => None,
     };
     let (drop_ptr, drop_len) = drop.as_ref().map_or((std::ptr::null(), 0), |d| (d.as_ptr() as *const c_char, d.len()));
@@ -181,9 +177,10 @@ pub fn compile_with(
         .filter(|name| !name.is_empty())
         .map(|name| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name)))
         .collect();
-    let definitions = definitions(&take(dropped, dropped_len));
+    let record = take(dropped, dropped_len);
+    let left_out = drop.as_ref().and_then(|_| left_out(&record));
     match status {
-        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages, read, definitions }),
+        0 | 1 => Ok(Compiled { success: status == 0, output: output_bytes, messages, read, left_out }),
         3 => Err(ClangError::Failed { input: input.to_path_buf(), messages }),
         _ => {
             // Caught by clang's crash recovery; under a supervisor the worker ends here.
@@ -193,20 +190,22 @@ pub fn compile_with(
     }
 }
 
-/// The shim's record of helper definitions: five NUL-terminated fields each.
-fn definitions(bytes: &[u8]) -> Vec<Definition> {
+/// The shim's record of a compile leaving definitions out: name and ODR
+/// hash, NUL-terminated, for each one left out, then the context's hash
+/// under an empty name (`None` without it).
+fn left_out(bytes: &[u8]) -> Option<LeftOut> {
     let fields: Vec<String> = bytes.split(|b| *b == 0).map(|f| String::from_utf8_lossy(f).into_owned()).collect();
-    (fields.chunks_exact(5))
-        .filter_map(|f| {
-            Some(Definition {
-                name: f[0].clone(),
-                dropped: f[1] == "D",
-                odr: f[2].parse().ok()?,
-                place: f[3].clone(),
-                in_main_file: f[4] == "M",
-            })
-        })
-        .collect()
+    let mut helpers = BTreeMap::new();
+    let mut context = None;
+    for pair in fields.chunks_exact(2) {
+        let hash = pair[1].parse().ok()?;
+        if pair[0].is_empty() {
+            context = Some(hash);
+        } else {
+            helpers.insert(pair[0].clone(), hash);
+        }
+    }
+    Some(LeftOut { helpers, context: context? })
 }
 
 /// A kernel file's preamble: its leading comments and preprocessor directives,

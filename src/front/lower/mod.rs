@@ -16,7 +16,7 @@ pub mod preamble;
 pub mod targets;
 mod trace;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -35,6 +35,7 @@ pub use facts::facts_from_bitcode;
 #[cfg(test)]
 pub(crate) use facts::tests::heavy;
 use facts::Parts;
+pub use in_process::LeftOut;
 
 use crate::facts::ir::IrFacts;
 
@@ -132,14 +133,12 @@ pub fn run_clang_for_unit(
     run_clang_for_unit_dropping(path, args, replaced, None).map(|compiled| compiled.bitcode)
 }
 
-/// A unit's compile, and the definitions it left out of code generation.
+/// A unit's compile, and what it left out of code generation.
 pub struct UnitBitcode {
     pub bitcode: Vec<u8>,
-    /// Each definition left out (`in_process::Bodies::Dropped`), with clang's
-    /// ODR hash of it, and under the empty name the hash of every top-level
-    /// declaration that is not a function definition (`Definition::name`);
-    /// empty when nothing was left out (`$CLASP_CLANG` leaves nothing out).
-    pub dropped: BTreeMap<String, u32>,
+    /// With definitions to leave out: those it left out (`$CLASP_CLANG`
+    /// leaves nothing out, and says so with `None`).
+    pub left_out: Option<LeftOut>,
 }
 
 /// `run_clang_for_unit`, with the definitions of `drop` left out of code
@@ -152,26 +151,17 @@ pub fn run_clang_for_unit_dropping(
 ) -> Result<UnitBitcode, ClangError> {
     crate::isolation::phase(crate::isolation::Phase::Compiling, || {
         let bodies = drop.map_or(in_process::Bodies::Kept, in_process::Bodies::Dropped);
-        let dropped = |definitions: Vec<in_process::Definition>| {
-            definitions.into_iter().filter(|d| d.dropped || d.name.is_empty()).map(|d| (d.name, d.odr)).collect()
-        };
-        let compile = |args: &[String]| {
-            compile_emitting(path, args, bodies).map(|(bitcode, _, found)| UnitBitcode { bitcode, dropped: dropped(found) })
-        };
+        let unit = |(bitcode, _, left_out): Emitted| UnitBitcode { bitcode, left_out };
         match shared_preamble_use(path, args, replaced) {
             Some(preamble::Use::Shared(extra, _)) => {
-                if let Ok(compiled) = compile(&[args, &extra[..]].concat()) {
-                    return Ok(compiled);
+                if let Ok(compiled) = compile_emitting(path, &[args, &extra[..]].concat(), bodies) {
+                    return Ok(unit(compiled));
                 }
             }
-            Some(preamble::Use::Weigh(hash)) => {
-                let (bitcode, read, found) = compile_emitting(path, args, bodies)?;
-                preamble::weigh(hash, path, &read);
-                return Ok(UnitBitcode { bitcode, dropped: dropped(found) });
-            }
+            Some(preamble::Use::Weigh(hash)) => return compile_weighing(path, args, hash, bodies).map(unit),
             None => {}
         }
-        compile(args)
+        compile_emitting(path, args, bodies).map(unit)
     })
 }
 
@@ -189,6 +179,13 @@ fn shared_preamble_use(
     let clang = executable().ok()?;
     let request = preamble::Request { clang: &clang, main: path, text: &text, args, replaced, facts: false };
     preamble::arguments(&request)
+}
+
+/// A whole compile, the first of its preamble: what it read weighs the preamble (`preamble::weigh`).
+fn compile_weighing(path: &Path, args: &[String], hash: u64, bodies: in_process::Bodies<'_>) -> Result<Emitted, ClangError> {
+    let emitted = compile_emitting(path, args, bodies)?;
+    preamble::weigh(hash, path, &emitted.1);
+    Ok(emitted)
 }
 
 /// Whether `path`'s compile with `args` over `replaced` has a shared preamble
@@ -229,12 +226,12 @@ fn compile_reading(path: &Path, args: &[String]) -> Result<(Vec<u8>, Vec<PathBuf
     compile_emitting(path, args, in_process::Bodies::Kept).map(|(output, read, _)| (output, read))
 }
 
-/// A compile's output, the files it read, and the helper definitions it met.
-type Emitted = (Vec<u8>, Vec<PathBuf>, Vec<in_process::Definition>);
+/// A compile's output, the files it read, and what it left out of code generation.
+type Emitted = (Vec<u8>, Vec<PathBuf>, Option<LeftOut>);
 
 /// `compile_reading`, with `bodies` saying which definitions code
-/// generation leaves out, and the helper definitions met (a clang process
-/// leaves none out, and tells of none).
+/// generation leaves out, and what it left out (a clang process leaves
+/// nothing out).
 fn compile_emitting(path: &Path, args: &[String], bodies: in_process::Bodies<'_>) -> Result<Emitted, ClangError> {
     check_in_process(args)?;
     let process = std::env::var_os("CLASP_CLANG").is_some();
@@ -249,7 +246,7 @@ fn compile_emitting(path: &Path, args: &[String], bodies: in_process::Bodies<'_>
             .map_err(|e| ClangError::Unavailable { clang: clang.clone(), source: Arc::new(e) })?;
         let diagnostics = String::from_utf8_lossy(&output.stderr).into_owned();
         return match output.status.code() {
-            Some(0) => Ok((output.stdout, Vec::new(), Vec::new())),
+            Some(0) => Ok((output.stdout, Vec::new(), None)),
             Some(_) => Err(ClangError::Rejected { diagnostics }),
             None => Err(ClangError::Killed { diagnostics }),
         };
@@ -261,7 +258,7 @@ fn compile_emitting(path: &Path, args: &[String], bodies: in_process::Bodies<'_>
     if !compiled.success {
         return Err(ClangError::Rejected { diagnostics: compiled.messages });
     }
-    Ok((compiled.output, compiled.read, compiled.definitions))
+    Ok((compiled.output, compiled.read, compiled.left_out))
 }
 
 /// The clang executable the in-process compiles name (`clang_path`, links
@@ -320,19 +317,15 @@ pub fn lower(context: &Context, path: &Path, language_args: &[String]) -> Result
 /// an external call).
 fn lower_with_preamble(context: &Context, path: &Path, args: &[String]) -> Result<Option<(IrFacts, bool)>, LowerError> {
     let Ok(text) = crate::support::overlay::read(path) else { return Ok(None) };
-    let (compiled, parts) = match crate::isolation::phase(crate::isolation::Phase::Compiling, || {
-        shared_preamble(context, path, &text, args)
-    }) {
-        None => return Ok(None),
-        Some(Shared::Weigh(hash)) => {
-            let (bitcode, read) = compile_reading(path, args)?;
-            preamble::weigh(hash, path, &read);
-            return Ok(Some((facts_from_bitcode(context, &bitcode, &path.to_string_lossy())?, false)));
-        }
-        Some(Shared::Facts(extra, parts)) => {
-            (crate::isolation::phase(crate::isolation::Phase::Compiling, || compile(path, &[args, &extra[..]].concat())), parts)
-        }
-    };
+    let compiled =
+        crate::isolation::phase(crate::isolation::Phase::Compiling, || match shared_preamble(context, path, &text, args)? {
+            Shared::Facts(extra, parts) => Some((compile(path, &[args, &extra[..]].concat()), Some(parts))),
+            Shared::Weigh(hash) => {
+                Some((compile_weighing(path, args, hash, in_process::Bodies::Kept).map(|(output, ..)| output), None))
+            }
+        });
+    let Some((compiled, parts)) = compiled else { return Ok(None) };
+    let Some(parts) = parts else { return Ok(Some((facts_from_bitcode(context, &compiled?, &path.to_string_lossy())?, false))) };
     let bitcode = match compiled {
         Ok(bitcode) => bitcode,
         // Whatever clang says against the shared preamble, the unit compiled whole says it as the user knows it.

@@ -122,10 +122,10 @@ pub(super) struct Baseline {
     /// Neither the original nor its repairs compile as the target: clang's error.
     /// No change can make the unit compile as the target; it is an error.
     pub(super) uncompilable: Option<Arc<BaselineError>>,
-    /// The definitions its compile left out of code generation, with their
-    /// ODR hashes: a result compiled leaving out others is compared with
-    /// the original compiled whole (`Checker::compared`).
-    pub(super) dropped: BTreeMap<String, u32>,
+    /// What its compile left out of code generation: a result compiled
+    /// leaving out other definitions, or the same unlike, is compared with
+    /// the original compiled whole (`Checker::compiled_alike`).
+    pub(super) left_out: Option<crate::verify::LeftOut>,
 }
 
 impl Baseline {
@@ -191,8 +191,8 @@ impl<'a> Checker<'a> {
         let mut target_error =
             match crate::verify::compile_for_equivalence_leaving_out(&unit.input, &self.result_args[u], &none, left_out) {
                 Ok(compiled) => {
-                    let (bitcode, dropped) = (compiled.bitcode.into(), compiled.dropped);
-                    return Ok(Baseline { bitcode, repaired: false, uncompilable: None, dropped });
+                    let (bitcode, left_out) = (compiled.bitcode.into(), compiled.left_out);
+                    return Ok(Baseline { bitcode, repaired: false, uncompilable: None, left_out });
                 }
                 Err(message) => BaselineError::from(message),
             };
@@ -203,7 +203,7 @@ impl<'a> Checker<'a> {
                 .and_then(|repaired| as_target(&repaired))
             {
                 Ok(bitcode) => {
-                    return Ok(Baseline { bitcode: bitcode.into(), repaired: true, uncompilable: None, dropped: BTreeMap::new() })
+                    return Ok(Baseline { bitcode: bitcode.into(), repaired: true, uncompilable: None, left_out: None })
                 }
                 Err(message) => target_error = message,
             }
@@ -213,12 +213,7 @@ impl<'a> Checker<'a> {
             crate::verify::compile_for_equivalence(&unit.input, &as_read, &none).map_err(|e| Arc::new(BaselineError::from(e)))?;
         // The original compiles for the triple as it was read, not as the target: the
         // target is what is missing (had the triple been, the as-read compile would fail too).
-        Ok(Baseline {
-            bitcode: bitcode.into(),
-            repaired: false,
-            uncompilable: Some(Arc::new(target_error)),
-            dropped: BTreeMap::new(),
-        })
+        Ok(Baseline { bitcode: bitcode.into(), repaired: false, uncompilable: Some(Arc::new(target_error)), left_out: None })
     }
 
     /// For a unit whose baseline is repaired: are the repairs alone equivalent to the
@@ -344,16 +339,15 @@ impl<'a> Checker<'a> {
                 let compare = |(before, after): (Arc<Vec<u8>>, Vec<u8>)| {
                     crate::verify::compare_compiled(context, &before, &after, &name, only, scope).map_err(Uncompared::from)
                 };
-                let left_out = !before.dropped.is_empty();
+                let left_out = before.left_out.is_some();
                 let found = compare(self.compiled_alike(u, before, replaced).map_err(verify_failed)?);
-                match found {
-                    // A difference is looked at again with every helper there: the fallbacks of
-                    // `compare_compiled` inline the helpers a comparison kept as calls.
-                    Ok(ref equivalence) if left_out && !equivalence.different.is_empty() => {
-                        compare(self.compiled_whole(u, replaced).map_err(verify_failed)?)
-                    }
-                    Err(_) if left_out => compare(self.compiled_whole(u, replaced).map_err(verify_failed)?),
-                    found => found,
+                // A difference is looked at again with every helper there: the fallbacks of
+                // `compare_compiled` inline the helpers a comparison kept as calls.
+                let different = found.as_ref().map_or(true, |equivalence| !equivalence.different.is_empty());
+                if left_out && different {
+                    compare(self.compiled_whole(u, replaced).map_err(verify_failed)?)
+                } else {
+                    found
                 }
             }
             // Nothing to compare with (the original does not compile for the equivalence
@@ -380,9 +374,9 @@ impl<'a> Checker<'a> {
         replaced: &BTreeMap<PathBuf, Vec<u8>>,
     ) -> Result<(Arc<Vec<u8>>, Vec<u8>), crate::verify::VerifyError> {
         let (input, args) = (&self.units[u].input, &self.result_args[u]);
-        let left_out = (!before.dropped.is_empty()).then_some(self.left_out[u].as_deref()).flatten();
+        let left_out = before.left_out.as_ref().and(self.left_out[u].as_deref());
         let after = crate::verify::compile_for_equivalence_leaving_out(input, args, replaced, left_out)?;
-        if after.dropped == before.dropped {
+        if after.left_out == before.left_out {
             return Ok((before.bitcode, after.bitcode));
         }
         self.compiled_whole(u, replaced)
