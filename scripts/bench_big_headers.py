@@ -36,7 +36,7 @@ depend only on the seed, unit i only on the seed and i, so a larger tree is
 a smaller one plus more units.
 """
 
-import json
+import functools
 import os
 import random
 
@@ -50,6 +50,8 @@ MODES = {
 }
 REGS = ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7"]  # the unrolled rounds' working registers
 SPACE = {"g": "GLOBAL_AS", "l": "LOCAL_AS", "p": "PRIVATE_AS", "c": "CONSTANT_AS"}
+
+from bench_shared_headers import mode_options, write_units  # noqa: E402
 
 BASE = """#ifndef BH_BASE_H
 #define BH_BASE_H
@@ -400,23 +402,10 @@ def generate(root, units, seed=SEED):
         with open(os.path.join(root, "include", fam.file), "w") as f:
             f.write(fam.text)
     pool = combos(seed)
-    modes = list(MODES)
-    paths = []
-    for i in range(units):
-        mode = modes[i % len(modes)]
-        os.makedirs(os.path.join(root, "kernels", mode), exist_ok=True)
-        path = os.path.join("kernels", mode, f"k{i:05d}.cl")
-        with open(os.path.join(root, path), "w") as f:
-            f.write(unit(i, mode, fams, pool, random.Random(f"{seed}-unit-{i}")))
-        paths.append(path)
-    entries = "".join(f'\n[[file]]\npath = "kernels/{mode}/*.cl"\noptions = {json.dumps(options)}\n' for mode, options in MODES.items())
-    with open(os.path.join(root, "clasp.toml"), "w") as f:
-        f.write(f'include = ["include"]\n{entries}')
-    return paths
+    return write_units(root, units, MODES, lambda i: f"k{i:05d}.cl", lambda i, mode: unit(i, mode, fams, pool, random.Random(f"{seed}-unit-{i}")))
 
 
-def options_of(path):
-    return ["-Iinclude", *MODES[path.split(os.sep)[1]]]
+options_of = functools.partial(mode_options, modes=MODES)
 
 
 def describe(root, paths):

@@ -29,6 +29,7 @@ headers depend only on the seed, unit i only on the seed and i, so a larger
 tree is a smaller one plus more units.
 """
 
+import functools
 import json
 import os
 import random
@@ -322,20 +323,29 @@ def generate(root, units, seed=SEED):
     for name, make in zip(HEADERS, (types_header, mem_header, hash_header, cipher_header)):
         with open(os.path.join(root, "include", name), "w") as f:
             f.write(make(random.Random(f"{seed}-{name}")))
-    modes = list(MODES)
+    return write_units(root, units, MODES, lambda i: f"prog{i:05d}.cl", lambda i, mode: unit(i, mode, random.Random(f"{seed}-unit-{i}")))
+
+
+def write_units(root, units, modes, name, make):
+    """Unit i, `make(i, mode)`, as kernels/<mode>/`name(i)`, the modes taken in
+    turn, and a clasp.toml giving each mode's files its options; the units' paths."""
     paths = []
     for i in range(units):
-        mode = modes[i % len(modes)]
+        mode = list(modes)[i % len(modes)]
         os.makedirs(os.path.join(root, "kernels", mode), exist_ok=True)
-        path = os.path.join("kernels", mode, f"prog{i:05d}.cl")
+        path = os.path.join("kernels", mode, name(i))
         with open(os.path.join(root, path), "w") as f:
-            f.write(unit(i, mode, random.Random(f"{seed}-unit-{i}")))
+            f.write(make(i, mode))
         paths.append(path)
-    entries = "".join(f'\n[[file]]\npath = "kernels/{mode}/*.cl"\noptions = {json.dumps(options)}\n' for mode, options in MODES.items())
+    entries = "".join(f'\n[[file]]\npath = "kernels/{mode}/*.cl"\noptions = {json.dumps(options)}\n' for mode, options in modes.items())
     with open(os.path.join(root, "clasp.toml"), "w") as f:
         f.write(f'include = ["include"]\n{entries}')
     return paths
 
 
-def options_of(path):
-    return ["-Iinclude", *MODES[path.split(os.sep)[1]]]
+def mode_options(path, modes):
+    """The clang options of a unit written by `write_units` with `modes`."""
+    return ["-Iinclude", *modes[path.split(os.sep)[1]]]
+
+
+options_of = functools.partial(mode_options, modes=MODES)
