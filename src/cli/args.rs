@@ -60,9 +60,46 @@ pub enum Command {
     /// Print a man page (roff), generated from the same definitions as --help (see scripts/man).
     #[command(hide = true)]
     Manpage(ManpageArgs),
+    /// Remove what clasp keeps across runs (`clasp cache clean`).
+    #[command(long_about = help::CACHE_ABOUT)]
+    Cache(CacheArgs),
     /// Run the language server over stdio: diagnostics and verified code actions in editors.
     #[command(long_about = help::SERVER_ABOUT)]
     Server(ServerArgs),
+}
+
+/// Where verdicts are kept across runs (`clasp migrate`, `clasp cache`).
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// The cache directory (default: .clasp_cache under the edit root); runners may share one.
+    #[arg(long, value_name = "DIR", long_help = help::CACHE_DIR)]
+    pub cache_dir: Option<PathBuf>,
+    /// Also keep and read verdicts on a cache server speaking the Bazel HTTP
+    /// remote-cache protocol (bazel-remote, nginx with WebDAV).
+    #[arg(long, value_name = "URL", long_help = help::REMOTE_CACHE)]
+    pub remote_cache: Option<String>,
+    /// The cache directory's bound in MiB: the entries least recently used go past it.
+    #[arg(long, value_name = "MIB", default_value_t = 1024, long_help = help::CACHE_SIZE)]
+    pub cache_size: u64,
+}
+
+/// `clasp cache`.
+#[derive(Args, Debug)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CacheAction {
+    /// Remove the cache directory (`.clasp_cache` under the edit root of PATH, or --cache-dir).
+    Clean {
+        /// A path in the project (default: the current directory).
+        #[arg(value_name = "PATH")]
+        path: Option<PathBuf>,
+        #[arg(long, value_name = "DIR", long_help = help::CACHE_DIR)]
+        cache_dir: Option<PathBuf>,
+    },
 }
 
 /// `clasp server`.
@@ -102,6 +139,7 @@ impl Command {
             // run-check says which kernels to migrate, or takes --migrated.
             Command::Devices(_)
             | Command::Rule(_)
+            | Command::Cache(_)
             | Command::RunCheck(_)
             | Command::Completions(_)
             | Command::Manpage(_)
@@ -278,6 +316,12 @@ pub struct MigrateArgs {
     /// Testing only: fail unless the result comes from the cache.
     #[arg(long, hide = true)]
     pub test_cache_only: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Verify only the K-th of N parts of the batch and keep the verdicts in
+    /// the cache, printing no diff; a later run without --shard prints from them.
+    #[arg(long, value_name = "K/N", value_parser = crate::settings::options::Shard::parse, long_help = help::SHARD)]
+    pub shard: Option<crate::settings::options::Shard>,
     /// The wall time per stage: on stderr, and in the JSON report (left out
     /// otherwise, so that two runs print the same JSON). As CLASP_TIMINGS=1.
     #[arg(long, long_help = help::TIMINGS)]

@@ -10,6 +10,11 @@
 //! an error is not stored (its units' includes are not all known), nor a
 //! run that writes, asks questions or reports its times. `--no-cache` turns
 //! it off.
+//!
+//! Both live in the store's directory (`support::store`): the run's
+//! result as `<key>.json`, `.out`, `.err` beside the verdicts' `ac/` and
+//! `cas/`, which `open_store` opens for the migration, and `clasp cache
+//! clean` removes.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -23,7 +28,7 @@ use crate::migrate::report::Migration;
 use crate::settings::options::MigrateOptions;
 use crate::support::style::Palettes;
 
-const DIRECTORY: &str = ".clasp_cache";
+use crate::support::store::{Store, StoreConfig, DIRECTORY};
 
 /// Where one run's result is, or would be, stored.
 pub struct Cache {
@@ -49,7 +54,9 @@ impl Cache {
         let writes = args.write || args.interactive || args.out_dir.is_some();
         // The installed devices and their drivers decide a device target and check: not files clasp reads.
         let devices = args.device_check.is_some() || matches!(args.target, Some(crate::devices::TargetSpec::Device(_)));
-        if args.no_cache || writes || devices || args.timings || crate::support::timings::requested() {
+        // A shard prints no result: its verdicts are what it keeps.
+        let shard = args.shard.is_some();
+        if args.no_cache || writes || devices || shard || args.timings || crate::support::timings::requested() {
             return None;
         }
         let mut key = Key::default();
@@ -67,7 +74,7 @@ impl Cache {
         // The clang that compiles: another build of it may compile differently.
         let clang = crate::front::lower::clang_path().ok();
         key.add(&clang.as_ref().and_then(|c| std::fs::metadata(c).ok()).and_then(|m| m.modified().ok()));
-        Some(Cache { dir: options.root.join(DIRECTORY), key: key.hex() })
+        Some(Cache { dir: store_dir(&args.store, &options.root), key: key.hex() })
     }
 
     /// The stored output of an identical run over unchanged files, replayed.
@@ -152,4 +159,65 @@ fn dir_hash(dir: &Path) -> Option<String> {
         std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.file_name())).filter(|name| name != DIRECTORY).collect();
     names.sort();
     Some(hash_hex(format!("{names:?}").as_bytes()))
+}
+
+/// The store's directory: `--cache-dir`, else `.clasp_cache` under the edit root.
+fn store_dir(args: &crate::cli::args::StoreArgs, root: &Path) -> PathBuf {
+    args.cache_dir.clone().unwrap_or_else(|| root.join(DIRECTORY))
+}
+
+/// The store of a migration's verdicts, unless `--no-cache`: keyed by this
+/// build of clasp (its source's digest) and clang's version.
+pub fn open_store(args: &MigrateArgs, root: &Path) -> Result<Option<std::sync::Arc<Store>>, super::Stop> {
+    if args.no_cache {
+        return Ok(None);
+    }
+    let config = StoreConfig {
+        dir: store_dir(&args.store, root),
+        remote: args.store.remote_cache.clone(),
+        max_bytes: args.store.cache_size.saturating_mul(1 << 20),
+    };
+    let mut stamp = env!("CLASP_SOURCE_DIGEST").as_bytes().to_vec();
+    stamp.extend(clang_version().map_err(super::Stop::clasp)?);
+    Store::open(config, stamp).map(|store| Some(std::sync::Arc::new(store))).map_err(super::Stop::clasp)
+}
+
+/// What `clang --version` says of the clang that compiles (its build and
+/// version): another clang may compile otherwise, so it is part of every key.
+fn clang_version() -> Result<Vec<u8>, String> {
+    let clang = crate::front::lower::clang_path().map_err(|e| e.to_string())?;
+    let output = std::process::Command::new(&clang).arg("--version").output();
+    match output {
+        Ok(output) if output.status.success() => Ok(output.stdout),
+        Ok(output) => Err(format!("{} --version failed: {}", clang.display(), String::from_utf8_lossy(&output.stderr))),
+        Err(e) => Err(format!("cannot run {}: {e}", clang.display())),
+    }
+}
+
+/// `clasp cache clean`: removes the cache directory, and says what it held.
+pub fn run(args: &crate::cli::args::CacheArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let crate::cli::args::CacheAction::Clean { path, cache_dir } = &args.action;
+    let dir = match cache_dir {
+        Some(dir) => dir.clone(),
+        None => {
+            let path = path.clone().unwrap_or_else(|| PathBuf::from("."));
+            match crate::settings::root::edit_root(std::slice::from_ref(&path), None) {
+                Ok(root) => root.join(DIRECTORY),
+                Err(e) => {
+                    let _ = writeln!(stderr, "clasp: error: {e}");
+                    return crate::support::exit::EXIT_ERROR;
+                }
+            }
+        }
+    };
+    match crate::support::store::clean(&dir) {
+        Ok((entries, bytes)) => {
+            let _ = writeln!(stdout, "removed {} ({entries} files, {bytes} bytes)", dir.display());
+            crate::support::exit::EXIT_OK
+        }
+        Err(e) => {
+            let _ = writeln!(stderr, "clasp: error: cannot remove {}: {e}", dir.display());
+            crate::support::exit::EXIT_ERROR
+        }
+    }
 }

@@ -65,7 +65,10 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let jobs = project.jobs.clone();
     let (code, migration) = migrate_batch(args, palettes, (project, selected), &options, &mut out, &mut err)?;
-    cache.store(&migration, &jobs, &out, &err, code);
+    // A run that could not use its cache server printed a warning another run would not.
+    if options.store.as_ref().is_none_or(|store| store.warnings().is_empty()) {
+        cache.store(&migration, &jobs, &out, &err, code);
+    }
     let _ = stdout.write_all(&out);
     let _ = stderr.write_all(&err);
     Ok(code)
@@ -103,6 +106,15 @@ fn migrate_batch(
     let bench = Workbench::new().map_err(|e| Stop::clasp(e.to_string()))?;
     let mut migration = migrate(&bench, &project.jobs, &project.host_files, options);
     options.progress.finish();
+    if let Some(store) = &options.store {
+        store.trim();
+        for warning in store.warnings() {
+            let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&format!("clasp: warning: {warning}")));
+        }
+    }
+    if let Some(shard) = options.shard {
+        return Ok((shard_done(shard, &migration, options, palettes.stderr, stderr), migration));
+    }
     let nothing_said = migration.errors.is_empty() && migration.warnings.is_empty() && project.unreadable.is_empty();
     if migration.files_seen == 0 && nothing_said {
         // Host files were read, but none holds a kernel (nor a source it could not trace).
@@ -141,6 +153,30 @@ fn migrate_batch(
     let mode = if migration.written || (args.write && options.stdin.is_some()) { Mode::Written } else { Mode::DryRun };
     print_diagnostics(args, &migration, (project.host, options.target), (palettes.stderr, mode), &device_lines, stderr);
     Ok((exit_code(args, &migration), migration))
+}
+
+/// A shard's end (`--shard`): its errors, and where its verdicts are; 2 on
+/// errors, else 0 (the final run prints the diff and its exit code).
+fn shard_done(
+    shard: crate::settings::options::Shard,
+    migration: &Migration,
+    options: &MigrateOptions,
+    palette: Palette,
+    stderr: &mut dyn Write,
+) -> i32 {
+    for error in &migration.errors {
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&error.message));
+    }
+    let kept = match &options.store {
+        Some(store) => format!("its verdicts are kept in {}", store.dir().display()),
+        None => "--no-cache: its verdicts are not kept".to_string(),
+    };
+    let _ = writeln!(stderr, "clasp: shard {shard} of {} files verified; {kept}", migration.files_seen);
+    if migration.errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_ERROR
+    }
 }
 
 /// `--device-check`: the changed programs built by the selected devices;
@@ -183,7 +219,11 @@ fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
 /// the edit root is known to hold some of the files.
 fn migrate_options(args: &MigrateArgs, project: &Project) -> Result<MigrateOptions, Stop> {
     let left_out = super::selection::left_out(&args.select_rules, &args.ignore_rules, project.config_rules.as_ref())?;
+    if args.shard.is_some() && args.no_cache {
+        return Err(Stop::clasp("--shard keeps its verdicts in the cache: it cannot run with --no-cache"));
+    }
     let mut options = options(args, project, project.edit_root(args.root.as_deref())?);
+    options.store = super::cache::open_store(args, &options.root)?;
     // Merges are a rule of their own: left out, no duplicate is merged (as --no-merge).
     options.merge &= !left_out.contains_key(&crate::codes::Code::MergeDuplicates);
     options.left_out = left_out;
@@ -255,6 +295,8 @@ fn options(args: &MigrateArgs, project: &Project, root: PathBuf) -> MigrateOptio
         } else {
             crate::support::progress::Progress::on_stderr()
         },
+        store: None,
+        shard: args.shard,
     }
 }
 

@@ -33,6 +33,7 @@ pub fn run(cli: crate::cli::args::Cli, stdout: &mut dyn Write, stderr: &mut dyn 
         Command::Migrate(args) => migrate::run(&args, palettes, stdout, stderr),
         Command::Devices(args) => devices::run(&args, stdout, stderr),
         Command::Rule(args) => rule::run(&args, stdout, stderr),
+        Command::Cache(args) => cache::run(&args, stdout, stderr),
         Command::RunCheck(args) => run_check::run(&args, palettes, stdout, stderr),
         Command::Completions(args) => shell::completions(&args, stdout),
         Command::Manpage(args) => shell::manpage(&args, stdout, stderr),

@@ -349,7 +349,7 @@ impl ResidualGeneric {
 }
 
 /// How kernels were proven equivalent (see *Verification and accounting*).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProofMethod {
     /// Changed functions proven on their own, once per batch, and called

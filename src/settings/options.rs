@@ -274,6 +274,42 @@ pub struct MigrateOptions {
     pub jobs: usize,
     /// Where to show how far the run is (stderr, when it is a terminal).
     pub progress: crate::support::progress::Progress,
+    /// Where verdicts are kept across runs and runners (`None`: `--no-cache`).
+    pub store: Option<std::sync::Arc<crate::support::store::Store>>,
+    /// `--shard K/N`: verify only this shard's units, keeping their verdicts in the store.
+    pub shard: Option<Shard>,
+}
+
+/// `--shard K/N`: the K-th of N parts of a batch (K from 1). Unit `u` of the
+/// batch, in its order (every shard plans the whole batch alike), is in
+/// part `u mod N`: units of one directory, which cost alike, spread over all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("`{text}` is not K/N with 1 <= K <= N (as 2/4)");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { index: k - 1, count: n })
+    }
+
+    /// Whether the unit at `position` in the batch is this shard's.
+    pub fn owns(&self, position: usize) -> bool {
+        position % self.count == self.index
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index + 1, self.count)
+    }
 }
 
 /// The rules a `[[file]]` entry of clasp.toml (`select`, `ignore`) leaves

@@ -39,7 +39,7 @@ pub struct KernelDifference {
 
 /// A kernel whose result has more accesses through flat pointers than its
 /// original (the lint `residual-generic`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FlatRegression {
     pub kernel: String,
     pub before: usize,

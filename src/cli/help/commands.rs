@@ -406,3 +406,12 @@ initializationOptions (JSON, all optional):
 
 The server logs each analysis and its time to stderr. A crash of clang in
 an analysis ends the server; the editor starts it again."#;
+
+/// `clasp cache`.
+pub const CACHE_ABOUT: &str = r#"Remove what clasp keeps across runs.
+
+`clasp cache clean [PATH]` removes the cache directory of the project at
+PATH (default: the current directory): .clasp_cache under its edit root
+(the enclosing git work tree, else PATH), or the directory --cache-dir
+names. It says how many entries and bytes it removed. A cache server
+(--remote-cache) keeps its own entries: its own tools clean it."#;

@@ -250,7 +250,62 @@ an included header, another option) means clasp works again. A batch
 with an error is not stored, nor a run that writes (--write,
 --out-dir, --interactive) or reports its times. --target device and
 --device-check runs are not stored either: what they print depends on
-the installed drivers."#;
+the installed drivers.
+
+The same directory keeps every unit's verdicts, for any run (writing
+ones too): each check of a unit with some of its changes, named by the
+SHA-256 of what decides it (this build of clasp by its source, clang's
+version, the bytes of every file the unit reads, its clang arguments,
+the texts checked). A run after editing one file compiles and compares
+again only the units that read it. --no-cache turns both off."#;
+
+/// `--cache-dir`.
+pub const CACHE_DIR: &str = r#"The cache directory (default: .clasp_cache under the edit root).
+
+It holds ac/ and cas/, the layout of the Bazel HTTP remote-cache
+protocol: each entry is a record (ac/<key>) naming its payload
+(cas/<sha256>). Every entry is checked when read (the record answers its
+key, the payload has the size and digest it names): a truncated or
+corrupt entry is ignored and computed again, never trusted. Entries are
+written whole (a temporary file renamed), so runners may share one
+directory, and the directory is bounded (--cache-size). `clasp cache
+clean` removes it."#;
+
+/// `--remote-cache`.
+pub const REMOTE_CACHE: &str = r#"Also keep and read verdicts on a cache server speaking the Bazel HTTP
+remote-cache protocol: GET and PUT of URL/ac/<key> and URL/cas/<sha256>.
+
+Any such server serves: bazel-remote (started with
+--disable_http_ac_validation, as its records are clasp's, not Bazel's
+action results), nginx or Apache with WebDAV PUT, BuildBuddy. A verdict
+found there is checked as a local one is and copied to the cache
+directory. A server that cannot be reached, times out (5 s to connect)
+or answers an error is a warning, once: the run goes on with its
+directory alone and prints what it would have printed without a server.
+Shards of a CI matrix (--shard) share their verdicts this way."#;
+
+/// `--cache-size`.
+pub const CACHE_SIZE: &str = r#"The cache directory's bound in MiB (default 1024).
+
+After a run that stored entries, the entries least recently used (read
+or written) are removed until the directory holds three quarters of the
+bound."#;
+
+/// `--shard`.
+pub const SHARD: &str = r#"Verify only the K-th of N parts of the batch and keep the verdicts in
+the cache; print no diff.
+
+Every shard reads and plans the whole batch alike (units sharing a
+header must agree), then verifies the units in its part (unit i of the
+batch, in its order, is in part i mod N) and stores their verdicts in
+the cache directory and on the --remote-cache server. A later run
+without --shard over the same tree, with the same options, finds the
+verdicts there and prints the diff, the JSON or the SARIF a run without
+shards prints, byte for byte; it verifies again only what no shard
+stored (a unit checked again because a change was withdrawn in a unit
+of another part). A shard exits 0 when it ran, 2 on errors (which the
+final run reports too). Shards that do not share a directory share
+through --remote-cache."#;
 
 /// `--timings`.
 pub const TIMINGS: &str = r#"The wall time per stage: on stderr, and in the JSON report (left out

@@ -17,7 +17,7 @@ use crate::support::ids::UnitId;
 use crate::verify::{FlatRegression, EQUIVALENCE_TRIPLE};
 
 /// A failed check: why, and which kernels compared different (none for a compile failure).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct Failure {
     pub(super) why: Withdrawal,
     pub(super) differing: BTreeSet<String>,
@@ -34,7 +34,7 @@ impl From<Withdrawal> for Failure {
 }
 
 /// What a passing check leaves to report about the changes it kept.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Passed {
     pub(super) flat_regressions: Vec<FlatRegression>,
     /// Kept with `--allow-unverified` although not proven equivalent: why.
@@ -75,6 +75,8 @@ pub(super) struct Checker<'a> {
     /// Per unit: the definitions its equivalence compiles leave out of code
     /// generation (`left_out.rs`), or `None` to compile it whole.
     pub(super) left_out: Vec<Option<Arc<BTreeSet<String>>>>,
+    /// Per unit: what its checks' keys in the store share.
+    stored: super::stored::Stored,
 }
 
 /// Per unit, the link names of the functions it defines in a file another unit reads too.
@@ -172,6 +174,7 @@ impl<'a> Checker<'a> {
             kernels: units.iter().zip(&plan.unit_sets).map(|(unit, sets)| kernels_changed(unit, plan, sets.iter())).collect(),
             shared_functions: shared_functions(units, &files),
             left_out: UnitId::enumerate(units).map(|(u, unit)| super::left_out::left_out(unit, plan, u)).collect(),
+            stored: super::stored::Stored::new(units.len()),
             files,
         }
     }
@@ -272,7 +275,16 @@ impl<'a> Checker<'a> {
         if let Some(known) = self.memo.results.lock().ok().and_then(|r| r.get(&key).cloned()) {
             return known;
         }
-        let result = self.check_replaced(context, u, original, &replaced, &self.proof_scope(u, sets));
+        let scope = self.proof_scope(u, sets);
+        let stored = self.stored.check_key(self, u, &replaced, &scope);
+        let found = stored.as_ref().and_then(|(key, store)| store.get(key)).and_then(|bytes| super::stored::decode(&bytes));
+        if let Some(found) = found {
+            if let Ok(mut results) = self.memo.results.lock() {
+                results.insert(key, found.clone());
+            }
+            return found;
+        }
+        let result = self.check_replaced(context, u, original, &replaced, &scope);
         // The compiler's messages name a program's or an embedded kernel's virtual file: people read the real ones.
         let result = result.map_err(|mut failure| {
             failure.why.detail = self.units[u].diagnostics(&failure.why.detail);
@@ -288,7 +300,29 @@ impl<'a> Checker<'a> {
         if let Ok(mut results) = self.memo.results.lock() {
             results.insert(key, result.clone());
         }
+        if let Some((key, store)) = stored {
+            store.put(&key, &super::stored::encode(&result));
+        }
         result
+    }
+
+    /// For a unit keeping its required repairs: whether they are proven
+    /// equivalent to the original as it was read (`None`), else why not
+    /// (`prove_repairs`); `None` too when its original compiles as the target.
+    pub(super) fn repairs_unproven(&self, context: &Context, u: UnitId, original: &mut Original) -> Option<String> {
+        let stored = self.stored.repairs_key(self, u);
+        let found = stored.as_ref().and_then(|(key, store)| store.get(key));
+        if let Some(found) = found.and_then(|bytes| super::stored::decode_repairs(&bytes)) {
+            return found;
+        }
+        let why = match original.get_or_insert_with(|| self.baseline(u)) {
+            Ok(baseline) if baseline.repaired => self.prove_repairs(context, u, &baseline.clone()),
+            _ => None,
+        };
+        if let Some((key, store)) = stored {
+            store.put(&key, &super::stored::encode_repairs(&why));
+        }
+        why
     }
 
     /// Which changed functions of unit `u` checked with `sets` may be proven

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod check;
 mod left_out;
+mod stored;
 mod unrepairable;
 
 use super::plan::{Plan, SetId};
@@ -33,7 +34,7 @@ use check::{Baseline, Checked, Checker, Failure, Original, Passed};
 use unrepairable::Cause;
 
 /// Why a change set was withdrawn.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Withdrawal {
     pub reason: Code,
     pub detail: String,
@@ -82,7 +83,8 @@ pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &M
         prefetched: vec![None; units.len()],
         settled: vec![None; units.len()],
         failed: BTreeSet::new(),
-        pending: UnitId::all(units.len()).collect(),
+        // A shard (`--shard`) checks its own units, whose verdicts the store keeps.
+        pending: UnitId::all(units.len()).filter(|u| options.shard.is_none_or(|shard| shard.owns(u.0))).collect(),
         out: Settled::default(),
     };
     for (id, (reason, detail)) in &plan.withheld {
@@ -120,7 +122,7 @@ impl Settler<'_> {
     /// most of the time spent.
     fn first_pass(&mut self, pool: &rayon::ThreadPool) {
         use rayon::prelude::*;
-        let work: Vec<(UnitId, BTreeSet<SetId>)> = UnitId::all(self.checker.units.len())
+        let work: Vec<(UnitId, BTreeSet<SetId>)> = (self.pending.iter().copied())
             .filter(|u| !self.failed.contains(u))
             .map(|u| (u, self.candidates(u)))
             .filter(|(_, sets)| !sets.is_empty())
@@ -306,8 +308,9 @@ impl Settler<'_> {
 
     /// Every unit but `except` that touches set `id` is checked again (the set was withdrawn).
     fn recheck_units_touching(&mut self, id: SetId, except: UnitId) {
+        let shard = self.checker.options.shard;
         for (other, sets) in UnitId::enumerate(&self.checker.plan.unit_sets) {
-            if other != except && sets.contains(&id) {
+            if other != except && sets.contains(&id) && shard.is_none_or(|shard| shard.owns(other.0)) {
                 self.pending.insert(other);
             }
         }
@@ -396,12 +399,13 @@ impl Settler<'_> {
     fn prove_kept_repairs(&mut self) {
         for u in UnitId::all(self.checker.units.len()) {
             let required = &self.checker.plan.required[u];
-            let Some(Ok(baseline)) = &self.originals[u] else { continue };
             let kept = self.settled[u].as_ref().is_some_and(|(sets, _)| !sets.is_empty() && required.is_subset(sets));
-            if !baseline.repaired || !kept || self.failed.contains(&u) {
+            // A baseline dropped after a pass was not repaired (`Baseline::still_needed`).
+            let dropped = self.originals[u].is_none() && self.checker.options.store.is_none();
+            if required.is_empty() || !kept || dropped || self.failed.contains(&u) {
                 continue;
             }
-            if let Some(why) = self.checker.prove_repairs(&Context::create(), u, baseline) {
+            if let Some(why) = self.checker.repairs_unproven(&Context::create(), u, &mut self.originals[u]) {
                 let path = self.checker.units[u].path.clone();
                 self.out.warnings.push(Warning::new(path, format!("repairs kept unverified: {why}")));
                 self.out.unverified.extend(required.iter().copied());

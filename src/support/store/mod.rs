@@ -1,0 +1,276 @@
+//! The store: results kept across runs, named by the SHA-256 of everything
+//! that decides them, in the layout of the Bazel HTTP remote-cache
+//! protocol, so that a directory (`--cache-dir`, which runners may share)
+//! and a cache server (`--remote-cache`: bazel-remote, nginx's WebDAV, any
+//! server answering `GET`/`PUT` of `/ac/<sha256>` and `/cas/<sha256>`) hold
+//! the same entries.
+//!
+//! An entry is two objects: the payload in `cas/<sha256 of the payload>`,
+//! and a small record in `ac/<key>` that names the key and the payload's
+//! digest and size. Reading checks all three, so a truncated, corrupt or
+//! misplaced entry is a miss, never a result (a local one is removed). Each
+//! object is written to a temporary file and renamed: a run killed while
+//! storing leaves whole entries or none. The directory is bounded: after a
+//! run stores, the entries least recently used go until it is under its
+//! limit. A remote server that cannot be reached or answers an error is a
+//! warning, once, and the run goes on with the directory alone.
+
+mod remote;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+
+pub use remote::Remote;
+
+/// The directory of the store under the edit root, unless `--cache-dir` names another.
+pub const DIRECTORY: &str = ".clasp_cache";
+
+/// What every entry's record starts with: a store of another format reads as empty.
+const RECORD_HEADER: &str = "clasp-ac 1";
+
+/// A key: the SHA-256 of what decides an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key([u8; 32]);
+
+impl Key {
+    pub fn hex(&self) -> String {
+        hex(&self.0)
+    }
+
+    pub fn bytes(&self) -> [u8; 32] {
+        self.0
+    }
+}
+
+/// Builds a key from parts; each part is length-prefixed, so no two lists of parts collide.
+pub struct KeyBuilder(Sha256);
+
+impl KeyBuilder {
+    /// A key of one kind of entry (a verdict, a run's output), for one build of clasp and clang.
+    pub fn new(kind: &str, stamp: &[u8]) -> KeyBuilder {
+        let mut builder = KeyBuilder(Sha256::new());
+        builder.bytes(kind.as_bytes());
+        builder.bytes(stamp);
+        builder
+    }
+
+    pub fn bytes(&mut self, part: &[u8]) -> &mut KeyBuilder {
+        self.0.update((part.len() as u64).to_le_bytes());
+        self.0.update(part);
+        self
+    }
+
+    /// A part as `Debug` writes it: for ordered collections, paths and numbers, one text per value.
+    pub fn debug(&mut self, part: &impl std::fmt::Debug) -> &mut KeyBuilder {
+        self.bytes(format!("{part:?}").as_bytes())
+    }
+
+    pub fn finish(self) -> Key {
+        Key(self.0.finalize().into())
+    }
+}
+
+/// The SHA-256 of `bytes`, in hexadecimal.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where entries are kept and how much of it.
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// The directory (`.clasp_cache` under the edit root, or `--cache-dir`).
+    pub dir: PathBuf,
+    /// `--remote-cache URL`.
+    pub remote: Option<String>,
+    /// The directory's bound in bytes: the least recently used entries go past it.
+    pub max_bytes: u64,
+}
+
+/// An open store: the directory, and the server when one is named.
+pub struct Store {
+    config: StoreConfig,
+    remote: Option<Remote>,
+    /// Identifies the build of clasp and of clang: part of every key.
+    stamp: Vec<u8>,
+    stored: Mutex<u64>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("config", &self.config).finish()
+    }
+}
+
+impl Store {
+    pub fn open(config: StoreConfig, stamp: Vec<u8>) -> Result<Store, String> {
+        let remote = config.remote.as_deref().map(Remote::new).transpose()?;
+        Ok(Store { config, remote, stamp, stored: Mutex::new(0) })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.config.dir
+    }
+
+    /// A key for an entry of `kind`, to which the caller adds what decides it.
+    pub fn key(&self, kind: &str) -> KeyBuilder {
+        KeyBuilder::new(kind, &self.stamp)
+    }
+
+    /// The payload stored under `key`, checked: from the directory, else from the server
+    /// (then kept in the directory too).
+    pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
+        if let Some(payload) = self.get_local(key) {
+            return Some(payload);
+        }
+        let remote = self.remote.as_ref()?;
+        let record = remote.get(&format!("ac/{}", key.hex()))?;
+        let (digest, size) = parse_record(&record, key)?;
+        let payload = remote.get(&format!("cas/{digest}"))?;
+        if payload.len() as u64 != size || sha256_hex(&payload) != digest {
+            return None;
+        }
+        let _ = self.put_local(key, &payload);
+        Some(payload)
+    }
+
+    /// Stores `payload` under `key`, in the directory and on the server. A store
+    /// that cannot be written (a read-only tree) is no error: the run is only slower next time.
+    pub fn put(&self, key: &Key, payload: &[u8]) {
+        if self.put_local(key, payload).is_ok() {
+            if let Ok(mut stored) = self.stored.lock() {
+                *stored += 1;
+            }
+        }
+        if let Some(remote) = &self.remote {
+            let digest = sha256_hex(payload);
+            if remote.put(&format!("cas/{digest}"), payload) {
+                remote.put(&format!("ac/{}", key.hex()), record(key, &digest, payload.len()).as_bytes());
+            }
+        }
+    }
+
+    /// What the run should be told about the store: the server's failure, once.
+    pub fn warnings(&self) -> Vec<String> {
+        self.remote.iter().filter_map(Remote::failure).collect()
+    }
+
+    /// Keeps the directory under its bound once a run has stored entries.
+    pub fn trim(&self) {
+        if self.stored.lock().is_ok_and(|n| *n > 0) {
+            let _ = trim(&self.config.dir, self.config.max_bytes);
+        }
+    }
+
+    fn get_local(&self, key: &Key) -> Option<Vec<u8>> {
+        let record_path = self.config.dir.join("ac").join(key.hex());
+        let record = std::fs::read(&record_path).ok()?;
+        let checked = parse_record(&record, key).and_then(|(digest, size)| {
+            let path = self.config.dir.join("cas").join(&digest);
+            let payload = std::fs::read(&path).ok()?;
+            let whole = payload.len() as u64 == size && sha256_hex(&payload) == digest;
+            whole.then(|| (path, payload))
+        });
+        let Some((payload_path, payload)) = checked else {
+            // Never trusted, and not read again.
+            let _ = std::fs::remove_file(&record_path);
+            return None;
+        };
+        // Recently used: the last to go when the directory is trimmed.
+        for path in [&record_path, &payload_path] {
+            let _ = std::fs::File::options().append(true).open(path).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        }
+        Some(payload)
+    }
+
+    fn put_local(&self, key: &Key, payload: &[u8]) -> std::io::Result<()> {
+        let dir = &self.config.dir;
+        let digest = sha256_hex(payload);
+        write_atomically(&dir.join("cas"), &digest, payload)?;
+        write_atomically(&dir.join("ac"), &key.hex(), record(key, &digest, payload.len()).as_bytes())?;
+        // The store is never a change to review or commit.
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            std::fs::write(ignore, "*\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// The record of an entry: the key it answers, and its payload's digest and size.
+fn record(key: &Key, digest: &str, size: usize) -> String {
+    format!("{RECORD_HEADER}\n{}\n{digest}\n{size}\n", key.hex())
+}
+
+/// The payload's digest and size from a record, if it is whole and answers `key`.
+fn parse_record(record: &[u8], key: &Key) -> Option<(String, u64)> {
+    let text = std::str::from_utf8(record).ok()?;
+    let lines: Vec<&str> = text.strip_suffix('\n')?.split('\n').collect();
+    let [header, answered, digest, size] = lines[..] else { return None };
+    let is_digest = digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit());
+    if header != RECORD_HEADER || answered != key.hex() || !is_digest {
+        return None;
+    }
+    Some((digest.to_string(), size.parse().ok()?))
+}
+
+fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.persist(dir.join(name)).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// The objects of a store directory: (path, size, last use).
+fn objects(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut found = Vec::new();
+    for sub in ["ac", "cas"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_file() {
+                found.push((entry.path(), meta.len(), meta.modified().unwrap_or(std::time::UNIX_EPOCH)));
+            }
+        }
+    }
+    found
+}
+
+/// Removes the least recently used objects until the directory holds at most
+/// three quarters of `max_bytes` (trimming again at once would cost a listing for little).
+fn trim(dir: &Path, max_bytes: u64) -> std::io::Result<()> {
+    let mut found = objects(dir);
+    let mut total: u64 = found.iter().map(|(_, size, _)| size).sum();
+    if total <= max_bytes {
+        return Ok(());
+    }
+    found.sort_by_key(|(_, _, used)| *used);
+    for (path, size, _) in found {
+        if total <= max_bytes / 4 * 3 {
+            break;
+        }
+        std::fs::remove_file(&path)?;
+        total -= size;
+    }
+    Ok(())
+}
+
+/// What `clasp cache clean` removed: objects and bytes.
+pub fn clean(dir: &Path) -> std::io::Result<(usize, u64)> {
+    let found = objects(dir);
+    let bytes = found.iter().map(|(_, size, _)| size).sum();
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    Ok((found.len(), bytes))
+}
+
+#[cfg(test)]
+mod tests;
