@@ -44,7 +44,7 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Rewrite helpers to OpenCL C 2.0 generic pointers; prints a unified diff.
     #[command(after_help = HOST_OPTIONS_HELP, long_about = help::MIGRATE_ABOUT, after_long_help = help::migrate_after())]
-    Migrate(MigrateArgs),
+    Migrate(Box<MigrateArgs>),
     /// List the installed OpenCL platforms and devices, and which clasp target fits each.
     #[command(long_about = help::DEVICES_ABOUT, after_long_help = help::DEVICES_AFTER)]
     Devices(DevicesArgs),

@@ -113,7 +113,9 @@ fn migrate_batch(
         }
     }
     if let Some(shard) = options.shard {
-        return Ok((shard_done(shard, &migration, options, palettes.stderr, stderr), migration));
+        let code = shard_done(shard, &migration, options, palettes.stderr, stderr);
+        print_timings(args, stderr);
+        return Ok((code, migration));
     }
     let nothing_said = migration.errors.is_empty() && migration.warnings.is_empty() && project.unreadable.is_empty();
     if migration.files_seen == 0 && nothing_said {
@@ -483,6 +485,11 @@ fn print_diagnostics(
         let _ = writeln!(stderr, "{line}");
     }
     let _ = writeln!(stderr, "{}", crate::output::summary::summary(migration, mode));
+    print_timings(args, stderr);
+}
+
+/// `--timings` (or CLASP_TIMINGS): the time per stage, last.
+fn print_timings(args: &MigrateArgs, stderr: &mut dyn Write) {
     if let Some(times) = (args.timings || crate::support::timings::requested()).then(crate::support::timings::lines).flatten() {
         let _ = writeln!(stderr, "{times}");
     }

@@ -134,7 +134,7 @@ fn migrate_args(settings: &Settings, path: &std::path::Path) -> Result<crate::cl
     }
     let (mut out, mut err) = (Vec::new(), Vec::new());
     match crate::cli::parse(argv, &mut out, &mut err) {
-        Ok(crate::cli::args::Cli { command: crate::cli::args::Command::Migrate(args), .. }) => Ok(args),
+        Ok(crate::cli::args::Cli { command: crate::cli::args::Command::Migrate(args), .. }) => Ok(*args),
         Ok(_) => Err("clasp: error: initializationOptions.args: not options of `clasp migrate`".to_string()),
         Err(_) => Err(format!("initializationOptions.args: {}", String::from_utf8_lossy(&err).trim())),
     }

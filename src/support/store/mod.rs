@@ -175,7 +175,7 @@ impl Store {
             let path = self.config.dir.join("cas").join(&digest);
             let payload = std::fs::read(&path).ok()?;
             let whole = payload.len() as u64 == size && sha256_hex(&payload) == digest;
-            whole.then(|| (path, payload))
+            whole.then_some((path, payload))
         });
         let Some((payload_path, payload)) = checked else {
             // Never trusted, and not read again.
