@@ -11,14 +11,15 @@
 //! run that writes, asks questions or reports its times. `--no-cache` turns
 //! it off.
 //!
-//! Both live in the store's directory (`support::store`): the run's
-//! result as `<key>.json`, `.out`, `.err` beside the verdicts' `ac/` and
-//! `cas/`, which `open_store` opens for the migration, and `clasp cache
-//! clean` removes.
+//! Both live in the store (`support::store`): the run's result as one
+//! entry (what it read, then what it printed), checked on read and bounded
+//! as the verdicts are; `open_store` opens it for the migration, and `clasp
+//! cache clean` removes it.
 
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -26,17 +27,17 @@ use crate::cli::args::MigrateArgs;
 use crate::cli::project::Project;
 use crate::migrate::report::Migration;
 use crate::settings::options::MigrateOptions;
+use crate::support::store::{sha256_hex, Key, Store, StoreConfig, DIRECTORY};
 use crate::support::style::Palettes;
-
-use crate::support::store::{Store, StoreConfig, DIRECTORY};
 
 /// Where one run's result is, or would be, stored.
 pub struct Cache {
-    dir: PathBuf,
-    key: String,
+    store: Arc<Store>,
+    key: Key,
 }
 
-/// A stored run: what it depends on and what it printed.
+/// A stored run: what it depends on and what it printed (the payload is
+/// this as one JSON line, then stdout, then stderr).
 #[derive(Serialize, Deserialize)]
 struct Entry {
     /// Every file read, with the hash of its contents (`None`: it did not exist).
@@ -56,43 +57,39 @@ impl Cache {
         let devices = args.device_check.is_some() || matches!(args.target, Some(crate::devices::TargetSpec::Device(_)));
         // A shard prints no result: its verdicts are what it keeps.
         let shard = args.shard.is_some();
-        if args.no_cache || writes || devices || shard || args.timings || crate::support::timings::requested() {
+        if writes || devices || shard || args.timings || crate::support::timings::requested() {
             return None;
         }
-        let mut key = Key::default();
-        key.add(&env!("CARGO_PKG_VERSION"));
-        // This very build of clasp: a rebuilt clasp (or test binary) never replays an older one's output.
-        let exe = std::env::current_exe().ok().and_then(|e| std::fs::metadata(e).ok());
-        key.add(&exe.map(|m| (m.len(), m.modified().ok())));
+        let store = options.store.clone()?;
+        let mut key = store.key("run");
         // The testing-only switch asks for a stored result: it is no part of what is stored.
-        key.add(&format!("{args:?}").replace("test_cache_only: true", "test_cache_only: false"));
-        key.add(&std::env::current_dir().ok());
-        key.add(&(palettes.stdout.on, palettes.stderr.on));
-        key.add(&format!("{:?}{:?}{:?}", project.jobs, project.host_files, project.target));
-        key.add(&format!("{options:?}"));
-        key.add(&std::env::var_os("CLASP_CLANG"));
-        // The clang that compiles: another build of it may compile differently.
-        let clang = crate::front::lower::clang_path().ok();
-        key.add(&clang.as_ref().and_then(|c| std::fs::metadata(c).ok()).and_then(|m| m.modified().ok()));
-        Some(Cache { dir: store_dir(&args.store, &options.root), key: key.hex() })
+        key.bytes(format!("{args:?}").replace("test_cache_only: true", "test_cache_only: false").as_bytes());
+        key.debug(&std::env::current_dir().ok());
+        key.debug(&(palettes.stdout.on, palettes.stderr.on));
+        key.bytes(format!("{:?}{:?}{:?}", project.jobs, project.host_files, project.target).as_bytes());
+        key.bytes(format!("{options:?}").as_bytes());
+        key.debug(&std::env::var_os("CLASP_CLANG"));
+        Some(Cache { store, key: key.finish() })
     }
 
     /// The stored output of an identical run over unchanged files, replayed.
     pub fn replay(&self, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Option<i32> {
-        let entry: Entry = serde_json::from_slice(&std::fs::read(self.path("json")).ok()?).ok()?;
+        let payload = self.store.get(&self.key)?;
+        let newline = payload.iter().position(|b| *b == b'\n')?;
+        let entry: Entry = serde_json::from_slice(&payload[..newline]).ok()?;
         let unchanged = entry.files.iter().all(|(file, hash)| file_hash(file) == *hash)
-            && entry.dirs.iter().all(|(dir, hash)| dir_hash(dir) == *hash);
-        let (out, err) = (std::fs::read(self.path("out")).ok()?, std::fs::read(self.path("err")).ok()?);
-        if !unchanged || out.len() != entry.stdout_len || err.len() != entry.stderr_len {
+            && entry.dirs.iter().all(|(dir, hash)| dir_hash(dir, self.store.dir()) == *hash);
+        let printed = &payload[newline + 1..];
+        if !unchanged || printed.len() != entry.stdout_len + entry.stderr_len {
             return None;
         }
-        let _ = stdout.write_all(&out);
-        let _ = stderr.write_all(&err);
+        let (out, err) = printed.split_at(entry.stdout_len);
+        let _ = stdout.write_all(out);
+        let _ = stderr.write_all(err);
         Some(entry.code)
     }
 
-    /// Stores what a run printed, when its batch had no error; a cache that
-    /// cannot be written (a read-only tree) is no error.
+    /// Stores what a run printed, when its batch had no error.
     pub fn store(&self, migration: &Migration, jobs: &[crate::input::config::Job], out: &[u8], err: &[u8], code: i32) {
         if !migration.errors.is_empty() || !migration.unanalysable.is_empty() {
             return;
@@ -104,61 +101,29 @@ impl Cache {
             .filter_map(|f| f.parent().map(Path::to_path_buf))
             .chain(jobs.iter().flat_map(|j| j.compile.include_dirs.iter().cloned()))
             .collect();
-        let dirs = dirs.into_iter().map(|d| (d.clone(), dir_hash(&d))).collect();
+        let dirs = dirs.into_iter().map(|d| (d.clone(), dir_hash(&d, self.store.dir()))).collect();
         let entry = Entry { files, dirs, code, stdout_len: out.len(), stderr_len: err.len() };
-        let _ = self.write(&entry, out, err);
+        let Ok(mut payload) = serde_json::to_vec(&entry) else { return };
+        payload.push(b'\n');
+        payload.extend_from_slice(out);
+        payload.extend_from_slice(err);
+        self.store.put(&self.key, &payload);
     }
-
-    fn write(&self, entry: &Entry, out: &[u8], err: &[u8]) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
-        // The cache is never a change to review or commit.
-        std::fs::write(self.dir.join(".gitignore"), "*\n")?;
-        for (extension, bytes) in [("out", out), ("err", err), ("json", &serde_json::to_vec(entry)?[..])] {
-            let mut temp = tempfile::NamedTempFile::new_in(&self.dir)?;
-            temp.write_all(bytes)?;
-            temp.persist(self.path(extension)).map_err(|e| e.error)?;
-        }
-        Ok(())
-    }
-
-    fn path(&self, extension: &str) -> PathBuf {
-        self.dir.join(format!("{}.{extension}", self.key))
-    }
-}
-
-/// A 128-bit hash of what is added (two SipHash states with different seeds).
-#[derive(Default)]
-struct Key {
-    parts: Vec<u8>,
-}
-
-impl Key {
-    fn add<T: std::fmt::Debug>(&mut self, part: &T) {
-        self.parts.extend(format!("{part:?}\u{0}").bytes());
-    }
-
-    fn hex(&self) -> String {
-        hash_hex(&self.parts)
-    }
-}
-
-fn hash_hex(bytes: &[u8]) -> String {
-    let half = |seed: u64| crate::support::ids::hash_of(&(seed, bytes));
-    format!("{:016x}{:016x}", half(1), half(2))
 }
 
 /// The hash of a file's bytes, `None` when it cannot be read.
 fn file_hash(path: &Path) -> Option<String> {
-    crate::support::overlay::read(path).ok().map(|bytes| hash_hex(&bytes))
+    crate::support::overlay::read(path).ok().map(|bytes| sha256_hex(&bytes))
 }
 
 /// The hash of a directory's entry names (a new file may shadow an included one).
-fn dir_hash(dir: &Path) -> Option<String> {
+fn dir_hash(dir: &Path, store: &Path) -> Option<String> {
     // The cache's own directory comes and goes with the first store: not a change of the tree.
+    let own = store.file_name().unwrap_or_default();
     let mut names: Vec<std::ffi::OsString> =
-        std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.file_name())).filter(|name| name != DIRECTORY).collect();
+        std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.file_name())).filter(|name| name != own).collect();
     names.sort();
-    Some(hash_hex(format!("{names:?}").as_bytes()))
+    Some(sha256_hex(format!("{names:?}").as_bytes()))
 }
 
 /// The store's directory: `--cache-dir`, else `.clasp_cache` under the edit root.
