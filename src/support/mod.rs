@@ -20,3 +20,6 @@ pub(crate) mod store;
 pub(crate) mod style;
 pub(crate) mod text;
 pub(crate) mod timings;
+
+/// The prefix of every temporary file clasp stages beside a file to write.
+pub const TEMPORARY_PREFIX: &str = ".clasp-";

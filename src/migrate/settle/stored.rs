@@ -83,10 +83,9 @@ fn unit_digest(checker: &Checker, u: UnitId) -> [u8; 32] {
     // The files a unit includes are those this run's load found, so a header that
     // now shadows another is in the key already; a file only `__has_include`
     // looks for is not among them: its directories' names are.
-    if tests_presence {
-        let store_name = options.store.as_deref().and_then(|store| store.dir().file_name()).unwrap_or_default();
+    if let Some(store) = options.store.as_deref().filter(|_| tests_presence) {
         for dir in searched {
-            key.debug(&(dir, directory_names(dir, store_name)));
+            key.debug(&(dir, store.directory_names(dir)));
         }
     }
     let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), crate::verify::EQUIVALENCE_TRIPLE);
@@ -96,16 +95,6 @@ fn unit_digest(checker: &Checker, u: UnitId) -> [u8; 32] {
     key.debug(&(&checker.kernels[u], &checker.left_out[u], &checker.shared_functions[u]));
     key.debug(&(options.target.name(), options.allow_unverified, options.proof_limit));
     key.finish().bytes()
-}
-
-/// A directory's entry names, sorted, but the store's own and clasp's temporary
-/// files (`None`: it cannot be listed).
-fn directory_names(dir: &Path, store: &std::ffi::OsStr) -> Option<Vec<std::ffi::OsString>> {
-    let own = |name: &std::ffi::OsString| name == store || name.to_string_lossy().starts_with(crate::isolation::TEMPORARY_PREFIX);
-    let mut names: Vec<std::ffi::OsString> =
-        std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.file_name())).filter(|n| !own(n)).collect();
-    names.sort();
-    Some(names)
 }
 
 /// A check's verdict as stored.

@@ -1,0 +1,79 @@
+//! Units kept in the store (`support::store`) across runs: a unit whose
+//! files are all as they were when it was loaded is read back instead of
+//! parsed and lowered again (`front::stored`).
+//!
+//! Two entries per unit, as ccache's direct mode keeps them: what the job is
+//! (its file, options, configuration and the target, with clasp's and
+//! clang's builds) names the list of files its load read; that key with
+//! each listed file's path and bytes names the loaded unit. A unit whose
+//! text includes one more header, or any header edited, misses, is loaded
+//! and stored again. As for verdicts (`settle::stored`), a unit whose text
+//! tests `__has_include` also keys the names in the directories it searched.
+//!
+//! Kernels embedded in host code and `[[program]]`s are compiled from a
+//! scratch copy made for each run, so they are loaded every run.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::front::unit::Unit;
+use crate::input::config::Job;
+use crate::settings::options::MigrateOptions;
+use crate::support::store::{Key, KeyBuilder, Store};
+
+/// The files a job's load read: each as clang names it.
+type Files = Vec<PathBuf>;
+
+/// The stored unit of `job`, if its files are unchanged since it was stored.
+pub(super) fn find(job: &Job, options: &MigrateOptions) -> Option<Unit> {
+    let store = reusable(job, options)?;
+    let job_key = job_key(store, job, options);
+    let files: Files = serde_json::from_slice(&store.get(&job_key)?).ok()?;
+    let unit_key = unit_key(store, &job_key, &files, job)?;
+    crate::front::stored::decode(&store.get(&unit_key)?, None, None)
+}
+
+/// Keeps a unit `job` loaded, for the next run.
+pub(super) fn keep(job: &Job, options: &MigrateOptions, unit: &Unit) {
+    let Some(store) = reusable(job, options) else { return };
+    let job_key = job_key(store, job, options);
+    let files: Files = unit.syntax.files.clone();
+    let Some(unit_key) = unit_key(store, &job_key, &files, job) else { return };
+    let Ok(listed) = serde_json::to_vec(&files) else { return };
+    store.put(&unit_key, &crate::front::stored::encode(unit));
+    store.put(&job_key, &listed);
+}
+
+/// The store, for a job whose unit can be kept.
+fn reusable<'o>(job: &Job, options: &'o MigrateOptions) -> Option<&'o Store> {
+    let plain = job.embedded.is_none() && job.program.is_none();
+    options.store.as_deref().filter(|_| plain)
+}
+
+fn job_key(store: &Store, job: &Job, options: &MigrateOptions) -> Key {
+    let mut key = store.key("unit-files");
+    key.debug(&(&job.path, &job.configuration, &job.compile, options.target.name()));
+    key.debug(&std::env::current_dir().ok());
+    key.finish()
+}
+
+/// The key of the unit read from `files` as they are now; `None` when one cannot be read.
+fn unit_key(store: &Store, job_key: &Key, files: &Files, job: &Job) -> Option<Key> {
+    let mut key: KeyBuilder = store.key("unit");
+    key.bytes(&job_key.bytes());
+    let mut searched: BTreeSet<&Path> = BTreeSet::new();
+    let mut tests_presence = false;
+    for file in files {
+        let text = crate::support::overlay::read(file).ok()?;
+        key.debug(file).bytes(&text);
+        searched.extend(file.parent());
+        tests_presence |= memchr::memmem::find(&text, b"__has_include").is_some();
+    }
+    if tests_presence {
+        searched.extend(job.compile.include_dirs.iter().map(PathBuf::as_path));
+        for dir in searched {
+            key.debug(&(dir, store.directory_names(dir)));
+        }
+    }
+    Some(key.finish())
+}
