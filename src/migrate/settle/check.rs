@@ -247,6 +247,19 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// What every check of unit `u` shares, as its stored verdicts' keys read it.
+    fn unit_checks(&self, u: UnitId) -> super::stored::UnitChecks<'_> {
+        super::stored::UnitChecks {
+            unit: &self.units[u],
+            target_args: &self.target_args[u],
+            result_args: &self.result_args[u],
+            repairs: apply(self.plan, &self.plan.required[u], &self.files[u]).map_err(|e| e.to_string()),
+            kernels: &self.kernels[u],
+            left_out: self.left_out[u].as_deref(),
+            shared_functions: &self.shared_functions[u],
+        }
+    }
+
     /// The kernels of unit `u` that set `id` can change.
     pub(super) fn kernels_of_set(&self, u: UnitId, id: SetId) -> BTreeSet<String> {
         kernels_changed(&self.units[u], self.plan, [id].iter())
@@ -276,8 +289,9 @@ impl<'a> Checker<'a> {
             return known;
         }
         let scope = self.proof_scope(u, sets);
-        let stored = self.stored.check_key(self, u, &replaced, &scope);
-        let found = stored.as_ref().and_then(|(key, store)| store.get(key)).and_then(|bytes| super::stored::decode(&bytes));
+        let stored = self.stored.check_key(self.options, u, || self.unit_checks(u), &replaced, &scope);
+        let found: Option<Result<Passed, Failure>> =
+            stored.as_ref().and_then(|(key, store)| store.get(key)).and_then(|bytes| super::stored::decode(&bytes));
         if let Some(found) = found {
             if let Ok(mut results) = self.memo.results.lock() {
                 results.insert(key, found.clone());
@@ -310,9 +324,9 @@ impl<'a> Checker<'a> {
     /// equivalent to the original as it was read (`None`), else why not
     /// (`prove_repairs`); `None` too when its original compiles as the target.
     pub(super) fn repairs_unproven(&self, context: &Context, u: UnitId, original: &mut Original) -> Option<String> {
-        let stored = self.stored.repairs_key(self, u);
+        let stored = self.stored.repairs_key(self.options, u, || self.unit_checks(u));
         let found = stored.as_ref().and_then(|(key, store)| store.get(key));
-        if let Some(found) = found.and_then(|bytes| super::stored::decode_repairs(&bytes)) {
+        if let Some(found) = found.and_then(|bytes| super::stored::decode(&bytes)) {
             return found;
         }
         let why = match original.get_or_insert_with(|| self.baseline(u)) {
@@ -320,7 +334,7 @@ impl<'a> Checker<'a> {
             _ => None,
         };
         if let Some((key, store)) = stored {
-            store.put(&key, &super::stored::encode_repairs(&why));
+            store.put(&key, &super::stored::encode(&why));
         }
         why
     }

@@ -17,9 +17,23 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::check::{Checker, Failure, Passed};
+use crate::front::unit::Unit;
+use crate::settings::options::MigrateOptions;
 use crate::support::ids::UnitId;
 use crate::support::store::{Key, KeyBuilder, Store};
+
+/// What every check of one unit shares besides its files (the checker's
+/// view of the unit), for its digest.
+pub(super) struct UnitChecks<'a> {
+    pub(super) unit: &'a Unit,
+    pub(super) target_args: &'a [String],
+    pub(super) result_args: &'a [String],
+    /// The required repairs' texts, or why they do not apply.
+    pub(super) repairs: Result<BTreeMap<PathBuf, Vec<u8>>, String>,
+    pub(super) kernels: &'a BTreeSet<String>,
+    pub(super) left_out: Option<&'a BTreeSet<String>>,
+    pub(super) shared_functions: &'a BTreeSet<String>,
+}
 
 /// The store's part of settling: per unit, the digest of what every check of it shares.
 #[derive(Default)]
@@ -33,15 +47,16 @@ impl Stored {
     }
 
     /// The key of unit `u`'s check with `replaced` under `scope`, when the run has a store.
-    pub(super) fn check_key<'c>(
+    pub(super) fn check_key<'o, 'c>(
         &self,
-        checker: &Checker<'c>,
+        options: &'o MigrateOptions,
         u: UnitId,
+        checks: impl FnOnce() -> UnitChecks<'c>,
         replaced: &BTreeMap<PathBuf, Vec<u8>>,
         scope: &crate::verify::ProofScope,
-    ) -> Option<(Key, &'c Store)> {
-        let store = checker.options.store.as_deref()?;
-        let mut key = self.unit_key(store, "check", checker, u);
+    ) -> Option<(Key, &'o Store)> {
+        let store = options.store.as_deref()?;
+        let mut key = self.unit_key(store, "check", options, u, checks);
         for (path, text) in replaced {
             key.debug(path).bytes(text);
         }
@@ -50,23 +65,34 @@ impl Stored {
     }
 
     /// The key of the proof of unit `u`'s required repairs.
-    pub(super) fn repairs_key<'c>(&self, checker: &Checker<'c>, u: UnitId) -> Option<(Key, &'c Store)> {
-        let store = checker.options.store.as_deref()?;
-        Some((self.unit_key(store, "repairs", checker, u).finish(), store))
+    pub(super) fn repairs_key<'o, 'c>(
+        &self,
+        options: &'o MigrateOptions,
+        u: UnitId,
+        checks: impl FnOnce() -> UnitChecks<'c>,
+    ) -> Option<(Key, &'o Store)> {
+        let store = options.store.as_deref()?;
+        Some((self.unit_key(store, "repairs", options, u, checks).finish(), store))
     }
 
-    fn unit_key(&self, store: &Store, kind: &str, checker: &Checker, u: UnitId) -> KeyBuilder {
-        let digest = self.units[u].get_or_init(|| unit_digest(checker, u));
+    fn unit_key<'c>(
+        &self,
+        store: &Store,
+        kind: &str,
+        options: &MigrateOptions,
+        u: UnitId,
+        checks: impl FnOnce() -> UnitChecks<'c>,
+    ) -> KeyBuilder {
+        let digest = self.units[u].get_or_init(|| unit_digest(&checks(), options));
         let mut key = store.key(kind);
         key.bytes(digest);
         key
     }
 }
 
-/// What every check of unit `u` shares, hashed.
-fn unit_digest(checker: &Checker, u: UnitId) -> [u8; 32] {
-    let unit = &checker.units[u];
-    let options = checker.options;
+/// What every check of a unit shares, hashed.
+fn unit_digest(checks: &UnitChecks, options: &MigrateOptions) -> [u8; 32] {
+    let unit = checks.unit;
     let mut key = KeyBuilder::new("unit", b"");
     key.debug(&(&unit.path, &unit.input, unit.label()));
     if let Some(file) = unit.virtual_file() {
@@ -89,29 +115,19 @@ fn unit_digest(checker: &Checker, u: UnitId) -> [u8; 32] {
         }
     }
     let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), crate::verify::EQUIVALENCE_TRIPLE);
-    key.debug(&(&checker.target_args[u], &checker.result_args[u], as_read));
-    let repairs = crate::migrate::plan::apply(checker.plan, &checker.plan.required[u], &checker.files[u]);
-    key.debug(&repairs.map_err(|e| e.to_string()));
-    key.debug(&(&checker.kernels[u], &checker.left_out[u], &checker.shared_functions[u]));
+    key.debug(&(checks.target_args, checks.result_args, as_read));
+    key.debug(&checks.repairs);
+    key.debug(&(checks.kernels, checks.left_out, checks.shared_functions));
     key.debug(&(options.target.name(), options.allow_unverified, options.proof_limit));
     key.finish().bytes()
 }
 
-/// A check's verdict as stored.
-pub(super) fn encode(verdict: &Result<Passed, Failure>) -> Vec<u8> {
+/// A verdict as stored.
+pub(super) fn encode(verdict: &impl serde::Serialize) -> Vec<u8> {
     serde_json::to_vec(verdict).unwrap_or_default()
 }
 
 /// A stored verdict; `None` when it does not read as one (another format).
-pub(super) fn decode(bytes: &[u8]) -> Option<Result<Passed, Failure>> {
+pub(super) fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     serde_json::from_slice(bytes).ok()
-}
-
-/// Whether a repairs proof was stored, and what it found (`Some(why)`: unproven).
-pub(super) fn decode_repairs(bytes: &[u8]) -> Option<Option<String>> {
-    serde_json::from_slice(bytes).ok()
-}
-
-pub(super) fn encode_repairs(why: &Option<String>) -> Vec<u8> {
-    serde_json::to_vec(why).unwrap_or_default()
 }
