@@ -30,7 +30,10 @@
 
 mod intern;
 #[cfg(test)]
+mod measure;
+#[cfg(test)]
 mod tests;
+mod tokens;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,16 +45,17 @@ use serde::{Deserialize, Serialize};
 use crate::facts::ir::IrFacts;
 use crate::facts::syntax::{
     ByteRange, ConditionMacro, Diagnostic, Function, FunctionRef, Identifiers, KernelSyntax, ProgramVar, References, SiteFacts,
-    SkippedRange, SourceToken, Space, UnqualifiedCastArg,
+    SkippedRange, Space, UnqualifiedCastArg,
 };
 use crate::front::unit::{Restored, Unit};
 use crate::input::source::{Embedded, Program};
 use crate::settings::options::{ClStd, CompileOptions, InputStd, Standard};
 
 pub use intern::Interner;
+use tokens::StoredTokens;
 
 /// The format's first line; the version changes whenever what is stored does.
-const HEADER: &str = "clasp-unit 1\n";
+const HEADER: &str = "clasp-unit 2\n";
 
 /// The unit's bytes; `None` when it cannot be written so (a path that is not UTF-8).
 pub fn encode(unit: &Unit) -> Option<Vec<u8>> {
@@ -178,7 +182,7 @@ struct StoredSyntax<'a> {
     files: Cow<'a, [PathBuf]>,
     functions: Cow<'a, [Arc<Function>]>,
     /// Per function of `functions`: its tokens.
-    tokens: Vec<Cow<'a, [SourceToken]>>,
+    tokens: Vec<StoredTokens<'a>>,
     program_vars: Cow<'a, [ProgramVar]>,
     skipped: Cow<'a, [Arc<SkippedRange>]>,
     diagnostics: Cow<'a, [Diagnostic]>,
@@ -202,7 +206,7 @@ impl<'a> StoredSyntax<'a> {
         StoredSyntax {
             files: Cow::Borrowed(&syntax.files),
             functions: Cow::Borrowed(&syntax.functions),
-            tokens: syntax.functions.iter().map(|f| Cow::Borrowed(&*f.tokens)).collect(),
+            tokens: syntax.functions.iter().map(|f| StoredTokens::of(&f.tokens)).collect(),
             program_vars: Cow::Borrowed(&syntax.program_vars),
             skipped: Cow::Borrowed(&syntax.skipped),
             diagnostics: Cow::Borrowed(&syntax.diagnostics),
@@ -226,7 +230,7 @@ impl<'a> StoredSyntax<'a> {
         let mut functions = self.functions.into_owned();
         for (function, tokens) in functions.iter_mut().zip(self.tokens) {
             // Just read, so held once: nothing is copied.
-            Arc::make_mut(function).tokens = tokens.into_owned().into();
+            Arc::make_mut(function).tokens = tokens.into_tokens()?.into();
         }
         let runs = self.reference_runs.into_iter().map(|run| run.into_owned().into()).collect();
         Some(KernelSyntax {

@@ -14,7 +14,7 @@ use crate::settings::options::{CompileOptions, Target};
 
 /// A header of helpers per address space, spelled by keywords, qualifier
 /// macros and a macro whose body holds the qualifier.
-const HELPERS: &str = "#ifndef HELPERS_H\n#define HELPERS_H\n\
+pub(super) const HELPERS: &str = "#ifndef HELPERS_H\n#define HELPERS_H\n\
     #define GMEM __global\n#define LMEM __local\n#define GPTR(T) __global T *\n\
     typedef __global float *gptr;\n\
     __constant float weights[4] = {1.0f, 2.0f, 3.0f, 4.0f};\n\
@@ -62,7 +62,7 @@ fn with_texts(unit: &Unit) -> String {
 }
 
 /// `decoded` is `loaded`: the whole unit, and explicitly what the JSON report leaves out.
-fn assert_same(decoded: &Unit, loaded: &Unit) {
+pub(super) fn assert_same(decoded: &Unit, loaded: &Unit) {
     let (d, l) = (&decoded.syntax, &loaded.syntax);
     let tokens = |u: &Unit| u.syntax.functions.iter().map(|f| f.tokens.to_vec()).collect::<Vec<_>>();
     assert_eq!(tokens(decoded), tokens(loaded));
@@ -184,7 +184,8 @@ fn what_does_not_read_back_whole_is_none() {
     let unit = bench().load(&path, &CompileOptions::default(), Target::Cl20).unwrap();
     let bytes = encode(&unit).unwrap();
     assert!(decode(&bytes, None, None).is_some());
-    for garbage in [&b""[..], b"\0\xff garbage", b"clasp-unit 1\n{}", b"clasp-unit 1\n[1,2", b"clasp-unit 1\nnull"] {
+    let wrong_bodies = ["{}", "[1,2", "null", "{\"path\":1}"].map(|body| format!("{HEADER}{body}").into_bytes());
+    for garbage in [&b""[..], b"\0\xff garbage"].into_iter().chain(wrong_bodies.iter().map(Vec::as_slice)) {
         assert!(decode(garbage, None, None).is_none(), "{}", String::from_utf8_lossy(garbage));
     }
     for cut in (0..bytes.len() - 1).step_by(7) {
