@@ -66,7 +66,8 @@ pub fn encode(unit: &Unit) -> Option<Vec<u8>> {
 
 /// The unit `encode` wrote, its job's embedded kernel or program (what
 /// `Workbench::load_embedded` and `load_program` are given) attached; `None`
-/// when the bytes do not read back whole, or name another kind of job.
+/// when the bytes do not read back whole, or are another job's (a kernel
+/// file's, an embedded kernel's or a program's, under another name).
 pub fn decode(bytes: &[u8], embedded: Option<Arc<Embedded>>, program: Option<Arc<Program>>) -> Option<Unit> {
     let body = bytes.strip_prefix(HEADER.as_bytes())?;
     let mut stored: StoredUnit = serde_json::from_slice(body).ok()?;
@@ -74,6 +75,11 @@ pub fn decode(bytes: &[u8], embedded: Option<Arc<Embedded>>, program: Option<Arc
     let (configuration, discovery_bound) = (stored.configuration.take(), stored.discovery_bound);
     let unbuildable = std::mem::take(&mut stored.unbuildable).into_owned();
     let mut restored = stored.into_facts()?;
+    // The job names the unit as the stored one was named: its virtual file's path.
+    let virtual_path = embedded.as_ref().map(|e| &e.virtual_path).or(program.as_ref().map(|p| &p.virtual_path));
+    if virtual_path.is_some_and(|path| *path != restored.path) {
+        return None;
+    }
     match (old, new) {
         (Some(old), Some(new)) => old.replace_with(&new, &mut restored),
         (None, None) => {}

@@ -47,24 +47,31 @@ fn load(jobs: &[Job]) -> (Vec<Unit>, Vec<Duration>) {
     (units, times)
 }
 
-/// The units read back from their encodings, interned as one batch.
+/// The units read back from their encodings, each interned with the batch
+/// as it is read (so that no two copies of a header are held at once): the
+/// time each took to decode, and to intern all.
 fn read_back(encoded: &[Vec<u8>]) -> (Vec<Unit>, Vec<Duration>, Duration) {
-    let mut times = Vec::new();
-    let mut units: Vec<Unit> = encoded
+    let (mut times, mut interning) = (Vec::new(), Duration::ZERO);
+    let mut interner = Interner::default();
+    let units = encoded
         .iter()
         .map(|bytes| {
             let start = Instant::now();
-            let unit = decode(bytes, None, None).expect("what encode wrote decodes");
+            let mut unit = decode(bytes, None, None).expect("what encode wrote decodes");
             times.push(start.elapsed());
+            let start = Instant::now();
+            interner.intern(&mut unit);
+            interning += start.elapsed();
             unit
         })
         .collect();
-    let start = Instant::now();
-    let mut interner = Interner::default();
-    for unit in units.iter_mut() {
-        interner.intern(unit);
-    }
-    (units, times, start.elapsed())
+    (units, times, interning)
+}
+
+/// The process's resident memory now (kB), as Linux counts it.
+fn resident_kb() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap_or("?").trim().to_string()
 }
 
 /// How many distinct allocations hold the batch's functions, IR functions and flows.
@@ -118,6 +125,7 @@ fn measure(how: &str) {
         "load" => {
             let (units, times) = load(&jobs);
             eprintln!("loaded {} units: {}; allocations {:?}", units.len(), summary(&times), allocations(&units));
+            eprintln!("resident with the units held: {}", resident_kb());
         }
         "store" => {
             let (units, load_times) = load(&jobs);
@@ -142,8 +150,9 @@ fn measure(how: &str) {
             files.sort();
             let encoded: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
             let (units, times, interning) = read_back(&encoded);
+            drop(encoded);
             eprintln!("decoded {} units: {}; interned in {interning:?}", units.len(), summary(&times));
-            eprintln!("allocations {:?}", allocations(&units));
+            eprintln!("allocations {:?}; resident with the units held: {}", allocations(&units), resident_kb());
         }
         other => panic!("CLASP_MEASURE_STORED: `{other}` is none of load, store, read"),
     }

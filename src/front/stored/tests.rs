@@ -130,7 +130,7 @@ fn an_embedded_kernel_reads_back_with_its_jobs_scratch_files() {
     let host = write(dir.path(), "host.c", &host_text);
     let start = host_text.find("#include").unwrap() as u32;
     let text = kernel.replace('\n', " ");
-    let embedded = |scratch: &Path| {
+    let embedded = |scratch: &Path, line: u32| {
         let part = Part {
             file: host.clone(),
             text: host_text.as_bytes().into(),
@@ -138,10 +138,10 @@ fn an_embedded_kernel_reads_back_with_its_jobs_scratch_files() {
             form: Form::Verbatim,
         };
         let map = SourceMap::concatenated([part]);
-        Arc::new(Embedded::prepare(scratch, &host, (1, 20, false), vec![(0, 0)], (text.clone(), map)).unwrap())
+        Arc::new(Embedded::prepare(scratch, &host, (line, 20, false), vec![(0, 0)], (text.clone(), map)).unwrap())
     };
     let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let (old, new) = (embedded(first.path()), embedded(second.path()));
+    let (old, new) = (embedded(first.path(), 1), embedded(second.path(), 1));
     let bench = bench();
     let stored = bench.load_embedded(&old, &CompileOptions::default(), Target::Cl20).unwrap();
     let loaded = bench.load_embedded(&new, &CompileOptions::default(), Target::Cl20).unwrap();
@@ -150,8 +150,9 @@ fn an_embedded_kernel_reads_back_with_its_jobs_scratch_files() {
     assert_same(&decoded, &loaded);
     assert!(!format!("{decoded:?}").contains(&*first.path().to_string_lossy()), "no path of the old scratch folder is left");
     assert_eq!(decoded.text(decoded.syntax.files.iter().position(|f| *f == new.virtual_path).unwrap()), text.as_bytes());
-    // A unit of an embedded kernel is not a kernel file's, nor a program's.
+    // A unit of an embedded kernel is not a kernel file's, nor another embedded kernel's.
     assert!(decode(&bytes, None, None).is_none());
+    assert!(decode(&bytes, Some(embedded(second.path(), 2)), None).is_none());
 }
 
 /// A `[[program]]` of two sources, prepared in two scratch folders.

@@ -101,7 +101,9 @@ fn unit_digest(checker: &Checker, u: UnitId) -> [u8; 32] {
 /// A directory's entry names, sorted, but the store's own and clasp's temporary
 /// files (`None`: it cannot be listed).
 fn directory_names(dir: &Path, store: &std::ffi::OsStr) -> Option<Vec<std::ffi::OsString>> {
-    let own = |name: &std::ffi::OsString| name == store || name.to_string_lossy().starts_with(crate::isolation::TEMPORARY_PREFIX);
+    let own = |name: &std::ffi::OsString| {
+        name == store || name.to_string_lossy().starts_with(crate::isolation::TEMPORARY_PREFIX)
+    };
     let mut names: Vec<std::ffi::OsString> =
         std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.file_name())).filter(|n| !own(n)).collect();
     names.sort();

@@ -20,8 +20,7 @@ fn entries_answer_their_own_key_and_build() {
     store.put(&key(&store, "a"), b"payload a");
     assert_eq!(store.get(&key(&store, "a")).as_deref(), Some(&b"payload a"[..]));
     assert_eq!(store.get(&key(&store, "b")), None);
-    let other_build =
-        Store::open(StoreConfig { dir: dir.path().to_path_buf(), remote: None, max_bytes: 1 << 20 }, b"other".to_vec());
+    let other_build = Store::open(StoreConfig { dir: dir.path().to_path_buf(), remote: None, max_bytes: 1 << 20 }, b"other".to_vec());
     let other_build = other_build.unwrap();
     assert_eq!(other_build.get(&key(&other_build, "a")), None);
 }
