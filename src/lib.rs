@@ -46,7 +46,8 @@
 //!            conditions for discovered configurations; source maps and wrapped sources
 //! front/     parse/ (libclang's safe RAII wrappers in parse/libclang/, the walk, macros and their
 //!            expansions, skipped branches, shared parses and walks), lower/ (clang in process, the
-//!            safe IR view lower/llvm/, facts, targets), precompiled preambles, unit.rs (one unit)
+//!            safe IR view lower/llvm/, facts, targets), precompiled preambles, unit.rs (one unit),
+//!            stored.rs (a loaded unit as bytes and back, equal facts of read units shared again)
 //! verify/    recompile through a VFS overlay; kernel equivalence (pipeline, canonical form,
 //!            comparison), functions kept out or proven on their own, cost
 //! infer/     decisions and pins with evidence; describe.rs: source words

@@ -8,12 +8,12 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::facts::syntax::Space;
 
 /// A pointer declaration as the IR sees it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Node {
     /// Parameter `index` (0-based) of function `func` (IR symbol name).
@@ -33,7 +33,7 @@ impl Node {
 }
 
 /// Where a pointer value comes from, one step back.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Source {
     Decl {
@@ -58,7 +58,7 @@ pub enum Source {
 }
 
 /// Where a pointer value goes.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Sink {
     Decl {
@@ -83,7 +83,7 @@ pub enum Sink {
 }
 
 /// A file position from debug info.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SrcLoc {
     pub file: String,
     pub line: u32,
@@ -91,7 +91,7 @@ pub struct SrcLoc {
 }
 
 /// One edge: a pointer of address space `space` flows from `from` to `to`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Flow {
     pub from: Source,
     pub to: Sink,
@@ -102,7 +102,7 @@ pub struct Flow {
 }
 
 /// A function of the module.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct IrFunction {
     pub name: String,
     pub is_kernel: bool,
@@ -117,7 +117,7 @@ pub struct IrFunction {
 }
 
 /// A program-scope (or kernel-scope `__local`) variable.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IrGlobal {
     pub name: String,
     pub space: Space,
@@ -129,7 +129,7 @@ pub struct IrGlobal {
 /// Everything `lower` learns about one translation unit. A function's facts
 /// and flows are shared values: units compiled against one preamble share
 /// those of its headers' functions (`lower::facts`).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct IrFacts {
     pub functions: Vec<Arc<IrFunction>>,
     pub globals: Vec<IrGlobal>,
@@ -140,7 +140,7 @@ pub struct IrFacts {
     /// whatever the input standard's build declares. Empty when the unit is
     /// read as the target already, stores no declaration's pointer, or does
     /// not compile unchanged as the target (`unit`).
-    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
     pub generic_stores_in_target: std::collections::BTreeSet<SrcLoc>,
 }
 

@@ -5,7 +5,7 @@
 //! for each level it points through, the address space clang gave it and
 //! where (and whether) that qualifier is spelled.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -13,7 +13,7 @@ use std::path::PathBuf;
 pub type FileIndex = usize;
 
 /// A position in a file: 1-based line and column, 0-based byte offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Pos {
     pub file: FileIndex,
     pub line: u32,
@@ -22,7 +22,7 @@ pub struct Pos {
 }
 
 /// A byte range `[start, end)` in one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ByteRange {
     pub file: FileIndex,
     pub start: u32,
@@ -30,7 +30,7 @@ pub struct ByteRange {
 }
 
 /// An OpenCL address space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Space {
     Private,
@@ -68,7 +68,7 @@ impl Space {
 }
 
 /// How one pointer level's address space is spelled in the source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Spelling {
     /// No qualifier: private in 1.x, generic in 2.0 (or an empty macro).
@@ -105,7 +105,7 @@ impl Spelling {
 }
 
 /// Where inside a macro a qualifier token is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SiteKind {
     /// In the macro's definition: every expansion of the macro has it.
@@ -115,7 +115,7 @@ pub enum SiteKind {
 }
 
 /// A qualifier token inside a macro: the macro, where the token is written, and how.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct MacroSite {
     pub macro_name: String,
     pub kind: SiteKind,
@@ -123,7 +123,7 @@ pub struct MacroSite {
 }
 
 /// What a unit's expansions say about one macro site.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SiteFacts {
     pub site: MacroSite,
     /// An expansion (or `#if`-skipped use) where the token is not the first-level
@@ -132,14 +132,14 @@ pub struct SiteFacts {
 }
 
 /// One level of a pointer declaration: the space of what it points to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Level {
     pub space: Space,
     pub spelling: Spelling,
 }
 
 /// What kind of pointer declaration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "index", rename_all = "snake_case")]
 pub enum DeclKind {
     /// The n-th parameter (0-based).
@@ -149,7 +149,7 @@ pub enum DeclKind {
 }
 
 /// An array parameter (`const uchar d[64]`): a pointer to private memory even in 2.0.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ArrayDeclarator {
     /// How the array is spelled, for messages: `[64]`, or the typedef's name.
     pub spelled: String,
@@ -157,7 +157,7 @@ pub struct ArrayDeclarator {
 }
 
 /// Where an array parameter's array-ness is written, so it can become a pointer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "form", rename_all = "snake_case")]
 pub enum ArrayForm {
     /// `T name[N]`: the brackets after the name.
@@ -174,7 +174,7 @@ pub enum ArrayForm {
 }
 
 /// A declaration of pointer type inside a function: param, local or return.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PointerDecl {
     pub kind: DeclKind,
     /// The declared name (`return` for returns).
@@ -197,7 +197,7 @@ pub struct PointerDecl {
 /// An explicit cast to a pointer into a named space (`(__global uint *)(p + 4)`)
 /// whose operand is a declaration's value or derived from it: pointer
 /// arithmetic, an element's address, a step, other casts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct NamedCast {
     /// The space the cast's type points into.
     pub space: Space,
@@ -210,7 +210,7 @@ pub struct NamedCast {
 }
 
 /// A function: kernel or helper, definition or prototype.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Function {
     pub name: String,
     /// The symbol name in the IR (mangled when `overloadable`).
@@ -235,7 +235,7 @@ pub struct Function {
 }
 
 /// A token as written: its text and byte range in its function's file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SourceToken {
     pub text: String,
     pub start: u32,
@@ -243,7 +243,7 @@ pub struct SourceToken {
 }
 
 /// A use of a function's name in code: a call, or (never in valid OpenCL C) its address.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FunctionRef {
     /// The named function's name and IR name.
     pub callee: String,
@@ -289,6 +289,16 @@ impl Identifiers {
     pub fn share(&mut self, shared: std::sync::Arc<BTreeSet<String>>) {
         self.own.retain(|word| !shared.contains(word));
         self.shared = shared;
+    }
+
+    /// The unit's own words and the shared ones, as they are held (to store them so).
+    pub fn parts(&self) -> (&BTreeSet<String>, &std::sync::Arc<BTreeSet<String>>) {
+        (&self.own, &self.shared)
+    }
+
+    /// The words held as `parts` gave them.
+    pub fn from_parts(own: BTreeSet<String>, shared: std::sync::Arc<BTreeSet<String>>) -> Identifiers {
+        Identifiers { own, shared }
     }
 }
 
@@ -346,6 +356,21 @@ impl References {
             self.sealed.push(run.clone());
         }
     }
+
+    /// The sealed runs and the open references, as they are held (to store them so).
+    pub fn runs(&self) -> (&[std::sync::Arc<[FunctionRef]>], &[FunctionRef]) {
+        (&self.sealed, &self.open)
+    }
+
+    /// The sealed runs, to share each with an equal run of another unit.
+    pub fn sealed_mut(&mut self) -> &mut [std::sync::Arc<[FunctionRef]>] {
+        &mut self.sealed
+    }
+
+    /// The references held as `runs` gave them (empty runs are never held).
+    pub fn from_runs(sealed: Vec<std::sync::Arc<[FunctionRef]>>, open: Vec<FunctionRef>) -> References {
+        References { sealed: sealed.into_iter().filter(|run| !run.is_empty()).collect(), open }
+    }
 }
 
 impl Serialize for References {
@@ -355,7 +380,7 @@ impl Serialize for References {
 }
 
 /// A program-scope variable, or a `static` one in a function (same rules in 2.0).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProgramVar {
     pub name: String,
     /// Its name in the IR: `name`, or `function.name` for a `static` in a function.
@@ -372,7 +397,7 @@ pub struct ProgramVar {
 }
 
 /// A range the preprocessor skipped, with the identifiers written in it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SkippedRange {
     pub range: ByteRange,
     pub first_line: u32,
@@ -389,7 +414,7 @@ pub struct SkippedRange {
 
 /// One branch of skipped text: the condition under which the build would
 /// take it, and the macros it `#define`s (outside blocks nested in it).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SkippedBranch {
     /// As a condition reads it: its own test and the negation of each test
     /// before it in its chain (`#else` after `#ifdef X`: `! ( defined X )`).
@@ -400,13 +425,13 @@ pub struct SkippedBranch {
 }
 
 /// A macro as an `#if` condition reads it: parameters (function-like) and body tokens.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConditionMacro {
     pub params: Option<Vec<String>>,
     pub body: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Warning,
@@ -414,7 +439,7 @@ pub enum Severity {
 }
 
 /// A compiler diagnostic with its position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     pub message: String,
@@ -435,7 +460,7 @@ impl std::fmt::Display for Diagnostic {
 
 /// A call argument written as a cast to an unqualified pointer type
 /// (`f((uchar *)buf)`): private in 1.x, generic under 2.0.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnqualifiedCastArg {
     /// The called function's name.
     pub callee: String,

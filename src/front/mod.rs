@@ -3,7 +3,8 @@
 //! Takes a job's files and options (`input`, `settings`); gives a `Unit`
 //! (`unit`) holding its syntax from libclang (`parse`) and its IR facts
 //! from clang 19's LLVM IR (`lower`). `lower::targets` fills LLVM's target
-//! registry once; `precompiled` keeps the shared precompiled preambles both use.
+//! registry once; `precompiled` keeps the shared precompiled preambles both use;
+//! `stored` writes a loaded unit as bytes and reads it back.
 //! Inside, `unit` uses `parse` and `lower`, `parse` uses `lower`'s
 //! preamble identity, and `lower` uses neither.
 
@@ -11,3 +12,7 @@ pub mod lower;
 pub mod parse;
 pub(crate) mod precompiled;
 pub(crate) mod unit;
+// A unit as bytes and back, for the batch's unit cache: until that reads
+// units back, only its tests call it.
+#[cfg_attr(not(test), allow(dead_code, unused_imports))]
+pub(crate) mod stored;

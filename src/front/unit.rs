@@ -269,20 +269,68 @@ fn kernels_as_compiled(syntax: &mut KernelSyntax, ir: &crate::facts::ir::IrFacts
     }
 }
 
-/// The unit's files, the main one's text (or a virtual file's) already read.
-fn source_files(syntax: &KernelSyntax, virtual_file: Option<&Virtual>, text: &[u8]) -> Vec<SourceFile> {
-    (syntax.files.iter().enumerate())
-        .map(|(id, file)| {
-            let preset = match virtual_file {
-                Some(v) if file == v.path => Some(v.text.to_vec()),
-                _ => (id == 0).then(|| text.to_vec()),
+/// The unit's files, each with its canonical path: a virtual file's text
+/// (`virtual_text`: its path and text) and the main one's, if given, already
+/// read; any other read when first needed.
+fn source_files(
+    syntax: &KernelSyntax,
+    canonical: impl IntoIterator<Item = PathBuf>,
+    virtual_text: Option<(&Path, &[u8])>,
+    main_text: Option<&[u8]>,
+) -> Vec<SourceFile> {
+    (syntax.files.iter().enumerate().zip(canonical))
+        .map(|((id, file), canonical)| {
+            let preset = match virtual_text {
+                Some((path, text)) if file == path => Some(text.to_vec()),
+                _ => main_text.filter(|_| id == 0).map(<[u8]>::to_vec),
             };
-            SourceFile {
-                canonical: crate::support::overlay::canonical(file),
-                text: Arc::new(preset.map(OnceLock::from).unwrap_or_default()),
-            }
+            SourceFile { canonical, text: Arc::new(preset.map(OnceLock::from).unwrap_or_default()) }
         })
         .collect()
+}
+
+/// A unit's facts and what it was loaded as (`Unit::restored`).
+pub(super) struct Restored {
+    pub path: PathBuf,
+    pub input: PathBuf,
+    pub syntax: KernelSyntax,
+    pub ir: IrFacts,
+    pub standard: Standard,
+    pub compile: CompileOptions,
+    /// One per `syntax.files` entry.
+    pub canonical: Vec<PathBuf>,
+}
+
+impl Unit {
+    /// A unit of facts read back (`stored`), as `load` left it but for its
+    /// job's parts (embedded kernel, program, configuration) and the main
+    /// file's text, read when first needed like a header's; a virtual
+    /// file's text is the job's. `None` when the files do not match.
+    pub(super) fn restored(facts: Restored, embedded: Option<Arc<Embedded>>, program: Option<Arc<Program>>) -> Option<Unit> {
+        let Restored { path, input, syntax, ir, standard, compile, canonical } = facts;
+        if canonical.len() != syntax.files.len() {
+            return None;
+        }
+        let mut unit = Unit {
+            path,
+            input,
+            embedded,
+            program,
+            syntax,
+            ir,
+            standard,
+            compile,
+            configuration: None,
+            discovery_bound: None,
+            unbuildable: Vec::new(),
+            sources: Vec::new(),
+            file_ids: Vec::new(),
+        };
+        let virtual_text = unit.virtual_file().map(|v| (v.path, v.text));
+        let sources = source_files(&unit.syntax, canonical, virtual_text, None);
+        unit.sources = sources;
+        Some(unit)
+    }
 }
 
 /// Whether a file is wholly a string literal wrapping kernel code (`source::wrapped`).
@@ -429,7 +477,8 @@ impl Workbench {
         }
         let mut syntax = syntax;
         kernels_as_compiled(&mut syntax, &ir);
-        let sources = source_files(&syntax, virtual_file, &text);
+        let canonical = syntax.files.iter().map(|file| crate::support::overlay::canonical(file));
+        let sources = source_files(&syntax, canonical, virtual_file.map(|v| (v.path, v.text)), Some(&text));
         Ok(Unit {
             path: path.to_path_buf(),
             input: input.to_path_buf(),
