@@ -12,7 +12,4 @@ pub mod lower;
 pub mod parse;
 pub(crate) mod precompiled;
 pub(crate) mod unit;
-// A unit as bytes and back, for the batch's unit cache: until that reads
-// units back, only its tests call it.
-#[cfg_attr(not(test), allow(dead_code, unused_imports))]
 pub(crate) mod stored;

@@ -19,6 +19,7 @@ mod host;
 mod plan;
 mod programs;
 pub mod report;
+mod reused;
 mod settle;
 mod written;
 
@@ -63,13 +64,17 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
-    let (mut units, unit_jobs, failed) = crate::support::timings::time("load", || load_units(&pool, &jobs, options, &mut result));
+    // Units read back from the store share what loaded units share (`front::stored::Interner`).
+    let interner = std::sync::Mutex::new(crate::front::stored::Interner::default());
+    let loading = Loading { pool: &pool, options, interner: &interner };
+    let (mut units, unit_jobs, failed) = crate::support::timings::time("load", || load_units(&loading, &jobs, &mut result));
     let unit_jobs: Vec<&Job> = unit_jobs.iter().map(|i| &jobs[*i]).collect();
     let mut files = intern_files(&mut units);
     skipped_only_where_no_unit_compiles(&mut units);
     // Code still skipped is what no given configuration builds: discovery's input.
     let given = units.len();
-    discover_configurations(&pool, &mut units, &unit_jobs, options, &mut result);
+    discover_configurations(&loading, &mut units, &unit_jobs, &mut result);
+    drop(interner);
     if units.len() > given {
         files = intern_files(&mut units);
         skipped_only_where_no_unit_compiles(&mut units);
@@ -215,14 +220,9 @@ fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeRepor
 /// error and the batch goes on. Also returns the files whose own unit failed
 /// in some configuration (canonical path -> the failed unit): nothing in
 /// them changes, even where another configuration of the file loaded.
-fn load_units(
-    pool: &rayon::ThreadPool,
-    jobs: &[Job],
-    options: &MigrateOptions,
-    result: &mut Migration,
-) -> (Vec<Unit>, Vec<usize>, BTreeMap<PathBuf, String>) {
-    options.progress.stage("loading", jobs.len());
-    let loaded = load_each(pool, jobs, options);
+fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<Unit>, Vec<usize>, BTreeMap<PathBuf, String>) {
+    loading.options.progress.stage("loading", jobs.len());
+    let loaded = load_each(loading, jobs);
     let mut units = Vec::new();
     let mut unit_jobs = Vec::new();
     let mut failed = BTreeMap::new();
@@ -241,21 +241,34 @@ fn load_units(
     (units, unit_jobs, failed)
 }
 
+/// What loading the batch's units needs.
+struct Loading<'a> {
+    pool: &'a rayon::ThreadPool,
+    options: &'a MigrateOptions,
+    interner: &'a std::sync::Mutex<crate::front::stored::Interner>,
+}
+
 /// Each job's unit (in the job's configuration), or why it has none: loaded in parallel.
-fn load_each(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions) -> Vec<Result<Unit, Failed>> {
+fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
     use rayon::prelude::*;
-    pool.install(|| {
+    let options = loading.options;
+    loading.pool.install(|| {
         jobs.par_iter()
             .map_init(Workbench::new, |bench, job| {
                 let label = job.label();
                 let unit = match (bench, crate::isolation::exclusion_error(&label, &job.path)) {
                     (_, Some(message)) => Err(Failed::Isolated(message)),
-                    (Ok(bench), None) => crate::isolation::for_unit(&label, || load_job(bench, job, options)),
+                    (Ok(bench), None) => crate::isolation::for_unit(&label, || load_or_reuse(bench, job, options)),
                     (Err(message), None) => Err(Failed::Load(format!("clasp: error: {message}"))),
                 };
                 options.progress.done(&job.path, "");
                 unit.map(|mut unit| {
                     unit.configuration = job.configuration.clone();
+                    if options.store.is_some() {
+                        if let Ok(mut interner) = loading.interner.lock() {
+                            interner.intern(&mut unit);
+                        }
+                    }
                     unit
                 })
             })
@@ -263,16 +276,22 @@ fn load_each(pool: &rayon::ThreadPool, jobs: &[Job], options: &MigrateOptions) -
     })
 }
 
+/// The job's unit as a run before left it in the store when its files are
+/// unchanged (`reused`), else loaded, and left there for the next run.
+fn load_or_reuse(bench: &Workbench, job: &Job, options: &MigrateOptions) -> Result<Unit, Failed> {
+    if let Some(unit) = crate::support::timings::time("load: read back", || reused::find(job, options)) {
+        return Ok(unit);
+    }
+    let unit = load_job(bench, job, options)?;
+    crate::support::timings::time("load: kept", || reused::keep(job, options, &unit));
+    Ok(unit)
+}
+
 /// Configuration discovery (`discovered`): the units of the configurations
 /// derived for code `#if` skips that load and compile that code join the
 /// batch; each one tried is reported, dropped or not.
-fn discover_configurations(
-    pool: &rayon::ThreadPool,
-    units: &mut Vec<Unit>,
-    jobs: &[&Job],
-    options: &MigrateOptions,
-    result: &mut Migration,
-) {
+fn discover_configurations(loading: &Loading, units: &mut Vec<Unit>, jobs: &[&Job], result: &mut Migration) {
+    let options = loading.options;
     let (candidates, bounded) = discovered::candidates(units, jobs, options.discover_configurations);
     for (u, bound) in bounded {
         units[u].discovery_bound = Some(bound);
@@ -282,7 +301,7 @@ fn discover_configurations(
     }
     let extra: Vec<Job> = candidates.iter().map(|c| c.job.clone()).collect();
     options.progress.stage("loading discovered configurations", extra.len());
-    let loaded = crate::support::timings::time("load: discovered", || load_each(pool, &extra, options));
+    let loaded = crate::support::timings::time("load: discovered", || load_each(loading, &extra));
     for (candidate, load) in candidates.iter().zip(loaded) {
         let load = load.map_err(|failure| match failure {
             Failed::Load(message) | Failed::Isolated(message) => message,

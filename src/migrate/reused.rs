@@ -40,7 +40,8 @@ pub(super) fn keep(job: &Job, options: &MigrateOptions, unit: &Unit) {
     let files: Files = unit.syntax.files.clone();
     let Some(unit_key) = unit_key(store, &job_key, &files, job) else { return };
     let Ok(listed) = serde_json::to_vec(&files) else { return };
-    store.put(&unit_key, &crate::front::stored::encode(unit));
+    let Some(encoded) = crate::front::stored::encode(unit) else { return };
+    store.put(&unit_key, &encoded);
     store.put(&job_key, &listed);
 }
 
