@@ -11,5 +11,5 @@
 pub mod lower;
 pub mod parse;
 pub(crate) mod precompiled;
-pub(crate) mod unit;
 pub(crate) mod stored;
+pub(crate) mod unit;
