@@ -69,7 +69,7 @@ pub enum Command {
 }
 
 /// Where verdicts are kept across runs (`clasp migrate`, `clasp cache`).
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct StoreArgs {
     /// The cache directory (default: .clasp_cache under the edit root); runners may share one.
     #[arg(long, value_name = "DIR", long_help = help::CACHE_DIR)]
@@ -99,6 +99,9 @@ pub enum CacheAction {
         path: Option<PathBuf>,
         #[arg(long, value_name = "DIR", long_help = help::CACHE_DIR)]
         cache_dir: Option<PathBuf>,
+        /// The edit root the cache is under (as migrate's --root).
+        #[arg(long, value_name = "DIR", conflicts_with = "cache_dir")]
+        root: Option<PathBuf>,
     },
 }
 
@@ -229,7 +232,7 @@ pub struct DevicesArgs {
 }
 
 /// Where the units and their options come from, for `migrate` and `analyze`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct ProjectArgs {
     /// The project's settings and configurations (default: the nearest clasp.toml
     /// in the first path's directory or above).
@@ -253,7 +256,7 @@ pub struct ProjectArgs {
     pub stdin_filename: Option<PathBuf>,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 #[command(group = clap::ArgGroup::new("writing").args(["write", "interactive"]).multiple(true))]
 pub struct MigrateArgs {
     #[command(flatten)]
@@ -311,7 +314,7 @@ pub struct MigrateArgs {
     #[arg(long, value_enum, long_help = help::FORMAT)]
     pub format: Option<Format>,
     /// Do not read or store the result cache (`.clasp_cache/` under the edit root).
-    #[arg(long, long_help = help::NO_CACHE)]
+    #[arg(long, long_help = help::NO_CACHE, conflicts_with_all = ["cache_dir", "remote_cache", "shard"])]
     pub no_cache: bool,
     /// Testing only: fail unless the result comes from the cache.
     #[arg(long, hide = true)]
@@ -320,7 +323,8 @@ pub struct MigrateArgs {
     pub store: StoreArgs,
     /// Verify only the K-th of N parts of the batch and keep the verdicts in
     /// the cache, printing no diff; a later run without --shard prints from them.
-    #[arg(long, value_name = "K/N", value_parser = crate::settings::options::Shard::parse, long_help = help::SHARD)]
+    #[arg(long, value_name = "K/N", value_parser = crate::settings::options::Shard::parse, long_help = help::SHARD,
+          conflicts_with_all = ["write", "interactive", "out_dir", "no_verify"])]
     pub shard: Option<crate::settings::options::Shard>,
     /// The wall time per stage: on stderr, and in the JSON report (left out
     /// otherwise, so that two runs print the same JSON). As CLASP_TIMINGS=1.

@@ -44,6 +44,7 @@ mod run_check;
 mod sarif;
 mod server;
 mod server_files;
+mod shadows;
 mod shell;
 mod stdin;
 mod support;

@@ -10,7 +10,18 @@ use std::process::{Child, Command};
 use crate::support::clasp_in;
 use crate::verdicts::{demo, run, uncached};
 
-/// An nginx serving a folder over HTTP, with WebDAV PUT (or answering 500 to everything).
+/// How a test's server answers.
+#[derive(Clone, Copy, PartialEq)]
+enum Serves {
+    /// GET, and PUT through WebDAV.
+    ReadWrite,
+    /// GET; a PUT is refused (403), as a cache a runner may only read.
+    ReadOnly,
+    /// 500 to everything.
+    Errors,
+}
+
+/// An nginx serving a folder over HTTP.
 struct CacheServer {
     child: Child,
     folder: tempfile::TempDir,
@@ -18,15 +29,20 @@ struct CacheServer {
 }
 
 impl CacheServer {
-    fn start(broken: bool) -> CacheServer {
+    fn start(serves: Serves) -> CacheServer {
         let folder = tempfile::tempdir().unwrap();
-        let port = free_port();
         let root = folder.path().join("data");
         std::fs::create_dir_all(&root).unwrap();
-        let handler = if broken {
-            "return 500;".to_string()
-        } else {
-            "dav_methods PUT; create_full_put_path on; client_max_body_size 64m;".to_string()
+        CacheServer::serving(serves, folder, &root)
+    }
+
+    /// A server of `data`, another server's folder.
+    fn serving(serves: Serves, folder: tempfile::TempDir, root: &Path) -> CacheServer {
+        let port = free_port();
+        let handler = match serves {
+            Serves::Errors => "return 500;",
+            Serves::ReadWrite => "dav_methods PUT; create_full_put_path on; client_max_body_size 64m;",
+            Serves::ReadOnly => "limit_except GET { deny all; }",
         };
         let temp = |name: &str| folder.path().join(name).display().to_string();
         let config = format!(
@@ -104,7 +120,7 @@ fn dir_arg(path: &Path) -> &str {
 
 #[test]
 fn shards_on_separate_runners_share_verdicts_through_the_server() {
-    let server = CacheServer::start(false);
+    let server = CacheServer::start(Serves::ReadWrite);
     let dir = demo();
     let runners = tempfile::tempdir().unwrap();
     let mut sharded = 0;
@@ -137,7 +153,7 @@ fn shards_on_separate_runners_share_verdicts_through_the_server() {
 fn a_server_that_is_down_or_failing_is_a_warning_and_local_work() {
     let dir = demo();
     let expected = uncached(dir.path(), &["--check", "."]);
-    let broken = CacheServer::start(true);
+    let broken = CacheServer::start(Serves::Errors);
     let down = format!("http://127.0.0.1:{}", free_port());
     for url in [down.as_str(), broken.url.as_str()] {
         let cache = tempfile::tempdir().unwrap();
@@ -153,4 +169,27 @@ fn a_server_that_is_down_or_failing_is_a_warning_and_local_work() {
         assert_eq!(((code, stdout), compiles), (expected.clone(), 0));
     }
     assert!(broken.requests("GET") >= 1, "the broken server was asked");
+}
+
+#[test]
+fn a_server_that_refuses_puts_is_still_read() {
+    let dir = demo();
+    let writable = CacheServer::start(Serves::ReadWrite);
+    let runners = tempfile::tempdir().unwrap();
+    let first = runners.path().join("first");
+    run(dir.path(), &["--check", "--cache-dir", dir_arg(&first), "--remote-cache", &writable.url, "."]);
+    let data = writable.folder.path().join("data");
+    let read_only = CacheServer::serving(Serves::ReadOnly, tempfile::tempdir().unwrap(), &data);
+    let blur = dir.path().join("blur.cl");
+    std::fs::write(&blur, std::fs::read_to_string(&blur).unwrap().replacen("{", "{ /* edited */", 1)).unwrap();
+    let second = runners.path().join("second");
+    let args = ["migrate", "--check", "--timings", "--cache-dir", dir_arg(&second), "--remote-cache", &read_only.url, "."];
+    let (code, stdout, stderr) = clasp_in(dir.path(), &args);
+    assert_eq!((code, String::from_utf8(stdout).unwrap()), uncached(dir.path(), &["--check", "."]));
+    let said: Vec<&str> = stderr.lines().filter(|l| l.contains("remote cache")).collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(said[0].contains("refused PUT") && said[0].contains("reading it still"), "{stderr}");
+    let (_, all) = run(dir.path(), &["--check", "--no-cache", "."]);
+    let compiles = crate::verdicts::compiles(&stderr);
+    assert!(compiles > 0 && compiles < all, "only the edited unit was verified: {compiles} of {all}");
 }

@@ -131,33 +131,112 @@ fn four_shards_then_a_final_run_print_what_one_run_prints() {
 }
 
 #[test]
-fn shard_arguments_are_checked() {
+fn shard_and_cache_arguments_are_checked() {
     let dir = demo();
     for bad in ["0/4", "5/4", "2", "a/b", "1/0"] {
         let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--shard", bad, "."]);
         assert_eq!(code, 2, "{bad}");
         assert!(stderr.contains("K/N"), "{stderr}");
     }
-    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--shard", "1/2", "--no-cache", "."]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("--no-cache"), "{stderr}");
+    // What a shard cannot do, and cache options with no cache, are refused, not ignored.
+    let refused = [
+        ("--shard", "--no-cache"),
+        ("--shard", "--write"),
+        ("--shard", "--no-verify"),
+        ("--remote-cache", "--no-cache"),
+        ("--cache-dir", "--no-cache"),
+    ];
+    for (option, other) in refused {
+        let value = match option {
+            "--shard" => "1/2",
+            "--remote-cache" => "http://127.0.0.1:9",
+            _ => "c",
+        };
+        let (code, _, stderr) = clasp_in(dir.path(), &["migrate", option, value, other, "."]);
+        assert_eq!(code, 2, "{option} {other}: {stderr}");
+        assert!(stderr.contains(other) && stderr.contains(option), "{stderr}");
+    }
+    for url in ["http://host/p?x=1", "host:8080", "ftp://host"] {
+        let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--remote-cache", url, "."]);
+        assert_eq!(code, 2, "{url}");
+        assert!(stderr.contains("--remote-cache"), "{stderr}");
+    }
 }
 
 #[test]
-fn cache_clean_removes_the_directory_and_says_what_it_held() {
+fn an_unusable_cache_directory_is_a_warning_and_the_run_goes_on() {
+    let dir = demo();
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, "a file\n").unwrap();
+    let (code, stdout, stderr) = clasp_in(dir.path(), &["migrate", "--check", "--cache-dir", "not-a-dir", "."]);
+    assert_eq!((code, String::from_utf8(stdout).unwrap()), uncached(dir.path(), &["--check", "."]));
+    assert!(stderr.contains("warning: cannot use the cache directory") && stderr.contains("not caching"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file\n");
+}
+
+#[test]
+fn cache_clean_removes_the_store_and_says_what_it_held() {
     let dir = demo();
     run(dir.path(), &["--check", "."]);
     let (code, stdout, stderr) = clasp_in(dir.path(), &["cache", "clean"]);
     assert_eq!(code, 0, "{stderr}");
     let said = String::from_utf8(stdout).unwrap();
-    assert!(said.starts_with("removed ") && said.contains(".clasp_cache") && !said.contains("(0 files"), "{said}");
+    assert!(said.starts_with("removed the cache ") && said.contains(".clasp_cache") && !said.contains("(0 files"), "{said}");
     assert!(!dir.path().join(".clasp_cache").exists());
     let (_, again) = run(dir.path(), &["--check", "."]);
     assert!(again > 0, "verified afresh");
-    let other = tempfile::tempdir().unwrap();
-    let elsewhere = other.path().join("c");
-    run(dir.path(), &["--check", "--cache-dir", elsewhere.to_str().unwrap(), "."]);
-    let (code, _, _) = clasp_in(dir.path(), &["cache", "clean", "--cache-dir", elsewhere.to_str().unwrap()]);
+    let (code, stdout, _) = clasp_in(dir.path(), &["cache", "clean", "--root", "."]);
     assert_eq!(code, 0);
-    assert!(!elsewhere.exists());
+    assert!(String::from_utf8(stdout).unwrap().starts_with("removed the cache "));
+    let (code, stdout, _) = clasp_in(dir.path(), &["cache", "clean"]);
+    assert_eq!((code, String::from_utf8(stdout).unwrap().starts_with("no cache at ")), (0, true));
+    let (code, _, stderr) = clasp_in(dir.path(), &["cache", "clean", "no/such/path"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no/such/path"), "{stderr}");
+}
+
+#[test]
+fn the_store_writes_and_cleans_only_a_directory_of_its_own() {
+    let dir = demo();
+    let other = tempfile::tempdir().unwrap();
+    // A directory the user keeps other things in is refused as a cache, and left alone.
+    let theirs = other.path().join("theirs");
+    std::fs::create_dir_all(theirs.join("notes")).unwrap();
+    std::fs::write(theirs.join("notes/keep.txt"), "mine\n").unwrap();
+    let theirs_arg = theirs.to_str().unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "--cache-dir", theirs_arg, "."]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("holds other files and is no clasp cache"), "{stderr}");
+    assert!(!theirs.join("ac").exists());
+    for named in [dir.path().to_path_buf(), theirs.clone()] {
+        let (code, _, stderr) = clasp_in(dir.path(), &["cache", "clean", "--cache-dir", named.to_str().unwrap()]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("is not a clasp cache"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(theirs.join("notes/keep.txt")).unwrap(), "mine\n");
+    assert!(dir.path().join("reduce.cl").is_file());
+    // A cache someone later put a file in: cleaning takes what the store put there only.
+    let ours = other.path().join("ours");
+    run(dir.path(), &["--check", "--cache-dir", ours.to_str().unwrap(), "."]);
+    assert!(ours.join("ac").is_dir() && ours.join("CACHEDIR.TAG").is_file());
+    std::fs::write(ours.join("README"), "mine\n").unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["cache", "clean", "--cache-dir", ours.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!ours.join("ac").exists() && !ours.join("cas").exists() && !ours.join("CACHEDIR.TAG").exists());
+    assert_eq!(std::fs::read_to_string(ours.join("README")).unwrap(), "mine\n");
+}
+
+/// In a git work tree, the cache is never a change (and the tree's own top is no cache).
+#[test]
+fn git_never_sees_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::repository(dir.path(), &["k.cl"]);
+    for cache in [".clasp_cache", "kernels-cache", "."] {
+        let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "--cache-dir", cache, "."]);
+        assert_eq!(code, 1, "{stderr}");
+        assert_eq!(cache == ".", stderr.contains("not caching"), "{stderr}");
+        let status =
+            std::process::Command::new("git").arg("-C").arg(dir.path()).args(["status", "--porcelain"]).output().unwrap();
+        assert_eq!(String::from_utf8(status.stdout).unwrap(), "", "--cache-dir {cache}");
+    }
 }

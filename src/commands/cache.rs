@@ -62,12 +62,16 @@ impl Cache {
         }
         let store = options.store.clone()?;
         let mut key = store.key("run");
-        // The testing-only switch asks for a stored result: it is no part of what is stored.
-        key.bytes(format!("{args:?}").replace("test_cache_only: true", "test_cache_only: false").as_bytes());
+        // What decides the output, not how the run gets to it: the workers, where entries
+        // are kept, and the testing-only switch that asks for a stored result.
+        let mut decisive = args.clone();
+        (decisive.jobs, decisive.test_cache_only, decisive.store) = (None, false, Default::default());
+        let decisive_options = MigrateOptions { jobs: 0, store: None, ..options.clone() };
+        key.debug(&decisive);
         key.debug(&std::env::current_dir().ok());
         key.debug(&(palettes.stdout.on, palettes.stderr.on));
         key.bytes(format!("{:?}{:?}{:?}", project.jobs, project.host_files, project.target).as_bytes());
-        key.bytes(format!("{options:?}").as_bytes());
+        key.debug(&decisive_options);
         key.debug(&std::env::var_os("CLASP_CLANG"));
         Some(Cache { store, key: key.finish() })
     }
@@ -94,13 +98,13 @@ impl Cache {
         if !migration.errors.is_empty() || !migration.unanalysable.is_empty() {
             return;
         }
-        let files: Vec<(PathBuf, Option<String>)> = migration.inputs.iter().map(|f| (f.clone(), file_hash(f))).collect();
-        let dirs: BTreeSet<PathBuf> = migration
-            .inputs
-            .iter()
-            .filter_map(|f| f.parent().map(Path::to_path_buf))
-            .chain(jobs.iter().flat_map(|j| j.compile.include_dirs.iter().cloned()))
-            .collect();
+        let inputs: Vec<PathBuf> = migration.inputs.iter().cloned().collect();
+        let include_dirs: Vec<PathBuf> = jobs.iter().flat_map(|j| j.compile.include_dirs.iter().cloned()).collect();
+        // And every path at which a new file would be found before one the batch read.
+        let (canonical, searched) = crate::support::store::searched(&inputs, &include_dirs);
+        let shadows = crate::support::store::shadowing_candidates(canonical.iter().map(PathBuf::as_path), &searched);
+        let files = inputs.iter().chain(&shadows).map(|f| (f.clone(), file_hash(f))).collect();
+        let dirs: BTreeSet<PathBuf> = searched.into_iter().collect();
         let dirs = dirs.into_iter().map(|d| (d.clone(), dir_hash(&d, self.store.dir()))).collect();
         let entry = Entry { files, dirs, code, stdout_len: out.len(), stderr_len: err.len() };
         let Ok(mut payload) = serde_json::to_vec(&entry) else { return };
@@ -144,6 +148,8 @@ pub fn open_store(args: &MigrateArgs, root: &Path) -> Result<Option<std::sync::A
     };
     let mut stamp = env!("CLASP_SOURCE_DIGEST").as_bytes().to_vec();
     stamp.extend(clang_version().map_err(super::Stop::clasp)?);
+    // Where clang looks for headers besides the options: part of every result.
+    stamp.extend(format!("{:?}", crate::support::store::environment_dirs()).bytes());
     Store::open(config, stamp).map(|store| Some(std::sync::Arc::new(store))).map_err(super::Stop::clasp)
 }
 
@@ -159,30 +165,50 @@ fn clang_version() -> Result<Vec<u8>, String> {
     }
 }
 
-/// `clasp cache clean`: removes the cache directory, and says what it held.
+/// `clasp cache clean`: removes the cache directory's entries, and says what it held.
 pub fn run(args: &crate::cli::args::CacheArgs, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
-    let crate::cli::args::CacheAction::Clean { path, cache_dir } = &args.action;
-    let dir = match cache_dir {
-        Some(dir) => dir.clone(),
-        None => {
+    use crate::support::exit::{EXIT_ERROR, EXIT_OK};
+    use crate::support::store::NotCleaned;
+    let crate::cli::args::CacheAction::Clean { path, cache_dir, root } = &args.action;
+    let dir = match (cache_dir, root, path) {
+        (Some(dir), _, _) => dir.clone(),
+        (None, Some(root), _) => root.join(DIRECTORY),
+        (None, None, path) => {
             let path = path.clone().unwrap_or_else(|| PathBuf::from("."));
-            match crate::settings::root::edit_root(std::slice::from_ref(&path), None) {
+            let root = if path.exists() {
+                crate::settings::root::edit_root(std::slice::from_ref(&path), None).map_err(|e| e.to_string())
+            } else {
+                Err(format!("{}: no such file or directory", path.display()))
+            };
+            match root {
                 Ok(root) => root.join(DIRECTORY),
-                Err(e) => {
-                    let _ = writeln!(stderr, "clasp: error: {e}");
-                    return crate::support::exit::EXIT_ERROR;
+                Err(message) => {
+                    let _ = writeln!(stderr, "clasp: error: {message}");
+                    return EXIT_ERROR;
                 }
             }
         }
     };
     match crate::support::store::clean(&dir) {
-        Ok((entries, bytes)) => {
-            let _ = writeln!(stdout, "removed {} ({entries} files, {bytes} bytes)", dir.display());
-            crate::support::exit::EXIT_OK
+        Ok(Ok((files, bytes))) => {
+            let _ = writeln!(stdout, "removed the cache {} ({files} files, {bytes} bytes)", dir.display());
+            EXIT_OK
+        }
+        Ok(Err(NotCleaned::Absent)) => {
+            let _ = writeln!(stdout, "no cache at {}", dir.display());
+            EXIT_OK
+        }
+        Ok(Err(NotCleaned::NotACache)) => {
+            let _ = writeln!(
+                stderr,
+                "clasp: error: {} is not a clasp cache (it has no CACHEDIR.TAG of clasp's): left as it is",
+                dir.display()
+            );
+            EXIT_ERROR
         }
         Err(e) => {
-            let _ = writeln!(stderr, "clasp: error: cannot remove {}: {e}", dir.display());
-            crate::support::exit::EXIT_ERROR
+            let _ = writeln!(stderr, "clasp: error: cannot remove the cache {}: {e}", dir.display());
+            EXIT_ERROR
         }
     }
 }

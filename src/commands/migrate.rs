@@ -59,7 +59,11 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
         return Err(Stop::clasp("no stored result for this run (--test-cache-only)".to_string()));
     }
     let Some(cache) = cache else {
-        return migrate_batch(args, palettes, (project, selected), &options, stdout, stderr).map(|(code, _)| code);
+        let code = migrate_batch(args, palettes, (project, selected), &options, stdout, stderr).map(|(code, _)| code);
+        if let Some(store) = &options.store {
+            store.trim();
+        }
+        return code;
     };
     // Printed into buffers, stored, then passed on: the replay is byte for byte this output.
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -68,6 +72,9 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     // A run that could not use its cache server printed a warning another run would not.
     if options.store.as_ref().is_none_or(|store| store.warnings().is_empty()) {
         cache.store(&migration, &jobs, &out, &err, code);
+    }
+    if let Some(store) = &options.store {
+        store.trim();
     }
     let _ = stdout.write_all(&out);
     let _ = stderr.write_all(&err);
@@ -107,7 +114,6 @@ fn migrate_batch(
     let mut migration = migrate(&bench, &project.jobs, &project.host_files, options);
     options.progress.finish();
     if let Some(store) = &options.store {
-        store.trim();
         for warning in store.warnings() {
             let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&format!("clasp: warning: {warning}")));
         }
@@ -169,11 +175,8 @@ fn shard_done(
     for error in &migration.errors {
         let _ = writeln!(stderr, "{}", palette.diagnostic(&error.message));
     }
-    let kept = match &options.store {
-        Some(store) => format!("its verdicts are kept in {}", store.dir().display()),
-        None => "--no-cache: its verdicts are not kept".to_string(),
-    };
-    let _ = writeln!(stderr, "clasp: shard {shard} of {} files verified; {kept}", migration.files_seen);
+    let kept = options.store.as_ref().map(|store| store.describe()).unwrap_or_default();
+    let _ = writeln!(stderr, "clasp: shard {shard} of {} units verified; its verdicts are kept in {kept}", migration.files_seen);
     if migration.errors.is_empty() {
         EXIT_OK
     } else {
@@ -221,9 +224,6 @@ fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
 /// the edit root is known to hold some of the files.
 fn migrate_options(args: &MigrateArgs, project: &Project) -> Result<MigrateOptions, Stop> {
     let left_out = super::selection::left_out(&args.select_rules, &args.ignore_rules, project.config_rules.as_ref())?;
-    if args.shard.is_some() && args.no_cache {
-        return Err(Stop::clasp("--shard keeps its verdicts in the cache: it cannot run with --no-cache"));
-    }
     let mut options = options(args, project, project.edit_root(args.root.as_deref())?);
     options.store = super::cache::open_store(args, &options.root)?;
     // Merges are a rule of their own: left out, no duplicate is merged (as --no-merge).

@@ -7,14 +7,15 @@
 //! clang's builds) names the list of files its load read; that key with
 //! each listed file's path and bytes names the loaded unit. A unit whose
 //! text includes one more header, or any header edited, misses, is loaded
-//! and stored again. As for verdicts (`settle::stored`), a unit whose text
-//! tests `__has_include` also keys the names in the directories it searched.
+//! and stored again; so does one for which a searched directory gained a
+//! file that would now be found first (`store::shadowing_candidates`). As
+//! for verdicts (`settle::stored`), a unit whose text tests `__has_include`
+//! also keys the names in the directories it searched.
 //!
 //! Kernels embedded in host code and `[[program]]`s are compiled from a
 //! scratch copy made for each run, so they are loaded every run.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::front::unit::Unit;
 use crate::input::config::Job;
@@ -62,17 +63,19 @@ fn job_key(store: &Store, job: &Job, options: &MigrateOptions) -> Key {
 fn unit_key(store: &Store, job_key: &Key, files: &Files, job: &Job) -> Option<Key> {
     let mut key: KeyBuilder = store.key("unit");
     key.bytes(&job_key.bytes());
-    let mut searched: BTreeSet<&Path> = BTreeSet::new();
     let mut tests_presence = false;
     for file in files {
         let text = crate::support::overlay::read(file).ok()?;
         key.debug(file).bytes(&text);
-        searched.extend(file.parent());
         tests_presence |= memchr::memmem::find(&text, b"__has_include").is_some();
     }
+    // A header that would now be found before one the unit read makes it another unit.
+    let (canonical, searched) = crate::support::store::searched(files, &job.compile.include_dirs);
+    for candidate in crate::support::store::shadowing_candidates(canonical.iter().map(PathBuf::as_path), &searched) {
+        key.debug(&(candidate.exists(), &candidate));
+    }
     if tests_presence {
-        searched.extend(job.compile.include_dirs.iter().map(PathBuf::as_path));
-        for dir in searched {
+        for dir in &searched {
             key.debug(&(dir, store.directory_names(dir)));
         }
     }

@@ -196,7 +196,10 @@ pub const EXIT_CODES: &str = r#"EXIT CODES
   2  an error: a file that cannot be read, parsed, compiled or repaired (file:line:col: error: ...),
      a bad option or clasp.toml, an option clang rejects, clang 19 or libclang missing, a write
      refused, or nothing to work on (no unit found, no file under the edit root: a warning)
-  128 + N  interrupted by signal N (130 for SIGINT)"#;
+  128 + N  interrupted by signal N (130 for SIGINT)
+
+  A --shard run exits 0 once its verdicts are kept, whatever is pending (the final run
+  without --shard exits 1 with --check), and 2 on an error."#;
 
 /// `clasp analyze`'s exit codes.
 pub const ANALYZE_EXIT_CODES: &str = r#"EXIT CODES

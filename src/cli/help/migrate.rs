@@ -279,17 +279,25 @@ Any such server serves: bazel-remote (started with
 --disable_http_ac_validation, as its records are clasp's, not Bazel's
 action results), nginx or Apache with WebDAV PUT, BuildBuddy. A verdict
 found there is checked as a local one is and copied to the cache
-directory. A server that cannot be reached, times out (5 s to connect)
-or answers an error is a warning, once: the run goes on with its
-directory alone and prints what it would have printed without a server.
+directory. A server that cannot be reached, does not answer in time (5 s
+to connect, 15 s for an answer) or answers an error is a warning, once:
+the run goes on with its directory alone and prints what it would have
+printed without a server. A server that refuses a PUT (read-only for
+this runner) is said once too, and still read.
+
+Keys name files by their paths: runners share entries when they check
+the tree out at the same path and spell the paths alike (`clasp migrate
+.` from the top of the checkout). Kernels embedded in host code and
+[[program]]s are compiled from scratch copies made for each run: they
+are loaded and verified every run.
 Shards of a CI matrix (--shard) share their verdicts this way."#;
 
 /// `--cache-size`.
-pub const CACHE_SIZE: &str = r#"The cache directory's bound in MiB (default 1024).
+pub const CACHE_SIZE: &str = r#"The cache directory's bound in MiB.
 
-After a run that stored entries, the entries least recently used (read
-or written) are removed until the directory holds three quarters of the
-bound."#;
+At the end of a run that stored entries, the entries least recently used
+(read or written) are removed until the directory holds at most three
+quarters of the bound. 0 keeps nothing past the run."#;
 
 /// `--shard`.
 pub const SHARD: &str = r#"Verify only the K-th of N parts of the batch and keep the verdicts in

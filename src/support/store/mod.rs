@@ -14,8 +14,14 @@
 //! run stores, the entries least recently used go until it is under its
 //! limit. A remote server that cannot be reached or answers an error is a
 //! warning, once, and the run goes on with the directory alone.
+//!
+//! The directory is marked as a cache (`CACHEDIR.TAG`, which backup tools
+//! skip, and a `.gitignore` of `*` in each folder, which git honours even
+//! where the directory is a work tree's own), and `clean` removes only what
+//! the store put there, and only from a directory so marked.
 
 mod remote;
+mod shadows;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,9 +32,14 @@ use sha2::{Digest, Sha256};
 use super::TEMPORARY_PREFIX;
 
 pub use remote::Remote;
+pub use shadows::{environment_dirs, searched, shadowing_candidates};
 
 /// The directory of the store under the edit root, unless `--cache-dir` names another.
 pub const DIRECTORY: &str = ".clasp_cache";
+
+/// The mark of a cache directory (https://bford.info/cachedir/).
+const CACHEDIR_TAG: &str =
+    "Signature: 8a477f597d28d172789f06886806bc55\n# This is a cache directory of clasp: `clasp cache clean` removes it.\n";
 
 /// What every entry's record starts with: a store of another format reads as empty.
 const RECORD_HEADER: &str = "clasp-ac 1";
@@ -98,6 +109,8 @@ pub struct StoreConfig {
 /// An open store: the directory, and the server when one is named.
 pub struct Store {
     config: StoreConfig,
+    /// Why the directory cannot be used, if it cannot (it names a file, it cannot be made).
+    unusable: Option<String>,
     remote: Option<Remote>,
     /// Identifies the build of clasp and of clang: part of every key.
     stamp: Vec<u8>,
@@ -113,11 +126,20 @@ impl std::fmt::Debug for Store {
 impl Store {
     pub fn open(config: StoreConfig, stamp: Vec<u8>) -> Result<Store, String> {
         let remote = config.remote.as_deref().map(Remote::new).transpose()?;
-        Ok(Store { config, remote, stamp, stored: Mutex::new(0) })
+        let unusable = unusable(&config.dir);
+        Ok(Store { config, unusable, remote, stamp, stored: Mutex::new(0) })
     }
 
     pub fn dir(&self) -> &Path {
         &self.config.dir
+    }
+
+    /// Where entries are kept, for people: the directory, and the server.
+    pub fn describe(&self) -> String {
+        match &self.config.remote {
+            Some(url) => format!("{} and on {url}", self.config.dir.display()),
+            None => self.config.dir.display().to_string(),
+        }
     }
 
     /// A key for an entry of `kind`, to which the caller adds what decides it.
@@ -158,9 +180,9 @@ impl Store {
         }
     }
 
-    /// What the run should be told about the store: the server's failure, once.
+    /// What the run should be told about the store: an unusable directory, the server's failure, once.
     pub fn warnings(&self) -> Vec<String> {
-        self.remote.iter().filter_map(Remote::failure).collect()
+        self.unusable.iter().cloned().chain(self.remote.iter().filter_map(Remote::failure)).collect()
     }
 
     /// A directory's entry names, sorted, but the store's own and clasp's
@@ -205,16 +227,55 @@ impl Store {
 
     fn put_local(&self, key: &Key, payload: &[u8]) -> std::io::Result<()> {
         let dir = &self.config.dir;
+        if self.unusable.is_some() {
+            return Err(std::io::ErrorKind::Unsupported.into());
+        }
+        mark(dir)?;
         let digest = sha256_hex(payload);
         write_atomically(&dir.join("cas"), &digest, payload)?;
         write_atomically(&dir.join("ac"), &key.hex(), record(key, &digest, payload.len()).as_bytes())?;
-        // The store is never a change to review or commit.
-        let ignore = dir.join(".gitignore");
+        Ok(())
+    }
+}
+
+/// Why `dir` cannot be the store's directory, if it cannot: it cannot be
+/// made, or it holds other things and is not marked as a cache (the store
+/// writes only in a directory of its own: `clean` may remove it). One that
+/// can be read but not written (a read-only share) still serves.
+fn unusable(dir: &Path) -> Option<String> {
+    let why = match std::fs::create_dir_all(dir) {
+        Err(_) if dir.is_dir() => return None,
+        Err(e) => e.to_string(),
+        Ok(()) if is_marked(dir) => return None,
+        Ok(()) if std::fs::read_dir(dir).ok()?.next().is_none() => return None,
+        Ok(()) => "it holds other files and is no clasp cache (name a new or an empty directory)".to_string(),
+    };
+    Some(format!("cannot use the cache directory {}: {why}; not caching", dir.display()))
+}
+
+/// Whether `dir` is marked as the store's: its tag, or (as clasp marked its
+/// cache before it had one) a `.gitignore` of `*` alone.
+fn is_marked(dir: &Path) -> bool {
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    read("CACHEDIR.TAG").as_deref() == Some(CACHEDIR_TAG) || read(".gitignore").as_deref() == Some("*\n")
+}
+
+/// Marks `dir` as a cache, once: the tag, and a `.gitignore` of `*` in it and
+/// in each folder (the store is never a change to review or commit, even in
+/// a directory holding a `.gitignore` of its own).
+fn mark(dir: &Path) -> std::io::Result<()> {
+    let tag = dir.join("CACHEDIR.TAG");
+    if tag.exists() {
+        return Ok(());
+    }
+    for sub in ["", "ac", "cas"] {
+        std::fs::create_dir_all(dir.join(sub))?;
+        let ignore = dir.join(sub).join(".gitignore");
         if !ignore.exists() {
             std::fs::write(ignore, "*\n")?;
         }
-        Ok(())
     }
+    write_atomically(dir, "CACHEDIR.TAG", CACHEDIR_TAG.as_bytes())
 }
 
 /// The record of an entry: the key it answers, and its payload's digest and size.
@@ -249,7 +310,7 @@ fn objects(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
         for entry in entries.flatten() {
             let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_file() {
+            if meta.is_file() && !entry.file_name().to_string_lossy().starts_with('.') {
                 found.push((entry.path(), meta.len(), meta.modified().unwrap_or(std::time::UNIX_EPOCH)));
             }
         }
@@ -276,14 +337,44 @@ fn trim(dir: &Path, max_bytes: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// What `clasp cache clean` removed: objects and bytes.
-pub fn clean(dir: &Path) -> std::io::Result<(usize, u64)> {
+/// Why `clean` removed nothing from a directory.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NotCleaned {
+    /// There is no such directory: nothing was stored there.
+    Absent,
+    /// The directory is not marked as clasp's cache (`CACHEDIR.TAG`): it is left alone.
+    NotACache,
+}
+
+/// `clasp cache clean`: removes what the store put in `dir` (its folders, the
+/// tag, its `.gitignore`), then `dir` if that left it empty; the objects
+/// and bytes removed. Only from a directory the store marked: any other is
+/// left as it is, however it is named.
+pub fn clean(dir: &Path) -> std::io::Result<Result<(usize, u64), NotCleaned>> {
+    let tag = dir.join("CACHEDIR.TAG");
+    if !dir.exists() {
+        return Ok(Err(NotCleaned::Absent));
+    }
+    if !is_marked(dir) {
+        return Ok(Err(NotCleaned::NotACache));
+    }
     let found = objects(dir);
     let bytes = found.iter().map(|(_, size, _)| size).sum();
-    if dir.exists() {
-        std::fs::remove_dir_all(dir)?;
+    for sub in ["ac", "cas"] {
+        if dir.join(sub).exists() {
+            std::fs::remove_dir_all(dir.join(sub))?;
+        }
     }
-    Ok((found.len(), bytes))
+    let ignore = dir.join(".gitignore");
+    if std::fs::read_to_string(&ignore).is_ok_and(|text| text == "*\n") {
+        std::fs::remove_file(ignore)?;
+    }
+    if tag.exists() {
+        std::fs::remove_file(tag)?;
+    }
+    // Left in place when something else is there: not the store's to remove.
+    let _ = std::fs::remove_dir(dir);
+    Ok(Ok((found.len(), bytes)))
 }
 
 #[cfg(test)]
