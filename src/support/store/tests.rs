@@ -87,19 +87,36 @@ fn trimming_keeps_what_was_used_last() {
     assert!(store.get(&keys[1]).is_none(), "an entry not used since it was stored goes");
 }
 
-/// `clean` empties the directory and says what it held.
+/// `clean` removes what the store put in its directory and says what it held;
+/// a directory it never marked is left as it is.
 #[test]
-fn clean_removes_everything() {
+fn clean_removes_what_the_store_put_there() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("cache");
     let store = store(&root, 1 << 20);
     store.put(&key(&store, "a"), b"one");
     store.put(&key(&store, "b"), b"two!");
-    let (objects, bytes) = clean(&root).unwrap();
+    let (objects, bytes) = clean(&root).unwrap().unwrap();
     assert_eq!(objects, 4);
     assert!(bytes > 7);
     assert!(!root.exists());
-    assert_eq!(clean(&root).unwrap(), (0, 0));
+    assert_eq!(clean(&root).unwrap(), Err(NotCleaned::Absent));
+    std::fs::create_dir_all(root.join("ac")).unwrap();
+    std::fs::write(root.join("ac/file"), "theirs").unwrap();
+    assert_eq!(clean(&root).unwrap(), Err(NotCleaned::NotACache));
+    assert!(root.join("ac/file").exists());
+}
+
+/// A directory holding other things is no store's: nothing is written there.
+#[test]
+fn a_directory_of_other_files_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("theirs.txt"), "theirs").unwrap();
+    let store = store(dir.path(), 1 << 20);
+    store.put(&key(&store, "a"), b"one");
+    assert_eq!(store.get(&key(&store, "a")), None);
+    assert!(!dir.path().join("ac").exists());
+    assert!(store.warnings()[0].contains("holds other files"), "{:?}", store.warnings());
 }
 
 /// A URL that is not http(s) is refused when the store opens.
