@@ -35,7 +35,8 @@
 //! entry      src/main.rs, lib.rs   the supervisor (isolation/) running `clasp::run` in a worker;
 //!                                  mimalloc is the whole process's allocator (Rust's, clang's, LLVM's)
 //! support/   ids, text, exit codes, timings, progress, colour, a run's shared stores, git status,
-//!            texts laid over files (overlay.rs: standard input's, read by every reader of unit text)
+//!            texts laid over files (overlay.rs: standard input's, read by every reader of unit text),
+//!            store/ (results kept across runs and runners: a directory, a Bazel-protocol server)
 //! isolation/ supervisor and worker processes, signals, phases, scratch files
 //! codes/     the code registry: table.rs, one row per code (a rule: its module and scope, which give
 //!            --select/--ignore and keep(...); a reason: its documentation and whether it withdraws)
@@ -89,9 +90,11 @@
 //!   overlay laid first, programs, host copies, the device check, the cache's hashes) reads it
 //!   through `support::overlay`, so a text read from standard input (`-`) stands for its file
 //!   everywhere; such a run writes no file, and changes only that text.
-//! - No source file is written without `--write`, `--out-dir` or `--interactive` (a run that writes
-//!   nothing stores its result in `.clasp_cache/` under the edit root, unless `--no-cache`); writes
-//!   are atomic and never to a file that changed since it was read.
+//! - No source file is written without `--write`, `--out-dir` or `--interactive` (the store writes
+//!   only in a directory of its own, *Kept across runs*); writes are atomic and never to a file
+//!   that changed since it was read.
+//! - A result read from the store is what computing it again would give: a key holds everything
+//!   that decides its entry, and an entry that does not read back whole is computed again.
 //! - Every change is recompiled as the target and its unit's kernels proven equivalent at amdgcn
 //!   (equivalence pipeline) before it is shown (unless `--no-verify` or `--allow-unverified`, which
 //!   mark it unverified); what fails is withdrawn a change set at a time, with the reason, and
@@ -317,10 +320,7 @@
 //! - Facts a big codebase repeats in every unit are kept once per batch: a header helper's tokens
 //!   (`parse/function.rs`), its words for duplicate detection (`rules/merge_duplicates/detect.rs`),
 //!   each shared by content, a header's bytes once a unit reads them (`ids::Files`), a header
-//!   function's IR facts and flows in every unit compiled against its preamble (`lower/facts.rs`)
-//!   or compiled whole with the same arguments (`lower/reuse.rs`: a unit's facts compile leaves out
-//!   of code generation each header function whose facts the batch read already, known by its
-//!   name, clang's ODR hash of it, its file and line, and completes its facts with them),
+//!   function's IR facts and flows in every unit compiled against its preamble (`lower/facts.rs`),
 //!   and every inference decision equal to one already made (`infer::Interned`). Shared values are
 //!   never changed after they are made, so sharing one is the same as holding a copy. A unit's
 //!   functions are shared values too, and so are the references a replayed walk recorded
@@ -330,6 +330,30 @@
 //!   (`ids::intern_value`). A unit holds lists of pointers to them, its own code's syntax and
 //!   facts, and what checking it left. The memory and time this saves are measured in
 //!   `scripts/README.md`.
+//!
+//! # Kept across runs
+//!
+//! `support::store` keeps results in a directory (`.clasp_cache/` under the edit root, or
+//! `--cache-dir`) and, with `--remote-cache`, on a server speaking the Bazel HTTP remote-cache
+//! protocol: each entry a record `ac/<key>` naming its payload `cas/<sha256>`, checked on read
+//! (a record answering another key, a payload of another size or digest is a miss, never a
+//! result), written whole (renamed into place), the directory bounded (least recently used go).
+//! Every key starts with the build's stamp: the digest of clasp's source (`CLASP_SOURCE_DIGEST`,
+//! `native/build.rs`), `clang --version`, and the include directories of the environment.
+//!
+//! - A run's output (`commands/cache.rs`): replayed when the arguments that decide the output,
+//!   every file the batch read, the names in every directory searched, and every path at which a
+//!   new file would shadow one it read (`store::shadowing_candidates`) are as they were.
+//! - A loaded unit (`migrate/reused.rs`, `front/stored.rs`): the job names the files its load
+//!   read; those files' bytes and the shadowing paths' absence name the unit, read back instead of
+//!   parsed and lowered, and interned so that units read back share as loaded ones do. Kernels
+//!   embedded in host code and `[[program]]`s compile from a run's scratch copies: loaded anew.
+//! - A verdict (`migrate/settle/stored.rs`): a check of a unit with some change sets, named by
+//!   what every check of the unit shares (its files' bytes, its clang arguments, the required
+//!   repairs' texts, the kernels compared, the helpers left out) and by the texts checked and the
+//!   proof's scope. A verdict holds names and messages only (no id of the run), so a stored one is
+//!   what the check would find again; `--shard K/N` checks its part of the units and stores
+//!   their verdicts for a final run.
 //!
 //! # What the front end records
 //!

@@ -51,6 +51,10 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     super::preflight::options_accepted(&project.jobs)?;
     let mut options = migrate_options(args, &project)?;
     options.stdin = stdin.as_ref().map(super::stdin::Stdin::canonical);
+    // `--write` over standard input writes no file (it prints the new text): the store neither.
+    if options.stdin.is_none() || !args.write {
+        options.store = super::cache::open_store(args, &options.root)?;
+    }
     let cache = Cache::for_run(args, palettes, &project, &options);
     if let Some(code) = cache.as_ref().and_then(|c| c.replay(stdout, stderr)) {
         return Ok(code);
@@ -92,6 +96,7 @@ pub fn dry_run(args: &MigrateArgs) -> Result<(Migration, PathBuf), Stop> {
     let searched = super::preflight::searched(&args.paths, &args.project);
     super::preflight::units_found(&project, &searched)?;
     super::preflight::options_accepted(&project.jobs)?;
+    // No store: buffers change with every keystroke, their results are not kept.
     let mut options = migrate_options(args, &project)?;
     options.each_set = true;
     options.progress = crate::support::progress::Progress::hidden();
@@ -225,7 +230,6 @@ fn device_rejected(args: &MigrateArgs, migration: &mut Migration) -> bool {
 fn migrate_options(args: &MigrateArgs, project: &Project) -> Result<MigrateOptions, Stop> {
     let left_out = super::selection::left_out(&args.select_rules, &args.ignore_rules, project.config_rules.as_ref())?;
     let mut options = options(args, project, project.edit_root(args.root.as_deref())?);
-    options.store = super::cache::open_store(args, &options.root)?;
     // Merges are a rule of their own: left out, no duplicate is merged (as --no-merge).
     options.merge &= !left_out.contains_key(&crate::codes::Code::MergeDuplicates);
     options.left_out = left_out;
