@@ -27,7 +27,7 @@ use crate::cli::args::MigrateArgs;
 use crate::cli::project::Project;
 use crate::migrate::report::Migration;
 use crate::settings::options::MigrateOptions;
-use crate::support::store::{sha256_hex, Key, Store, StoreConfig, DIRECTORY};
+use crate::support::store::{asks_for_files, sha256_hex, Key, Store, StoreConfig, DIRECTORY};
 use crate::support::style::Palettes;
 
 /// Where one run's result is, or would be, stored.
@@ -95,13 +95,18 @@ impl Cache {
 
     /// Stores what a run printed, when its batch had no error.
     pub fn store(&self, migration: &Migration, jobs: &[crate::input::config::Job], out: &[u8], err: &[u8], code: i32) {
-        if !migration.errors.is_empty() || !migration.unanalysable.is_empty() {
+        // A configuration discovery dropped read files no unit lists; a file asking
+        // whether another exists found what no list holds: such a run is done again.
+        let dropped = migration.discovered.iter().any(|d| !d.analysed);
+        let asks = || migration.inputs.iter().any(|f| crate::support::overlay::read(f).is_ok_and(|t| asks_for_files(&t)));
+        if !migration.errors.is_empty() || !migration.unanalysable.is_empty() || dropped || asks() {
             return;
         }
         let inputs: Vec<PathBuf> = migration.inputs.iter().cloned().collect();
         let include_dirs: Vec<PathBuf> = jobs.iter().flat_map(|j| j.compile.include_dirs.iter().cloned()).collect();
+        let extra: Vec<String> = jobs.iter().flat_map(|j| j.compile.clang_extra.iter().cloned()).collect();
         // And every path at which a new file would be found before one the batch read.
-        let (canonical, searched) = crate::support::store::searched(&inputs, &include_dirs);
+        let (canonical, searched) = crate::support::store::searched(&inputs, &include_dirs, &extra);
         let shadows = crate::support::store::shadowing_candidates(canonical.iter().map(PathBuf::as_path), &searched);
         let files = inputs.iter().chain(&shadows).map(|f| (f.clone(), file_hash(f))).collect();
         let dirs: BTreeSet<PathBuf> = searched.into_iter().collect();
@@ -115,9 +120,12 @@ impl Cache {
     }
 }
 
-/// The hash of a file's bytes, `None` when it cannot be read.
+/// The hash of a file's bytes and of where it is (a link pointed elsewhere is
+/// another file, whatever its bytes), `None` when it cannot be read.
 fn file_hash(path: &Path) -> Option<String> {
-    crate::support::overlay::read(path).ok().map(|bytes| sha256_hex(&bytes))
+    let bytes = crate::support::overlay::read(path).ok()?;
+    let place = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    Some(sha256_hex(&[place.as_os_str().as_encoded_bytes(), &[0], &bytes].concat()))
 }
 
 /// The hash of a directory's entry names (a new file may shadow an included one).

@@ -72,6 +72,12 @@ impl<K: Hash + Eq + Clone + Send, B: Built + Send + Sync> Precompiled<K, B> {
         Precompiled { prefix, timer, store: Shared::new() }
     }
 
+    /// Whether `path` is in the store's directory (a preamble it built).
+    pub fn holds(&'static self, path: &Path) -> bool {
+        let Some(store) = self.store.lock() else { return false };
+        store.dir.as_ref().is_some_and(|dir| path.starts_with(dir.path()))
+    }
+
     /// The preamble for `key`: the first unit asking weighs it, a later one
     /// builds it with `build` (given a path of its own in the store's
     /// directory) if it is heavy enough; `None`: go whole.

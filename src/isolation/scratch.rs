@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 const PREFIX: &str = "clasp-supervisor-";
 /// The file listing the workers started, one `PID START` a line.
 const WORKERS: &str = "workers";
-pub use crate::support::TEMPORARY_PREFIX;
+/// The prefix of every temporary file clasp stages beside a file to write.
+pub const TEMPORARY_PREFIX: &str = ".clasp-";
 
 /// A process as it can be told apart from a later one with its pid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

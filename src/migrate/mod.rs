@@ -102,6 +102,12 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     if options.each_set {
         result.set_changes = written::each_set_alone(&units, &plan, &kept, &host, options, &result.unanalysable);
     }
+    // What the compiles read besides the units' files (a header only the target's build
+    // includes): a stored result holds them too. Not what clasp laid for its compiles.
+    let laid =
+        |path: &Path| scratch_dir.is_some_and(|dir| path.starts_with(dir)) || crate::front::lower::preamble::made_here(path);
+    let read = crate::support::reads::all().into_iter().filter(|path| !laid(path));
+    result.inputs.extend(read.map(|path| crate::support::overlay::canonical(&path)));
     crate::support::timings::note_memory("at the end");
     result
 }

@@ -8,9 +8,11 @@
 //! each listed file's path and bytes names the loaded unit. A unit whose
 //! text includes one more header, or any header edited, misses, is loaded
 //! and stored again; so does one for which a searched directory gained a
-//! file that would now be found first (`store::shadowing_candidates`). As
-//! for verdicts (`settle::stored`), a unit whose text tests `__has_include`
-//! also keys the names in the directories it searched.
+//! file that would now be found first (`store::shadowing_candidates`).
+//! Not kept: a unit whose text asks whether a file exists (`__has_include`:
+//! what it finds absent is no file its load read), and one read as the
+//! target's standard after CL1.2 rejected it (`--std auto`: the files the
+//! rejected parse read are in no list).
 //!
 //! Kernels embedded in host code and `[[program]]`s are compiled from a
 //! scratch copy made for each run, so they are loaded every run.
@@ -37,6 +39,10 @@ pub(super) fn find(job: &Job, options: &MigrateOptions) -> Option<Unit> {
 /// Keeps a unit `job` loaded, for the next run.
 pub(super) fn keep(job: &Job, options: &MigrateOptions, unit: &Unit) {
     let Some(store) = reusable(job, options) else { return };
+    let first = job.compile.std.candidates(options.target).first().map(|standard| standard.std);
+    if first != Some(unit.standard.std) {
+        return;
+    }
     let job_key = job_key(store, job, options);
     let files: Files = unit.syntax.files.clone();
     let Some(unit_key) = unit_key(store, &job_key, &files, job) else { return };
@@ -63,21 +69,18 @@ fn job_key(store: &Store, job: &Job, options: &MigrateOptions) -> Key {
 fn unit_key(store: &Store, job_key: &Key, files: &Files, job: &Job) -> Option<Key> {
     let mut key: KeyBuilder = store.key("unit");
     key.bytes(&job_key.bytes());
-    let mut tests_presence = false;
     for file in files {
         let text = crate::support::overlay::read(file).ok()?;
+        if crate::support::store::asks_for_files(&text) {
+            return None;
+        }
         key.debug(file).bytes(&text);
-        tests_presence |= memchr::memmem::find(&text, b"__has_include").is_some();
     }
     // A header that would now be found before one the unit read makes it another unit.
-    let (canonical, searched) = crate::support::store::searched(files, &job.compile.include_dirs);
+    let (canonical, searched) = crate::support::store::searched(files, &job.compile.include_dirs, &job.compile.clang_extra);
+    key.debug(&canonical);
     for candidate in crate::support::store::shadowing_candidates(canonical.iter().map(PathBuf::as_path), &searched) {
         key.debug(&(candidate.exists(), &candidate));
-    }
-    if tests_presence {
-        for dir in &searched {
-            key.debug(&(dir, store.directory_names(dir)));
-        }
     }
     Some(key.finish())
 }

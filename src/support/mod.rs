@@ -15,11 +15,9 @@ pub mod glob;
 pub(crate) mod ids;
 pub(crate) mod overlay;
 pub(crate) mod progress;
+pub(crate) mod reads;
 pub(crate) mod session;
 pub(crate) mod store;
 pub(crate) mod style;
 pub(crate) mod text;
 pub(crate) mod timings;
-
-/// The prefix of every temporary file clasp stages beside a file to write.
-pub const TEMPORARY_PREFIX: &str = ".clasp-";

@@ -172,11 +172,12 @@ pub fn compile_with(
     let output_bytes = take(output, output_len);
     let message_bytes = take(messages, messages_len);
     let messages = String::from_utf8_lossy(&message_bytes).into_owned();
-    let read = take(read, read_len)
+    let read: Vec<std::path::PathBuf> = take(read, read_len)
         .split(|b| *b == 0)
         .filter(|name| !name.is_empty())
         .map(|name| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name)))
         .collect();
+    crate::support::reads::note(&read);
     let record = take(dropped, dropped_len);
     let left_out = drop.as_ref().and_then(|_| left_out(&record));
     match status {

@@ -77,6 +77,14 @@ impl precompiled::Built for Built {
 /// Every preamble built in this process for clang's compiles.
 static STORE: Precompiled<Key, Built> = Precompiled::new("clasp-preambles-", "preamble: precompile");
 
+/// Whether a compile read `path` because this module laid it there: a
+/// precompiled preamble, or a preamble's text laid in its unit's directory
+/// (no file of the unit's: what it holds, the unit's files hold).
+pub fn made_here(path: &Path) -> bool {
+    let named = path.file_name().is_some_and(|name| name == ".clasp-preamble.h" || name == ".clasp-preamble.cl");
+    named || STORE.holds(path)
+}
+
 /// One compile that may use a precompiled preamble.
 pub(super) struct Request<'a> {
     /// The executable whose resource directory the driver uses.

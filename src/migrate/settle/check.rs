@@ -298,7 +298,9 @@ impl<'a> Checker<'a> {
             }
             return found;
         }
+        crate::support::reads::begin();
         let result = self.check_replaced(context, u, original, &replaced, &scope);
+        let read_only_its_files = self.reads_only_its_files(u, &crate::support::reads::end());
         // The compiler's messages name a program's or an embedded kernel's virtual file: people read the real ones.
         let result = result.map_err(|mut failure| {
             failure.why.detail = self.units[u].diagnostics(&failure.why.detail);
@@ -314,10 +316,20 @@ impl<'a> Checker<'a> {
         if let Ok(mut results) = self.memo.results.lock() {
             results.insert(key, result.clone());
         }
-        if let Some((key, store)) = stored {
+        if let Some((key, store)) = stored.filter(|_| read_only_its_files) {
             store.put(&key, &super::stored::encode(&result));
         }
         result
+    }
+
+    /// Whether the compiles of a check of unit `u` read only its files (and what
+    /// clasp lays for them): a header only the target's build includes (under
+    /// `#if __OPENCL_C_VERSION__ >= 200`) is in no key, so such a check is not kept.
+    fn reads_only_its_files(&self, u: UnitId, read: &BTreeSet<PathBuf>) -> bool {
+        let its = |path: &PathBuf| {
+            crate::front::lower::preamble::made_here(path) || self.files[u].contains(&crate::support::overlay::canonical(path))
+        };
+        read.iter().all(its)
     }
 
     /// For a unit keeping its required repairs: whether they are proven
@@ -329,11 +341,13 @@ impl<'a> Checker<'a> {
         if let Some(found) = found.and_then(|bytes| super::stored::decode(&bytes)) {
             return found;
         }
+        crate::support::reads::begin();
         let why = match original.get_or_insert_with(|| self.baseline(u)) {
             Ok(baseline) if baseline.repaired => self.prove_repairs(context, u, &baseline.clone()),
             _ => None,
         };
-        if let Some((key, store)) = stored {
+        let read = crate::support::reads::end();
+        if let Some((key, store)) = stored.filter(|_| self.reads_only_its_files(u, &read)) {
             store.put(&key, &super::stored::encode(&why));
         }
         why

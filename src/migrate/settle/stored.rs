@@ -6,15 +6,15 @@
 //! What decides a check: clasp's and clang's builds (the store's stamp);
 //! the unit's name, the file clang compiles and its virtual file (an
 //! embedded kernel's, a program's); every file the unit read, by path and
-//! bytes, and the names in each directory it searched (a new header may
-//! shadow one); the clang arguments of the baseline, the result and the
+//! bytes (a unit loaded now, or read back only while no header would now be
+//! found before one it read: `migrate::reused`); the clang arguments of the baseline, the result and the
 //! as-read build; the texts of the required repairs; the kernels compared,
 //! the helpers left out; the texts checked and the proof's scope; and the
 //! options a verdict reads. Verdicts hold names and messages only, no ids
 //! of this run, so a stored one is what the check would find again.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use crate::front::unit::Unit;
@@ -38,7 +38,8 @@ pub(super) struct UnitChecks<'a> {
 /// The store's part of settling: per unit, the digest of what every check of it shares.
 #[derive(Default)]
 pub(super) struct Stored {
-    units: Vec<OnceLock<[u8; 32]>>,
+    /// `None` for a unit whose verdicts are not kept (`unit_digest`).
+    units: Vec<OnceLock<Option<[u8; 32]>>>,
 }
 
 impl Stored {
@@ -56,7 +57,7 @@ impl Stored {
         scope: &crate::verify::ProofScope,
     ) -> Option<(Key, &'o Store)> {
         let store = options.store.as_deref()?;
-        let mut key = self.unit_key(store, "check", options, u, checks);
+        let mut key = self.unit_key(store, "check", options, u, checks)?;
         for (path, text) in replaced {
             key.debug(path).bytes(text);
         }
@@ -72,7 +73,7 @@ impl Stored {
         checks: impl FnOnce() -> UnitChecks<'c>,
     ) -> Option<(Key, &'o Store)> {
         let store = options.store.as_deref()?;
-        Some((self.unit_key(store, "repairs", options, u, checks).finish(), store))
+        Some((self.unit_key(store, "repairs", options, u, checks)?.finish(), store))
     }
 
     fn unit_key<'c>(
@@ -82,44 +83,37 @@ impl Stored {
         options: &MigrateOptions,
         u: UnitId,
         checks: impl FnOnce() -> UnitChecks<'c>,
-    ) -> KeyBuilder {
-        let digest = self.units[u].get_or_init(|| unit_digest(&checks(), options));
+    ) -> Option<KeyBuilder> {
+        let digest = self.units[u].get_or_init(|| unit_digest(&checks(), options)).as_ref()?;
         let mut key = store.key(kind);
         key.bytes(digest);
-        key
+        Some(key)
     }
 }
 
-/// What every check of a unit shares, hashed.
-fn unit_digest(checks: &UnitChecks, options: &MigrateOptions) -> [u8; 32] {
+/// What every check of a unit shares, hashed; `None` for a unit whose text
+/// asks whether a file exists (`__has_include`: what it finds absent is read
+/// by no compile, so no key could hold it).
+fn unit_digest(checks: &UnitChecks, options: &MigrateOptions) -> Option<[u8; 32]> {
     let unit = checks.unit;
     let mut key = KeyBuilder::new("unit", b"");
     key.debug(&(&unit.path, &unit.input, unit.label()));
     if let Some(file) = unit.virtual_file() {
         key.debug(&(file.path, file.map)).bytes(file.text);
     }
-    let mut searched: BTreeSet<&Path> = unit.compile.include_dirs.iter().map(PathBuf::as_path).collect();
-    let mut tests_presence = false;
     for file in 0..unit.syntax.files.len() {
         let text = unit.text(file);
-        key.debug(&unit.syntax.files[file]).debug(&unit.canonical(file)).bytes(text);
-        searched.extend(unit.syntax.files[file].parent());
-        tests_presence |= memchr::memmem::find(text, b"__has_include").is_some();
-    }
-    // The files a unit includes are those this run's load found, so a header that
-    // now shadows another is in the key already; a file only `__has_include`
-    // looks for is not among them: its directories' names are.
-    if let Some(store) = options.store.as_deref().filter(|_| tests_presence) {
-        for dir in searched {
-            key.debug(&(dir, store.directory_names(dir)));
+        if crate::support::store::asks_for_files(text) {
+            return None;
         }
+        key.debug(&unit.syntax.files[file]).debug(&unit.canonical(file)).bytes(text);
     }
     let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), crate::verify::EQUIVALENCE_TRIPLE);
     key.debug(&(checks.target_args, checks.result_args, as_read));
     key.debug(&checks.repairs);
     key.debug(&(checks.kernels, checks.left_out, checks.shared_functions));
     key.debug(&(options.target.name(), options.allow_unverified, options.proof_limit));
-    key.finish().bytes()
+    Some(key.finish().bytes())
 }
 
 /// A verdict as stored.

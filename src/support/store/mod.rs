@@ -29,10 +29,8 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use super::TEMPORARY_PREFIX;
-
 pub use remote::Remote;
-pub use shadows::{environment_dirs, searched, shadowing_candidates};
+pub use shadows::{asks_for_files, environment_dirs, searched, shadowing_candidates};
 
 /// The directory of the store under the edit root, unless `--cache-dir` names another.
 pub const DIRECTORY: &str = ".clasp_cache";
@@ -183,18 +181,6 @@ impl Store {
     /// What the run should be told about the store: an unusable directory, the server's failure, once.
     pub fn warnings(&self) -> Vec<String> {
         self.unusable.iter().cloned().chain(self.remote.iter().filter_map(Remote::failure)).collect()
-    }
-
-    /// A directory's entry names, sorted, but the store's own and clasp's
-    /// temporary files (`None`: it cannot be listed): what a key holds of a
-    /// directory a header could appear in.
-    pub fn directory_names(&self, dir: &Path) -> Option<Vec<std::ffi::OsString>> {
-        let own = self.config.dir.file_name().unwrap_or_default();
-        let clasps = |name: &std::ffi::OsString| name == own || name.to_string_lossy().starts_with(TEMPORARY_PREFIX);
-        let mut names: Vec<std::ffi::OsString> =
-            std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.file_name())).filter(|n| !clasps(n)).collect();
-        names.sort();
-        Some(names)
     }
 
     /// Keeps the directory under its bound once a run has stored entries.

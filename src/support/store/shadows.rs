@@ -15,28 +15,82 @@ use std::path::{Path, PathBuf};
 
 /// The paths, absent or not, at which a new file could shadow one of
 /// `files`: each file's path relative to every directory in `searched`
-/// holding it, joined to every other directory in `searched`.
+/// (with `..` where it is not under it: `#include "../x.h"`), joined to
+/// every other directory in `searched`, made plain (no `.` or `..`).
 pub fn shadowing_candidates<'a>(files: impl IntoIterator<Item = &'a Path>, searched: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
     let mut candidates = BTreeSet::new();
     for file in files {
         for dir in searched {
-            let Ok(relative) = file.strip_prefix(dir) else { continue };
-            candidates.extend(searched.iter().map(|other| other.join(relative)).filter(|path| path != file));
+            let Some(relative) = relative_to(file, dir) else { continue };
+            candidates.extend(searched.iter().map(|other| plain(&other.join(&relative))).filter(|path| path != file));
         }
     }
     candidates
 }
 
-/// Where a header of `files` may have been searched for: the directories
-/// `include_dirs` and the environment (`environment_dirs`) name, and each
-/// file's own; and `files` themselves; all canonical, so that one spelling
-/// compares with another.
-pub fn searched(files: &[PathBuf], include_dirs: &[PathBuf]) -> (Vec<PathBuf>, BTreeSet<PathBuf>) {
+/// `path` as reached from `dir` (both absolute): up with `..` to their common
+/// part, then down; `None` when one is relative.
+fn relative_to(path: &Path, dir: &Path) -> Option<PathBuf> {
+    if !path.is_absolute() || !dir.is_absolute() {
+        return None;
+    }
+    let (path, dir): (Vec<_>, Vec<_>) = (path.components().collect(), dir.components().collect());
+    let common = path.iter().zip(&dir).take_while(|(a, b)| a == b).count();
+    let up = std::iter::repeat_n(std::path::Component::ParentDir, dir.len() - common);
+    Some(up.chain(path[common..].iter().copied()).collect())
+}
+
+/// `path` with `.` and `..` resolved by name (no link is followed: as a
+/// compiler's search joins a directory and a relative name).
+fn plain(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Where a header of `files` may have been searched for: the current
+/// directory (`-include` looks there first), the directories the options
+/// name (`include_dirs`, and `-I`, `-isystem`, `-iquote`, `-idirafter` in
+/// `clang_extra`), those of the environment (`environment_dirs`), the
+/// system's (`/usr/local/include`, `/usr/include`), and each file's own; and
+/// `files` themselves; all canonical, so that one spelling compares with another.
+pub fn searched(files: &[PathBuf], include_dirs: &[PathBuf], clang_extra: &[String]) -> (Vec<PathBuf>, BTreeSet<PathBuf>) {
     let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let files: Vec<PathBuf> = files.iter().map(|file| canonical(file)).collect();
     let parents = files.iter().filter_map(|file| file.parent().map(Path::to_path_buf));
-    let dirs = include_dirs.iter().cloned().chain(environment_dirs()).map(|dir| canonical(&dir)).chain(parents).collect();
+    let system = ["/usr/local/include", "/usr/include"].map(PathBuf::from);
+    let dirs = (include_dirs.iter().cloned())
+        .chain(option_dirs(clang_extra))
+        .chain(environment_dirs())
+        .chain(std::env::current_dir().ok())
+        .chain(system)
+        .map(|dir| canonical(&dir))
+        .chain(parents)
+        .collect();
     (files, dirs)
+}
+
+/// The directories clang arguments add to the search (`-I DIR`, `-IDIR`,
+/// `-isystem`, `-iquote`, `-idirafter`).
+fn option_dirs(args: &[String]) -> Vec<PathBuf> {
+    const FLAGS: [&str; 4] = ["-isystem", "-iquote", "-idirafter", "-I"];
+    let mut dirs = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let Some(flag) = FLAGS.iter().find(|flag| word.starts_with(*flag)) else { continue };
+        let attached = &word[flag.len()..];
+        let dir = if attached.is_empty() { words.next().map(String::as_str) } else { Some(attached) };
+        dirs.extend(dir.map(PathBuf::from));
+    }
+    dirs
 }
 
 /// The directories the compiler's environment adds to every search
@@ -50,17 +104,39 @@ pub fn environment_dirs() -> Vec<PathBuf> {
         .collect()
 }
 
+/// Whether a file's text asks whether some file exists (`__has_include`,
+/// `__has_include_next`): what it finds absent is read by no compile, so a
+/// result of a unit holding one is not kept.
+pub fn asks_for_files(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b"__has_include").is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn a_file_reached_with_dot_dot_is_shadowed_from_every_directory() {
+        // include/gpu/../util.h found; `#include "../util.h"` from src/ looks at /p/util.h first.
+        let searched: BTreeSet<PathBuf> = ["/p/include/gpu", "/p/src"].iter().map(PathBuf::from).collect();
+        let candidates = shadowing_candidates([Path::new("/p/include/util.h")], &searched);
+        assert!(candidates.contains(Path::new("/p/util.h")), "{candidates:?}");
+        assert_eq!(
+            option_dirs(&["-isystem".into(), "a".into(), "-iquoteb".into(), "-Ic".into(), "-O2".into()]),
+            ["a", "b", "c"].map(PathBuf::from)
+        );
+    }
+
+    #[test]
     fn every_searched_directory_at_every_depth_is_a_candidate() {
         let searched: BTreeSet<PathBuf> = ["/p/inc1", "/p/inc2", "/p/k"].iter().map(PathBuf::from).collect();
-        let files = [Path::new("/p/inc2/sub/deep/x.h"), Path::new("/p/k/k.cl"), Path::new("/usr/include/y.h")];
+        let files = [Path::new("/p/inc2/sub/deep/x.h")];
         let candidates = shadowing_candidates(files, &searched);
-        let expected: BTreeSet<PathBuf> =
-            ["/p/inc1/sub/deep/x.h", "/p/k/sub/deep/x.h", "/p/inc1/k.cl", "/p/inc2/k.cl"].iter().map(PathBuf::from).collect();
-        assert_eq!(candidates, expected, "a file outside every searched directory has none");
+        for expected in ["/p/inc1/sub/deep/x.h", "/p/k/sub/deep/x.h", "/p/inc2/x.h"] {
+            assert!(candidates.contains(Path::new(expected)), "{expected} in {candidates:?}");
+        }
+        // Reached with `..` from a directory it is not under (`#include "../inc2/sub/deep/x.h"` from k/).
+        assert!(candidates.contains(Path::new("/p/inc1/../inc2/sub/deep/x.h").parent().unwrap().join("x.h").as_path()));
+        assert!(!candidates.contains(Path::new("/p/inc2/sub/deep/x.h")), "not the file itself");
     }
 }
