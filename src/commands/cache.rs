@@ -156,8 +156,10 @@ pub fn open_store(args: &MigrateArgs, root: &Path) -> Result<Option<std::sync::A
     };
     let mut stamp = env!("CLASP_SOURCE_DIGEST").as_bytes().to_vec();
     stamp.extend(clang_version().map_err(super::Stop::clasp)?);
-    // Where clang looks for headers besides the options: part of every result.
+    // Where clang looks for headers besides the options, and what its driver takes from the
+    // environment: part of every result.
     stamp.extend(format!("{:?}", crate::support::store::environment_dirs()).bytes());
+    stamp.extend(format!("{:?}", std::env::var_os("CCC_OVERRIDE_OPTIONS")).bytes());
     Store::open(config, stamp).map(|store| Some(std::sync::Arc::new(store))).map_err(super::Stop::clasp)
 }
 

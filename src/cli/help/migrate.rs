@@ -285,6 +285,9 @@ the run goes on with its directory alone and prints what it would have
 printed without a server. A server that refuses a PUT (read-only for
 this runner) is said once too, and still read.
 
+Whoever may PUT to the server decides what the runs reading it print (as
+with any Bazel remote cache): give write access to trusted runners only.
+
 Keys name files by their paths: runners share entries when they check
 the tree out at the same path and spell the paths alike (`clasp migrate
 .` from the top of the checkout). Kernels embedded in host code and
