@@ -132,11 +132,8 @@ mod tests {
         let searched: BTreeSet<PathBuf> = ["/p/inc1", "/p/inc2", "/p/k"].iter().map(PathBuf::from).collect();
         let files = [Path::new("/p/inc2/sub/deep/x.h")];
         let candidates = shadowing_candidates(files, &searched);
-        for expected in ["/p/inc1/sub/deep/x.h", "/p/k/sub/deep/x.h", "/p/inc2/x.h"] {
-            assert!(candidates.contains(Path::new(expected)), "{expected} in {candidates:?}");
-        }
-        // Reached with `..` from a directory it is not under (`#include "../inc2/sub/deep/x.h"` from k/).
-        assert!(candidates.contains(Path::new("/p/inc1/../inc2/sub/deep/x.h").parent().unwrap().join("x.h").as_path()));
+        let expected: BTreeSet<PathBuf> = ["/p/inc1/sub/deep/x.h", "/p/k/sub/deep/x.h"].iter().map(PathBuf::from).collect();
+        assert_eq!(candidates, expected, "reached with .. from inc1/ or k/, the file is itself");
         assert!(!candidates.contains(Path::new("/p/inc2/sub/deep/x.h")), "not the file itself");
     }
 }
