@@ -94,8 +94,10 @@ fn stale_after(files: &[(&str, &str)], args: &[&str], change: impl Fn(&Path)) {
         if timings {
             flags.insert(0, "--timings");
         }
-        let before = printed(dir.path(), &flags, &[]);
-        assert_eq!(printed(dir.path(), &flags, &[]), before);
+        let run = || clasp_env(dir.path(), &[&["migrate", "--check"][..], &flags].concat(), NO_ENV);
+        let (code, before, _) = run();
+        assert_eq!(run().0, code);
+        assert_eq!(run().1, before);
         change(dir.path());
         let (code, stdout, stderr) = clasp_env(dir.path(), &[&["migrate", "--check"][..], &flags].concat(), NO_ENV);
         let (fresh_code, fresh, _) = clasp_env(dir.path(), &[&["migrate", "--check", "--no-cache"][..], &flags].concat(), NO_ENV);
@@ -138,4 +140,25 @@ fn a_file_only_has_include_asks_for_is_seen() {
     let kernel =
         format!("#if __has_include(\"sub/x.h\")\n#define SP __local\n#else\n#define SP __global\n#endif\n{SP_SUMS}{CALLS}");
     stale_after(&[("k.cl", &kernel), ("sub/other.h", "\n")], &["k.cl"], |dir| write(&dir.join("sub/x.h"), "\n"));
+}
+
+#[test]
+fn a_unit_clang_rejects_is_rejected_from_the_store_until_it_changes() {
+    let broken = format!("{SUMS}{CALLS}__kernel void bad(__global float *o) {{ o[0] = 1 }}\n");
+    stale_after(&[("k.cl", &format!("{SUMS}{CALLS}")), ("bad.cl", &broken)], &["."], |dir| {
+        write(&dir.join("bad.cl"), &format!("{SUMS}{CALLS}").replace("void k(", "void fixed("))
+    });
+    // A unit missing a header parses again once it appears.
+    let wanting = format!("#include \"later.h\"\n{CALLS}");
+    stale_after(&[("k.cl", &wanting)], &["k.cl"], |dir| write(&dir.join("later.h"), SUMS));
+    // Read back, a rejected unit costs no parse.
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("bad.cl"), &broken);
+    let args = ["migrate", "--check", "--timings", "bad.cl"];
+    let (code, _, first) = clasp_env(dir.path(), &args, NO_ENV);
+    let (again, _, second) = clasp_env(dir.path(), &args, NO_ENV);
+    assert_eq!((code, again), (2, 2));
+    assert!(first.contains("parse (libclang)") && !second.contains("parse (libclang)"), "{second}");
+    let errors = |stderr: &str| stderr.lines().filter(|l| l.contains("error")).map(String::from).collect::<Vec<_>>();
+    assert_eq!(errors(&first), errors(&second));
 }

@@ -205,9 +205,9 @@ pub enum UnitError {
          clasp.toml lists it"
     )]
     Wrapped { path: String },
-    /// libclang parsed the unit and reported errors.
+    /// libclang parsed the unit and reported errors; `files`: what the parses read.
     #[error("{}", diagnostics.join("\n"))]
-    Syntax { diagnostics: Vec<String> },
+    Syntax { diagnostics: Vec<String>, files: Vec<PathBuf> },
     /// clang compiled the unit and rejected it (`ClangError::Rejected`).
     #[error("{path}: error: {error}")]
     Compile { path: String, error: ClangError },
@@ -239,8 +239,8 @@ impl UnitError {
     /// The error with the places clang names in `file` named in the real files.
     fn placed(self, file: &VirtualFile) -> UnitError {
         match self {
-            UnitError::Syntax { diagnostics } => {
-                UnitError::Syntax { diagnostics: diagnostics.iter().map(|d| file.diagnostics(d)).collect() }
+            UnitError::Syntax { diagnostics, files } => {
+                UnitError::Syntax { diagnostics: diagnostics.iter().map(|d| file.diagnostics(d)).collect(), files }
             }
             UnitError::Compile { path, error: ClangError::Rejected { diagnostics } } => {
                 UnitError::Compile { path, error: ClangError::Rejected { diagnostics: file.diagnostics(&diagnostics) } }
@@ -427,7 +427,7 @@ impl Workbench {
         options: &CompileOptions,
         target: Target,
     ) -> Result<(Standard, KernelSyntax), UnitError> {
-        let mut first_errors = None;
+        let (mut first_errors, mut files) = (None, Vec::new());
         for standard in options.std.candidates(target) {
             let args = options.clang_args(Some(&standard.flags));
             // A kernel file's header functions are walked once per batch (not an embedded
@@ -441,8 +441,9 @@ impl Workbench {
                 return Ok((standard, syntax));
             }
             first_errors.get_or_insert(errors);
+            files.extend(syntax.files.iter().filter(|file| !files.contains(*file)).cloned().collect::<Vec<_>>());
         }
-        Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default() })
+        Err(UnitError::Syntax { diagnostics: first_errors.unwrap_or_default(), files })
     }
 
     fn load_input(

@@ -285,12 +285,12 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
 /// The job's unit as a run before left it in the store when its files are
 /// unchanged (`reused`), else loaded, and left there for the next run.
 fn load_or_reuse(bench: &Workbench, job: &Job, options: &MigrateOptions) -> Result<Unit, Failed> {
-    if let Some(unit) = crate::support::timings::time("load: read back", || reused::find(job, options)) {
-        return Ok(unit);
+    if let Some(found) = crate::support::timings::time("load: read back", || reused::find(job, options)) {
+        return found.map_err(Failed::Load);
     }
-    let unit = load_job(bench, job, options)?;
-    crate::support::timings::time("load: kept", || reused::keep(job, options, &unit));
-    Ok(unit)
+    let loaded = load_job(bench, job, options);
+    crate::support::timings::time("load: kept", || reused::keep(job, options, &loaded));
+    loaded.map_err(|e| Failed::Load(e.to_string()))
 }
 
 /// Configuration discovery (`discovered`): the units of the configurations
@@ -373,13 +373,12 @@ enum Failed {
 }
 
 /// Reads, parses and lowers one job.
-fn load_job(bench: &Workbench, job: &Job, options: &MigrateOptions) -> Result<Unit, Failed> {
+fn load_job(bench: &Workbench, job: &Job, options: &MigrateOptions) -> Result<Unit, crate::front::unit::UnitError> {
     match (&job.embedded, job.program.as_ref().and_then(|p| p.prepared.as_ref())) {
         (Some(embedded), _) => bench.load_embedded(embedded, &job.compile, options.target),
         (None, Some(program)) => bench.load_program(program, &job.compile, options.target),
         (None, None) => bench.load(&job.path, &job.compile, options.target),
     }
-    .map_err(|e| Failed::Load(e.to_string()))
 }
 
 /// Every unit file's canonical path, interned once for the batch (ids in path

@@ -9,7 +9,11 @@
 //! text includes one more header, or any header edited, misses, is loaded
 //! and stored again; so does one for which a searched directory gained a
 //! file that would now be found first (`store::shadowing_candidates`).
-//! Not kept: a unit whose text asks whether a file exists (`__has_include`:
+//! A unit whose code clang rejects is kept as its message, so a file that
+//! does not compile (or a configuration discovery derives that does not)
+//! costs a parse only when it or a file it reads changes; not one missing a
+//! header (clang's `file not found`: that header is in no list). Not kept: a unit
+//! whose text asks whether a file exists (`__has_include`:
 //! what it finds absent is no file its load read), and one read as the
 //! target's standard after CL1.2 rejected it (`--std auto`: the files the
 //! rejected parse read are in no list).
@@ -19,7 +23,7 @@
 
 use std::path::PathBuf;
 
-use crate::front::unit::Unit;
+use crate::front::unit::{Unit, UnitError};
 use crate::input::config::Job;
 use crate::settings::options::MigrateOptions;
 use crate::support::store::{Key, KeyBuilder, Store};
@@ -27,28 +31,46 @@ use crate::support::store::{Key, KeyBuilder, Store};
 /// The files a job's load read: each as clang names it.
 type Files = Vec<PathBuf>;
 
-/// The stored unit of `job`, if its files are unchanged since it was stored.
-pub(super) fn find(job: &Job, options: &MigrateOptions) -> Option<Unit> {
+/// What a stored failure starts with (its message follows): a unit clang
+/// rejects is rejected again while its files are as they were.
+const FAILURE: &[u8] = b"clasp-unit-failure 1\n";
+
+/// The stored unit of `job`, or the message it was rejected with, if its
+/// files are unchanged since it was stored.
+pub(super) fn find(job: &Job, options: &MigrateOptions) -> Option<Result<Unit, String>> {
     let store = reusable(job, options)?;
     let job_key = job_key(store, job, options);
     let files: Files = serde_json::from_slice(&store.get(&job_key)?).ok()?;
     let unit_key = unit_key(store, &job_key, &files, job)?;
-    crate::front::stored::decode(&store.get(&unit_key)?, None, None)
+    let stored = store.get(&unit_key)?;
+    if let Some(message) = stored.strip_prefix(FAILURE) {
+        return Some(Err(String::from_utf8(message.to_vec()).ok()?));
+    }
+    crate::front::stored::decode(&stored, None, None).map(Ok)
 }
 
-/// Keeps a unit `job` loaded, for the next run.
-pub(super) fn keep(job: &Job, options: &MigrateOptions, unit: &Unit) {
+/// Keeps what loading `job` gave, for the next run: the unit, or the
+/// message of a unit whose code clang rejects (not a tool's failure).
+pub(super) fn keep(job: &Job, options: &MigrateOptions, loaded: &Result<Unit, UnitError>) {
     let Some(store) = reusable(job, options) else { return };
-    let first = job.compile.std.candidates(options.target).first().map(|standard| standard.std);
-    if first != Some(unit.standard.std) {
-        return;
-    }
+    let (files, payload) = match loaded {
+        Ok(unit) => {
+            let first = job.compile.std.candidates(options.target).first().map(|standard| standard.std);
+            if first != Some(unit.standard.std) {
+                return;
+            }
+            (unit.syntax.files.clone(), crate::front::stored::encode(unit))
+        }
+        // A header clang did not find is in no list: a run after it appears must parse again.
+        Err(error @ UnitError::Syntax { files, diagnostics }) if !diagnostics.iter().any(|d| d.contains("file not found")) => {
+            (files.clone(), Some([FAILURE, error.to_string().as_bytes()].concat()))
+        }
+        Err(_) => return,
+    };
     let job_key = job_key(store, job, options);
-    let files: Files = unit.syntax.files.clone();
     let Some(unit_key) = unit_key(store, &job_key, &files, job) else { return };
-    let Ok(listed) = serde_json::to_vec(&files) else { return };
-    let Some(encoded) = crate::front::stored::encode(unit) else { return };
-    store.put(&unit_key, &encoded);
+    let (Ok(listed), Some(payload)) = (serde_json::to_vec(&files), payload) else { return };
+    store.put(&unit_key, &payload);
     store.put(&job_key, &listed);
 }
 
