@@ -95,11 +95,9 @@ impl Cache {
 
     /// Stores what a run printed, when its batch had no error.
     pub fn store(&self, migration: &Migration, jobs: &[crate::input::config::Job], out: &[u8], err: &[u8], code: i32) {
-        // A configuration discovery dropped read files no unit lists; a file asking
-        // whether another exists found what no list holds: such a run is done again.
+        // A configuration discovery dropped read files no unit lists: such a run is done again.
         let dropped = migration.discovered.iter().any(|d| !d.analysed);
-        let asks = || migration.inputs.iter().any(|f| crate::support::overlay::read(f).is_ok_and(|t| asks_for_files(&t)));
-        if !migration.errors.is_empty() || !migration.unanalysable.is_empty() || dropped || asks() {
+        if !migration.errors.is_empty() || !migration.unanalysable.is_empty() || dropped {
             return;
         }
         let inputs: Vec<PathBuf> = migration.inputs.iter().cloned().collect();
@@ -108,7 +106,19 @@ impl Cache {
         // And every path at which a new file would be found before one the batch read.
         let (canonical, searched) = crate::support::store::searched(&inputs, &include_dirs, &extra);
         let shadows = crate::support::store::shadowing_candidates(canonical.iter().map(PathBuf::as_path), &searched);
-        let files = inputs.iter().chain(&shadows).map(|f| (f.clone(), file_hash(f))).collect();
+        // Each file read once: hashed, and looked at for a question no list answers.
+        let mut asks = false;
+        let files = (inputs.iter().chain(&shadows))
+            .map(|file| {
+                let bytes = crate::support::overlay::read(file).ok();
+                asks |= bytes.as_deref().is_some_and(asks_for_files);
+                (file.clone(), bytes.map(|bytes| hash_at(file, &bytes)))
+            })
+            .collect();
+        // A file asking whether another exists found what no list holds: such a run is done again.
+        if asks {
+            return;
+        }
         let dirs: BTreeSet<PathBuf> = searched.into_iter().collect();
         let dirs = dirs.into_iter().map(|d| (d.clone(), dir_hash(&d, self.store.dir()))).collect();
         let entry = Entry { files, dirs, code, stdout_len: out.len(), stderr_len: err.len() };
@@ -123,9 +133,13 @@ impl Cache {
 /// The hash of a file's bytes and of where it is (a link pointed elsewhere is
 /// another file, whatever its bytes), `None` when it cannot be read.
 fn file_hash(path: &Path) -> Option<String> {
-    let bytes = crate::support::overlay::read(path).ok()?;
+    crate::support::overlay::read(path).ok().map(|bytes| hash_at(path, &bytes))
+}
+
+/// The hash of `bytes`, read at `path`, and of where `path` leads.
+fn hash_at(path: &Path, bytes: &[u8]) -> String {
     let place = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    Some(sha256_hex(&[place.as_os_str().as_encoded_bytes(), &[0], &bytes].concat()))
+    sha256_hex(&[place.as_os_str().as_encoded_bytes(), &[0], bytes].concat())
 }
 
 /// The hash of a directory's entry names (a new file may shadow an included one).

@@ -55,7 +55,25 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
     if options.stdin.is_none() || !args.write {
         options.store = super::cache::open_store(args, &options.root)?;
     }
-    let cache = Cache::for_run(args, palettes, &project, &options);
+    let code = replayed_or_migrated(args, palettes, (project, selected), &options, stdout, stderr);
+    // Once everything is stored: the run's result too.
+    if let Some(store) = &options.store {
+        store.trim();
+    }
+    code
+}
+
+/// The run's stored output replayed, else the batch migrated (and its output
+/// stored when the run is one to replay: `Cache::for_run`).
+fn replayed_or_migrated(
+    args: &MigrateArgs,
+    palettes: Palettes,
+    (project, selected): (Project, Option<Selected>),
+    options: &MigrateOptions,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<i32, Stop> {
+    let cache = Cache::for_run(args, palettes, &project, options);
     if let Some(code) = cache.as_ref().and_then(|c| c.replay(stdout, stderr)) {
         return Ok(code);
     }
@@ -63,22 +81,15 @@ fn migrate_project(args: &MigrateArgs, palettes: Palettes, stdout: &mut dyn Writ
         return Err(Stop::clasp("no stored result for this run (--test-cache-only)".to_string()));
     }
     let Some(cache) = cache else {
-        let code = migrate_batch(args, palettes, (project, selected), &options, stdout, stderr).map(|(code, _)| code);
-        if let Some(store) = &options.store {
-            store.trim();
-        }
-        return code;
+        return migrate_batch(args, palettes, (project, selected), options, stdout, stderr).map(|(code, _)| code);
     };
     // Printed into buffers, stored, then passed on: the replay is byte for byte this output.
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let jobs = project.jobs.clone();
-    let (code, migration) = migrate_batch(args, palettes, (project, selected), &options, &mut out, &mut err)?;
+    let (code, migration) = migrate_batch(args, palettes, (project, selected), options, &mut out, &mut err)?;
     // A run that could not use its cache server printed a warning another run would not.
     if options.store.as_ref().is_none_or(|store| store.warnings().is_empty()) {
         cache.store(&migration, &jobs, &out, &err, code);
-    }
-    if let Some(store) = &options.store {
-        store.trim();
     }
     let _ = stdout.write_all(&out);
     let _ = stderr.write_all(&err);

@@ -83,8 +83,7 @@ pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &M
         prefetched: vec![None; units.len()],
         settled: vec![None; units.len()],
         failed: BTreeSet::new(),
-        // A shard (`--shard`) checks its own units, whose verdicts the store keeps.
-        pending: UnitId::all(units.len()).filter(|u| options.shard.is_none_or(|shard| shard.owns(u.0))).collect(),
+        pending: UnitId::all(units.len()).filter(|u| in_shard(options, *u)).collect(),
         out: Settled::default(),
     };
     for (id, (reason, detail)) in &plan.withheld {
@@ -99,6 +98,12 @@ pub fn settle(pool: &rayon::ThreadPool, units: &[Unit], plan: &Plan, options: &M
     }
     settler.report_kept();
     settler.out
+}
+
+/// Whether this run checks unit `u`: every unit, or a shard's own (`--shard`),
+/// whose verdicts the store keeps for the final run.
+fn in_shard(options: &MigrateOptions, u: UnitId) -> bool {
+    options.shard.is_none_or(|shard| shard.owns(u.0))
 }
 
 impl Settler<'_> {
@@ -308,9 +313,8 @@ impl Settler<'_> {
 
     /// Every unit but `except` that touches set `id` is checked again (the set was withdrawn).
     fn recheck_units_touching(&mut self, id: SetId, except: UnitId) {
-        let shard = self.checker.options.shard;
         for (other, sets) in UnitId::enumerate(&self.checker.plan.unit_sets) {
-            if other != except && sets.contains(&id) && shard.is_none_or(|shard| shard.owns(other.0)) {
+            if other != except && sets.contains(&id) && in_shard(self.checker.options, other) {
                 self.pending.insert(other);
             }
         }

@@ -155,23 +155,23 @@ impl Store {
         let record = remote.get(&format!("ac/{}", key.hex()))?;
         let (digest, size) = parse_record(&record, key)?;
         let payload = remote.get(&format!("cas/{digest}"))?;
-        if payload.len() as u64 != size || sha256_hex(&payload) != digest {
+        if !is_whole(&payload, &digest, size) {
             return None;
         }
-        let _ = self.put_local(key, &payload);
+        let _ = self.put_local(key, &payload, &digest);
         Some(payload)
     }
 
     /// Stores `payload` under `key`, in the directory and on the server. A store
     /// that cannot be written (a read-only tree) is no error: the run is only slower next time.
     pub fn put(&self, key: &Key, payload: &[u8]) {
-        if self.put_local(key, payload).is_ok() {
+        let digest = sha256_hex(payload);
+        if self.put_local(key, payload, &digest).is_ok() {
             if let Ok(mut stored) = self.stored.lock() {
                 *stored += 1;
             }
         }
         if let Some(remote) = &self.remote {
-            let digest = sha256_hex(payload);
             if remote.put(&format!("cas/{digest}"), payload) {
                 remote.put(&format!("ac/{}", key.hex()), record(key, &digest, payload.len()).as_bytes());
             }
@@ -196,8 +196,7 @@ impl Store {
         let checked = parse_record(&record, key).and_then(|(digest, size)| {
             let path = self.config.dir.join("cas").join(&digest);
             let payload = std::fs::read(&path).ok()?;
-            let whole = payload.len() as u64 == size && sha256_hex(&payload) == digest;
-            whole.then_some((path, payload))
+            is_whole(&payload, &digest, size).then_some((path, payload))
         });
         let Some((payload_path, payload)) = checked else {
             // Never trusted, and not read again.
@@ -211,15 +210,15 @@ impl Store {
         Some(payload)
     }
 
-    fn put_local(&self, key: &Key, payload: &[u8]) -> std::io::Result<()> {
+    /// Writes `payload`, whose SHA-256 is `digest`, and its record.
+    fn put_local(&self, key: &Key, payload: &[u8], digest: &str) -> std::io::Result<()> {
         let dir = &self.config.dir;
         if self.unusable.is_some() {
             return Err(std::io::ErrorKind::Unsupported.into());
         }
         mark(dir)?;
-        let digest = sha256_hex(payload);
-        write_atomically(&dir.join("cas"), &digest, payload)?;
-        write_atomically(&dir.join("ac"), &key.hex(), record(key, &digest, payload.len()).as_bytes())?;
+        write_atomically(&dir.join("cas"), digest, payload)?;
+        write_atomically(&dir.join("ac"), &key.hex(), record(key, digest, payload.len()).as_bytes())?;
         Ok(())
     }
 }
@@ -267,6 +266,11 @@ fn mark(dir: &Path) -> std::io::Result<()> {
 /// The record of an entry: the key it answers, and its payload's digest and size.
 fn record(key: &Key, digest: &str, size: usize) -> String {
     format!("{RECORD_HEADER}\n{}\n{digest}\n{size}\n", key.hex())
+}
+
+/// Whether `payload` is the one a record names: its size and SHA-256.
+fn is_whole(payload: &[u8], digest: &str, size: u64) -> bool {
+    payload.len() as u64 == size && sha256_hex(payload) == digest
 }
 
 /// The payload's digest and size from a record, if it is whole and answers `key`.
