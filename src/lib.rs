@@ -112,7 +112,8 @@
 //!   (else refused as `hidden-qualifier` or `macro`).
 //! - A unit that crashes or hangs clang (or panics) costs that unit only: the batch runs again
 //!   without it, in a fresh worker process, so no state of a crashed clang reaches the result. A
-//!   file whose own unit fails in one configuration changes in none.
+//!   file whose own unit fails in one configuration changes in none, nor does any file a unit
+//!   clang rejects read (`migrate::FailedFiles`).
 //! - Output is sorted and deterministic, whatever the number of workers (`-j`): loading and first
 //!   checks run in parallel, results are taken in unit order, and bisection runs in order after
 //!   them.

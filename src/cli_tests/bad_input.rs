@@ -2,7 +2,7 @@
 //! migration as good as any), nothing changed in that file, and the batch
 //! going on: a 10 MB unit, a NUL byte, a directory named like a kernel, an
 //! unreadable file, a missing include, a unit including itself, and an
-//! `#error` in one configuration only.
+//! `#error` in one configuration only, and a header a unit with errors reads.
 
 use std::process::Command;
 
@@ -144,4 +144,56 @@ fn a_malformed_clasp_toml_is_one_located_line_per_error() {
             assert!(located, "{config:?}: a line without a place: {line:?}");
         }
     }
+}
+
+/// Two per-space copies of a helper, merged into one `sum` when every unit
+/// calling them loads.
+const PER_SPACE_HEADER: &str = "#ifndef COMMON_H\n#define COMMON_H\n\
+float sum_g(__global const float *v, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += v[i]; return s; }\n\
+float sum_l(__local const float *v, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += v[i]; return s; }\n#endif\n";
+
+#[test]
+fn a_header_a_unit_with_errors_reads_is_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [
+        ("include/common.h", PER_SPACE_HEADER),
+        ("include/wrap.h", "// reaches common.h through another header\n#include <common.h>\n"),
+        ("include/other.h", "float first(__global const float *v) { return v[0]; }\n"),
+        (
+            "k/a.cl",
+            "#include \"common.h\"\n#include \"other.h\"\n__kernel void a(__global const float *in, __global float *out, __local float *t) {\n\
+             t[0] = in[0];\n barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1) + first(in);\n}\n",
+        ),
+        // A semicolon is missing: once it is fixed, b.cl calls sum_g again, which must still exist.
+        ("k/b.cl", "#include \"wrap.h\"\n__kernel void b(__global const float *in, __global float *out) {\n out[0] = sum_g(in, 4)\n}\n"),
+    ] {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let args = ["migrate", "--explain", "-I", "include", "--root", ".", "--cache-dir", "cache", "k"];
+    // Cold, then read back from the store: the failure still names what b.cl read.
+    for _ in 0..2 {
+        let (code, stdout, stderr) = clasp_in(root, &args);
+        let stdout = String::from_utf8_lossy(&stdout);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("k/b.cl:3:23: error: expected ';' after expression"), "{stderr}");
+        assert!(!stdout.contains("common.h") && !stdout.contains("sum_g"), "{stdout}");
+        assert!(stdout.contains("+float first(const float *v)"), "a header b.cl does not read is migrated: {stdout}");
+        let why = "`sum_g`, `sum_l`: it would edit include/common.h, which k/b.cl reads, and k/b.cl has errors";
+        assert!(stderr.contains(why), "{stderr}");
+    }
+    let (code, _, stderr) = clasp_in(root, &["migrate", "-q", "--write", "-I", "include", "--root", ".", "--no-cache", "k"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(std::fs::read_to_string(root.join("include/common.h")).unwrap(), PER_SPACE_HEADER);
+    // Fixed, b.cl loads and the merge goes ahead, its call renamed too.
+    std::fs::write(
+        root.join("k/b.cl"),
+        "#include \"wrap.h\"\n__kernel void b(__global const float *in, __global float *out) {\n out[0] = sum_g(in, 4);\n}\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = clasp_in(root, &args);
+    let stdout = String::from_utf8_lossy(&stdout);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("+float sum(const float *v, int n)") && stdout.contains("+ out[0] = sum(in, 4);"), "{stdout}");
 }

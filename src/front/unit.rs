@@ -208,9 +208,10 @@ pub enum UnitError {
     /// libclang parsed the unit and reported errors; `files`: what the parses read.
     #[error("{}", diagnostics.join("\n"))]
     Syntax { diagnostics: Vec<String>, files: Vec<PathBuf> },
-    /// clang compiled the unit and rejected it (`ClangError::Rejected`).
+    /// clang compiled the unit and rejected it (`ClangError::Rejected`);
+    /// `files`: what libclang's parse read.
     #[error("{path}: error: {error}")]
-    Compile { path: String, error: ClangError },
+    Compile { path: String, error: ClangError, files: Vec<PathBuf> },
     /// A tool failed: libclang could not parse, clang could not run or
     /// crashed, LLVM could not read the bitcode.
     #[error("{path}: error: {error}")]
@@ -229,9 +230,9 @@ pub enum ToolError {
 
 impl UnitError {
     /// The error of lowering `path`: a compile error where clang ran and rejected the code.
-    fn lowering(path: String, error: LowerError) -> UnitError {
+    fn lowering(path: String, error: LowerError, files: &[PathBuf]) -> UnitError {
         match error {
-            LowerError::Clang(error) if error.is_rejection() => UnitError::Compile { path, error },
+            LowerError::Clang(error) if error.is_rejection() => UnitError::Compile { path, error, files: files.to_vec() },
             error => UnitError::Tool { path, error: ToolError::Lower(error) },
         }
     }
@@ -242,11 +243,11 @@ impl UnitError {
             UnitError::Syntax { diagnostics, files } => {
                 UnitError::Syntax { diagnostics: diagnostics.iter().map(|d| file.diagnostics(d)).collect(), files }
             }
-            UnitError::Compile { path, error: ClangError::Rejected { diagnostics } } => {
-                UnitError::Compile { path, error: ClangError::Rejected { diagnostics: file.diagnostics(&diagnostics) } }
+            UnitError::Compile { path, error: ClangError::Rejected { diagnostics }, files } => {
+                UnitError::Compile { path, error: ClangError::Rejected { diagnostics: file.diagnostics(&diagnostics) }, files }
             }
-            UnitError::Compile { path, error: ClangError::Killed { diagnostics } } => {
-                UnitError::Compile { path, error: ClangError::Killed { diagnostics: file.diagnostics(&diagnostics) } }
+            UnitError::Compile { path, error: ClangError::Killed { diagnostics }, files } => {
+                UnitError::Compile { path, error: ClangError::Killed { diagnostics: file.diagnostics(&diagnostics) }, files }
             }
             other => other,
         }
@@ -255,6 +256,15 @@ impl UnitError {
     /// clang (or libclang) rejected the code, as opposed to an unreadable file or a missing tool.
     pub fn is_compile_error(&self) -> bool {
         matches!(self, UnitError::Syntax { .. } | UnitError::Compile { .. })
+    }
+
+    /// The files the unit's parses read before clang rejected its code
+    /// (nothing known for any other failure).
+    pub fn files_read(&self) -> &[PathBuf] {
+        match self {
+            UnitError::Syntax { files, .. } | UnitError::Compile { files, .. } => files,
+            _ => &[],
+        }
     }
 }
 
@@ -471,7 +481,7 @@ impl Workbench {
         let ir = crate::support::timings::time("lower (clang -O0 + facts)", || {
             lower::lower(&Context::create(), input, &options.clang_args(Some(&standard.flags)))
         })
-        .map_err(|error| UnitError::lowering(display.clone(), error))?;
+        .map_err(|error| UnitError::lowering(display.clone(), error, &syntax.files))?;
         let mut ir = ir;
         if standard.std != target.standard().std && ir.stores_of_declarations().next().is_some() {
             ir.generic_stores_in_target = generic_stores_in_target(input, options, target);

@@ -157,7 +157,7 @@ fn plan_and_settle(
     pool: &rayon::ThreadPool,
     units: &[Unit],
     files: &Files,
-    failed: &BTreeMap<PathBuf, String>,
+    failed: &FailedFiles,
     options: &MigrateOptions,
 ) -> (Plan, Settled) {
     let target_args = options.compile.clang_args(Some(&options.target.std_flags()));
@@ -187,7 +187,11 @@ fn plan_and_settle(
             if called_by_another {
                 continue;
             }
-            let detail = format!("the merge was withdrawn by verification: {}", why.detail);
+            // A set planning withheld (a file a failed unit stands on) was never verified.
+            let detail = match why.reason {
+                Code::Configuration => why.detail.clone(),
+                _ => format!("the merge was withdrawn by verification: {}", why.detail),
+            };
             for member in &merge.members {
                 withdrawn.insert(member.key, (why.reason, detail.clone()));
             }
@@ -223,18 +227,17 @@ fn merge_reports(plan: &Plan, settled: &Settled, verify: bool) -> Vec<MergeRepor
 
 /// Reads, parses and lowers every file (once per configuration), in parallel
 /// (a libclang index and an LLVM context per worker); one that fails is an
-/// error and the batch goes on. Also returns the files whose own unit failed
-/// in some configuration (canonical path -> the failed unit): nothing in
-/// them changes, even where another configuration of the file loaded.
-fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<Unit>, Vec<usize>, BTreeMap<PathBuf, String>) {
+/// error and the batch goes on. Also returns the files a failed unit stands
+/// on (`FailedFiles`): nothing in them changes.
+fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<Unit>, Vec<usize>, FailedFiles) {
     loading.options.progress.stage("loading", jobs.len());
     let loaded = load_each(loading, jobs);
     let mut units = Vec::new();
     let mut unit_jobs = Vec::new();
-    let mut failed = BTreeMap::new();
+    let mut failed = FailedFiles::new();
     for (index, (job, unit)) in jobs.iter().zip(loaded).enumerate() {
-        if let (Err(_), None, None) = (&unit, &job.embedded, &job.program) {
-            failed.insert(crate::settings::root::canonical(&job.path), job.label());
+        if let Err(failure) = &unit {
+            note_failed_files(job, failure, &mut failed);
         }
         match unit {
             Ok(unit) => {
@@ -245,6 +248,27 @@ fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<U
         }
     }
     (units, unit_jobs, failed)
+}
+
+/// The files no set may edit because a unit that failed stands on them
+/// (canonical path -> why, completing "it would edit FILE, which ..."):
+/// a file whose own unit failed in some configuration (even where another
+/// configuration of it loaded), and every file a unit clang rejected read,
+/// for an edit there (a merge renaming a helper it calls) could break that
+/// unit in a way no check of this run sees.
+type FailedFiles = BTreeMap<PathBuf, String>;
+
+fn note_failed_files(job: &Job, failure: &Failed, failed: &mut FailedFiles) {
+    let label = job.label();
+    if job.embedded.is_none() && job.program.is_none() {
+        failed.insert(crate::settings::root::canonical(&job.path), format!("has errors as {label}"));
+    }
+    if let Failed::Load { files, .. } = failure {
+        for file in files {
+            let why = || format!("{label} reads, and {label} has errors (clasp cannot check the edit against it)");
+            failed.entry(crate::settings::root::canonical(file)).or_insert_with(why);
+        }
+    }
 }
 
 /// What loading the batch's units needs.
@@ -265,7 +289,7 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
                 let unit = match (bench, crate::isolation::exclusion_error(&label, &job.path)) {
                     (_, Some(message)) => Err(Failed::Isolated(message)),
                     (Ok(bench), None) => crate::isolation::for_unit(&label, || load_or_reuse(bench, job, options)),
-                    (Err(message), None) => Err(Failed::Load(format!("clasp: error: {message}"))),
+                    (Err(message), None) => Err(Failed::Load { message: format!("clasp: error: {message}"), files: Vec::new() }),
                 };
                 options.progress.done(&job.path, "");
                 unit.map(|mut unit| {
@@ -286,11 +310,11 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
 /// unchanged (`reused`), else loaded, and left there for the next run.
 fn load_or_reuse(bench: &Workbench, job: &Job, options: &MigrateOptions) -> Result<Unit, Failed> {
     if let Some(found) = crate::support::timings::time("load: read back", || reused::find(job, options)) {
-        return found.map_err(Failed::Load);
+        return found.map_err(|(message, files)| Failed::Load { message, files });
     }
     let loaded = load_job(bench, job, options);
     crate::support::timings::time("load: kept", || reused::keep(job, options, &loaded));
-    loaded.map_err(|e| Failed::Load(e.to_string()))
+    loaded.map_err(|e| Failed::Load { message: e.to_string(), files: e.files_read().to_vec() })
 }
 
 /// Configuration discovery (`discovered`): the units of the configurations
@@ -310,7 +334,7 @@ fn discover_configurations(loading: &Loading, units: &mut Vec<Unit>, jobs: &[&Jo
     let loaded = crate::support::timings::time("load: discovered", || load_each(loading, &extra));
     for (candidate, load) in candidates.iter().zip(loaded) {
         let load = load.map_err(|failure| match failure {
-            Failed::Load(message) | Failed::Isolated(message) => message,
+            Failed::Load { message, .. } | Failed::Isolated(message) => message,
         });
         let failed = load.as_ref().err().is_some_and(|message| discovered::a_change_could_fix(message));
         let (unit, report) = discovered::judge(candidate, load);
@@ -334,7 +358,7 @@ fn record_failure(job: &Job, failure: Failed, result: &mut Migration) {
     }
     let (message, isolated) = match failure {
         Failed::Isolated(message) => (message, true),
-        Failed::Load(message) => (message, false),
+        Failed::Load { message, .. } => (message, false),
     };
     let message = match &job.configuration {
         Some(name) => format!("{message}\n{}: note: in configuration `{name}`", job.path.display()),
@@ -366,8 +390,9 @@ fn failure_path(job: &Job, message: &str) -> PathBuf {
 
 /// Why a job has no unit.
 enum Failed {
-    /// It could not be read, parsed or lowered: the message.
-    Load(String),
+    /// It could not be read, parsed or lowered: the message, and the files
+    /// its parses read where clang rejected its code.
+    Load { message: String, files: Vec<PathBuf> },
     /// The supervisor took it out of the batch (it crashed or hung clang): the message.
     Isolated(String),
 }

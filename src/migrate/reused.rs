@@ -35,16 +35,16 @@ type Files = Vec<PathBuf>;
 /// rejects is rejected again while its files are as they were.
 const FAILURE: &[u8] = b"clasp-unit-failure 1\n";
 
-/// The stored unit of `job`, or the message it was rejected with, if its
-/// files are unchanged since it was stored.
-pub(super) fn find(job: &Job, options: &MigrateOptions) -> Option<Result<Unit, String>> {
+/// The stored unit of `job`, or the message it was rejected with and the
+/// files its parse read, if its files are unchanged since it was stored.
+pub(super) fn find(job: &Job, options: &MigrateOptions) -> Option<Result<Unit, (String, Files)>> {
     let store = reusable(job, options)?;
     let job_key = job_key(store, job, options);
     let files: Files = serde_json::from_slice(&store.get(&job_key)?).ok()?;
     let unit_key = unit_key(store, &job_key, &files, job)?;
     let stored = store.get(&unit_key)?;
     if let Some(message) = stored.strip_prefix(FAILURE) {
-        return Some(Err(String::from_utf8(message.to_vec()).ok()?));
+        return Some(Err((String::from_utf8(message.to_vec()).ok()?, files)));
     }
     crate::front::stored::decode(&stored, None, None).map(Ok)
 }

@@ -46,8 +46,10 @@ lists each of those parameters (name, reason, detail). The summary counts it
 among the migrated (`2 functions would migrate (verified), 1 of them partly`),
 --explain adds `partly-migrated: `f` keeps named `p` (builtin-pin)` and
 --statistics a `partly-migrated functions` row; files clang cannot parse or
-compile are unanalysable (listed under "unanalysable", and errors). Each unit
-that would change is verified before anything is shown:
+compile are unanalysable (listed under "unanalysable", and errors), and nothing
+changes in them or in a header such a unit reads (refused as configuration: an
+edit there, a merge renaming a helper it calls, could break it unseen). Each
+unit that would change is verified before anything is shown:
 
 - Recompile: the unit, with the migrated files laid over the originals through
   a clang VFS overlay, must compile as the target. A unit whose original does

@@ -229,12 +229,12 @@ fn real_files(units: &[Unit], file: &Path, edits: &BTreeSet<Edit>) -> Vec<PathBu
 }
 
 impl Plan {
-    /// Withholds the sets that edit a file in `failed` (canonical path -> the
-    /// unit that failed): a file that does not load in one of its configurations changes in none.
+    /// Withholds the sets that edit a file in `failed` (canonical path -> why,
+    /// completing "which ..."): a file a failed unit stands on changes nowhere.
     pub fn refuse_failed_files(&mut self, failed: &BTreeMap<PathBuf, String>) {
         for (id, set) in self.sets.iter().enumerate() {
-            if let Some((file, unit)) = set.edits.keys().find_map(|f| failed.get_key_value(f)) {
-                let detail = format!("it would edit {}, which has errors as {unit}", file.display());
+            if let Some((file, why)) = set.edits.keys().find_map(|f| failed.get_key_value(f)) {
+                let detail = format!("it would edit {}, which {why}", crate::settings::paths::shown_path(file));
                 self.withheld.insert(SetId(id), (Code::Configuration, detail));
             }
         }
