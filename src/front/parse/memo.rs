@@ -72,6 +72,10 @@ struct Store {
     words: HashMap<Vec<usize>, SharedWords>,
     /// `#if`-skipped ranges, each once (a header's is the same in every unit including it alike).
     skipped: std::collections::HashSet<Arc<SkippedRange>>,
+    /// The words of shared walks, each run once: a header function walked in
+    /// every include set that holds it writes the same words in each (most of
+    /// the store's memory on big-header code when each context had its own copy).
+    word_runs: std::collections::HashSet<Arc<[String]>>,
 }
 
 static STORE: Shared<Store> = Shared::new();
@@ -101,6 +105,14 @@ pub(super) fn shared_words(runs: &[Arc<[String]>]) -> Arc<std::collections::BTre
     match STORE.lock() {
         Some(mut store) => store.words.entry(key).or_insert_with(|| (runs.to_vec(), union())).1.clone(),
         None => union(),
+    }
+}
+
+/// The words a shared walk writes, or the equal run a walk in another context wrote.
+pub(super) fn intern_words(words: Vec<String>) -> Arc<[String]> {
+    match STORE.lock() {
+        Some(mut store) => crate::support::ids::intern(&mut store.word_runs, words),
+        None => words.into(),
     }
 }
 

@@ -199,7 +199,7 @@ impl<'t, 'i> Walker<'t, 'i> {
         let words: Vec<String> = tokens.iter().filter(|t| t.kind == TokenKind::Identifier).map(|t| t.text.clone()).collect();
         match self.capture.as_mut() {
             Some(capture) => {
-                capture.identifiers = words.into();
+                capture.identifiers = memo::intern_words(words);
                 self.shared_words.push(capture.identifiers.clone());
             }
             None => self.syntax.identifiers.extend(words),
