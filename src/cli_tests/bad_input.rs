@@ -117,7 +117,7 @@ fn an_error_in_one_configuration_leaves_the_file_unchanged() {
     assert!(!String::from_utf8_lossy(&stdout).contains("k.cl"), "{}", String::from_utf8_lossy(&stdout));
     let (_, json, _) = clasp_in(dir.path(), &["migrate", "-q", "--json", "."]);
     let json = String::from_utf8_lossy(&json);
-    assert!(json.contains("which has errors as ./k.cl [fast]"), "{json}");
+    assert!(json.contains("it would edit k.cl, which has errors in configuration `fast`"), "{json}");
     // Written for real: alone, the configuration that builds would migrate k.cl's helper; the file stays as it was.
     let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "-q", "--write", "."]);
     assert_eq!(code, 2, "{stderr}");
@@ -180,8 +180,10 @@ fn a_header_a_unit_with_errors_reads_is_left_as_it_is() {
         assert!(stderr.contains("k/b.cl:3:23: error: expected ';' after expression"), "{stderr}");
         assert!(!stdout.contains("common.h") && !stdout.contains("sum_g"), "{stdout}");
         assert!(stdout.contains("+float first(const float *v)"), "a header b.cl does not read is migrated: {stdout}");
-        let why = "`sum_g`, `sum_l`: it would edit include/common.h, which k/b.cl reads, and k/b.cl has errors";
+        let why =
+            "not merged failed-unit: `sum_g`, `sum_l`: it would edit include/common.h, which k/b.cl reads, and k/b.cl has errors";
         assert!(stderr.contains(why), "{stderr}");
+        assert!(stderr.contains("withdrawn failed-unit: `sum_l`: it would edit include/common.h"), "{stderr}");
     }
     let (code, _, stderr) = clasp_in(root, &["migrate", "-q", "--write", "-I", "include", "--root", ".", "--no-cache", "k"]);
     assert_eq!(code, 2, "{stderr}");
@@ -196,4 +198,46 @@ fn a_header_a_unit_with_errors_reads_is_left_as_it_is() {
     let stdout = String::from_utf8_lossy(&stdout);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("+float sum(const float *v, int n)") && stdout.contains("+ out[0] = sum(in, 4);"), "{stdout}");
+}
+
+/// A unit clasp could not see whole: an `#include` not found, behind which
+/// (or behind a macro it would define) any header may hide, and a unit past
+/// `--timeout`. Only the loaded units' own files change.
+#[test]
+fn a_unit_whose_includes_are_unknown_holds_every_header_back() {
+    let hidden = "#include \"gen/config.h\"\n#ifdef HAVE_FAST\n#include \"common.h\"\n#endif\n\
+        __kernel void b(__global const float *in, __global float *out) {\n#ifdef HAVE_FAST\n out[0] = sum_g(in, 4);\n#endif\n}\n";
+    // 2^22 copies of `x`: libclang takes far longer than a second.
+    let mut slow = String::from("#include \"common.h\"\n#define A0 x+x\n");
+    for i in 1..=22 {
+        slow.push_str(&format!("#define A{i} A{p}+A{p}\n", p = i - 1));
+    }
+    slow.push_str("__kernel void b(__global float *in) { float x = 1; in[0] = sum_g(in, 4) + A22; }\n");
+    for (text, error) in [(hidden, "k/b.cl:1:10: error: 'gen/config.h' file not found"), (&slow[..], "parsing took longer")] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            ("include/common.h", PER_SPACE_HEADER),
+            ("include/other.h", "float first(__global const float *v) { return v[0]; }\n"),
+            (
+                "k/a.cl",
+                "#include \"common.h\"\n#include \"other.h\"\nfloat own_g(__global const float *p) { return p[1]; }\n\
+                 __kernel void a(__global const float *in, __global float *out, __local float *t) {\n\
+                 t[0] = in[0];\n barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1) + first(in) + own_g(in);\n}\n",
+            ),
+            ("k/b.cl", text),
+        ] {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        let args = ["migrate", "--explain", "--timeout", "1", "-I", "include", "--root", ".", "--no-cache", "k"];
+        let (code, stdout, stderr) = clasp_in(root, &args);
+        let stdout = String::from_utf8_lossy(&stdout);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(error), "{stderr}");
+        assert!(!stdout.contains("include/"), "no header changes: {stdout}");
+        assert!(stdout.contains("+float own_g(const float *p)"), "a loaded unit's own file changes: {stdout}");
+        let why = "withdrawn failed-unit: `first`: it would edit include/other.h, which k/b.cl may include: k/b.cl failed before";
+        assert!(stderr.contains(why), "{stderr}");
+    }
 }

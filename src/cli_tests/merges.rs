@@ -58,3 +58,33 @@ fn merges_are_in_the_json_report() {
     assert!(axis["variable"]["needed_by"].as_str().unwrap().contains("norm2_c"));
     assert!(fixes.iter().all(|f| f["variable"]["name"] != "bias"), "bias stays __constant");
 }
+
+/// A unit that includes the duplicates' header only in code `#if` skips, and
+/// calls a member there (by `#ifdef`, `#if defined`, `#if X > 1`): no build
+/// of the batch sees that call, so the merge, which would rename it, waits.
+#[test]
+fn a_member_named_in_skipped_code_of_a_unit_that_does_not_include_it_is_not_merged() {
+    let header = "float sum_g(__global const float *v, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += v[i]; return s; }\n\
+                  float sum_l(__local const float *v, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += v[i]; return s; }\n";
+    let caller = "#include \"common.h\"\n__kernel void a(__global const float *in, __global float *out, __local float *t) {\n\
+                  t[0] = in[0];\n barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1);\n}\n";
+    for condition in ["#ifdef FAST", "#if defined(FAST) && !defined(SLOW)", "#if WIDTH > 1 /* wide builds */"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("common.h"), header).unwrap();
+        std::fs::write(dir.path().join("a.cl"), caller).unwrap();
+        let skipped = format!(
+            "{condition}\n#include \"common.h\"\n#endif\n__kernel void b(__global const float *in, __global float *out) {{\n\
+             {condition}\n out[0] = sum_g(in, 4);\n#else\n out[0] = in[0];\n#endif\n}}\n"
+        );
+        std::fs::write(dir.path().join("b.cl"), skipped).unwrap();
+        let path = dir.path().to_str().unwrap();
+        let (code, stdout, stderr) = clasp(&["migrate", "--explain", "--no-cache", "--root", path, path]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(!stdout.contains("float sum("), "{stdout}");
+        assert!(
+            stderr.contains("not merged skipped-if: `sum_g`, `sum_l`: `sum_g` is named in code skipped by #if at "),
+            "{stderr}"
+        );
+        assert!(stderr.contains("b.cl:5, which may include it and call it"), "{stderr}");
+    }
+}

@@ -171,8 +171,15 @@ mod tests {
         let expected = ["generic-param", "generic-local", "generic-return", "array-param-to-pointer", "merge-duplicates"];
         assert_eq!(selectable, expected);
         let withdrawing: Vec<&str> = Code::ALL.iter().filter(|c| c.withdraws()).map(|c| c.as_str()).collect();
-        let expected =
-            ["outside-root", "verify-failed", "not-equivalent", "proof-too-large", "unrepairable-unit", "overlapping-edits"];
+        let expected = [
+            "outside-root",
+            "verify-failed",
+            "not-equivalent",
+            "proof-too-large",
+            "unrepairable-unit",
+            "overlapping-edits",
+            "failed-unit",
+        ];
         assert_eq!(withdrawing, expected);
         assert!(Code::ALL.iter().all(|c| !(c.scope().is_some() && c.effect().is_some())), "a rule or a reason, never both");
         assert_eq!(Code::rules().count(), 8);

@@ -79,6 +79,7 @@ macro_rules! code_table {
                 ProofTooLarge = "proof-too-large", withdrawals::PROOF_TOO_LARGE, Withdraws;
                 UnrepairableUnit = "unrepairable-unit", withdrawals::UNREPAIRABLE_UNIT, Withdraws;
                 OverlappingEdits = "overlapping-edits", withdrawals::OVERLAPPING_EDITS, Withdraws;
+                FailedUnit = "failed-unit", withdrawals::FAILED_UNIT, Withdraws;
                 UntracedOptions = "untraced-options", host::UNTRACED_OPTIONS, Keeps;
                 UnlinkedBuild = "unlinked-build", host::UNLINKED_BUILD, Keeps;
             }

@@ -258,12 +258,18 @@ impl UnitError {
         matches!(self, UnitError::Syntax { .. } | UnitError::Compile { .. })
     }
 
-    /// The files the unit's parses read before clang rejected its code
-    /// (nothing known for any other failure).
-    pub fn files_read(&self) -> &[PathBuf] {
+    /// The files the unit's parses read before it failed, and whether they
+    /// are all it reads: not when an `#include` was not found (nor what that
+    /// file would have included, nor what a macro it defines would have
+    /// enabled), nor when the unit could not be read or a tool failed on it.
+    pub fn files_read(&self) -> (&[PathBuf], bool) {
         match self {
-            UnitError::Syntax { files, .. } | UnitError::Compile { files, .. } => files,
-            _ => &[],
+            UnitError::Syntax { files, diagnostics } => (files, !diagnostics.iter().any(|d| d.contains("file not found"))),
+            UnitError::Compile { files, .. } => (files, true),
+            // Not compiled as it is: it includes nothing.
+            UnitError::NotText { .. } | UnitError::Wrapped { .. } => (&[], true),
+            UnitError::Read { source, .. } => (&[], source.kind() == std::io::ErrorKind::IsADirectory),
+            UnitError::Tool { .. } => (&[], false),
         }
     }
 }

@@ -7,7 +7,8 @@
 //! panic) or a phase outlives the time limit (the worker is killed), the
 //! unit at fault is known from the log, and the batch runs again in a new
 //! worker with that unit taken out: the worker reports it as an error and
-//! migrates the others exactly as if it were absent. Nothing is written
+//! migrates the others without it, changing no file but the loaded units'
+//! own (what it includes is unknown: `plan::FailedFiles`). Nothing is written
 //! before every unit has been parsed, compiled and verified, so a run that
 //! dies has written nothing. When several units were in flight and none
 //! can be told from the others, the next run uses one thread.

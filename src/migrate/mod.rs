@@ -35,7 +35,7 @@ pub use crate::settings::options::MigrateOptions;
 use crate::support::ids::Files;
 /// Edits applied to a text (what every changed file is made by; `--interactive` renders its follow-up diff with it).
 pub use plan::apply_edits;
-use plan::{Plan, SetId};
+use plan::{FailedFiles, Plan, SetId};
 use settle::Settled;
 
 /// Migrates a batch: load -> plan -> settle -> changes and accounting ->
@@ -189,7 +189,7 @@ fn plan_and_settle(
             }
             // A set planning withheld (a file a failed unit stands on) was never verified.
             let detail = match why.reason {
-                Code::Configuration => why.detail.clone(),
+                Code::FailedUnit => why.detail.clone(),
                 _ => format!("the merge was withdrawn by verification: {}", why.detail),
             };
             for member in &merge.members {
@@ -234,13 +234,16 @@ fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<U
     let loaded = load_each(loading, jobs);
     let mut units = Vec::new();
     let mut unit_jobs = Vec::new();
-    let mut failed = FailedFiles::new();
+    let mut failed = FailedFiles::default();
     for (index, (job, unit)) in jobs.iter().zip(loaded).enumerate() {
         if let Err(failure) = &unit {
             note_failed_files(job, failure, &mut failed);
         }
         match unit {
             Ok(unit) => {
+                if job.embedded.is_none() && job.program.is_none() {
+                    failed.loaded.insert(crate::settings::root::canonical(&job.path));
+                }
                 units.push(unit);
                 unit_jobs.push(index);
             }
@@ -250,24 +253,32 @@ fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<U
     (units, unit_jobs, failed)
 }
 
-/// The files no set may edit because a unit that failed stands on them
-/// (canonical path -> why, completing "it would edit FILE, which ..."):
-/// a file whose own unit failed in some configuration (even where another
-/// configuration of it loaded), and every file a unit clang rejected read,
-/// for an edit there (a merge renaming a helper it calls) could break that
-/// unit in a way no check of this run sees.
-type FailedFiles = BTreeMap<PathBuf, String>;
-
+/// What a failed unit stands on, in `failed` (`plan::FailedFiles`): its own
+/// file (even where another configuration of it loaded), every file its
+/// parses read, and when those are not all it reads, the unit itself.
 fn note_failed_files(job: &Job, failure: &Failed, failed: &mut FailedFiles) {
-    let label = job.label();
+    let label = crate::settings::paths::shown_path(&job.path);
+    let unit = match &job.configuration {
+        Some(name) => format!("{label} (in configuration `{name}`)"),
+        None => label,
+    };
     if job.embedded.is_none() && job.program.is_none() {
-        failed.insert(crate::settings::root::canonical(&job.path), format!("has errors as {label}"));
+        let why = match &job.configuration {
+            Some(name) => format!("has errors in configuration `{name}`"),
+            None => "has errors".to_string(),
+        };
+        failed.read.insert(crate::settings::root::canonical(&job.path), why);
     }
-    if let Failed::Load { files, .. } = failure {
-        for file in files {
-            let why = || format!("{label} reads, and {label} has errors (clasp cannot check the edit against it)");
-            failed.entry(crate::settings::root::canonical(file)).or_insert_with(why);
-        }
+    let (files, complete) = match failure {
+        Failed::Load { files, complete, .. } => (&files[..], *complete),
+        Failed::Isolated(_) => (&[][..], false),
+    };
+    for file in files {
+        let why = || format!("{unit} reads, and {unit} has errors");
+        failed.read.entry(crate::settings::root::canonical(file)).or_insert_with(why);
+    }
+    if !complete {
+        failed.unknown.push(unit);
     }
 }
 
@@ -289,7 +300,9 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
                 let unit = match (bench, crate::isolation::exclusion_error(&label, &job.path)) {
                     (_, Some(message)) => Err(Failed::Isolated(message)),
                     (Ok(bench), None) => crate::isolation::for_unit(&label, || load_or_reuse(bench, job, options)),
-                    (Err(message), None) => Err(Failed::Load { message: format!("clasp: error: {message}"), files: Vec::new() }),
+                    (Err(message), None) => {
+                        Err(Failed::Load { message: format!("clasp: error: {message}"), files: Vec::new(), complete: false })
+                    }
                 };
                 options.progress.done(&job.path, "");
                 unit.map(|mut unit| {
@@ -310,11 +323,15 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
 /// unchanged (`reused`), else loaded, and left there for the next run.
 fn load_or_reuse(bench: &Workbench, job: &Job, options: &MigrateOptions) -> Result<Unit, Failed> {
     if let Some(found) = crate::support::timings::time("load: read back", || reused::find(job, options)) {
-        return found.map_err(|(message, files)| Failed::Load { message, files });
+        // Only a failure whose files are all known is stored.
+        return found.map_err(|(message, files)| Failed::Load { message, files, complete: true });
     }
     let loaded = load_job(bench, job, options);
     crate::support::timings::time("load: kept", || reused::keep(job, options, &loaded));
-    loaded.map_err(|e| Failed::Load { message: e.to_string(), files: e.files_read().to_vec() })
+    loaded.map_err(|e| {
+        let (files, complete) = e.files_read();
+        Failed::Load { message: e.to_string(), files: files.to_vec(), complete }
+    })
 }
 
 /// Configuration discovery (`discovered`): the units of the configurations
@@ -390,9 +407,9 @@ fn failure_path(job: &Job, message: &str) -> PathBuf {
 
 /// Why a job has no unit.
 enum Failed {
-    /// It could not be read, parsed or lowered: the message, and the files
-    /// its parses read where clang rejected its code.
-    Load { message: String, files: Vec<PathBuf> },
+    /// It could not be read, parsed or lowered: the message, the files its
+    /// parses read, and whether they are all it reads (`UnitError::files_read`).
+    Load { message: String, files: Vec<PathBuf>, complete: bool },
     /// The supervisor took it out of the batch (it crashed or hung clang): the message.
     Isolated(String),
 }

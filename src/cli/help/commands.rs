@@ -47,7 +47,7 @@ among the migrated (`2 functions would migrate (verified), 1 of them partly`),
 --explain adds `partly-migrated: `f` keeps named `p` (builtin-pin)` and
 --statistics a `partly-migrated functions` row; files clang cannot parse or
 compile are unanalysable (listed under "unanalysable", and errors), and nothing
-changes in them or in a header such a unit reads (refused as configuration: an
+changes in them or in a header such a unit reads (withdrawn as failed-unit: an
 edit there, a merge renaming a helper it calls, could break it unseen). Each
 unit that would change is verified before anything is shown:
 
@@ -85,7 +85,7 @@ units are checked again, to a fixpoint. Withdrawn functions are refused with
 verify-failed or not-equivalent, and a warning on stderr names the set's
 functions and clang's message or the first differing lines (`store i32 4, ...`
 became `store i32 8, ...`); other withdrawal codes: overlapping-edits,
-proof-too-large (see --proof-limit). A unit's required sets (repairs without
+proof-too-large (see --proof-limit), failed-unit. A unit's required sets (repairs without
 which it cannot compile as the target) are all-or-nothing: if they fail, or
 one is withdrawn by another unit, the unit is an error and keeps nothing
 (unrepairable-unit). Repairs that cannot be proven against the 1.2 original

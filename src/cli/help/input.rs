@@ -119,7 +119,8 @@ COMMANDS below for both forms and which arguments are taken."#;
 /// `--timeout SECONDS`.
 pub const TIMEOUT: &str = r#"The time limit, in seconds, on parsing a unit and on each compile of
 it: a unit that takes longer is an error and the batch goes on without
-it (default: 300, or clasp.toml's `timeout`).
+it (default: 300, or clasp.toml's `timeout`), changing no header it may
+include (failed-unit).
 
 It also bounds each optimisation of a unit's kernels for the
 equivalence check. The unit is named in the error (`./hang.cl:1:1:

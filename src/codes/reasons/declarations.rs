@@ -202,7 +202,7 @@ pub const SKIPPED_IF: Doc = Doc {
     what: "A declaration (`refused skipped-if`): a helper's pointer keeps its space when code of its own function that \
 `#if` skips uses it other than to reach what it points to (`p[i]` and `p->f` are fine; passing, assigning, casting or `&p[i]` \
 are not). A duplicate group (`not merged skipped-if`): a member's name appears in code `#if` skips, where renaming cannot follow \
-it.",
+it: in a unit that includes the member, or in any unit of the batch (its skipped code may include the header too).",
     why: "clasp analyses what the compiler compiles; skipped code is only tokens, so what it does with the pointer or \
 the function is unknown, and a change could break the build that compiles it.",
     example: r#"void load(__global const uchar *src, uchar *dst, int n)
@@ -331,8 +331,8 @@ pub const CONFIGURATION: Doc = Doc {
     what: "A declaration (`refused configuration`): the same file, or a header it shares, built in another configuration \
 (`[[configuration]]` in `clasp.toml`, a file listed more than once in `--compile-commands`, a build call of the host with other \
 options, or a configuration clasp discovered for code `#if` skips, `discovered -DFAST=1`) keeps the pointer named; the \
-message names the configuration and its reason. A file that fails to compile in one configuration only (an `#error` there) \
-changes in none: its change sets are withdrawn with this code. A duplicate group (`not merged configuration`): a unit sees the copies differ in \
+message names the configuration and its reason. (A file that fails to compile in one configuration only, an `#error` there, \
+changes in none: `failed-unit`.) A duplicate group (`not merged configuration`): a unit sees the copies differ in \
 more than address spaces (other macros, other `#if` branches), or defines another function of a member's name, which its calls \
 reach.",
     why: "A file changes once for every build the host makes of it, so a change must be right in each; clasp intersects \

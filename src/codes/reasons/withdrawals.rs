@@ -99,3 +99,22 @@ cannot be read. The rest is kept.",
     safety: "Check that the file named is readable; otherwise report the warning, since overlapping edits point at a \
 clasp bug. The other change sets are unaffected.",
 };
+
+pub const FAILED_UNIT: Doc = Doc {
+    summary: "A unit that reads the file has errors.",
+    what: "A change set is withdrawn when it would edit a file a unit with errors stands on: that unit's own file (an \
+`#error` in one of its configurations is enough), or any header it includes, directly or through another. Where clasp \
+cannot tell what the unit reads (an `#include` it names is not found, it ran past `--timeout`, or it crashed clang), every \
+file is held back but the main files of the units that loaded. Its functions are reported `withdrawn failed-unit`, the detail \
+names the unit, and the unit's own error is on stderr (exit 2).",
+    why: "clasp never saw what the failing unit calls: a merge renaming a helper it calls, or any change no check of it \
+covered, could leave it broken once its own error is fixed.",
+    example: r#"// k/b.cl includes common.h and misses a semicolon; common.h's sum_g and sum_l would merge
+// into one generic sum, renaming their calls in the units that load. b.cl calls sum_g too:
+// the merge waits until b.cl compiles.
+__kernel void b(__global const float *in, __global float *out) { out[0] = sum_g(in, 4) }"#,
+    refuses: "When an edit of the set is in a file a unit with errors reads, or in any file but the loaded units' own \
+when a unit failed before clasp could see what it reads.",
+    safety: "Fix the unit's error, or leave its file out of the batch (`exclude` in `clasp.toml`, or narrower PATHs), \
+and run again.",
+};

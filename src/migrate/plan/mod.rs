@@ -228,14 +228,43 @@ fn real_files(units: &[Unit], file: &Path, edits: &BTreeSet<Edit>) -> Vec<PathBu
     files
 }
 
+/// The files units that failed stand on: no set may edit them, for an edit
+/// there (a merge renaming a helper such a unit calls) could break the unit
+/// in a way no check of this run sees.
+#[derive(Debug, Default)]
+pub struct FailedFiles {
+    /// Canonical path -> why, completing "it would edit FILE, which ...":
+    /// a failed unit's own file, and every file its parses read.
+    pub read: BTreeMap<PathBuf, String>,
+    /// Failed units that may read more than `read` says (`UnitError::files_read`):
+    /// while there is one, only the main files of units that loaded may change.
+    pub unknown: Vec<String>,
+    /// The main files of units that loaded (canonical).
+    pub loaded: BTreeSet<PathBuf>,
+}
+
+impl FailedFiles {
+    /// Why a set editing `files` (canonical) may not stand, if it may not.
+    fn refusal<'f>(&self, mut files: impl Iterator<Item = &'f PathBuf> + Clone) -> Option<String> {
+        let shown = crate::settings::paths::shown_path;
+        if let Some((file, why)) = files.clone().find_map(|f| self.read.get_key_value(f)) {
+            return Some(format!("it would edit {}, which {why}", shown(file)));
+        }
+        let unit = self.unknown.first()?;
+        let file = files.find(|f| !self.loaded.contains(*f))?;
+        Some(format!(
+            "it would edit {}, which {unit} may include: {unit} failed before clasp could see all it reads",
+            shown(file)
+        ))
+    }
+}
+
 impl Plan {
-    /// Withholds the sets that edit a file in `failed` (canonical path -> why,
-    /// completing "which ..."): a file a failed unit stands on changes nowhere.
-    pub fn refuse_failed_files(&mut self, failed: &BTreeMap<PathBuf, String>) {
+    /// Withholds the sets that edit a file a failed unit stands on (`FailedFiles`).
+    pub fn refuse_failed_files(&mut self, failed: &FailedFiles) {
         for (id, set) in self.sets.iter().enumerate() {
-            if let Some((file, why)) = set.edits.keys().find_map(|f| failed.get_key_value(f)) {
-                let detail = format!("it would edit {}, which {why}", crate::settings::paths::shown_path(file));
-                self.withheld.insert(SetId(id), (Code::Configuration, detail));
+            if let Some(detail) = failed.refusal(set.edits.keys()) {
+                self.withheld.entry(SetId(id)).or_insert((Code::FailedUnit, detail));
             }
         }
     }

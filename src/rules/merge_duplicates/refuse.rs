@@ -32,6 +32,7 @@ pub(super) fn batch_refusal(
         .or_else(|| disagreement(units, &detected.per_unit, group, seeing))
         .or_else(|| other_definition(units, members, group, seeing))
         .or_else(|| unrenameable(units, members, seeing, root))
+        .or_else(|| named_where_no_build_sees(units, members, seeing))
         .or_else(|| members.iter().find_map(|m| withdrawn.get(&m.key)).map(|(r, d)| (*r, d.clone())));
     (declaring, refused)
 }
@@ -153,6 +154,23 @@ fn unrenameable(units: &[Unit], members: &[Member], seeing: &BTreeSet<UnitId>, r
             if let Some(skipped) = syntax.skipped.iter().find(|s| s.identifiers.contains(&m.name)) {
                 let at = crate::infer::skipped_at(unit, skipped);
                 return Some((Code::SkippedIf, format!("`{}` is named in code skipped by #if at {at}", m.name)));
+            }
+        }
+    }
+    None
+}
+
+/// A member named in `#if`-skipped code of a unit that does not see it: in a
+/// build that takes that code the unit may include the member's header (its
+/// `#include` skipped too) and call it by the name a merge would change.
+fn named_where_no_build_sees(units: &[Unit], members: &[Member], seeing: &BTreeSet<UnitId>) -> Option<(Code, String)> {
+    let unseeing = UnitId::enumerate(units).filter(|(u, _)| !seeing.contains(u)).map(|(_, unit)| unit);
+    for unit in unseeing {
+        for skipped in &unit.syntax.skipped {
+            if let Some(m) = members.iter().find(|m| skipped.identifiers.contains(&m.name)) {
+                let at = crate::infer::skipped_at(unit, skipped);
+                let detail = format!("`{}` is named in code skipped by #if at {at}, which may include it and call it", m.name);
+                return Some((Code::SkippedIf, detail));
             }
         }
     }
