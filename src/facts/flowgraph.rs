@@ -2,7 +2,9 @@
 //! ultimately comes from, and which builtins it reaches. Shared by
 //! `analyze` (to report) and `infer` (to decide).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
+
+use foldhash::{HashSet, HashSetExt};
 
 use crate::facts::ir::{Flow, IrFacts, Node, Sink, Source};
 

@@ -23,12 +23,15 @@
 //! does not read back whole (truncated, another version, not this format)
 //! decodes to `None`, never a panic.
 //!
-//! A decoded unit holds its own copy of what loaded units share by content
-//! (header functions, their tokens and pointers, skipped ranges, reference
-//! runs, shared words, IR functions and flows): `Interner` shares them again
-//! across a batch's units.
+//! A header's functions (with their tokens) and reference runs are read back
+//! as their JSON text and decoded once per run for each distinct text
+//! (`lazy`): units including the same header alike share them as decoded.
+//! What else loaded units share by content (skipped ranges, shared words, IR
+//! functions and flows) a decoded unit holds its own copy of: `Interner`
+//! shares them again across a batch's units.
 
 mod intern;
+mod lazy;
 #[cfg(test)]
 mod measure;
 #[cfg(test)]
@@ -52,6 +55,7 @@ use crate::input::source::{Embedded, Program};
 use crate::settings::options::{ClStd, CompileOptions, InputStd, Standard};
 
 pub use intern::Interner;
+use lazy::Lazy;
 use tokens::StoredTokens;
 
 /// The format's first line; the version changes whenever what is stored does.
@@ -99,6 +103,7 @@ struct StoredUnit<'a> {
     input: Cow<'a, Path>,
     /// The scratch files of the unit's embedded kernel or program, if any.
     scratch: Option<Scratch>,
+    #[serde(borrow)]
     syntax: StoredSyntax<'a>,
     ir: Cow<'a, IrFacts>,
     standard: StoredStandard<'a>,
@@ -186,15 +191,18 @@ impl Scratch {
 #[derive(Serialize, Deserialize)]
 struct StoredSyntax<'a> {
     files: Cow<'a, [PathBuf]>,
-    functions: Cow<'a, [Arc<Function>]>,
+    #[serde(borrow)]
+    functions: Vec<Lazy<'a, &'a Arc<Function>>>,
     /// Per function of `functions`: its tokens.
-    tokens: Vec<StoredTokens<'a>>,
+    #[serde(borrow)]
+    tokens: Vec<Lazy<'a, StoredTokens<'a>>>,
     program_vars: Cow<'a, [ProgramVar]>,
     skipped: Cow<'a, [Arc<SkippedRange>]>,
     diagnostics: Cow<'a, [Diagnostic]>,
     unqualified_cast_args: Cow<'a, [UnqualifiedCastArg]>,
     /// `references` as held: its sealed runs, then its open references.
-    reference_runs: Vec<Cow<'a, [FunctionRef]>>,
+    #[serde(borrow)]
+    reference_runs: Vec<Lazy<'a, &'a [FunctionRef]>>,
     open_references: Cow<'a, [FunctionRef]>,
     macro_sites: Vec<(ByteRange, Cow<'a, SiteFacts>)>,
     qualifier_macros: Cow<'a, BTreeMap<String, Space>>,
@@ -211,13 +219,13 @@ impl<'a> StoredSyntax<'a> {
         let (own, shared) = syntax.identifiers.parts();
         StoredSyntax {
             files: Cow::Borrowed(&syntax.files),
-            functions: Cow::Borrowed(&syntax.functions),
-            tokens: syntax.functions.iter().map(|f| StoredTokens::of(&f.tokens)).collect(),
+            functions: syntax.functions.iter().map(Lazy::Value).collect(),
+            tokens: syntax.functions.iter().map(|f| Lazy::Value(StoredTokens::of(&f.tokens))).collect(),
             program_vars: Cow::Borrowed(&syntax.program_vars),
             skipped: Cow::Borrowed(&syntax.skipped),
             diagnostics: Cow::Borrowed(&syntax.diagnostics),
             unqualified_cast_args: Cow::Borrowed(&syntax.unqualified_cast_args),
-            reference_runs: runs.iter().map(|run| Cow::Borrowed(&**run)).collect(),
+            reference_runs: runs.iter().map(|run| Lazy::Value(&**run)).collect(),
             open_references: Cow::Borrowed(open),
             macro_sites: syntax.macro_sites.iter().map(|(range, facts)| (*range, Cow::Borrowed(facts))).collect(),
             qualifier_macros: Cow::Borrowed(&syntax.qualifier_macros),
@@ -233,12 +241,10 @@ impl<'a> StoredSyntax<'a> {
         if self.tokens.len() != self.functions.len() {
             return None;
         }
-        let mut functions = self.functions.into_owned();
-        for (function, tokens) in functions.iter_mut().zip(self.tokens) {
-            // Just read, so held once: nothing is copied.
-            Arc::make_mut(function).tokens = tokens.into_tokens()?.into();
-        }
-        let runs = self.reference_runs.into_iter().map(|run| run.into_owned().into()).collect();
+        let functions = (self.functions.iter().zip(&self.tokens))
+            .map(|(function, tokens)| lazy::function(function, tokens))
+            .collect::<Option<Vec<_>>>()?;
+        let runs = self.reference_runs.iter().map(lazy::references).collect::<Option<_>>()?;
         Some(KernelSyntax {
             files: self.files.into_owned(),
             functions,

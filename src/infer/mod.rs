@@ -17,7 +17,9 @@
 pub(crate) mod describe;
 mod pin;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::{HashSet, HashSetExt};
 
 use serde::Serialize;
 

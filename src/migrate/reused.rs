@@ -26,6 +26,10 @@ use std::path::PathBuf;
 use crate::front::unit::{Unit, UnitError};
 use crate::input::config::Job;
 use crate::settings::options::MigrateOptions;
+use sha2::Digest;
+
+use crate::support::ids::Stamp;
+use crate::support::session::Shared;
 use crate::support::store::{Key, KeyBuilder, Store};
 
 /// The files a job's load read: each as clang names it.
@@ -87,16 +91,38 @@ fn job_key(store: &Store, job: &Job, options: &MigrateOptions) -> Key {
     key.finish()
 }
 
+/// What a file's bytes are: their SHA-256, or `None` when it cannot be read
+/// or asks whether files exist (`__has_include`: what it finds absent is no
+/// file a load read, so no unit reading it is kept). Read once per run
+/// however many units read it (a batch's units read the same headers),
+/// again when its size or time changed (a run after `--interactive` wrote).
+fn content_digest(file: &std::path::Path) -> Option<[u8; 32]> {
+    type Known = foldhash::HashMap<PathBuf, (Stamp, Option<[u8; 32]>)>;
+    static DIGESTS: Shared<Known> = Shared::new();
+    // A text laid over a path is what is read there, whatever the file's stamp: read every time.
+    let stamp = crate::support::ids::stamp(file).filter(|_| !crate::support::overlay::is_laid(file));
+    let known = DIGESTS.lock().and_then(|digests| digests.get(file).copied());
+    if let (Some(now), Some((then, digest))) = (stamp, known) {
+        if now == then {
+            return digest;
+        }
+    }
+    let digest = crate::support::overlay::read(file)
+        .ok()
+        .filter(|text| !crate::support::store::asks_for_files(text))
+        .map(|text| sha2::Sha256::digest(&text).into());
+    if let (Some(stamp), Some(mut digests)) = (stamp, DIGESTS.lock()) {
+        digests.insert(file.to_path_buf(), (stamp, digest));
+    }
+    digest
+}
+
 /// The key of the unit read from `files` as they are now; `None` when one cannot be read.
 fn unit_key(store: &Store, job_key: &Key, files: &Files, job: &Job) -> Option<Key> {
     let mut key: KeyBuilder = store.key("unit");
     key.bytes(&job_key.bytes());
     for file in files {
-        let text = crate::support::overlay::read(file).ok()?;
-        if crate::support::store::asks_for_files(&text) {
-            return None;
-        }
-        key.debug(file).bytes(&text);
+        key.debug(file).bytes(&content_digest(file)?);
     }
     // A header that would now be found before one the unit read makes it another unit.
     let (canonical, searched) = crate::support::store::searched(files, &job.compile.include_dirs, &job.compile.clang_extra);

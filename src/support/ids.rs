@@ -174,7 +174,7 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
 /// `items` as a shared slice: the equal one already in `kept`, else a new
 /// one, kept there. Facts every unit including a header repeats are held
 /// once per batch this way.
-pub fn intern<T: Hash + Eq>(kept: &mut HashSet<Arc<[T]>>, items: Vec<T>) -> Arc<[T]> {
+pub fn intern<T: Hash + Eq, S: std::hash::BuildHasher>(kept: &mut HashSet<Arc<[T]>, S>, items: Vec<T>) -> Arc<[T]> {
     if let Some(same) = kept.get(items.as_slice()) {
         return same.clone();
     }
@@ -184,7 +184,7 @@ pub fn intern<T: Hash + Eq>(kept: &mut HashSet<Arc<[T]>>, items: Vec<T>) -> Arc<
 }
 
 /// `value`, or the equal one `kept` already holds: equal values kept once.
-pub fn intern_value<T: Hash + Eq>(kept: &mut HashSet<Arc<T>>, value: T) -> Arc<T> {
+pub fn intern_value<T: Hash + Eq, S: std::hash::BuildHasher>(kept: &mut HashSet<Arc<T>, S>, value: T) -> Arc<T> {
     if let Some(same) = kept.get(&value) {
         return same.clone();
     }

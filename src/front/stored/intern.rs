@@ -6,7 +6,9 @@
 //! changing one copies it first, `Arc::make_mut`), so holding a shared one
 //! is the same as holding a copy.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
+
+use foldhash::HashSet;
 use std::hash::Hash;
 use std::sync::Arc;
 
@@ -20,6 +22,9 @@ use crate::front::unit::Unit;
 #[derive(Default)]
 pub struct Interner {
     functions: HashSet<Arc<Function>>,
+    /// Where each of `functions` is: a decoded unit's functions are most
+    /// often those met before already (`lazy`), known so without hashing them.
+    held: HashSet<usize>,
     pointers: HashSet<Arc<PointerDecl>>,
     tokens: HashSet<Arc<[SourceToken]>>,
     skipped: HashSet<Arc<SkippedRange>>,
@@ -55,6 +60,9 @@ impl Interner {
 
     /// A function met before, else this one with its parts shared.
     fn function(&mut self, function: &mut Arc<Function>) {
+        if self.held.contains(&(Arc::as_ptr(function) as usize)) {
+            return;
+        }
         if let Some(same) = self.functions.get(&**function) {
             *function = same.clone();
             return;
@@ -66,6 +74,7 @@ impl Interner {
                 share(&mut self.pointers, pointer);
             }
         }
+        self.held.insert(Arc::as_ptr(function) as usize);
         self.functions.insert(function.clone());
     }
 }

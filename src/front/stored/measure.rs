@@ -112,9 +112,9 @@ fn a_batch_read_back_and_interned_shares_as_the_loaded_batch() {
     }
     let (shared, alone) = (allocations(&decoded), allocations(&loaded));
     assert!(shared.iter().zip(alone).all(|(d, l)| *d <= l), "decoded {shared:?}, loaded {alone:?}");
-    // Without interning, every unit holds its own copy of each header function.
+    // Without interning too, each header function is read once (`lazy`).
     let unshared = allocations(&encoded.iter().map(|b| decode(b, None, None).unwrap()).collect::<Vec<_>>());
-    assert!(unshared[0] > alone[0], "decoded apart {unshared:?}, loaded {alone:?}");
+    assert!(unshared[0] <= alone[0], "decoded apart {unshared:?}, loaded {alone:?}");
 }
 
 /// What `CLASP_MEASURE_STORED` asks for (see the module's documentation).

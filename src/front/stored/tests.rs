@@ -199,8 +199,9 @@ fn what_does_not_read_back_whole_is_none() {
     assert!(decode(text.replacen("\"CL1.2\"", "\"CL9.9\"", 1).as_bytes(), None, None).is_none());
 }
 
-/// Two units including one header, read back: each holds its own copy of
-/// the header's facts until interned, then one allocation for both.
+/// Two units including one header, read back: the header's functions are
+/// read once for both (`lazy`); its other facts are each unit's own copy
+/// until interned, then one allocation for both.
 #[test]
 fn interning_shares_a_headers_facts_across_decoded_units() {
     let dir = tempfile::tempdir().unwrap();
@@ -212,7 +213,8 @@ fn interning_shares_a_headers_facts_across_decoded_units() {
     let (mut a, mut b) = (round_trip(&a), round_trip(&b));
     let function = |u: &Unit, name: &str| u.syntax.functions.iter().find(|f| f.name == name).unwrap().clone();
     let flow_of = |u: &Unit, func: &str| u.ir.flows.iter().find(|f| f.func == func).unwrap().clone();
-    assert!(!Arc::ptr_eq(&function(&a, "first"), &function(&b, "first")), "decoded units hold their own copies");
+    assert!(Arc::ptr_eq(&function(&a, "first"), &function(&b, "first")), "a header function is read once");
+    assert!(!Arc::ptr_eq(&flow_of(&a, "via"), &flow_of(&b, "via")), "decoded units hold their own flows");
     let mut interner = Interner::default();
     interner.intern(&mut a);
     interner.intern(&mut b);

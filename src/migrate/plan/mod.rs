@@ -13,7 +13,9 @@ mod agree;
 mod apply;
 mod keep;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
 
 use crate::codes::Code;
@@ -444,8 +446,8 @@ fn add_units_editing_each_set(units: &[Unit], plan: &mut Plan) {
 /// a source several programs share: one origin in the real files), sorted;
 /// per unit, the blocking ones.
 fn collect_refusals(units: &[Unit], decisions: &[Decisions], stays: Vec<Refusal>, plan: &mut Plan) {
-    let mut known: std::collections::HashSet<(PathBuf, u32, String)> = std::collections::HashSet::new();
-    let mut by_origin: std::collections::HashSet<(&std::ffi::OsStr, u32, &str)> = Default::default();
+    let mut known: HashSet<(PathBuf, u32, String)> = HashSet::new();
+    let mut by_origin: HashSet<(&std::ffi::OsStr, u32, &str)> = Default::default();
     for (unit, decided) in units.iter().zip(decisions) {
         let mut blocking = Vec::new();
         for d in decided {

@@ -4,7 +4,9 @@
 //! units and split into families of per-space copies. Computed once per
 //! batch: it depends only on the units and the edit root.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
