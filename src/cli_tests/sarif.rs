@@ -95,6 +95,10 @@ fn errors_are_at_their_real_place() {
 fn warnings_and_withdrawals_are_valid_sarif() {
     let log = valid_log(&["--test-ignore-pin", "builtin-pin", "fixtures/migrate/verify_compile_failure.cl"], 0);
     assert!(results(&log).iter().any(|r| r["level"] == "warning"), "{log}");
+    // The withdrawn function is a result of its own, at its definition.
+    let withdrawn = results(&log).iter().find(|r| r["ruleId"] == "refused/verify-failed").expect("a withdrawal");
+    assert!(withdrawn["message"]["text"].as_str().unwrap().contains("stays: "), "{withdrawn}");
+    assert_eq!(withdrawn["level"], "note");
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! Every fix is a result at level `note` with its rule, message and
 //! location (line and column), and its edits as a SARIF `fix` (byte ranges
 //! of the original file, so a viewer can apply them); every refusal is a
-//! `note` too (ruleId `refused/<reason>`), so is every kernel of the lint
+//! `note` too (ruleId `refused/<reason>`), as is every function whose
+//! change was withdrawn (verification, a failed unit), every kernel of the lint
 //! `residual-generic` (at its definition), every error an `error` at each
 //! place it names and every warning a `warning`. Each rule carries its
 //! summary, description and help from the code registry. Paths are
@@ -16,7 +17,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::codes::Code;
-use crate::migrate::report::{FileError, Migration, Refusal, Warning};
+use crate::migrate::report::{FileError, Migration, Outcome, Refusal, Warning};
 use crate::rules::Fix;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -36,6 +37,18 @@ pub fn log(migration: &Migration) -> Value {
     for r in &migration.refusals {
         rules.insert(RuleId::Refused(r.reason));
         results.push(refusal_result(r));
+    }
+    for f in &migration.functions {
+        let Outcome::Refused { reason, detail } = &f.outcome else { continue };
+        if reason.withdraws() {
+            rules.insert(RuleId::Refused(*reason));
+            results.push(json!({
+                "ruleId": RuleId::Refused(*reason).id(),
+                "level": "note",
+                "message": { "text": format!("`{}` stays: {detail}", f.name) },
+                "locations": [location(&f.file, Some((f.line, f.col)))],
+            }));
+        }
     }
     for r in &migration.residual_generic {
         rules.insert(RuleId::Lint(Code::ResidualGeneric));
