@@ -55,6 +55,11 @@ use crate::input::source::{Embedded, Program};
 use crate::settings::options::{ClStd, CompileOptions, InputStd, Standard};
 
 pub use intern::Interner;
+
+/// Lets go of what reading units back kept to share (`lazy`), once a batch is loaded.
+pub fn forget_read() {
+    lazy::forget();
+}
 use lazy::Lazy;
 use tokens::StoredTokens;
 

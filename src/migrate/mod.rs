@@ -74,7 +74,9 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     // Code still skipped is what no given configuration builds: discovery's input.
     let given = units.len();
     discover_configurations(&loading, &mut units, &unit_jobs, &mut result);
+    // Every unit is read: what read them back shares is held by the units now.
     drop(interner);
+    crate::front::stored::forget_read();
     if units.len() > given {
         files = intern_files(&mut units);
         skipped_only_where_no_unit_compiles(&mut units);

@@ -48,6 +48,9 @@ type Read = foldhash::HashMap<(Box<str>, Box<str>), Arc<Function>>;
 
 static READ: Shared<Read> = Shared::new();
 
+/// Run text -> the run read from it, for this run.
+static READ_RUNS: Shared<foldhash::HashMap<Box<str>, Arc<[FunctionRef]>>> = Shared::new();
+
 /// The function stored as `function` with `tokens`, the one read before from
 /// the same texts in this run if any; `None` when they do not read back.
 pub(super) fn function(function: &Lazy<&Arc<Function>>, tokens: &Lazy<StoredTokens>) -> Option<Arc<Function>> {
@@ -68,7 +71,6 @@ pub(super) fn function(function: &Lazy<&Arc<Function>>, tokens: &Lazy<StoredToke
 /// The run of references stored as `run`, the one read before from the same
 /// text in this run if any; `None` when it does not read back.
 pub(super) fn references(run: &Lazy<&[FunctionRef]>) -> Option<Arc<[FunctionRef]>> {
-    static READ_RUNS: Shared<foldhash::HashMap<Box<str>, Arc<[FunctionRef]>>> = Shared::new();
     let text = run.text()?;
     if let Some(read) = READ_RUNS.lock().and_then(|read| read.get(text).cloned()) {
         return Some(read);
@@ -78,6 +80,13 @@ pub(super) fn references(run: &Lazy<&[FunctionRef]>) -> Option<Arc<[FunctionRef]
         kept.insert(text.into(), read.clone());
     }
     Some(read)
+}
+
+/// Drops the texts read so far (the units hold what was read from them):
+/// the batch is loaded.
+pub(super) fn forget() {
+    READ.clear();
+    READ_RUNS.clear();
 }
 
 /// Looks the memo up by borrowed texts (a key of two boxed strings).
