@@ -226,18 +226,43 @@ fn a_unit_whose_includes_are_unknown_holds_every_header_back() {
                  t[0] = in[0];\n barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1) + first(in) + own_g(in);\n}\n",
             ),
             ("k/b.cl", text),
+            // A host's embedded kernel is a loaded unit too: its own text changes.
+            (
+                "h/host.c",
+                "#include <CL/cl.h>\nstatic const char *src =\n\"float twice(__global const float *p) { return p[0] * 2.0f; }\\n\"\n\
+                 \"__kernel void k(__global const float *in, __global float *out) { out[0] = twice(in); }\\n\";\n\
+                 void build(cl_context c, cl_device_id d) {\n cl_program p = clCreateProgramWithSource(c, 1, &src, 0, 0);\n\
+                 clBuildProgram(p, 1, &d, \"\", 0, 0);\n}\n",
+            ),
         ] {
             std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
             std::fs::write(root.join(path), text).unwrap();
         }
-        let args = ["migrate", "--explain", "--timeout", "1", "-I", "include", "--root", ".", "--no-cache", "k"];
+        let args = ["migrate", "--explain", "--timeout", "1", "-I", "include", "--root", ".", "--no-cache", "k", "h"];
         let (code, stdout, stderr) = clasp_in(root, &args);
         let stdout = String::from_utf8_lossy(&stdout);
         assert_eq!(code, 2, "{stderr}");
         assert!(stderr.contains(error), "{stderr}");
         assert!(!stdout.contains("include/"), "no header changes: {stdout}");
         assert!(stdout.contains("+float own_g(const float *p)"), "a loaded unit's own file changes: {stdout}");
+        assert!(stdout.contains("+\"float twice(const float *p)"), "an embedded kernel's own text changes: {stdout}");
         let why = "withdrawn failed-unit: `first`: it would edit include/other.h, which k/b.cl may include: k/b.cl failed before";
         assert!(stderr.contains(why), "{stderr}");
     }
+}
+
+/// A PATH that is not there includes nothing: the batch's headers change.
+#[test]
+fn a_missing_path_holds_nothing_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("k")).unwrap();
+    std::fs::write(root.join("k/common.h"), PER_SPACE_HEADER).unwrap();
+    let caller = "#include \"common.h\"\n__kernel void a(__global const float *in, __global float *out, __local float *t) {\n\
+                  t[0] = in[0];\n barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1);\n}\n";
+    std::fs::write(root.join("k/a.cl"), caller).unwrap();
+    let (code, stdout, stderr) = clasp_in(root, &["migrate", "--root", ".", "--no-cache", "k/a.cl", "k/typo.cl"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("k/typo.cl:1:1: error: no such file or directory"), "{stderr}");
+    assert!(String::from_utf8_lossy(&stdout).contains("+float sum(const float *v, int n)"), "{stderr}");
 }

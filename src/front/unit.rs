@@ -268,7 +268,10 @@ impl UnitError {
             UnitError::Compile { files, .. } => (files, true),
             // Not compiled as it is: it includes nothing.
             UnitError::NotText { .. } | UnitError::Wrapped { .. } => (&[], true),
-            UnitError::Read { source, .. } => (&[], source.kind() == std::io::ErrorKind::IsADirectory),
+            // Not there at all (a typo, a deleted file a configuration names): it includes nothing.
+            UnitError::Read { source, .. } => {
+                (&[], matches!(source.kind(), std::io::ErrorKind::IsADirectory | std::io::ErrorKind::NotFound))
+            }
             UnitError::Tool { .. } => (&[], false),
         }
     }

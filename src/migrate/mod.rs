@@ -243,9 +243,12 @@ fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<U
         }
         match unit {
             Ok(unit) => {
-                if job.embedded.is_none() && job.program.is_none() {
-                    failed.loaded.insert(crate::settings::root::canonical(&job.path));
-                }
+                // What the unit's own edits are keyed by: its file, or its embedded kernel's or program's virtual file.
+                let program = job.program.as_ref().and_then(|p| p.prepared.as_ref());
+                let own = job.embedded.as_ref().map(|e| &e.virtual_path).or(program.map(|p| &p.virtual_path));
+                let own = own.unwrap_or(&job.path);
+                // A virtual file names its edits as it is named (`plan::real_files`), a file by its canonical path.
+                failed.loaded.extend([own.clone(), crate::settings::root::canonical(own)]);
                 units.push(unit);
                 unit_jobs.push(index);
             }
