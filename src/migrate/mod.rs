@@ -263,16 +263,12 @@ fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<U
 /// parses read, and when those are not all it reads, the unit itself.
 fn note_failed_files(job: &Job, failure: &Failed, failed: &mut FailedFiles) {
     let label = crate::settings::paths::shown_path(&job.path);
-    let unit = match &job.configuration {
-        Some(name) => format!("{label} (in configuration `{name}`)"),
-        None => label,
+    let (unit, own) = match &job.configuration {
+        Some(name) => (format!("{label} (in configuration `{name}`)"), format!("has errors in configuration `{name}`")),
+        None => (label, "has errors".to_string()),
     };
     if job.embedded.is_none() && job.program.is_none() {
-        let why = match &job.configuration {
-            Some(name) => format!("has errors in configuration `{name}`"),
-            None => "has errors".to_string(),
-        };
-        failed.read.insert(crate::settings::root::canonical(&job.path), why);
+        failed.read.insert(crate::settings::root::canonical(&job.path), own);
     }
     let (files, complete) = match failure {
         Failed::Load { files, complete, .. } => (&files[..], *complete),

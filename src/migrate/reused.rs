@@ -23,11 +23,11 @@
 
 use std::path::PathBuf;
 
+use sha2::Digest;
+
 use crate::front::unit::{Unit, UnitError};
 use crate::input::config::Job;
 use crate::settings::options::MigrateOptions;
-use sha2::Digest;
-
 use crate::support::ids::Stamp;
 use crate::support::session::Shared;
 use crate::support::store::{Key, KeyBuilder, Store};
@@ -65,9 +65,10 @@ pub(super) fn keep(job: &Job, options: &MigrateOptions, loaded: &Result<Unit, Un
             }
             (unit.syntax.files.clone(), crate::front::stored::encode(unit))
         }
-        // A header clang did not find is in no list: a run after it appears must parse again.
-        Err(error @ UnitError::Syntax { files, diagnostics }) if !diagnostics.iter().any(|d| d.contains("file not found")) => {
-            (files.clone(), Some([FAILURE, error.to_string().as_bytes()].concat()))
+        // Only one whose reads are all known: a header clang did not find is in no
+        // list, and a run after it appears must parse again.
+        Err(error @ UnitError::Syntax { .. }) if error.files_read().1 => {
+            (error.files_read().0.to_vec(), Some([FAILURE, error.to_string().as_bytes()].concat()))
         }
         Err(_) => return,
     };

@@ -54,32 +54,44 @@ static READ_RUNS: Shared<foldhash::HashMap<Box<str>, Arc<[FunctionRef]>>> = Shar
 /// The function stored as `function` with `tokens`, the one read before from
 /// the same texts in this run if any; `None` when they do not read back.
 pub(super) fn function(function: &Lazy<&Arc<Function>>, tokens: &Lazy<StoredTokens>) -> Option<Arc<Function>> {
-    let key = (function.text()?, tokens.text()?);
-    if let Some(read) = READ.lock().and_then(|read| read.get(&key as &dyn Texts).cloned()) {
-        return Some(read);
-    }
-    let mut read: Function = serde_json::from_str(key.0).ok()?;
-    let stored: StoredTokens = serde_json::from_str(key.1).ok()?;
-    read.tokens = stored.into_tokens()?.into();
-    let read = Arc::new(read);
-    if let Some(mut kept) = READ.lock() {
-        kept.insert((key.0.into(), key.1.into()), read.clone());
-    }
-    Some(read)
+    let (function, tokens) = (function.text()?, tokens.text()?);
+    let owned = || (Box::from(function), Box::from(tokens));
+    read_once(&READ, &(function, tokens) as &dyn Texts, owned, || {
+        let mut read: Function = serde_json::from_str(function).ok()?;
+        let stored: StoredTokens = serde_json::from_str(tokens).ok()?;
+        read.tokens = stored.into_tokens()?.into();
+        Some(Arc::new(read))
+    })
 }
 
 /// The run of references stored as `run`, the one read before from the same
 /// text in this run if any; `None` when it does not read back.
 pub(super) fn references(run: &Lazy<&[FunctionRef]>) -> Option<Arc<[FunctionRef]>> {
     let text = run.text()?;
-    if let Some(read) = READ_RUNS.lock().and_then(|read| read.get(text).cloned()) {
-        return Some(read);
+    read_once(&READ_RUNS, text, || text.into(), || serde_json::from_str::<Vec<FunctionRef>>(text).ok().map(Arc::from))
+}
+
+/// The value `memo` holds for `key`, else what `read` gives, kept there under
+/// `owned()` for the rest of the run.
+fn read_once<K, Q, V>(
+    memo: &'static Shared<foldhash::HashMap<K, V>>,
+    key: &Q,
+    owned: impl FnOnce() -> K,
+    read: impl FnOnce() -> Option<V>,
+) -> Option<V>
+where
+    K: std::borrow::Borrow<Q> + std::hash::Hash + Eq + Send,
+    Q: std::hash::Hash + Eq + ?Sized,
+    V: Clone + Send,
+{
+    if let Some(known) = memo.lock().and_then(|known| known.get(key).cloned()) {
+        return Some(known);
     }
-    let read: Arc<[FunctionRef]> = serde_json::from_str::<Vec<FunctionRef>>(text).ok()?.into();
-    if let Some(mut kept) = READ_RUNS.lock() {
-        kept.insert(text.into(), read.clone());
+    let value = read()?;
+    if let Some(mut kept) = memo.lock() {
+        kept.insert(owned(), value.clone());
     }
-    Some(read)
+    Some(value)
 }
 
 /// Drops the texts read so far (the units hold what was read from them):
