@@ -2,7 +2,8 @@
 //! migration as good as any), nothing changed in that file, and the batch
 //! going on: a 10 MB unit, a NUL byte, a directory named like a kernel, an
 //! unreadable file, a missing include, a unit including itself, and an
-//! `#error` in one configuration only, and a header a unit with errors reads.
+//! `#error` in one configuration only, and a header a unit with errors reads
+//! (a program's sources, headers after a fatal error).
 
 use std::process::Command;
 
@@ -265,4 +266,79 @@ fn a_missing_path_holds_nothing_back() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("k/typo.cl:1:1: error: no such file or directory"), "{stderr}");
     assert!(String::from_utf8_lossy(&stdout).contains("+float sum(const float *v, int n)"), "{stderr}");
+}
+
+/// A `[[program]]` is its sources: one that does not parse holds back the
+/// sources it shares with a program that loads, and a program's edit of a
+/// source (named by its virtual file) is held back when a failed unit
+/// includes that source.
+#[test]
+fn a_failed_program_holds_its_sources_back_and_a_programs_source_a_failed_unit_reads() {
+    let shared = "float sum_g(__global const float *v, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += v[i]; return s; }\n\
+                  float sum_l(__local const float *v, int n) { float s = 0.0f; for (int i = 0; i < n; i++) s += v[i]; return s; }\n";
+    let caller = "__kernel void ka(__global const float *in, __global float *out, __local float *t) {\n\
+                  t[0] = in[0];\n barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1);\n}\n";
+    let broken = "__kernel void kb(__global const float *in, __global float *out) {\n out[0] = sum_g(in, 4)\n}\n";
+    let toml = "[[program]]\nname = \"a\"\nsources = [\"lib/shared.opencl\", \"a.opencl\"]\n\n\
+                [[program]]\nname = \"b\"\nsources = [\"lib/shared.opencl\", \"b.opencl\"]\n";
+    // The failing unit: program b (its own part misses a semicolon), then a
+    // plain kernel file including the shared source (in another order of
+    // the same fault: an undeclared name).
+    let cases = [
+        (toml, ("b.opencl", broken), "which program `b` reads, and program `b` has errors"),
+        (
+            "[[program]]\nname = \"a\"\nsources = [\"lib/shared.opencl\", \"a.opencl\"]\n",
+            ("k/user.cl", "#include \"../lib/shared.opencl\"\n__kernel void u(__global float *o) { o[0] = undeclared; }\n"),
+            "which k/user.cl reads, and k/user.cl has errors",
+        ),
+    ];
+    for (toml, (bad, bad_text), why) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [("clasp.toml", toml), ("lib/shared.opencl", shared), ("a.opencl", caller), (bad, bad_text)] {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        let (code, stdout, stderr) = clasp_in(root, &["migrate", "--explain", "--no-cache", "."]);
+        let stdout = String::from_utf8_lossy(&stdout);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(!stdout.contains("shared.opencl"), "the shared source stays: {stdout}\n{stderr}");
+        let why = format!("it would edit lib/shared.opencl, {why}");
+        assert!(stderr.contains("failed-unit") && stderr.contains(&why), "{stderr}");
+        let (code, _, stderr) = clasp_in(root, &["migrate", "-q", "--write", "--no-cache", "."]);
+        assert_eq!(code, 2, "{stderr}");
+        assert_eq!(std::fs::read_to_string(root.join("lib/shared.opencl")).unwrap(), shared);
+    }
+}
+
+/// An error made fatal (`-Wfatal-errors`, an error limit, includes nested too
+/// deeply) stops clang, not libclang's parse: the headers after it are still
+/// read, and held back.
+#[test]
+fn headers_after_a_fatal_error_are_held_back() {
+    let caller = "#include \"common.h\"\n__kernel void a(__global const float *in, __global float *out, __local float *t) {\n\
+                  t[0] = in[0];\n barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1);\n}\n";
+    let uses = "__kernel void b(__global const float *in, __global float *out) { out[0] = sum_g(in, 4); }\n";
+    let undeclared = format!("int x = undeclared_one;\nint y = undeclared_two;\n#include \"common.h\"\n{uses}");
+    let nested = format!("#include \"nested.h\"\n#include \"common.h\"\n{uses}");
+    for (text, clang_option) in
+        [(&undeclared, "-Wfatal-errors"), (&undeclared, "-ferror-limit=1"), (&nested, "-Wno-unused-value")]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            ("include/common.h", PER_SPACE_HEADER),
+            ("include/nested.h", "#include \"nested.h\"\n"),
+            ("k/a.cl", caller),
+            ("k/b.cl", text),
+        ] {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        let args = ["migrate", "--explain", "--no-cache", "-I", "include", "--root", ".", "k", "--", clang_option];
+        let (code, stdout, stderr) = clasp_in(root, &args);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(!String::from_utf8_lossy(&stdout).contains("common.h"), "{clang_option}: {stderr}");
+        assert!(stderr.contains("it would edit include/common.h, which k/b.cl reads, and k/b.cl has errors"), "{stderr}");
+    }
 }

@@ -177,7 +177,7 @@ fn plan_and_settle(
     let memo = settle::Memo::default();
     loop {
         let mut plan = crate::support::timings::time("plan", || plan::plan(units, files, &detected, options, &probe, &withdrawn));
-        plan.refuse_failed_files(failed);
+        plan.refuse_failed_files(units, failed);
         let settled = crate::support::timings::time("settle", || settle::settle(pool, units, &plan, options, &memo));
         let mut again = false;
         for (i, (merge, id)) in plan.merges.iter().enumerate() {
@@ -262,13 +262,26 @@ fn load_units(loading: &Loading, jobs: &[Job], result: &mut Migration) -> (Vec<U
 /// file (even where another configuration of it loaded), every file its
 /// parses read, and when those are not all it reads, the unit itself.
 fn note_failed_files(job: &Job, failure: &Failed, failed: &mut FailedFiles) {
-    let label = crate::settings::paths::shown_path(&job.path);
+    let label = match job.program.as_ref() {
+        Some(program) => format!("program `{}`", program.name),
+        None => crate::settings::paths::shown_path(&job.path),
+    };
     let (unit, own) = match &job.configuration {
         Some(name) => (format!("{label} (in configuration `{name}`)"), format!("has errors in configuration `{name}`")),
         None => (label, "has errors".to_string()),
     };
-    if job.embedded.is_none() && job.program.is_none() {
-        failed.read.insert(crate::settings::root::canonical(&job.path), own);
+    let canonical = crate::settings::root::canonical;
+    match &job.program {
+        // A program's own text is its sources: each stands on the program too.
+        Some(program) => {
+            for source in &program.files {
+                failed.read.entry(canonical(source)).or_insert_with(|| format!("{unit} reads, and {unit} {own}"));
+            }
+        }
+        None if job.embedded.is_none() => {
+            failed.read.insert(canonical(&job.path), own);
+        }
+        None => {}
     }
     let (files, complete) = match failure {
         Failed::Load { files, complete, .. } => (&files[..], *complete),

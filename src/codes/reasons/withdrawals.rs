@@ -103,7 +103,7 @@ clasp bug. The other change sets are unaffected.",
 pub const FAILED_UNIT: Doc = Doc {
     summary: "A unit that reads the file has errors.",
     what: "A change set is withdrawn when it would edit a file a unit with errors stands on: that unit's own file (an \
-`#error` in one of its configurations is enough), or any header it includes, directly or through another. Where clasp \
+`#error` in one of its configurations is enough), or any header it includes, directly or through another (a `[[program]]` with errors: each of its sources). An edit of a program's or an embedded kernel's text counts as an edit of the files holding it. Where clasp \
 cannot tell what the unit reads (an `#include` it names is not found, it ran past `--timeout`, or it crashed clang), every \
 file is held back but the main files of the units that loaded. Its functions are reported `withdrawn failed-unit`, the detail \
 names the unit, and the unit's own error is on stderr (exit 2).",

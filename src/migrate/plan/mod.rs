@@ -246,14 +246,19 @@ pub struct FailedFiles {
 }
 
 impl FailedFiles {
-    /// Why a set editing `files` (canonical) may not stand, if it may not.
-    fn refusal<'f>(&self, mut files: impl Iterator<Item = &'f PathBuf> + Clone) -> Option<String> {
+    /// Why a set editing `files` may not stand, if it may not: each edited
+    /// file as the set names it (canonical, or a unit's virtual file) with
+    /// the real files that edits there change (canonical; `real_files`).
+    fn refusal(&self, files: &[(&PathBuf, Vec<PathBuf>)]) -> Option<String> {
         let shown = crate::settings::paths::shown_path;
-        if let Some((file, why)) = files.clone().find_map(|f| self.read.get_key_value(f)) {
+        let real = || files.iter().flat_map(|(_, real)| real);
+        if let Some((file, why)) = real().find_map(|f| self.read.get_key_value(f)) {
             return Some(format!("it would edit {}, which {why}", shown(file)));
         }
         let unit = self.unknown.first()?;
-        let file = files.find(|f| !self.loaded.contains(*f))?;
+        // A loaded unit's own file is known whole, under its name or its virtual file's.
+        let unknown = files.iter().filter(|(named, _)| !self.loaded.contains(*named));
+        let file = unknown.flat_map(|(_, real)| real).find(|f| !self.loaded.contains(*f))?;
         Some(format!(
             "it would edit {}, which {unit} may include: {unit} failed before clasp could see all it reads",
             shown(file)
@@ -262,10 +267,18 @@ impl FailedFiles {
 }
 
 impl Plan {
-    /// Withholds the sets that edit a file a failed unit stands on (`FailedFiles`).
-    pub fn refuse_failed_files(&mut self, failed: &FailedFiles) {
+    /// Withholds the sets that edit a file a failed unit stands on
+    /// (`FailedFiles`), an edit of a unit's virtual file standing for the real
+    /// files holding its text (a program's sources, an embedded kernel's host).
+    pub fn refuse_failed_files(&mut self, units: &[Unit], failed: &FailedFiles) {
+        let canonical = crate::settings::root::canonical;
         for (id, set) in self.sets.iter().enumerate() {
-            if let Some(detail) = failed.refusal(set.edits.keys()) {
+            let files: Vec<(&PathBuf, Vec<PathBuf>)> = set
+                .edits
+                .iter()
+                .map(|(file, edits)| (file, real_files(units, file, edits).iter().map(|f| canonical(f)).collect()))
+                .collect();
+            if let Some(detail) = failed.refusal(&files) {
                 self.withheld.entry(SetId(id)).or_insert((Code::FailedUnit, detail));
             }
         }
