@@ -330,8 +330,10 @@ fn compare_modules(
     only: Option<&BTreeSet<String>>,
     kept_out: KeptOut<'_>,
 ) -> Result<Comparison, VerifyError> {
-    let mut before = loaded(context, original, name, only)?;
-    let mut after = loaded(context, migrated, name, only)?;
+    let (before, after) = crate::support::timings::time("verify: load", || {
+        (loaded(context, original, name, only), loaded(context, migrated, name, only))
+    });
+    let (mut before, mut after) = (before?, after?);
     let big = cost::largest_inlined_kernel(&mut before).is_some_and(|(_, size)| size > PROVE_EVERY_FUNCTION_ABOVE);
     let out_of_line = !residual::generic_helpers_kept_out_of_line(&after).is_empty();
     let (shared, proven, limit, after_what) = match kept_out {
@@ -341,14 +343,17 @@ fn compare_modules(
         }
         KeptOut::ProvenAndAlike(scope) => {
             let scope = ProofScope { every_function: scope.every_function || big, ..scope.clone() };
-            let sharing = opaque::share_identical(&mut before, &mut after, &scope);
+            let sharing =
+                crate::support::timings::time("verify: alike", || opaque::share_identical(&mut before, &mut after, &scope));
             let proven = functions::proven(context, original, migrated, name, sharing.changed, scope.limit);
             opaque::declare_proven(&mut before, &mut after, &proven);
             (sharing.shared, proven, scope.limit, "")
         }
     };
     within_limit(&mut before, &mut after, limit, after_what)?;
-    let found = compare(&optimised(&mut before)?, &optimised(&mut after)?);
+    let found = crate::support::timings::time("verify: optimise", || {
+        Ok::<_, VerifyError>(compare(&optimised(&mut before)?, &optimised(&mut after)?))
+    })?;
     let proven = proven.into_iter().map(|pair| pair.original).collect();
     Ok(Comparison { found: Equivalence { proven_functions: proven, ..found }, shared, big, out_of_line })
 }

@@ -209,12 +209,14 @@ impl<'t> Walker<'t, '_> {
     }
 
     /// For each file with a skipped range that continues a chain (it opens
-    /// at `#elif` or `#else`): the file's conditional directives up to the
-    /// last such range, read once, where the chain's earlier tests are.
+    /// at `#elif` or `#else`): the file's conditional directives, where the
+    /// chain's earlier tests are, read once per batch for each file's bytes
+    /// (`memo::file_directives`; the unit's own file, whose text may be laid
+    /// over, up to its last such range).
     fn directives_before_continued_chains(
         &self,
         skipped: &[(Extent<'t>, ByteRange, Vec<RawToken>)],
-    ) -> HashMap<FileIndex, Vec<branches::Directive>> {
+    ) -> HashMap<FileIndex, std::sync::Arc<[branches::Directive]>> {
         let mut last: HashMap<FileIndex, (u32, Extent<'t>)> = HashMap::new();
         for (extent, range, tokens) in skipped {
             if !matches!(tokens.get(1).map(|t| t.text.as_str()), Some("elif" | "else")) {
@@ -225,8 +227,17 @@ impl<'t> Walker<'t, '_> {
             }
         }
         let read = |(file, (_, extent)): (FileIndex, (u32, Extent<'t>))| {
-            let before = self.tu.file_start(&extent).through(&extent.start_point());
-            (file, branches::directives(&self.tu.tokens(&before)))
+            let directives = match self.tu.whole_file(&extent).filter(|_| file != 0) {
+                Some((whole, bytes)) => {
+                    let name = self.syntax.files[file].to_string_lossy().into_owned();
+                    super::memo::file_directives((name, bytes), || branches::directives(&self.tu.tokens(&whole)))
+                }
+                None => {
+                    let before = self.tu.file_start(&extent).through(&extent.start_point());
+                    branches::directives(&self.tu.tokens(&before)).into()
+                }
+            };
+            (file, directives)
         };
         last.into_iter().map(read).collect()
     }

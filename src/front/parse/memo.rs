@@ -76,6 +76,10 @@ struct Store {
     /// every include set that holds it writes the same words in each (most of
     /// the store's memory on big-header code when each context had its own copy).
     word_runs: std::collections::HashSet<Arc<[String]>>,
+    /// Each file's conditional directives (`branches::directives`), by its
+    /// name and a hash of its bytes: raw tokens are the same in every unit
+    /// reading the same bytes, and a big header's are a walk of their own.
+    directives: HashMap<(String, u64), Arc<[super::branches::Directive]>>,
 }
 
 static STORE: Shared<Store> = Shared::new();
@@ -114,6 +118,21 @@ pub(super) fn intern_words(words: Vec<String>) -> Arc<[String]> {
         Some(mut store) => crate::support::ids::intern(&mut store.word_runs, words),
         None => words.into(),
     }
+}
+
+/// The directives of the file `key` names, read by `read` once per batch.
+pub(super) fn file_directives(
+    key: (String, u64),
+    read: impl FnOnce() -> Vec<super::branches::Directive>,
+) -> Arc<[super::branches::Directive]> {
+    if let Some(known) = STORE.lock().and_then(|store| store.directives.get(&key).cloned()) {
+        return known;
+    }
+    let directives: Arc<[super::branches::Directive]> = read().into();
+    if let Some(mut store) = STORE.lock() {
+        store.directives.entry(key).or_insert_with(|| directives.clone());
+    }
+    directives
 }
 
 /// `skipped`, or the equal range a unit read before.

@@ -143,18 +143,21 @@ impl Index {
         let arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let mut raw: CXTranslationUnit = std::ptr::null_mut();
         // SAFETY: all pointers live for the duration of the call.
-        let code = crate::isolation::phase(crate::isolation::Phase::Parsing, || unsafe {
-            clang_parseTranslationUnit2(
-                self.raw,
-                c_path.as_ptr(),
-                arg_ptrs.as_ptr(),
-                arg_ptrs.len() as i32,
-                &mut unsaved,
-                1,
-                options,
-                &mut raw,
-            )
-        });
+        let parse = || {
+            crate::isolation::phase(crate::isolation::Phase::Parsing, || unsafe {
+                clang_parseTranslationUnit2(
+                    self.raw,
+                    c_path.as_ptr(),
+                    arg_ptrs.as_ptr(),
+                    arg_ptrs.len() as i32,
+                    &mut unsaved,
+                    1,
+                    options,
+                    &mut raw,
+                )
+            })
+        };
+        let code = crate::support::timings::time("parse: clang_parseTranslationUnit", parse);
         if code == CXError_Crashed {
             // libclang caught the crash; under a supervisor the worker ends here.
             crate::isolation::crashed("libclang crashed while parsing");
@@ -301,6 +304,7 @@ impl<'i> TranslationUnit<'i> {
         let mut count: c_uint = 0;
         let mut out = Vec::new();
         let mut last_file = None;
+        let mut contents = None;
         let alias = self.alias.as_ref();
         // SAFETY: the token array is read within its count and disposed once;
         // locations are rebuilt from files of this unit.
@@ -317,18 +321,44 @@ impl<'i> TranslationUnit<'i> {
                     _ => TokenKind::Comment,
                 };
                 let range = clang_getTokenExtent(self.raw, t);
-                out.push(RawToken {
-                    kind,
-                    text: owned(clang_getTokenSpelling(self.raw, t)),
-                    start: resolve_naming(clang_getRangeStart(range), clang_getFileLocation, &mut last_file, alias),
-                    end: resolve_naming(clang_getRangeEnd(range), clang_getFileLocation, &mut last_file, alias),
-                });
+                let start = resolve_naming(clang_getRangeStart(range), clang_getFileLocation, &mut last_file, alias);
+                let file = last_file.as_ref().map(|(file, _)| *file);
+                let end = resolve_naming(clang_getRangeEnd(range), clang_getFileLocation, &mut last_file, alias);
+                let same_file = file.is_some() && file == last_file.as_ref().map(|(file, _)| *file);
+                let written = match (same_file, file, alias) {
+                    (true, Some(file), None) => self.written(file, &mut contents, start.offset..end.offset),
+                    _ => None,
+                };
+                let text = written.unwrap_or_else(|| owned(clang_getTokenSpelling(self.raw, t)));
+                out.push(RawToken { kind, text, start, end });
             }
             if !tokens.is_null() {
                 clang_disposeTokens(self.raw, tokens, count);
             }
         }
         out
+    }
+
+    /// A token's text as its file has it (`file`'s bytes, kept in `contents`
+    /// for the next token): what libclang spells, read without asking it,
+    /// unless the token spans a line continuation or a trigraph (clang's
+    /// spelling leaves those out) or is not UTF-8.
+    fn written(&self, file: CXFile, contents: &mut Option<(CXFile, &[u8])>, at: std::ops::Range<u32>) -> Option<String> {
+        if contents.is_none_or(|(known, _)| known != file) {
+            let mut size: usize = 0;
+            // SAFETY: a file of this unit; its buffer lives as long as the unit and is read within `size`.
+            let bytes = unsafe {
+                let data = clang_getFileContents(self.raw, file, &mut size);
+                (!data.is_null()).then(|| std::slice::from_raw_parts(data as *const u8, size))
+            };
+            *contents = Some((file, bytes?));
+        }
+        let (_, bytes) = (*contents)?;
+        let text = bytes.get(at.start as usize..at.end as usize)?;
+        if text.contains(&b'\\') || text.windows(2).any(|w| w == b"??") {
+            return None;
+        }
+        std::str::from_utf8(text).ok().map(str::to_string)
     }
 
     fn expansion_range(&self, range: CXSourceRange) -> CXSourceRange {
@@ -368,6 +398,37 @@ impl<'i> TranslationUnit<'i> {
             let start =
                 if file.is_null() { clang_getRangeStart(extent.raw) } else { clang_getLocationForOffset(self.raw, file, 0) };
             Extent { raw: clang_getRange(start, start), alias: self.alias.as_ref() }
+        }
+    }
+
+    /// The extent of the whole file where `extent` starts (as written, not
+    /// in a macro), with a hash of the bytes the unit read from it: what
+    /// raw tokens of the file are the same in every unit reading those bytes.
+    pub fn whole_file(&self, extent: &Extent) -> Option<(Extent<'_>, u64)> {
+        let mut file: CXFile = std::ptr::null_mut();
+        let mut size: usize = 0;
+        // SAFETY: out-pointers are valid locals; the file belongs to this unit, and
+        // its contents buffer lives as long as the unit and is read within `size`.
+        unsafe {
+            clang_getExpansionLocation(
+                clang_getRangeStart(extent.raw),
+                &mut file,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
+            if file.is_null() {
+                return None;
+            }
+            let contents = clang_getFileContents(self.raw, file, &mut size);
+            if contents.is_null() {
+                return None;
+            }
+            let bytes = std::slice::from_raw_parts(contents as *const u8, size);
+            let start = clang_getLocationForOffset(self.raw, file, 0);
+            let end = clang_getLocationForOffset(self.raw, file, u32::try_from(size).ok()?);
+            let whole = Extent { raw: clang_getRange(start, end), alias: self.alias.as_ref() };
+            Some((whole, crate::support::ids::hash_of(&bytes)))
         }
     }
 
