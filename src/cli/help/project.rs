@@ -92,6 +92,12 @@ is optional:
   options = ["-DPRECISION=32"]
   configurations = ["plain"]      # optional, as for [[file]]
 
+Options. Each options array reads as one command line: an option's value may
+be the next element (["-I", "include", "-D", "TILE=16"], as hosts list their
+options) or in the same one ("-I include", "-DTILE=16"), and an element is
+split as a shell would. An option left without its value, or one clasp does
+not read, is an error at its element's line and column.
+
 Per-file rules. A [[file]]'s select and ignore (the rules --select takes but
 merge-duplicates, which joins helpers across files) leave rules out of the
 files its glob matches, headers included: a declaration there is kept as

@@ -231,13 +231,11 @@ impl Config {
             }
         }
         let files = files::file_entries(file.files, &names, &glob_base, &text, &at)?;
-        for option in file.options.iter().chain(file.configurations.iter().flat_map(|c| c.options.iter())) {
-            check_option(option).map_err(|e| at(option, e.to_string()))?;
-        }
-        for files::FileGlob { entry, .. } in &files {
-            for option in &entry.options {
-                check_option(option).map_err(|e| at(option, e.to_string()))?;
-            }
+        let arrays = std::iter::once(&file.options)
+            .chain(file.configurations.iter().map(|c| &c.options))
+            .chain(files.iter().map(|glob| &glob.entry.options));
+        for options in arrays {
+            check_options(options).map_err(|(option, e)| at(option, e.to_string()))?;
         }
         program::check(&file.programs, &names, &dir, &at)?;
         Ok(Config {
@@ -310,9 +308,11 @@ impl Config {
     ) -> Result<CompileOptions, OptionError> {
         let mut compile = CompileOptions { std: self.std.unwrap_or(command_line.std), ..CompileOptions::default() };
         compile.include_dirs.extend(self.include.iter().cloned());
-        for option in self.options.iter().chain(configuration.iter().flat_map(|c| c.options.iter())).chain(own) {
-            apply_option(&mut compile, option, &self.dir)?;
+        apply_options(&mut compile, &self.options, &self.dir)?;
+        if let Some(configuration) = configuration {
+            apply_options(&mut compile, &configuration.options, &self.dir)?;
         }
+        apply_options(&mut compile, own, &self.dir)?;
         append_command_line(&mut compile, command_line);
         Ok(compile)
     }
@@ -338,8 +338,38 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-fn check_option(option: &str) -> Result<(), OptionError> {
-    apply_option(&mut CompileOptions::default(), option, Path::new("."))
+/// Checks one `options` array: its elements read as one command line, so an
+/// option's value may be the next element (`["-I", "include"]`, as hosts
+/// and build scripts list them), each element split as a shell would
+/// (`"-D X=1"`). On an error, the element it is at.
+pub(super) fn check_options(options: &[String]) -> Result<(), (&String, OptionError)> {
+    let split = crate::settings::build_options::split_build_string;
+    let mut words = Vec::new();
+    for (i, option) in options.iter().enumerate() {
+        words.extend(split(option).map_err(|e| (option, e.into()))?);
+        let applied = |words: Vec<String>| apply_words(&mut CompileOptions::default(), words, Path::new("."));
+        match applied(words.clone()) {
+            Ok(()) => {}
+            // An option that takes the next element as its value.
+            Err(_) if i + 1 < options.len() && applied([&words[..], &["value".to_string()]].concat()).is_ok() => {}
+            // Said of the element alone where it is wrong alone (`-fancy`, not every option before it).
+            Err(e) => return Err((option, applied(split(option).unwrap_or_default()).err().unwrap_or(e))),
+        }
+    }
+    Ok(())
+}
+
+/// Adds one `options` array (`check_options`) to `compile`.
+fn apply_options<'o>(
+    compile: &mut CompileOptions,
+    options: impl IntoIterator<Item = &'o String>,
+    dir: &Path,
+) -> Result<(), OptionError> {
+    let mut words = Vec::new();
+    for option in options {
+        words.extend(crate::settings::build_options::split_build_string(option)?);
+    }
+    apply_words(compile, words, dir)
 }
 
 /// Adds one host option string (`-DX`, `-I dir`, `-include f`, `-cl-std=CL1.2`,
@@ -393,6 +423,34 @@ mod tests {
         assert!(e.contains("configuration `nope`"), "{e}");
         let e = config("options = [\"-fancy\"]\n").unwrap_err();
         assert!(e.contains("clasp.toml:1:") && e.contains("-fancy"), "{e}");
+    }
+
+    /// An `options` array reads as one command line: a value may be the next
+    /// element, as hosts list them; an option left without one is an error there.
+    #[test]
+    fn an_options_array_is_one_command_line() {
+        let options = |text: &str| {
+            let c = config(text)?;
+            let jobs = c.jobs(&[c.dir.join("k.cl")], &CompileOptions::default()).map_err(|e| e.to_string())?;
+            let compile = &jobs[0].compile;
+            let dirs: Vec<PathBuf> = compile.include_dirs.iter().map(|d| d.strip_prefix(&c.dir).unwrap().to_path_buf()).collect();
+            Ok::<_, String>((dirs, compile.defines.clone(), compile.clang_extra.clone()))
+        };
+        let split = options("options = [\"-I\", \"inc\", \"-D\", \"X=1\", \"-cl-mad-enable\"]\n").unwrap();
+        let joined = options("options = [\"-Iinc\", \"-D X=1\", \"-cl-mad-enable\"]\n").unwrap();
+        assert_eq!(split, joined);
+        assert!(split.0 == [Path::new("inc")] && split.1 == ["X=1"], "{split:?}");
+        // Per file and per configuration too, each array on its own.
+        let per_file = "[[configuration]]\nname = \"a\"\noptions = [\"-D\", \"A\"]\n\n[[file]]\npath = \"k.cl\"\noptions = [\"-I\", \"inc\"]\n";
+        let (dirs, defines, _) = options(per_file).unwrap();
+        assert!(dirs == [Path::new("inc")] && defines == ["A"], "{dirs:?} {defines:?}");
+        let e = options("options = [\"-DX\",\n  \"-I\"]\n").unwrap_err();
+        assert!(e.contains("clasp.toml:2:4: error:") && e.contains("`-I` needs a directory"), "{e}");
+        let e = options("[[file]]\npath = \"k.cl\"\noptions = [\"-D\"]\n").unwrap_err();
+        assert!(e.contains("clasp.toml:3:") && e.contains("-D"), "{e}");
+        // Said of the element that is wrong, not of every option before it.
+        let e = options("options = [\"-DX\", \"-fancy\"]\n").unwrap_err();
+        assert!(e.contains("unknown option `-fancy`") && !e.contains("-DX"), "{e}");
     }
 
     #[test]

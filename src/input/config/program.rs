@@ -57,9 +57,7 @@ pub(super) fn check(
                 return Err(at(name, format!("program `{}` names configuration `{name}`, which is not defined", program.name)));
             }
         }
-        for option in &program.options {
-            super::check_option(option).map_err(|e| at(option, e.to_string()))?;
-        }
+        super::check_options(&program.options).map_err(|(option, e)| at(option, e.to_string()))?;
     }
     Ok(())
 }
