@@ -115,3 +115,27 @@ fn an_unlinked_build_call_counts_as_pending_only_when_it_is_warned() {
     assert!(!stderr.contains("warning"), "{stderr}");
     assert!(summary(&stderr).contains("(0 untraced, 0 unlinked)"), "{stderr}");
 }
+
+/// `--out-dir` mirrors a header found through `clasp.toml`'s `include` (an
+/// absolute path) at its place relative to the current directory, as it
+/// mirrors the kernel file named relative to it.
+#[test]
+fn out_dir_mirrors_a_configured_include_by_its_relative_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [
+        ("clasp.toml", "include = [\"include\"]\n"),
+        ("include/h.h", "float first(__global const float *v) { return v[0]; }\n"),
+        ("k/a.cl", "#include \"h.h\"\n__kernel void k(__global float *o) { o[0] = first(o); }\n"),
+    ] {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let (code, _, stderr) = crate::support::clasp_in(root, &["migrate", "--no-cache", "--root", ".", "--out-dir", "out", "k"]);
+    assert_eq!(code, 0, "{stderr}");
+    let copy = std::fs::read_to_string(root.join("out/include/h.h")).unwrap();
+    assert_eq!(copy, "float first(const float *v) { return v[0]; }\n");
+    let written: Vec<_> =
+        walkdir::WalkDir::new(root.join("out")).into_iter().flatten().filter(|e| e.file_type().is_file()).collect();
+    assert_eq!(written.len(), 1, "only the header changes: {written:?}");
+}

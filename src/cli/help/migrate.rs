@@ -141,9 +141,10 @@ Pending host build calls (see --check) are covered too."#;
 /// `--out-dir DIR`.
 pub const OUT_DIR: &str = r#"Write migrated copies under DIR, mirroring relative paths.
 
-The paths are mirrored as given (relative to the current directory; an
-absolute path is mirrored whole under DIR); no work tree is checked
-for uncommitted changes."#;
+The paths are mirrored relative to the current directory (a header found
+through -I or clasp.toml's include too, when it is under the current
+directory; any other absolute path is mirrored whole under DIR); no work
+tree is checked for uncommitted changes."#;
 
 /// `-j N`.
 pub const JOBS: &str = r#"Worker threads (default: one per core); the output is the same for any
