@@ -342,3 +342,33 @@ fn headers_after_a_fatal_error_are_held_back() {
         assert!(stderr.contains("it would edit include/common.h, which k/b.cl reads, and k/b.cl has errors"), "{stderr}");
     }
 }
+
+/// A merge's deletion taking the blank lines around a program's middle
+/// source edits the sources on both sides too: each is checked against the
+/// failed unit including the middle one.
+#[test]
+fn a_deletion_across_program_sources_is_held_back_where_a_failed_unit_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sum = |space: &str, suffix: &str| {
+        format!("float sum_{suffix}({space} const float *v, int n) {{ float s = 0.0f; for (int i = 0; i < n; i++) s += v[i]; return s; }}\n")
+    };
+    let (first, middle) = (format!("{}\n", sum("__global", "g")), sum("__local", "l"));
+    let last = "\n__kernel void ka(__global const float *in, __global float *out, __local float *t) {\n t[0] = in[0];\n\
+                barrier(CLK_LOCAL_MEM_FENCE);\n out[0] = sum_g(in, 4) + sum_l(t, 1);\n}\n";
+    let user =
+        "#include \"../middle.opencl\"\n__kernel void u(__local float *t, __global float *o) { o[0] = sum_l(t, 1) + nope; }\n";
+    let toml = "[[program]]\nname = \"p\"\nsources = [\"first.opencl\", \"middle.opencl\", \"last.opencl\"]\n";
+    for (path, text) in
+        [("clasp.toml", toml), ("first.opencl", &first), ("middle.opencl", &middle), ("last.opencl", last), ("k/user.cl", user)]
+    {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let (code, _, stderr) = clasp_in(root, &["migrate", "--explain", "--no-cache", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("it would edit middle.opencl, which k/user.cl reads, and k/user.cl has errors"), "{stderr}");
+    let (code, _, stderr) = clasp_in(root, &["migrate", "-q", "--write", "--no-cache", "."]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(std::fs::read_to_string(root.join("middle.opencl")).unwrap(), middle);
+}

@@ -275,7 +275,7 @@ fn note_failed_files(job: &Job, failure: &Failed, failed: &mut FailedFiles) {
         // A program's own text is its sources: each stands on the program too.
         Some(program) => {
             for source in &program.files {
-                failed.read.entry(canonical(source)).or_insert_with(|| format!("{unit} reads, and {unit} {own}"));
+                failed.read.entry(canonical(source)).or_insert_with(|| format!("{unit} reads, and {unit} has errors"));
             }
         }
         None if job.embedded.is_none() => {

@@ -221,8 +221,11 @@ fn real_files(units: &[Unit], file: &Path, edits: &BTreeSet<Edit>) -> Vec<PathBu
     let Some(text) = units.iter().find_map(|u| u.virtual_file().filter(|v| v.path == file)) else {
         return vec![file.to_path_buf()];
     };
-    let mut files: Vec<PathBuf> =
-        edits.iter().filter_map(|e| text.map.origin(e.start..e.end)).map(|(f, _)| f.to_path_buf()).collect();
+    // An edit across two sources (a deletion taking the blank line after one) changes both.
+    let mut files: Vec<PathBuf> = (edits.iter().filter_map(|e| text.map.to_files(e.start..e.end)))
+        .flat_map(|pieces| pieces.into_iter().map(|piece| piece.canonical.to_path_buf()))
+        .collect();
+    files.sort();
     files.dedup();
     if files.is_empty() {
         files.push(file.to_path_buf());
