@@ -343,15 +343,14 @@ impl<'i> TranslationUnit<'i> {
     /// for the next token): what libclang spells, read without asking it,
     /// unless the token spans a line continuation or a trigraph (clang's
     /// spelling leaves those out) or is not UTF-8.
-    fn written(&self, file: CXFile, contents: &mut Option<(CXFile, &[u8])>, at: std::ops::Range<u32>) -> Option<String> {
+    fn written<'s>(
+        &'s self,
+        file: CXFile,
+        contents: &mut Option<(CXFile, &'s [u8])>,
+        at: std::ops::Range<u32>,
+    ) -> Option<String> {
         if contents.is_none_or(|(known, _)| known != file) {
-            let mut size: usize = 0;
-            // SAFETY: a file of this unit; its buffer lives as long as the unit and is read within `size`.
-            let bytes = unsafe {
-                let data = clang_getFileContents(self.raw, file, &mut size);
-                (!data.is_null()).then(|| std::slice::from_raw_parts(data as *const u8, size))
-            };
-            *contents = Some((file, bytes?));
+            *contents = Some((file, self.file_bytes(file)?));
         }
         let (_, bytes) = (*contents)?;
         let text = bytes.get(at.start as usize..at.end as usize)?;
@@ -383,8 +382,8 @@ impl<'i> TranslationUnit<'i> {
         unsafe { clang_getRange(at(clang_getRangeStart(range)), at(clang_getRangeEnd(range))) }
     }
 
-    /// The empty extent at the start of the file where `extent` starts (as written, not in a macro).
-    pub fn file_start(&self, extent: &Extent) -> Extent<'_> {
+    /// The file where `extent` starts, as written (not in a macro); null when in none.
+    fn expansion_file(&self, extent: &Extent) -> CXFile {
         let mut file: CXFile = std::ptr::null_mut();
         // SAFETY: out-pointers are valid locals; the file belongs to this unit.
         unsafe {
@@ -394,7 +393,16 @@ impl<'i> TranslationUnit<'i> {
                 std::ptr::null_mut(),
                 std::ptr::null_mut(),
                 std::ptr::null_mut(),
-            );
+            )
+        };
+        file
+    }
+
+    /// The empty extent at the start of the file where `extent` starts (as written, not in a macro).
+    pub fn file_start(&self, extent: &Extent) -> Extent<'_> {
+        let file = self.expansion_file(extent);
+        // SAFETY: plain accessors on a location and a file of this unit.
+        unsafe {
             let start =
                 if file.is_null() { clang_getRangeStart(extent.raw) } else { clang_getLocationForOffset(self.raw, file, 0) };
             Extent { raw: clang_getRange(start, start), alias: self.alias.as_ref() }
@@ -405,30 +413,27 @@ impl<'i> TranslationUnit<'i> {
     /// in a macro), with a hash of the bytes the unit read from it: what
     /// raw tokens of the file are the same in every unit reading those bytes.
     pub fn whole_file(&self, extent: &Extent) -> Option<(Extent<'_>, u64)> {
-        let mut file: CXFile = std::ptr::null_mut();
+        let file = self.expansion_file(extent);
+        if file.is_null() {
+            return None;
+        }
+        let bytes = self.file_bytes(file)?;
+        let size = u32::try_from(bytes.len()).ok()?;
+        // SAFETY: plain accessors on a file of this unit, within its size.
+        let raw = unsafe {
+            clang_getRange(clang_getLocationForOffset(self.raw, file, 0), clang_getLocationForOffset(self.raw, file, size))
+        };
+        Some((Extent { raw, alias: self.alias.as_ref() }, crate::support::ids::hash_of(&bytes)))
+    }
+
+    /// The bytes the unit read from `file` (a file of this unit), as long as the unit lives.
+    fn file_bytes(&self, file: CXFile) -> Option<&[u8]> {
         let mut size: usize = 0;
-        // SAFETY: out-pointers are valid locals; the file belongs to this unit, and
-        // its contents buffer lives as long as the unit and is read within `size`.
+        // SAFETY: a file of this unit; its contents buffer lives as long as the
+        // unit and is read within `size`.
         unsafe {
-            clang_getExpansionLocation(
-                clang_getRangeStart(extent.raw),
-                &mut file,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            );
-            if file.is_null() {
-                return None;
-            }
-            let contents = clang_getFileContents(self.raw, file, &mut size);
-            if contents.is_null() {
-                return None;
-            }
-            let bytes = std::slice::from_raw_parts(contents as *const u8, size);
-            let start = clang_getLocationForOffset(self.raw, file, 0);
-            let end = clang_getLocationForOffset(self.raw, file, u32::try_from(size).ok()?);
-            let whole = Extent { raw: clang_getRange(start, end), alias: self.alias.as_ref() };
-            Some((whole, crate::support::ids::hash_of(&bytes)))
+            let data = clang_getFileContents(self.raw, file, &mut size);
+            (!data.is_null()).then(|| std::slice::from_raw_parts(data as *const u8, size))
         }
     }
 
