@@ -1,5 +1,6 @@
 //! Configurations from `clasp.toml` and `compile_commands.json`: each unit
-//! built as each, changes named by configuration, bad ones reported.
+//! built as each, changes named by configuration, bad ones reported; the
+//! skipped code of a precompiled header seen by every unit including it.
 
 use crate::support::clasp;
 
@@ -146,4 +147,40 @@ fn analyze_reads_the_project_configurations() {
     let (code, stdout, stderr) = clasp(&["analyze", "--no-config", fixture.join("scale.cl").to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.contains("scale.cl [") && stderr.contains("clasp: 1 file analysed"), "{stdout}{stderr}");
+}
+
+/// A header heavy enough to be precompiled once for the units including it
+/// (its `#if`-skipped text then comes from the precompiled preamble, named
+/// by the path it was built with) keeps its skipped uses in every unit:
+/// found through a relative `-I`, for the first unit and those parsed against it.
+#[test]
+fn skipped_code_in_a_precompiled_header_is_seen_by_every_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Over the 64 KiB from which a preamble is precompiled.
+    let padding = format!("/*{}*/\n", " ".repeat(70_000));
+    let header = "#ifndef H_H\n#define H_H\n\
+        void copy_global(__global const uchar *from, uchar *to, int n) { for (int i = 0; i < n; ++i) to[i] = from[i]; }\n\
+        void copy_in(__global const uchar *src, uchar *dst, int n)\n{\n#if defined(MODE_A)\n\
+        for (int i = 0; i < n; ++i) dst[i] = src[i];\n#elif defined(MODE_B)\n copy_global(src, dst, n);\n#else\n\
+        copy_global(src + 1, dst, n);\n#endif\n}\n#endif\n";
+    std::fs::create_dir_all(root.join("include")).unwrap();
+    std::fs::create_dir_all(root.join("k")).unwrap();
+    std::fs::write(root.join("include/h.h"), format!("{padding}{header}")).unwrap();
+    let units = ["u0", "u1", "u2"];
+    for unit in units {
+        let text = format!(
+            "#include \"h.h\"\n__kernel void {unit}(__global const uchar *in, __global uchar *out) {{ uchar t[4]; copy_in(in, t, 4); out[0] = t[0]; }}\n"
+        );
+        std::fs::write(root.join(format!("k/{unit}.cl")), text).unwrap();
+    }
+    let args = ["migrate", "--explain", "--no-cache", "-j1", "--root", ".", "-I", "include", "k", "--", "-DMODE_A"];
+    let (code, stdout, stderr) = crate::support::clasp_in(root, &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("refused skipped-if: `src` of `copy_in`"), "{stderr}");
+    for unit in units {
+        let discovered = format!("configuration `discovered -DMODE_B=1` of k/{unit}.cl discovered");
+        assert!(stderr.contains(&discovered), "{unit}: {stderr}");
+    }
+    assert!(!String::from_utf8_lossy(&stdout).contains("copy_in(const uchar"), "{stderr}");
 }

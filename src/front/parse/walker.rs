@@ -21,6 +21,10 @@ pub(super) struct Walker<'t, 'i> {
     pub(super) tu: &'t TranslationUnit<'i>,
     pub(super) syntax: KernelSyntax,
     pub(super) file_indexes: HashMap<String, FileIndex>,
+    /// Each file's index by its canonical path: libclang names one file two
+    /// ways in a unit parsed against a precompiled preamble (the preamble's
+    /// own `#if`-skipped ranges carry the path it was built with).
+    canonical_indexes: HashMap<PathBuf, FileIndex>,
     /// Macro name -> body tokens (object-like macros only; function-like map to `None`).
     pub(super) macros: HashMap<String, Option<Vec<String>>>,
     /// (file, start offset) of each macro use -> (macro name, end offset).
@@ -68,6 +72,7 @@ impl<'t, 'i> Walker<'t, 'i> {
             tu,
             syntax: KernelSyntax::default(),
             file_indexes: HashMap::new(),
+            canonical_indexes: HashMap::new(),
             macros: HashMap::new(),
             expansions: HashMap::new(),
             expansion_cursors: HashMap::new(),
@@ -91,12 +96,19 @@ impl<'t, 'i> Walker<'t, 'i> {
         walker
     }
 
-    /// A file's id, numbered in the order files are first met (the main file is 0).
+    /// A file's id, numbered in the order files are first met (the main file
+    /// is 0); another name of a file met before is that file.
     pub(super) fn file_index(&mut self, name: &str) -> FileIndex {
         if let Some(id) = self.file_indexes.get(name) {
             return *id;
         }
+        let canonical = crate::support::overlay::canonical(Path::new(name));
+        if let Some(&id) = self.canonical_indexes.get(&canonical) {
+            self.file_indexes.insert(name.to_string(), id);
+            return id;
+        }
         let id = self.syntax.files.len();
+        self.canonical_indexes.insert(canonical, id);
         self.syntax.files.push(PathBuf::from(name));
         self.file_indexes.insert(name.to_string(), id);
         // The main file (0) aside: its name differs from unit to unit, its index never.
