@@ -185,6 +185,28 @@ mod tests {
         assert_eq!(taken, BTreeSet::from(["dot".to_string(), "memset".to_string()]));
     }
 
+    /// A token's text is what clang spells: read from the file's bytes, but
+    /// spelled by libclang where a line continuation splits it (the bytes
+    /// hold a backslash and a newline clang leaves out); a UTF-8 comment
+    /// before a token moves no offset.
+    #[test]
+    fn token_texts_are_clangs_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.cl");
+        let text = "float fir\\\nst(__global const float *v) { /* caf\u{e9} */ return v[0] + 1.0f; }\n\
+                    __kernel void k(__global float *o) { o[0] = first(o); }\n";
+        std::fs::write(&path, text).unwrap();
+        let parser = Parser::new().expect("libclang 19 (scripts/setup)");
+        let args: Vec<String> = ["-x", "cl", "-cl-std=CL1.2"].iter().map(|a| a.to_string()).collect();
+        let syntax = parser.parse(&path, text.as_bytes(), &args).unwrap();
+        let texts: Vec<&str> = syntax.function("first").expect("the helper").tokens.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts[..3], ["float", "first", "("], "{texts:?}");
+        assert!(texts.contains(&"1.0f") && !texts.iter().any(|t| t.contains('\\')), "{texts:?}");
+        // Its place still spans the continuation as written.
+        let first = &syntax.function("first").unwrap().tokens[1];
+        assert_eq!(&text[first.start as usize..first.end as usize], "fir\\\nst");
+    }
+
     #[test]
     fn a_header_helper_seen_by_two_units_keeps_one_copy_of_its_tokens() {
         let dir = tempfile::tempdir().unwrap();
