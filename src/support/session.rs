@@ -96,6 +96,30 @@ impl<T: Default + Send> Shared<T> {
     }
 }
 
+impl<K, V, S> Shared<std::collections::HashMap<K, V, S>>
+where
+    K: std::hash::Hash + Eq + Send,
+    V: Clone + Send,
+    S: std::hash::BuildHasher + Default + Send,
+{
+    /// The value kept for `key`, else what `read` gives, kept under `owned()`
+    /// for the rest of the run; `None` when `read` gives none (nothing kept).
+    pub fn get_or_read<Q>(&'static self, key: &Q, owned: impl FnOnce() -> K, read: impl FnOnce() -> Option<V>) -> Option<V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
+        if let Some(known) = self.lock().and_then(|known| known.get(key).cloned()) {
+            return Some(known);
+        }
+        let value = read()?;
+        if let Some(mut kept) = self.lock() {
+            kept.insert(owned(), value.clone());
+        }
+        Some(value)
+    }
+}
+
 impl<T: Default> Default for Shared<T> {
     fn default() -> Shared<T> {
         Shared::new()

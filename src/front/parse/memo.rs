@@ -76,10 +76,6 @@ struct Store {
     /// every include set that holds it writes the same words in each (most of
     /// the store's memory on big-header code when each context had its own copy).
     word_runs: std::collections::HashSet<Arc<[String]>>,
-    /// Each file's conditional directives (`branches::directives`), by its
-    /// name and a hash of its bytes: raw tokens are the same in every unit
-    /// reading the same bytes, and a big header's are a walk of their own.
-    directives: HashMap<(String, u64), Arc<[super::branches::Directive]>>,
 }
 
 static STORE: Shared<Store> = Shared::new();
@@ -120,19 +116,18 @@ pub(super) fn intern_words(words: Vec<String>) -> Arc<[String]> {
     }
 }
 
+/// Each file's conditional directives (`branches::directives`), by its name
+/// and a hash of its bytes: raw tokens are the same in every unit reading the
+/// same bytes, and a big header's are a walk of their own.
+static DIRECTIVES: Shared<HashMap<(String, u64), Directives>> = Shared::new();
+
+/// A file's directives, shared by every unit reading it.
+type Directives = Arc<[super::branches::Directive]>;
+
 /// The directives of the file `key` names, read by `read` once per batch.
-pub(super) fn file_directives(
-    key: (String, u64),
-    read: impl FnOnce() -> Vec<super::branches::Directive>,
-) -> Arc<[super::branches::Directive]> {
-    if let Some(known) = STORE.lock().and_then(|store| store.directives.get(&key).cloned()) {
-        return known;
-    }
-    let directives: Arc<[super::branches::Directive]> = read().into();
-    if let Some(mut store) = STORE.lock() {
-        store.directives.entry(key).or_insert_with(|| directives.clone());
-    }
-    directives
+pub(super) fn file_directives(key: (String, u64), read: impl FnOnce() -> Vec<super::branches::Directive>) -> Directives {
+    // `read` always gives a value, so one always comes back.
+    DIRECTIVES.get_or_read(&key, || key.clone(), || Some(read().into())).unwrap_or_default()
 }
 
 /// `skipped`, or the equal range a unit read before.

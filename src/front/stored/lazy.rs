@@ -56,7 +56,7 @@ static READ_RUNS: Shared<foldhash::HashMap<Box<str>, Arc<[FunctionRef]>>> = Shar
 pub(super) fn function(function: &Lazy<&Arc<Function>>, tokens: &Lazy<StoredTokens>) -> Option<Arc<Function>> {
     let (function, tokens) = (function.text()?, tokens.text()?);
     let owned = || (Box::from(function), Box::from(tokens));
-    read_once(&READ, &(function, tokens) as &dyn Texts, owned, || {
+    READ.get_or_read(&(function, tokens) as &dyn Texts, owned, || {
         let mut read: Function = serde_json::from_str(function).ok()?;
         let stored: StoredTokens = serde_json::from_str(tokens).ok()?;
         read.tokens = stored.into_tokens()?.into();
@@ -68,30 +68,7 @@ pub(super) fn function(function: &Lazy<&Arc<Function>>, tokens: &Lazy<StoredToke
 /// text in this run if any; `None` when it does not read back.
 pub(super) fn references(run: &Lazy<&[FunctionRef]>) -> Option<Arc<[FunctionRef]>> {
     let text = run.text()?;
-    read_once(&READ_RUNS, text, || text.into(), || serde_json::from_str::<Vec<FunctionRef>>(text).ok().map(Arc::from))
-}
-
-/// The value `memo` holds for `key`, else what `read` gives, kept there under
-/// `owned()` for the rest of the run.
-fn read_once<K, Q, V>(
-    memo: &'static Shared<foldhash::HashMap<K, V>>,
-    key: &Q,
-    owned: impl FnOnce() -> K,
-    read: impl FnOnce() -> Option<V>,
-) -> Option<V>
-where
-    K: std::borrow::Borrow<Q> + std::hash::Hash + Eq + Send,
-    Q: std::hash::Hash + Eq + ?Sized,
-    V: Clone + Send,
-{
-    if let Some(known) = memo.lock().and_then(|known| known.get(key).cloned()) {
-        return Some(known);
-    }
-    let value = read()?;
-    if let Some(mut kept) = memo.lock() {
-        kept.insert(owned(), value.clone());
-    }
-    Some(value)
+    READ_RUNS.get_or_read(text, || text.into(), || serde_json::from_str::<Vec<FunctionRef>>(text).ok().map(Arc::from))
 }
 
 /// Drops the texts read so far (the units hold what was read from them):

@@ -251,7 +251,7 @@ pub struct FailedFiles {
 impl FailedFiles {
     /// Why a set editing `files` may not stand, if it may not: each edited
     /// file as the set names it (canonical, or a unit's virtual file) with
-    /// the real files that edits there change (canonical; `real_files`).
+    /// the real files that edits there change (`real_files`: canonical too).
     fn refusal(&self, files: &[(&PathBuf, Vec<PathBuf>)]) -> Option<String> {
         let shown = crate::settings::paths::shown_path;
         let real = || files.iter().flat_map(|(_, real)| real);
@@ -274,13 +274,9 @@ impl Plan {
     /// (`FailedFiles`), an edit of a unit's virtual file standing for the real
     /// files holding its text (a program's sources, an embedded kernel's host).
     pub fn refuse_failed_files(&mut self, units: &[Unit], failed: &FailedFiles) {
-        let canonical = crate::settings::root::canonical;
         for (id, set) in self.sets.iter().enumerate() {
-            let files: Vec<(&PathBuf, Vec<PathBuf>)> = set
-                .edits
-                .iter()
-                .map(|(file, edits)| (file, real_files(units, file, edits).iter().map(|f| canonical(f)).collect()))
-                .collect();
+            let files: Vec<(&PathBuf, Vec<PathBuf>)> =
+                set.edits.iter().map(|(file, edits)| (file, real_files(units, file, edits))).collect();
             if let Some(detail) = failed.refusal(&files) {
                 self.withheld.entry(SetId(id)).or_insert((Code::FailedUnit, detail));
             }
