@@ -94,9 +94,7 @@ fn a_batch_read_back_and_interned_shares_as_the_loaded_batch() {
     if let Ok(how) = std::env::var("CLASP_MEASURE_STORED") {
         return measure(&how);
     }
-    // As a run does: other tests ending their runs in this process must not
-    // empty the read-once memos while this batch is decoded.
-    let _session = crate::support::session::Session::begin();
+    let _run = super::tests::run();
     let tree = tempfile::tempdir().unwrap();
     for dir in ["include", "kernels"] {
         std::fs::create_dir(tree.path().join(dir)).unwrap();

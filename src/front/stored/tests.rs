@@ -46,6 +46,13 @@ fn bench() -> Workbench {
     Workbench::new().expect("clang-19 must be installed (scripts/setup)")
 }
 
+/// A run in progress, held by a test whose units share walks or reads: the
+/// session's stores live while it does, whatever other tests in the process
+/// end their runs meanwhile (which empties them when none is left running).
+pub(super) fn run() -> crate::support::session::Session {
+    crate::support::session::Session::begin()
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -104,6 +111,7 @@ fn a_unit_read_back_is_the_unit_loaded() {
 /// unit first (shared walks, sealed reference runs, shared words).
 #[test]
 fn a_unit_sharing_header_walks_reads_back_with_its_runs() {
+    let _run = run();
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "helpers.h", HELPERS);
     let bench = bench();
@@ -204,6 +212,7 @@ fn what_does_not_read_back_whole_is_none() {
 /// until interned, then one allocation for both.
 #[test]
 fn interning_shares_a_headers_facts_across_decoded_units() {
+    let _run = run();
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "helpers.h", HELPERS);
     let bench = bench();
