@@ -64,7 +64,8 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     programs::prepare(&mut jobs, scratch_dir, &mut result);
     // A file built in several configurations is one file; an embedded kernel counts as one.
     result.files_seen = jobs.iter().map(|j| &j.path).collect::<BTreeSet<_>>().len();
-    // Units read back from the store share what loaded units share (`front::stored::Interner`).
+    // Equal facts of the batch's units are held once (`front::stored::Interner`): those
+    // read back from the store, and a header's IR facts in units of different include sets.
     let interner = std::sync::Mutex::new(crate::front::stored::Interner::default());
     let loading = Loading { pool: &pool, options, interner: &interner };
     let (mut units, unit_jobs, failed) = crate::support::timings::time("load", || load_units(&loading, &jobs, &mut result));
@@ -74,9 +75,11 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     // Code still skipped is what no given configuration builds: discovery's input.
     let given = units.len();
     discover_configurations(&loading, &mut units, &unit_jobs, &mut result);
-    // Every unit is read: what read them back shares is held by the units now.
+    // Every unit is read: what reading them back and walking their headers
+    // shares is held by the units now.
     drop(interner);
     crate::front::stored::forget_read();
+    crate::front::parse::forget_walks();
     if units.len() > given {
         files = intern_files(&mut units);
         skipped_only_where_no_unit_compiles(&mut units);
@@ -321,10 +324,8 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
                 options.progress.done(&job.path, "");
                 unit.map(|mut unit| {
                     unit.configuration = job.configuration.clone();
-                    if options.store.is_some() {
-                        if let Ok(mut interner) = loading.interner.lock() {
-                            interner.intern(&mut unit);
-                        }
+                    if let Ok(mut interner) = loading.interner.lock() {
+                        interner.intern(&mut unit);
                     }
                     unit
                 })

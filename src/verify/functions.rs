@@ -37,9 +37,30 @@ use super::opaque::{Candidate, ProofKey};
 use super::{canonical, opaque, pipeline, wrappers};
 use crate::front::lower::{load, Context};
 use crate::support::session::Shared;
+use crate::support::store::{Key, KeyBuilder};
 
-/// Verdicts by key, for the batch.
-static VERDICTS: Shared<HashMap<ProofKey, bool>> = Shared::new();
+/// Verdicts by the digest of their key, for the batch: a key holds the
+/// texts of the functions proven and of their callees on both sides (tens
+/// of kilobytes for a round function), and a batch of big headers keeps
+/// hundreds of verdicts.
+static VERDICTS: Shared<HashMap<Key, bool>> = Shared::new();
+
+/// The digest `VERDICTS` keeps a verdict by: every part of the key, each
+/// length-prefixed (`KeyBuilder`), so equal digests mean equal keys.
+fn digest((original, result, before, after): &ProofKey) -> Key {
+    let mut builder = KeyBuilder::new("proof", &[]);
+    builder.bytes(original.as_bytes()).bytes(result.as_bytes());
+    for closure in [before, after] {
+        builder.bytes(&(closure.len() as u64).to_le_bytes());
+        for (name, (text, globals)) in closure {
+            builder.bytes(name.as_bytes()).bytes(text.as_bytes()).bytes(&(globals.len() as u64).to_le_bytes());
+            for global in globals {
+                builder.bytes(global.as_bytes());
+            }
+        }
+    }
+    builder.finish()
+}
 
 /// Which of the `changed` functions of a check (original and result
 /// bitcode) are proven on their own: kept verdicts, and proofs made now for
@@ -54,8 +75,9 @@ pub(super) fn proven(
     changed: Vec<Candidate>,
     limit: Option<u64>,
 ) -> Vec<Candidate> {
+    let digests: Vec<Key> = changed.iter().map(|c| digest(&c.key)).collect();
     let known: Vec<Option<bool>> = match VERDICTS.lock() {
-        Some(verdicts) => changed.iter().map(|c| verdicts.get(&c.key).copied()).collect(),
+        Some(verdicts) => digests.iter().map(|d| verdicts.get(d).copied()).collect(),
         None => return Vec::new(),
     };
     let made = if known.iter().all(Option::is_some) {
@@ -67,10 +89,10 @@ pub(super) fn proven(
     let mut out = Vec::new();
     let mut unproven = BTreeSet::new();
     let mut verdicts = VERDICTS.lock();
-    for (candidate, known) in changed.into_iter().zip(known) {
+    for ((candidate, known), digest) in changed.into_iter().zip(known).zip(digests) {
         let verdict = known.unwrap_or_else(|| made.contains(&candidate.original));
         if let Some(verdicts) = verdicts.as_mut() {
-            verdicts.insert(candidate.key.clone(), verdict);
+            verdicts.insert(digest, verdict);
         }
         if verdict {
             out.push(candidate);

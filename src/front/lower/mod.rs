@@ -352,8 +352,8 @@ fn shared_preamble(context: &Context, path: &Path, text: &[u8], args: &[String])
         preamble::Use::Weigh(hash) => return Some(Shared::Weigh(hash)),
     };
     let parts = built.facts.get_or_init(|| {
-        let alone = built.alone.as_ref()?;
-        Parts::read(context, alone, &path.to_string_lossy(), &Default::default()).ok().map(Arc::new)
+        let alone = built.alone.lock().ok()?.take()?;
+        Parts::read(context, &alone, &path.to_string_lossy(), &Default::default()).ok().map(Arc::new)
     });
     Some(Shared::Facts(extra, parts.clone()?))
 }

@@ -58,8 +58,10 @@ pub(super) struct Built {
     overlay: PathBuf,
     /// The preamble's text compiled as a file of its own with the same
     /// arguments (`Request::facts`): every function the headers define, for
-    /// their facts (a unit's compile only declares them).
-    pub(super) alone: Option<Vec<u8>>,
+    /// their facts (a unit's compile only declares them). Taken by the first
+    /// unit reading its facts: a big preamble's bitcode is about a megabyte,
+    /// and a batch of many include sets builds one preamble per set.
+    pub(super) alone: std::sync::Mutex<Option<Vec<u8>>>,
     /// The facts of `alone`, read by the first unit that needs them.
     pub(super) facts: OnceLock<Option<Arc<super::Parts>>>,
     /// Every file the precompiling read, as it was then: a file changed
@@ -241,7 +243,7 @@ fn build(request: &Request, key: &Key, dir: &Path) -> Option<Built> {
     } else {
         None
     };
-    Some(Built { pch, overlay, alone, facts: OnceLock::new(), read })
+    Some(Built { pch, overlay, alone: alone.into(), facts: OnceLock::new(), read })
 }
 
 /// The arguments that precompile the preamble: the unit's, as a header,

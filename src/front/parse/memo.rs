@@ -130,6 +130,15 @@ pub(super) fn file_directives(key: (String, u64), read: impl FnOnce() -> Vec<sup
     DIRECTIVES.get_or_read(&key, || key.clone(), || Some(read().into())).unwrap_or_default()
 }
 
+/// Lets go of the walks kept to replay and of the directives read, once a
+/// batch is loaded: the units hold what they share of them, and the store
+/// held one entry per function and include set (tens of megabytes on a big
+/// batch of many include sets, most never replayed).
+pub(super) fn forget() {
+    STORE.clear();
+    DIRECTIVES.clear();
+}
+
 /// `skipped`, or the equal range a unit read before.
 pub(super) fn intern_skipped(skipped: SkippedRange) -> Arc<SkippedRange> {
     match STORE.lock() {

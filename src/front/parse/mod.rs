@@ -41,6 +41,11 @@ pub use error::ParseError;
 pub use libclang::ensure_loaded;
 pub use preamble::Preamble;
 
+/// Lets go of what parsing kept for the units after it (`memo`), once a batch is loaded.
+pub fn forget_walks() {
+    memo::forget();
+}
+
 /// A reusable libclang session (one per worker thread).
 pub struct Parser {
     index: Index,
