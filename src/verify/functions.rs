@@ -194,6 +194,32 @@ mod tests {
     use crate::settings::options::{CompileOptions, Target};
     use crate::verify::{compare_compiled, compile_for_equivalence, Equivalence, ProofScope, EQUIVALENCE_TRIPLE};
 
+    /// A verdict is kept by its key's digest: keys that differ only in where
+    /// one text ends and the next begins, or in which side holds a callee,
+    /// have digests of their own; equal keys have one.
+    #[test]
+    fn keys_told_apart_by_their_parts_have_digests_of_their_own() {
+        let closure = |entries: &[(&str, &str, &[&str])]| -> super::super::opaque::Closure {
+            entries.iter().map(|(n, t, g)| (n.to_string(), (t.to_string(), g.iter().map(|g| g.to_string()).collect()))).collect()
+        };
+        let key = |a: &str, b: &str, before, after| (a.to_string(), b.to_string(), before, after);
+        let base = key("f", "f", closure(&[("f", "ret 1", &["t"])]), closure(&[("f", "ret 1", &["t"])]));
+        let others = [
+            key("f", "f", closure(&[("f", "ret 1t", &[])]), closure(&[("f", "ret 1", &["t"])])),
+            key("f", "f", closure(&[("f", "ret", &["1", "t"])]), closure(&[("f", "ret 1", &["t"])])),
+            key("f", "f", closure(&[("f", "ret 1", &["t"]), ("g", "", &[])]), closure(&[("f", "ret 1", &["t"])])),
+            key("f", "f", closure(&[("f", "ret 1", &["t"])]), closure(&[("f", "ret 1", &["t"]), ("g", "", &[])])),
+            key("ff", "", closure(&[("f", "ret 1", &["t"])]), closure(&[("f", "ret 1", &["t"])])),
+        ];
+        let digest = super::digest(&base);
+        assert_eq!(digest, super::digest(&base.clone()));
+        for other in &others {
+            assert_ne!(digest, super::digest(other), "{other:?}");
+        }
+        let distinct: std::collections::BTreeSet<_> = others.iter().map(super::digest).collect();
+        assert_eq!(distinct.len(), others.len());
+    }
+
     /// Compiles `original` as OpenCL C 1.2 and `migrated` as 2.0 (laid over
     /// it) for the equivalence triple, and compares them twice, as two units
     /// including the same code would (the second reusing the first's
