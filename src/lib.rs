@@ -221,8 +221,8 @@
 //!   kernel, or changed otherwise, is inlined, and so is a helper reading `sizeof` of its pointer
 //!   (4 bytes for `__local` at amdgcn, 8 generic), subtracting its pointers, or behaving
 //!   differently in one member's space.
-//! - A proof's verdict is kept by everything it depends on, compared exactly (not by hash): both
-//!   names, and on both sides the printed text of the function and of every function it runs, with
+//! - A proof's verdict is kept by the SHA-256 of everything it depends on, each part
+//!   length-prefixed (`verify::functions::digest`): both names, and on both sides the printed text of the function and of every function it runs, with
 //!   the declarations of the program-scope data they name. Which functions are proven so is the
 //!   plan's to say (those in files several units read, and merged members), never the order the
 //!   checks ran in, so the report is the same at any `-j`. A proven function is only ever called,

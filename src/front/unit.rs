@@ -395,6 +395,15 @@ impl Workbench {
         Ok(Workbench { parser: Parser::new().map_err(WorkbenchError::Libclang)? })
     }
 
+    /// The preamble a kernel file's header walks are kept under while units
+    /// load (`parse::Preamble::identity`), as `load` parses it first (its first
+    /// candidate standard); `None` when it has none or cannot be read.
+    pub fn walk_group(path: &Path, options: &CompileOptions, target: Target) -> Option<u64> {
+        let text = crate::support::overlay::read(path).ok()?;
+        let standard = options.std.candidates(target).into_iter().next()?;
+        crate::front::parse::Preamble::of(path, &text, &options.clang_args(Some(&standard.flags))).map(|p| p.identity)
+    }
+
     /// Loads a kernel file as its input standard: the one `options.std`
     /// names, or with `auto` the first of CL1.2 and `target`'s standard it compiles as.
     pub fn load(&self, path: &Path, options: &CompileOptions, target: Target) -> Result<Unit, UnitError> {

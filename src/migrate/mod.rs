@@ -310,9 +310,12 @@ struct Loading<'a> {
 fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
     use rayon::prelude::*;
     let options = loading.options;
+    let groups = WalkGroups::of(loading, jobs);
     loading.pool.install(|| {
         jobs.par_iter()
-            .map_init(Workbench::new, |bench, job| {
+            .zip(&groups.each)
+            .map_init(Workbench::new, |bench, (job, group)| {
+                let _done = groups.done_after(*group);
                 let label = job.label();
                 let unit = match (bench, crate::isolation::exclusion_error(&label, &job.path)) {
                     (_, Some(message)) => Err(Failed::Isolated(message)),
@@ -332,6 +335,48 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
             })
             .collect()
     })
+}
+
+/// The preamble each job's header walks are kept under (`Workbench::walk_group`),
+/// and how many jobs left to load have each: a preamble's walks are let go of
+/// when its last job is loaded (what its units share, they hold).
+struct WalkGroups {
+    each: Vec<Option<u64>>,
+    left: std::sync::Mutex<std::collections::HashMap<u64, usize>>,
+}
+
+impl WalkGroups {
+    fn of(loading: &Loading, jobs: &[Job]) -> WalkGroups {
+        use rayon::prelude::*;
+        let plain = |job: &Job| job.embedded.is_none() && job.program.is_none();
+        let each: Vec<Option<u64>> = loading.pool.install(|| {
+            jobs.par_iter()
+                .map(|job| plain(job).then(|| Workbench::walk_group(&job.path, &job.compile, loading.options.target)).flatten())
+                .collect()
+        });
+        let mut left = std::collections::HashMap::new();
+        for group in each.iter().flatten() {
+            *left.entry(*group).or_insert(0) += 1;
+        }
+        WalkGroups { each, left: left.into() }
+    }
+
+    /// Counts a job of `group` loaded when the guard drops (whatever the load gave).
+    fn done_after(&self, group: Option<u64>) -> impl Drop + '_ {
+        struct Done<'g>(&'g WalkGroups, Option<u64>);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                let Some(group) = self.1 else { return };
+                let Ok(mut left) = self.0.left.lock() else { return };
+                let count = left.entry(group).or_insert(1);
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    crate::front::parse::forget_walks_of(group);
+                }
+            }
+        }
+        Done(self, group)
+    }
 }
 
 /// The job's unit as a run before left it in the store when its files are

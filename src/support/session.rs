@@ -96,6 +96,17 @@ impl<T: Default + Send> Shared<T> {
     }
 }
 
+impl<T: Default + Send> Shared<T> {
+    /// The store, locked, while the calling run is the only one in progress:
+    /// what one run lets go of early (once its batch is loaded) stays for the
+    /// others, so no run loses its sharing to another's. `None` otherwise.
+    /// Taken under the session's lock, so no run begins meanwhile.
+    pub fn lock_if_alone(&'static self) -> Option<MutexGuard<'static, T>> {
+        let running = running().lock().ok()?;
+        (*running <= 1).then(|| self.lock()).flatten()
+    }
+}
+
 impl<K, V, S> Shared<std::collections::HashMap<K, V, S>>
 where
     K: std::hash::Hash + Eq + Send,

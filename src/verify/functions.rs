@@ -14,7 +14,7 @@
 //!
 //! A proof depends on the texts of the function and of everything it runs
 //! on both sides, and the declarations of the data they name (`ProofKey`):
-//! the verdict is kept by that key for the whole batch (the session), so
+//! the verdict is kept by that key's digest for the whole batch (the session), so
 //! units including the same header prove its functions once. Functions
 //! defined in a file other units read too are proven so (`ProofScope`):
 //! which those are is the plan's to say, so the report says the same

@@ -48,6 +48,8 @@ pub(super) enum Stage {
 /// A function's walk at one stage, in one context.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) struct Key {
+    /// The unit's preamble (`Preamble::identity`): what walks are let go of by.
+    pub(super) preamble: u64,
     /// The unit's context: preamble, files on disk, arguments, macros.
     pub(super) context: u64,
     /// The files met so far, in order.
@@ -64,7 +66,8 @@ type SharedWords = (Vec<Arc<[String]>>, Arc<std::collections::BTreeSet<String>>)
 
 #[derive(Default)]
 struct Store {
-    walks: HashMap<Key, Arc<Added>>,
+    /// By preamble, then by key.
+    walks: HashMap<u64, HashMap<Key, Arc<Added>>>,
     /// The shared walks' words a unit met (by the runs' addresses, in
     /// order) -> the runs, held so that no address is reused while the
     /// key stands (a walk two units made at once keeps one unit's), and
@@ -82,7 +85,7 @@ static STORE: Shared<Store> = Shared::new();
 
 /// The walk stored under `key`, if a unit made it.
 pub(super) fn find(key: &Key) -> Option<Arc<Added>> {
-    let found = STORE.lock()?.walks.get(key).cloned();
+    let found = STORE.lock()?.walks.get(&key.preamble)?.get(key).cloned();
     #[cfg(test)]
     if found.is_some() {
         tests::HITS.with(|hits| hits.set(hits.get() + 1));
@@ -93,7 +96,16 @@ pub(super) fn find(key: &Key) -> Option<Arc<Added>> {
 /// Stores a walk for the units after this one.
 pub(super) fn keep(key: Key, added: Added) {
     if let Some(mut store) = STORE.lock() {
-        store.walks.entry(key).or_insert_with(|| Arc::new(added));
+        store.walks.entry(key.preamble).or_default().entry(key).or_insert_with(|| Arc::new(added));
+    }
+}
+
+/// Lets go of the walks of units parsed with `preamble`, once no unit left
+/// to load has it: a batch of many include sets would otherwise hold one
+/// entry per header function and set until the batch is loaded.
+pub(super) fn forget_preamble(preamble: u64) {
+    if let Some(mut store) = STORE.lock_if_alone() {
+        store.walks.remove(&preamble);
     }
 }
 
@@ -131,12 +143,17 @@ pub(super) fn file_directives(key: (String, u64), read: impl FnOnce() -> Vec<sup
 }
 
 /// Lets go of the walks kept to replay and of the directives read, once a
-/// batch is loaded: the units hold what they share of them, and the store
+/// batch is loaded (when no other run is in progress: `lock_if_alone`): the
+/// units hold what they share of them, and the store
 /// held one entry per function and include set (tens of megabytes on a big
 /// batch of many include sets, most never replayed).
 pub(super) fn forget() {
-    STORE.clear();
-    DIRECTIVES.clear();
+    if let Some(mut store) = STORE.lock_if_alone() {
+        *store = Store::default();
+    }
+    if let Some(mut directives) = DIRECTIVES.lock_if_alone() {
+        directives.clear();
+    }
 }
 
 /// `skipped`, or the equal range a unit read before.

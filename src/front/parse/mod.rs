@@ -46,6 +46,12 @@ pub fn forget_walks() {
     memo::forget();
 }
 
+/// Lets go of the walks kept for units parsed with `preamble` (its
+/// `Preamble::identity`), once no unit left to load has it.
+pub fn forget_walks_of(preamble: u64) {
+    memo::forget_preamble(preamble);
+}
+
 /// A reusable libclang session (one per worker thread).
 pub struct Parser {
     index: Index,

@@ -261,7 +261,8 @@ impl<'t, 'i> Walker<'t, 'i> {
         }
         let mangled = c.mangling();
         let name = if mangled.is_empty() { c.spelling() } else { mangled };
-        Some(Key { context, files: self.files_hash, file, offset: loc.offset, name, stage })
+        let preamble = self.preamble.as_ref()?.identity;
+        Some(Key { preamble, context, files: self.files_hash, file, offset: loc.offset, name, stage })
     }
 
     /// `walk` done by an earlier unit replayed, or done here and kept.

@@ -74,8 +74,12 @@ pub(super) fn references(run: &Lazy<&[FunctionRef]>) -> Option<Arc<[FunctionRef]
 /// Drops the texts read so far (the units hold what was read from them):
 /// the batch is loaded.
 pub(super) fn forget() {
-    READ.clear();
-    READ_RUNS.clear();
+    if let Some(mut read) = READ.lock_if_alone() {
+        read.clear();
+    }
+    if let Some(mut runs) = READ_RUNS.lock_if_alone() {
+        runs.clear();
+    }
 }
 
 /// Looks the memo up by borrowed texts (a key of two boxed strings).
