@@ -315,7 +315,6 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
         jobs.par_iter()
             .zip(&groups.each)
             .map_init(Workbench::new, |bench, (job, group)| {
-                let _done = groups.done_after(*group);
                 let label = job.label();
                 let unit = match (bench, crate::isolation::exclusion_error(&label, &job.path)) {
                     (_, Some(message)) => Err(Failed::Isolated(message)),
@@ -325,6 +324,7 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
                     }
                 };
                 options.progress.done(&job.path, "");
+                groups.done(*group);
                 unit.map(|mut unit| {
                     unit.configuration = job.configuration.clone();
                     if let Ok(mut interner) = loading.interner.lock() {
@@ -361,21 +361,16 @@ impl WalkGroups {
         WalkGroups { each, left: left.into() }
     }
 
-    /// Counts a job of `group` loaded when the guard drops (whatever the load gave).
-    fn done_after(&self, group: Option<u64>) -> impl Drop + '_ {
-        struct Done<'g>(&'g WalkGroups, Option<u64>);
-        impl Drop for Done<'_> {
-            fn drop(&mut self) {
-                let Some(group) = self.1 else { return };
-                let Ok(mut left) = self.0.left.lock() else { return };
-                let count = left.entry(group).or_insert(1);
-                *count = count.saturating_sub(1);
-                if *count == 0 {
-                    crate::front::parse::forget_walks_of(group);
-                }
-            }
+    /// Counts a job of `group` loaded (whatever the load gave), letting go of
+    /// the group's walks after its last.
+    fn done(&self, group: Option<u64>) {
+        let Some(group) = group else { return };
+        let Ok(mut left) = self.left.lock() else { return };
+        let count = left.entry(group).or_insert(1);
+        *count = count.saturating_sub(1);
+        if *count == 0 {
+            crate::front::parse::forget_walks_of(group);
         }
-        Done(self, group)
     }
 }
 

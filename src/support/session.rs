@@ -94,9 +94,7 @@ impl<T: Default + Send> Shared<T> {
         }
         cell.lock().ok()
     }
-}
 
-impl<T: Default + Send> Shared<T> {
     /// The store, locked, while the calling run is the only one in progress:
     /// what one run lets go of early (once its batch is loaded) stays for the
     /// others, so no run loses its sharing to another's. `None` otherwise.

@@ -181,10 +181,8 @@ fn check_destination(path: &Path, expected: Option<&[u8]>) -> Result<(), WriteCa
 /// mirrored under `out`.
 pub fn mirrored(out: &Path, path: &Path) -> PathBuf {
     let cwd = std::env::current_dir().ok();
-    let under_cwd = cwd.iter().chain(cwd.as_deref().map(crate::settings::root::canonical).iter()).find_map(|dir| {
-        let relative = path.strip_prefix(dir).ok()?;
-        Some(relative.to_path_buf())
-    });
+    let under_cwd = (cwd.iter().chain(cwd.as_deref().map(crate::settings::root::canonical).iter()))
+        .find_map(|dir| path.strip_prefix(dir).ok().map(Path::to_path_buf));
     let path = under_cwd.as_deref().unwrap_or(path);
     let relative: PathBuf = path.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
     out.join(relative)
