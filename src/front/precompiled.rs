@@ -110,6 +110,15 @@ impl<K: Hash + Eq + Clone + Send, B: Built + Send + Sync> Precompiled<K, B> {
         built.clone().map(Ready::Built)
     }
 
+    /// Lets go of the preambles whose key `done` picks (a unit asking for one
+    /// again builds it again), while the calling run is the only one in
+    /// progress: what another run shares stays.
+    pub fn forget(&'static self, done: impl Fn(&K) -> bool) {
+        if let Some(mut store) = self.store.lock_if_alone() {
+            store.built.retain(|key, _| !done(key));
+        }
+    }
+
     /// What the first unit of a preamble (`Ready::Weigh`) read: every file but
     /// `main`, in bytes, decides whether later units share a precompiled one.
     pub fn weigh(&'static self, hash: u64, main: &Path, read: &[PathBuf]) {

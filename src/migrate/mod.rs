@@ -75,11 +75,12 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     // Code still skipped is what no given configuration builds: discovery's input.
     let given = units.len();
     discover_configurations(&loading, &mut units, &unit_jobs, &mut result);
-    // Every unit is read: what reading them back and walking their headers
-    // shares is held by the units now.
+    // Every unit is read: what reading them back, walking their headers and
+    // reading their headers' facts shares is held by the units now.
     drop(interner);
     crate::front::stored::forget_read();
     crate::front::parse::forget_walks();
+    crate::front::lower::preamble::forget_fact_preambles();
     if units.len() > given {
         files = intern_files(&mut units);
         skipped_only_where_no_unit_compiles(&mut units);

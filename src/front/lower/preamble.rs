@@ -34,6 +34,7 @@ use std::sync::{Arc, OnceLock};
 use super::in_process;
 use crate::front::precompiled::{self, Precompiled, Ready};
 use crate::support::ids::{hash_of, Stamp};
+use sha2::Digest;
 
 /// What makes two units' precompiled preambles the same.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -44,8 +45,10 @@ struct Key {
     dir: PathBuf,
     /// The preamble's text, comments normalised.
     text: Vec<u8>,
-    /// Files laid over the disk for the compile (the unit's own main file aside).
-    replaced: Vec<(PathBuf, Vec<u8>)>,
+    /// Files laid over the disk for the compile (the unit's own main file
+    /// aside), each by a digest of its text: a batch's result compiles lay
+    /// whole headers, and a key is kept for the run.
+    replaced: Vec<(PathBuf, [u8; 32])>,
     /// Built for `lower`'s facts (`Request::facts`): declarations only.
     facts: bool,
 }
@@ -135,7 +138,7 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
             .replaced
             .iter()
             .filter(|(path, _)| Some(*path) != canonical_main.as_ref() && path.as_path() != main)
-            .map(|(path, text)| (path.clone(), text.clone()))
+            .map(|(path, text)| (path.clone(), sha2::Sha256::digest(text).into()))
             .collect(),
         facts: request.facts,
     };
@@ -152,6 +155,13 @@ pub(super) fn arguments(request: &Request) -> Option<Use> {
 
 /// What the first compile of a preamble (`Use::Weigh`) read: every file but
 /// `main`, in bytes, decides whether later compiles share a precompiled one.
+/// Lets go of the preambles built for facts (`Request::facts`): the headers'
+/// functions read alone (`Built::facts`), per include set and options, are
+/// needed only while units load; each unit holds its own share of them.
+pub fn forget_fact_preambles() {
+    STORE.forget(|key| key.facts);
+}
+
 pub(super) fn weigh(hash: u64, main: &Path, read: &[PathBuf]) {
     STORE.weigh(hash, main, read);
 }
