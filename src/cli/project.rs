@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::args::{AnalyzeArgs, CompileArgs, DiscoverArgs, MigrateArgs, ProjectArgs};
-use crate::input::config::{Config, ConfigError, Job, OptionError};
+use crate::input::config::{Config, ConfigError, Job, Listed, OptionError};
 use crate::input::discover::discover;
 use crate::settings::options::{CompileOptions, Target};
 
@@ -71,7 +71,8 @@ pub struct Project {
     pub config_rules: Option<(PathBuf, Vec<String>, Vec<String>)>,
     /// The rules clasp.toml's `[[file]]` entries leave out of the files they match.
     pub file_rules: Vec<crate::settings::options::FileRules>,
-    /// clasp.toml's warnings (a `[[file]]` matching no file of the batch), lines for stderr.
+    /// clasp.toml's notes and warnings (a vendor option it ignores, a `[[file]]`
+    /// matching no file of the batch), and a `--compile-commands` list's notes: lines for stderr.
     pub config_warnings: Vec<String>,
 }
 
@@ -119,15 +120,18 @@ impl Project {
         let host = !inputs.discover.no_host && config.as_ref().is_none_or(|c| c.host);
         // Every file the walk found (units, host files and headers among them) may be a [[file]]'s.
         let walked: Vec<PathBuf> = found.files.iter().chain(&found.host_files).cloned().collect();
-        let config_warnings = config.as_ref().map_or_else(Vec::new, |c| c.unmatched_file_entries(inputs.paths, &walked));
+        // Its notes (a vendor option it ignores), then its [[file]]s that match nothing.
+        let mut config_warnings = config.as_ref().map_or_else(Vec::new, |c| c.notes.clone());
+        config_warnings.extend(config.as_ref().map_or_else(Vec::new, |c| c.unmatched_file_entries(inputs.paths, &walked)));
         let mut host_files = host_files(&mut found, config.as_ref(), inputs.paths);
         let fail = |problem: Problem| Error { unreadable: found.errors.clone(), problem };
         let compile = inputs.compile.options();
-        let (jobs, listed_hosts) =
-            jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files).map_err(fail)?;
+        let listed = jobs(inputs.project, inputs.paths, compile.clone(), config.as_ref(), &found.files).map_err(fail)?;
         if host {
-            host_files.extend(listed_hosts);
+            host_files.extend(listed.hosts);
         }
+        config_warnings.extend(listed.notes);
+        let jobs = listed.jobs;
         let target = inputs.target.or(config.as_ref().and_then(|c| c.target)).unwrap_or(Target::Cl20);
         let timeout = (inputs.project.timeout.or(config.as_ref().and_then(|c| c.timeout)))
             .unwrap_or(crate::isolation::supervisor::DEFAULT_TIMEOUT_SECONDS);
@@ -198,19 +202,18 @@ fn host_files(found: &mut crate::input::discover::Discovered, config: Option<&Co
 
 /// The units to load: every file found (but those the config excludes,
 /// unless named on the command line), once per configuration; or those
-/// `--compile-commands` lists, with the host files it lists.
+/// `--compile-commands` lists, with the host files it lists (and its notes).
 fn jobs(
     args: &ProjectArgs,
     paths: &[PathBuf],
     compile: CompileOptions,
     config: Option<&Config>,
     files: &[PathBuf],
-) -> Result<(Vec<Job>, Vec<PathBuf>), Problem> {
+) -> Result<Listed, Problem> {
     if let Some(list) = &args.compile_commands {
-        let listed = crate::input::config::compile_commands(list, &compile)?;
-        return Ok((listed.jobs, listed.hosts));
+        return Ok(crate::input::config::compile_commands(list, &compile)?);
     }
-    project_jobs(paths, compile, config, files).map(|jobs| (jobs, Vec::new()))
+    project_jobs(paths, compile, config, files).map(|jobs| Listed { jobs, hosts: Vec::new(), notes: Vec::new() })
 }
 
 fn project_jobs(

@@ -78,3 +78,25 @@ fn unknown_options_are_clear_errors() {
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown OpenCL C standard `CLC++`"), "{stderr}");
 }
+
+/// A vendor option (`-cl-nv-verbose`) is ignored with a note wherever it is
+/// given: on the command line, in clasp.toml (at its element), in a
+/// `--compile-commands` entry (host code: `host_options.rs`).
+#[test]
+fn a_vendor_option_is_ignored_with_a_note_wherever_it_is_given() {
+    let dir = host_project(false);
+    let note = "note: ignoring build option `-cl-nv-verbose`: clang does not accept it";
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "-include", "defs.h", "-DN=4", "-cl-nv-verbose", "k.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(&format!("clasp: {note}")), "{stderr}");
+    std::fs::write(dir.path().join("clasp.toml"), "options = [\"-include\", \"defs.h\", \"-DN=4\", '-cl-nv-verbose']\n").unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "k.cl"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(&format!("clasp.toml:1:44: {note}")), "{stderr}");
+    assert!(stderr.contains("1 function would migrate (verified)"), "{stderr}");
+    let list = r#"[{"file": "k.cl", "options": "-include defs.h -DN=4 -cl-nv-verbose"}]"#;
+    std::fs::write(dir.path().join("commands.json"), list).unwrap();
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--compile-commands", "commands.json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("commands.json:1:1: note: entry 1: ignoring build option `-cl-nv-verbose`"), "{stderr}");
+}

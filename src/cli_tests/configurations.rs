@@ -184,3 +184,30 @@ fn skipped_code_in_a_precompiled_header_is_seen_by_every_unit() {
     }
     assert!(!String::from_utf8_lossy(&stdout).contains("copy_in(const uchar"), "{stderr}");
 }
+
+/// A clasp.toml `options` element as a user gets it wrong: the error is at
+/// the element, names it as clasp.toml's (not `--build-options`), and for a
+/// value a space split, says how to quote it.
+#[test]
+fn an_options_error_is_said_of_its_clasp_toml_element() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.cl"), "__kernel void k(__global int *p) { p[0] = 1; }\n").unwrap();
+    let cases = [
+        (
+            "options = [\"-D\", \"MSG=hello world\"]\n",
+            "clasp.toml:1:19: error: `world` is not a build option clasp knows (-D, -I, -include, -cl-*, -w, -Werror, -g): \
+             it is the word after `MSG=hello` in the element `MSG=hello world`, which is split as a shell would; to keep \
+             them one word, quote them: `\"'MSG=hello world'\"` or `\"-D 'MSG=hello world'\"`",
+        ),
+        (
+            "[[configuration]]\r\nname = \"a\"\r\noptions = ['-DX', \"-D 'x\"]\r\n",
+            "clasp.toml:3:20: error: clasp.toml `options` element `-D 'x`: unbalanced quotes or a trailing backslash",
+        ),
+    ];
+    for (text, error) in cases {
+        std::fs::write(dir.path().join("clasp.toml"), text).unwrap();
+        let (code, stdout, stderr) = clasp(&["migrate", dir.path().to_str().unwrap()]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+        assert!(stderr.contains(error) && !stderr.contains("--build-options"), "{stderr}");
+    }
+}

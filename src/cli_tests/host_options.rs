@@ -84,3 +84,37 @@ fn options_computed_at_run_time_add_nothing_to_the_file_they_build() {
     assert!(diff.contains("clBuildProgram(pt, 0, NULL, \"-DSCALE=2 -cl-std=CL2.0\", NULL, NULL);"), "{diff}");
     assert!(!diff.contains("-clBuildProgram(po"), "the untraced call is not edited:\n{diff}");
 }
+
+/// A vendor option a host passes (`-cl-nv-verbose`) is left out of the
+/// analysis with a note at the build call, as on the command line: for a
+/// kernel file and for an embedded kernel alike.
+#[test]
+fn a_hosts_vendor_option_is_left_out_with_a_note_at_its_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let embedded = "#include <CL/cl.h>\nconst char *src = \"__kernel void e(__global float *p) { p[0] = 1.0f; }\";\n\
+                    void build(cl_context ctx) {\n  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, NULL);\n\
+                    \x20 clBuildProgram(p, 0, NULL, \"-cl-amd-fast -DX=1\", NULL, NULL);\n}\n";
+    write(
+        dir.path(),
+        &[
+            ("kernels/tile.cl", &kernel(false)),
+            ("kernels/other.cl", &kernel(false)),
+            ("host/main.c", &host("\"-DSCALE=2 -cl-nv-verbose\"")),
+            ("host/embedded.c", embedded),
+            ("clasp.toml", "exclude = [\"kernels/other.cl\"]\n"),
+        ],
+    );
+    let (code, _, stderr) = clasp_in(dir.path(), &["migrate", "--check", "."]);
+    assert_eq!(code, 1, "changes pending:\n{stderr}");
+    // SCALE from the host: tile.cl compiled with the rest of the call's options.
+    assert!(!stderr.contains("error:"), "{stderr}");
+    let notes: Vec<&str> = stderr.lines().filter(|l| l.contains(": note: ignoring build option")).collect();
+    assert_eq!(
+        notes,
+        [
+            "./host/main.c:7:1: note: ignoring build option `-cl-nv-verbose`: clang does not accept it",
+            "./host/embedded.c:5:3: note: ignoring build option `-cl-amd-fast`: clang does not accept it",
+        ],
+        "{stderr}"
+    );
+}

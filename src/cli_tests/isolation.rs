@@ -144,7 +144,7 @@ fn the_time_limit_comes_from_clasp_toml_too_and_analyze_is_isolated() {
     std::fs::write(dir.path().join("clasp.toml"), "timeout = 0\n").unwrap();
     let (code, _, stderr, _) = clasp_bounded(dir.path(), &["analyze", "reduce.cl"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("clasp.toml:1:1: error: the time limit must be at least 1 second"), "{stderr}");
+    assert!(stderr.contains("clasp.toml:1:11: error: the time limit must be at least 1 second"), "{stderr}");
 }
 
 #[test]

@@ -134,6 +134,16 @@ impl Code {
         Code::rules().filter(|c| matches!(c.scope(), Some(Scope::Declaration | Scope::Batch)))
     }
 
+    /// The selectable rule `text` names (spaces around it aside), or why there is none.
+    pub fn parse_selectable(text: &str) -> Result<Code, String> {
+        let code = Code::parse(text.trim()).map_err(|e| format!("{e}; `clasp rule` lists every code"))?;
+        if Code::selectable().any(|c| c == code) {
+            return Ok(code);
+        }
+        let names = Code::selectable().map(Code::as_str).collect::<Vec<_>>().join(", ");
+        Err(format!("`{code}` cannot be selected or ignored; these rules can: {names}"))
+    }
+
     /// Whether verification withdraws change sets with this code (a
     /// function refused with it was planned, then withdrawn).
     pub fn withdraws(self) -> bool {

@@ -486,6 +486,9 @@ fn print_diagnostics(
     for w in &migration.warnings {
         let _ = writeln!(stderr, "{}", palette.diagnostic(&format!("{}: warning: {}", w.location(), w.message)));
     }
+    for n in &migration.notes {
+        let _ = writeln!(stderr, "{}", palette.diagnostic(&format!("{}: note: {}", n.location(), n.message)));
+    }
     if args.explain {
         for line in render::explanations(migration) {
             let _ = writeln!(stderr, "{}", palette.explanation(&line));

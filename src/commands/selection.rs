@@ -70,17 +70,7 @@ pub fn left_out(
 
 /// The rule codes of a list, or the error naming the one that is not selectable.
 fn codes(list: &[String], origin: &Origin) -> Result<Vec<Code>, Stop> {
-    list.iter()
-        .map(|text| {
-            let code = Code::parse(text.trim()).map_err(|e| origin.error(format!("{e}; `clasp rule` lists every code")))?;
-            if Code::selectable().any(|c| c == code) {
-                Ok(code)
-            } else {
-                let names = Code::selectable().map(Code::as_str).collect::<Vec<_>>().join(", ");
-                Err(origin.error(format!("`{code}` cannot be selected or ignored; these rules can: {names}")))
-            }
-        })
-        .collect()
+    list.iter().map(|text| Code::parse_selectable(text).map_err(|message| origin.error(message))).collect()
 }
 
 #[cfg(test)]

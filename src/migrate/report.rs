@@ -162,6 +162,10 @@ pub struct Migration {
     pub refusals: Vec<Refusal>,
     pub errors: Vec<FileError>,
     pub warnings: Vec<Warning>,
+    /// Notes at their place, for stderr only (a host's build call passing a
+    /// vendor option clasp ignores: `ignoring build option ...`), each once.
+    #[serde(skip)]
+    pub notes: Vec<Warning>,
     /// Every function definition of every analysed file under the paths, in order.
     pub functions: Vec<FunctionAccount>,
     /// Files that could not be parsed or compiled (their functions are unknown).

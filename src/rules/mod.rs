@@ -27,7 +27,7 @@ use crate::front::unit::Unit;
 use crate::infer::{spaces, Decision, DeclDecision, Evidence};
 
 /// Something to know that is not an error: a withdrawn change, a flat-access regression.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
     #[serde(serialize_with = "crate::settings::paths::serialize_shown")]
     pub path: PathBuf,

@@ -19,7 +19,7 @@
 //! `-h` and `-V`), naming `--` as the way to pass clang options.
 
 /// argv rewritten for clap, and notes for stderr (ignored options).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Canonical {
     pub args: Vec<String>,
     pub notes: Vec<String>,
@@ -31,9 +31,10 @@ pub enum BuildOptionsError {
     /// `--build-options` ends argv.
     #[error("`--build-options` needs a string (the host's options, quoted)")]
     MissingBuildString,
-    /// A host option string that does not split as a shell would.
-    #[error("--build-options `{text}`: unbalanced quotes or a trailing backslash")]
-    Unbalanced { text: String },
+    /// A host option string that does not split as a shell would; `from`
+    /// says where it is written (`--build-options`, a clasp.toml `options` element).
+    #[error("{from} `{text}`: unbalanced quotes or a trailing backslash")]
+    Unbalanced { from: &'static str, text: String },
     /// A word of a `--build-options` string that is no host option.
     #[error(
         "unknown build option `{word}` in --build-options `{text}` (accepted: -include FILE, -D, -U, -I, -cl-*, -w, -Werror, -g)"
@@ -46,6 +47,9 @@ pub enum BuildOptionsError {
     #[error("`{option}` needs {what}")]
     MissingValue { option: String, what: &'static str },
 }
+
+/// How messages name a `--build-options` string.
+pub const BUILD_OPTIONS: &str = "--build-options";
 
 /// The `-cl-*` options clang 19's driver accepts for OpenCL C (besides
 /// `-cl-std=`, which sets the input standard, and `-cl-ext=`, a prefix).
@@ -80,73 +84,160 @@ fn is_clap_short(word: &str) -> bool {
 /// option of clasp's (`--target`) consumes the next word, which is then
 /// left alone whatever it looks like.
 pub fn canonicalize(argv: &[String], takes_value: &dyn Fn(&str) -> bool) -> Result<Canonical, BuildOptionsError> {
-    let mut out = Canonical { args: Vec::new(), notes: Vec::new() };
+    let mut reader = Reader::new(takes_value);
     let mut words = argv.iter().cloned();
-    if let Some(program) = words.next() {
-        out.args.push(program);
+    reader.out.args.extend(words.next());
+    for word in words {
+        reader.push(word)?;
     }
-    while let Some(word) = words.next() {
-        if word == "--" {
-            out.args.extend(words.by_ref().map(|w| format!("--clang-arg={w}")));
-            break;
-        }
-        let build_string = match word.strip_prefix("--build-options") {
-            Some("") => Some(words.next().ok_or(BuildOptionsError::MissingBuildString)?),
-            Some(rest) if rest.starts_with('=') => Some(rest[1..].to_string()),
-            _ => None,
-        };
-        if let Some(text) = build_string {
-            let split = split_build_string(&text)?;
-            let mut host_words = split.into_iter();
-            while let Some(host_word) = host_words.next() {
-                match host_option(&host_word, &mut host_words, &mut out)? {
-                    true => {}
-                    false => return Err(BuildOptionsError::UnknownBuildOption { word: host_word, text }),
-                }
-            }
-            continue;
-        }
-        if word.starts_with("--") {
-            let value_follows = !word.contains('=') && takes_value(&word);
-            out.args.push(word);
-            if value_follows {
-                out.args.extend(words.next());
-            }
-            continue;
-        }
-        if host_option(&word, &mut words, &mut out)? {
-            continue;
-        }
-        if word.len() > 1 && word.starts_with('-') && !is_clap_short(&word) {
-            return Err(BuildOptionsError::UnknownOption { word });
-        }
-        out.args.push(word);
-    }
-    Ok(out)
+    reader.finish()
 }
 
-/// Splits a host's option string as a shell would (quotes, backslashes).
-pub fn split_build_string(text: &str) -> Result<Vec<String>, BuildOptionsError> {
-    shlex::split(text).ok_or_else(|| BuildOptionsError::Unbalanced { text: text.to_string() })
+/// What the word read next is, after the words before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Next {
+    /// An option, a path or a value of its own.
+    Word,
+    /// The value of a host option written apart (`-D` then `X=1`).
+    ValueOf { option: String, what: &'static str },
+    /// The value of a long option of clasp's (`--target` then `cl3.0`), left alone.
+    ClaspValue { option: String },
+    /// The string of `--build-options`.
+    BuildString,
+    /// After `--`: for clang, verbatim (and so is every word after it).
+    Clang,
+}
+
+/// Reads argv, or a list of host option words, one word at a time, as
+/// `canonicalize` does: a caller that must say which word an error is at
+/// (clasp.toml's `options`) pushes them one by one, each read once.
+pub struct Reader<'t> {
+    out: Canonical,
+    next: Next,
+    takes_value: &'t dyn Fn(&str) -> bool,
+}
+
+impl<'t> Reader<'t> {
+    /// `takes_value` as for `canonicalize`.
+    pub fn new(takes_value: &'t dyn Fn(&str) -> bool) -> Reader<'t> {
+        Reader { out: Canonical::default(), next: Next::Word, takes_value }
+    }
+
+    /// Takes the canonical words and notes read so far (for a caller that
+    /// checks them word by word).
+    pub fn take(&mut self) -> Canonical {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The option whose value the next word is (`-I`, read without its directory), if any.
+    pub fn awaiting(&self) -> Option<&str> {
+        match &self.next {
+            Next::ValueOf { option, .. } | Next::ClaspValue { option } => Some(option),
+            Next::BuildString => Some(BUILD_OPTIONS),
+            Next::Word | Next::Clang => None,
+        }
+    }
+
+    /// Reads one more word (the value of the one before, if it takes one).
+    pub fn push(&mut self, word: String) -> Result<(), BuildOptionsError> {
+        match std::mem::replace(&mut self.next, Next::Word) {
+            Next::Word => self.word(word),
+            Next::ValueOf { option, .. } => {
+                self.out.args.push(joined(&option, &word));
+                Ok(())
+            }
+            Next::ClaspValue { .. } => {
+                self.out.args.push(word);
+                Ok(())
+            }
+            Next::BuildString => self.build_string(word),
+            Next::Clang => {
+                self.next = Next::Clang;
+                self.out.args.push(format!("--clang-arg={word}"));
+                Ok(())
+            }
+        }
+    }
+
+    /// The words read, or why the last one lacks its value.
+    pub fn finish(self) -> Result<Canonical, BuildOptionsError> {
+        match self.next {
+            Next::ValueOf { option, what } => Err(BuildOptionsError::MissingValue { option, what }),
+            Next::BuildString => Err(BuildOptionsError::MissingBuildString),
+            Next::Word | Next::ClaspValue { .. } | Next::Clang => Ok(self.out),
+        }
+    }
+
+    /// A word that is no option's value.
+    fn word(&mut self, word: String) -> Result<(), BuildOptionsError> {
+        if word == "--" {
+            self.next = Next::Clang;
+        } else if word == BUILD_OPTIONS {
+            self.next = Next::BuildString;
+        } else if let Some(text) = word.strip_prefix("--build-options=") {
+            return self.build_string(text.to_string());
+        } else if word.starts_with("--") {
+            if !word.contains('=') && (self.takes_value)(&word) {
+                self.next = Next::ClaspValue { option: word.clone() };
+            }
+            self.out.args.push(word);
+        } else if let Some(what) = separate_value(&word) {
+            self.next = Next::ValueOf { option: word, what };
+        } else if !host_option(&word, &mut std::iter::empty(), &mut self.out)? {
+            if word.len() > 1 && word.starts_with('-') && !is_clap_short(&word) {
+                return Err(BuildOptionsError::UnknownOption { word });
+            }
+            self.out.args.push(word);
+        }
+        Ok(())
+    }
+
+    /// A `--build-options` string: each of its words a host option.
+    fn build_string(&mut self, text: String) -> Result<(), BuildOptionsError> {
+        let mut host_words = split_build_string(&text, BUILD_OPTIONS)?.into_iter();
+        while let Some(host_word) = host_words.next() {
+            if !host_option(&host_word, &mut host_words, &mut self.out)? {
+                return Err(BuildOptionsError::UnknownBuildOption { word: host_word, text });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Splits a host's option string as a shell would (quotes, backslashes);
+/// `from` names where it is written, for the error (`BUILD_OPTIONS`).
+pub fn split_build_string(text: &str, from: &'static str) -> Result<Vec<String>, BuildOptionsError> {
+    shlex::split(text).ok_or_else(|| BuildOptionsError::Unbalanced { from, text: text.to_string() })
+}
+
+/// What a host option written alone takes as its next word (`-D`: NAME[=VALUE]), if it is one that does.
+pub fn separate_value(word: &str) -> Option<&'static str> {
+    match word {
+        "-include" => Some("a file"),
+        "-D" => Some("NAME[=VALUE]"),
+        "-I" => Some("a directory"),
+        "-U" => Some("a macro name"),
+        _ => None,
+    }
+}
+
+/// The canonical form of a host option written apart from its value (`-D`, `X=1`: `-DX=1`).
+fn joined(option: &str, value: &str) -> String {
+    match option {
+        "-include" => format!("--include={value}"),
+        "-U" => format!("--clang-arg=-U{value}"),
+        _ => format!("{option}{value}"),
+    }
 }
 
 /// If `word` is a host option, appends its canonical form (taking its
 /// value from `rest` when separate) and returns true.
 fn host_option(word: &str, rest: &mut dyn Iterator<Item = String>, out: &mut Canonical) -> Result<bool, BuildOptionsError> {
-    let mut value_of = |option: &str, what: &'static str| {
-        rest.next().ok_or_else(|| BuildOptionsError::MissingValue { option: option.to_string(), what })
-    };
-    if word == "-include" {
-        let file = value_of(word, "a file")?;
-        out.args.push(format!("--include={file}"));
-    } else if word == "-D" || word == "-I" {
-        let value = value_of(word, if word == "-D" { "NAME[=VALUE]" } else { "a directory" })?;
-        out.args.push(format!("{word}{value}"));
+    if let Some(what) = separate_value(word) {
+        let value = rest.next().ok_or_else(|| BuildOptionsError::MissingValue { option: word.to_string(), what })?;
+        out.args.push(joined(word, &value));
     } else if word.starts_with("-D") || word.starts_with("-I") {
         out.args.push(word.to_string());
-    } else if word == "-U" {
-        let name = value_of(word, "a macro name")?;
-        out.args.push(format!("--clang-arg=-U{name}"));
     } else if word.starts_with("-U") {
         out.args.push(format!("--clang-arg={word}"));
     } else if let Some(std) = word.strip_prefix("-cl-std=") {
@@ -240,6 +331,45 @@ mod tests {
         assert!(err("-D 'x").contains("unbalanced quotes"));
         assert!(err("-include").contains("`-include` needs a file"));
         assert!(run("clasp migrate --build-options").unwrap_err().contains("needs a string"));
+    }
+
+    /// An unbalanced string is named after where it is written.
+    #[test]
+    fn an_unbalanced_string_names_where_it_is_written() {
+        assert_eq!(
+            run("clasp migrate --build-options=-D'x a.cl").unwrap_err(),
+            "--build-options `-D'x`: unbalanced quotes or a trailing backslash"
+        );
+        let element = split_build_string("-D 'x", "clasp.toml `options` element").unwrap_err().to_string();
+        assert_eq!(element, "clasp.toml `options` element `-D 'x`: unbalanced quotes or a trailing backslash");
+    }
+
+    /// Pushed one word at a time, argv reads as `canonicalize` reads it whole,
+    /// and the reader says which option waits for its value.
+    #[test]
+    fn a_reader_reads_word_by_word_as_canonicalize_does() {
+        let takes_value = |long: &str| long == "--target";
+        let text = "clasp migrate -D X=1 -include defs.h --target -w -cl-nv-verbose --build-options=-UY a.cl -- -fno-builtin -D";
+        let whole = canonicalize(&words(text), &takes_value).unwrap();
+        let mut reader = Reader::new(&takes_value);
+        let mut read = Canonical::default();
+        for word in words(text) {
+            reader.push(word).unwrap();
+            let Canonical { args, notes } = reader.take();
+            read.args.extend(args);
+            read.notes.extend(notes);
+        }
+        assert!(reader.finish().unwrap() == Canonical::default());
+        assert_eq!((&read.args[..], &read.notes), (&whole.args[..], &whole.notes));
+        let mut reader = Reader::new(&takes_value);
+        let mut awaiting = Vec::new();
+        for word in words("-I inc --target x --build-options") {
+            reader.push(word).unwrap();
+            awaiting.push(reader.awaiting().map(str::to_string));
+        }
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(awaiting, [some("-I"), None, some("--target"), None, some("--build-options")]);
+        assert_eq!(reader.finish(), Err(BuildOptionsError::MissingBuildString));
     }
 
     #[test]

@@ -106,7 +106,8 @@ Kernel files are analysed with their host's options. A build call traced to a
 kernel file of the batch (as above: where the source is read, or through a
 helper's callers) whose options clasp can read adds them to the options that
 file is analysed with: -D and -U (in order), -I and -include, and the
--cl-*/-w/-g options clang accepts. So clBuildProgram(p, 1, &dev, "-DTILE=16
+-cl-*/-w/-g options clang accepts (another -cl-*, a vendor option, is left
+out with a note at the call). So clBuildProgram(p, 1, &dev, "-DTILE=16
 -Iinclude", NULL, NULL) reading kernels/tile.cl analyses tile.cl with
 -DTILE=16 and include/. The same holds for a [[program]] a host gathers by
 #include (relative paths from the host's directory). A relative -I or -include

@@ -38,11 +38,12 @@ What a host passes to clBuildProgram is accepted as it is written:
 -cl-* options clang 19 accepts (-cl-mad-enable, -cl-fast-relaxed-math,
 -cl-denorms-are-zero, -cl-finite-math-only, -cl-ext=..., ...) are passed to
 clang; any other (vendor options such as -cl-nv-verbose) is ignored with a
-one-line note on stderr. --build-options "STRING" takes a host's whole option
-string, split as a shell would (quotes, backslashes); each word must be one of
-the options above. Everything after -- goes to clang verbatim (clasp migrate
-src -- -fno-builtin). Any other single-dash option is an error (exit 2) that
-names --.
+one-line note on stderr, wherever it is given (in clasp.toml the note is at
+its element, from host code at the build call). --build-options "STRING"
+takes a host's whole option string, split as a shell would (quotes,
+backslashes); each word must be one of the options above. Everything after
+-- goes to clang verbatim (clasp migrate src -- -fno-builtin). Any other
+single-dash option is an error (exit 2) that names --.
 
 These options reach every compilation: libclang's parse, the IR lowering, the
 recompile as the target and both sides of the equivalence check (a driver
@@ -95,8 +96,12 @@ is optional:
 Options. Each options array reads as one command line: an option's value may
 be the next element (["-I", "include", "-D", "TILE=16"], as hosts list their
 options) or in the same one ("-I include", "-DTILE=16"), and an element is
-split as a shell would. An option left without its value, or one clasp does
-not read, is an error at its element's line and column.
+split as a shell would, so a value with a space is quoted inside it ("-D
+'MSG=hello world'"; the error for the word a space split off says so). An
+option left without its value, or one clasp does not read, is an error at its
+element's line and column; a vendor -cl-* option clang does not accept is
+ignored with a note there (clasp.toml:LINE:COL: note: ...). Every other error
+in clasp.toml is at the line and column of the value it is about.
 
 Per-file rules. A [[file]]'s select and ignore (the rules --select takes but
 merge-duplicates, which joins helpers across files) leave rules out of the

@@ -76,6 +76,8 @@ struct Entry {
 pub struct Listed {
     pub jobs: Vec<Job>,
     pub hosts: Vec<PathBuf>,
+    /// Notes for stderr: the options the entries pass that clasp ignores (a vendor `-cl-*`).
+    pub notes: Vec<String>,
 }
 
 /// The jobs and host files of a `--compile-commands` file, in either form.
@@ -93,17 +95,24 @@ pub fn compile_commands(path: &Path, command_line: &CompileOptions) -> Result<Li
     let (entries, hosts) = if values.iter().any(|v| v.get("directory").is_some()) {
         clang_entries(path, serde_json::from_str(&text).map_err(at)?, dir)?
     } else {
-        (clasp_entries(serde_json::from_str(&text).map_err(at)?, dir)?, Vec::new())
+        (clasp_entries(path, serde_json::from_str(&text).map_err(at)?, dir)?, Vec::new())
     };
-    Ok(Listed { jobs: jobs(path, entries, command_line)?, hosts })
+    let (jobs, notes) = jobs(path, entries, command_line)?;
+    Ok(Listed { jobs, hosts, notes })
 }
 
-fn clasp_entries(commands: Vec<ClaspCommand>, dir: &Path) -> Result<Vec<Entry>, ConfigError> {
+/// An entry's option string (its `key`) split as a shell would, or the error at the entry (`path`, 1-based index).
+fn split((path, entry): (&Path, usize), key: &'static str, line: &str) -> Result<Vec<String>, ConfigError> {
+    let split = crate::settings::build_options::split_build_string(line, key);
+    split.map_err(|e| ConfigError::Entry { path: path.to_path_buf(), entry, source: e.into() })
+}
+
+fn clasp_entries(path: &Path, commands: Vec<ClaspCommand>, dir: &Path) -> Result<Vec<Entry>, ConfigError> {
     let mut entries = Vec::new();
     for (index, command) in commands.into_iter().enumerate() {
         let words = match command.options {
             OptionWords::List(words) => words,
-            OptionWords::Line(line) => crate::settings::build_options::split_build_string(&line)?,
+            OptionWords::Line(line) => split((path, index + 1), "`options`", &line)?,
         };
         entries.push(Entry {
             file: dir.join(&command.file),
@@ -123,7 +132,7 @@ fn clang_entries(path: &Path, commands: Vec<ClangCommand>, dir: &Path) -> Result
     for (index, command) in commands.into_iter().enumerate() {
         let argv = match (command.arguments, command.command) {
             (Some(arguments), _) => arguments,
-            (None, Some(line)) => crate::settings::build_options::split_build_string(&line)?,
+            (None, Some(line)) => split((path, index + 1), "`command`", &line)?,
             (None, None) => return Err(ConfigError::NoCommand { path: path.to_path_buf(), entry: index + 1 }),
         };
         // `directory` is absolute in files build systems write; a relative one is taken from the list's place.
@@ -204,25 +213,28 @@ fn opencl_std(value: &str) -> Option<String> {
     (upper.starts_with("CL") && !upper.starts_with("CLC")).then(|| format!("-cl-std={upper}"))
 }
 
-/// One job per entry, with the command line's options after its own.
-fn jobs(path: &Path, entries: Vec<Entry>, command_line: &CompileOptions) -> Result<Vec<Job>, ConfigError> {
+/// One job per entry, with the command line's options after its own; the
+/// notes of the options it ignores, each naming its entry.
+fn jobs(path: &Path, entries: Vec<Entry>, command_line: &CompileOptions) -> Result<(Vec<Job>, Vec<String>), ConfigError> {
     let mut count: BTreeMap<PathBuf, usize> = BTreeMap::new();
     for entry in &entries {
         *count.entry(entry.file.clone()).or_default() += 1;
     }
-    let mut jobs = Vec::new();
+    let (mut jobs, mut notes) = (Vec::new(), Vec::new());
     for entry in entries {
         let mut compile = CompileOptions { std: command_line.std, full_header: entry.full_header, ..CompileOptions::default() };
-        apply_words(&mut compile, entry.words, &entry.dir).map_err(|source| ConfigError::Entry {
-            path: path.to_path_buf(),
-            entry: entry.position,
+        let (at, position) = (path.to_path_buf(), entry.position);
+        let ignored = apply_words(&mut compile, entry.words, &entry.dir).map_err(|source| ConfigError::Entry {
+            path: at,
+            entry: position,
             source,
         })?;
+        notes.extend(ignored.iter().map(|note| format!("{}:1:1: note: entry {position}: {note}", path.display())));
         append_command_line(&mut compile, command_line);
         let configuration = entry.configuration.or_else(|| (count[&entry.file] > 1).then(|| format!("#{}", entry.position)));
         jobs.push(Job { path: entry.file, configuration, compile, embedded: None, program: None });
     }
-    Ok(jobs)
+    Ok((jobs, notes))
 }
 
 #[cfg(test)]
@@ -266,6 +278,28 @@ mod tests {
             all_words("clang -Wall -O2 -target spir -c -o k.o -Xclang -cl-ext=-cl_khr_fp64 -fno-builtin /abs/kernels/k.cl");
         assert_eq!(clang, ["-Wall", "-Xclang", "-cl-ext=-cl_khr_fp64", "-fno-builtin"]);
         assert!(words("clang -std=c11 -c k.cl").0.is_empty());
+    }
+
+    /// An entry's option string that does not split is named by its key
+    /// (not as `--build-options`); a vendor option it passes is a note naming the entry.
+    #[test]
+    fn an_entrys_options_are_named_by_the_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let list = dir.path().join("cc.json");
+        let listed = |text: &str| {
+            std::fs::write(&list, text).unwrap();
+            compile_commands(&list, &CompileOptions::default())
+        };
+        let e = listed(r#"[{"file": "k.cl"}, {"file": "k.cl", "options": "-D 'x"}]"#).unwrap_err().to_string();
+        assert!(e.ends_with("cc.json:1:1: error: entry 2: `options` `-D 'x`: unbalanced quotes or a trailing backslash"), "{e}");
+        let clang = format!(r#"[{{"directory": "{}", "file": "k.cl", "command": "clang -c \"k.cl"}}]"#, dir.path().display());
+        assert!(listed(&clang).unwrap_err().to_string().contains("entry 1: `command` `clang -c \"k.cl`: unbalanced"));
+        let notes = listed(r#"[{"file": "k.cl", "options": ["-DX", "-cl-nv-verbose"]}]"#).unwrap().notes;
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].ends_with("cc.json:1:1: note: entry 1: ignoring build option `-cl-nv-verbose`: clang does not accept it"),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Config, ConfigError, FileEntry};
+use super::{Config, ConfigError, FileEntry, Located};
 use crate::codes::{Code, Scope};
 use crate::support::glob::Globs;
 
@@ -24,41 +24,29 @@ pub(super) fn file_entries(
     entries: Vec<FileEntry>,
     names: &std::collections::BTreeSet<&str>,
     dir: &Path,
-    text: &str,
-    at: &dyn Fn(&str, String) -> ConfigError,
+    at: &Located,
 ) -> Result<Vec<FileGlob>, ConfigError> {
     let mut files = Vec::new();
     for entry in entries {
-        for name in entry.configurations.iter().flatten() {
-            if !names.contains(name.as_str()) {
-                return Err(at(&entry.path, format!("`{}` names configuration `{name}`, which is not defined", entry.path)));
-            }
-        }
-        let glob = Globs::new(dir, [entry.path.as_str()]).map_err(|e| at(&entry.path, format!("{e}")))?;
-        for code in entry.select.iter().chain(&entry.ignore) {
-            file_rule(code).map_err(|message| at(code, format!("[[file]] `{}`: {message}", entry.path)))?;
-        }
-        let position = path_position(text, &entry.path, files.len());
-        files.push(FileGlob { glob, at: position, entry });
+        check_entry(&entry, names, at)?;
+        let glob = Globs::new(dir, [entry.path.get_ref().as_str()]).map_err(|e| at.error(&entry.path, e.to_string()))?;
+        files.push(FileGlob { glob, at: at.line_col(&entry.path), entry });
     }
     Ok(files)
 }
 
-/// Where the `index`th `[[file]]`'s `path = "..."` value is written (1-based line, column).
-fn path_position(text: &str, path: &str, index: usize) -> (usize, usize) {
-    let quoted = [format!("\"{path}\""), format!("'{path}'")];
-    let is_path_value = |offset: usize| {
-        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let before = text[line_start..offset].trim();
-        before.starts_with("path") && before.ends_with('=')
-    };
-    let mut values = quoted.iter().flat_map(|q| text.match_indices(q.as_str()).map(|(i, _)| i)).collect::<Vec<_>>();
-    values.sort();
-    values.retain(|&i| is_path_value(i));
-    // Entries with the same path: the index among `[[file]]`s tells which one.
-    let earlier = text.match_indices("[[file]]").nth(index).map_or(0, |(i, _)| i);
-    let offset = values.iter().copied().find(|&i| i >= earlier).or(values.first().copied()).map_or(0, |i| i + 1);
-    super::line_col(text, offset)
+/// Checks an entry's configurations (defined) and rules (per-file ones), each at its place.
+fn check_entry(entry: &FileEntry, names: &std::collections::BTreeSet<&str>, at: &Located) -> Result<(), ConfigError> {
+    let path = entry.path.get_ref();
+    for name in entry.configurations.iter().flatten() {
+        if !names.contains(name.get_ref().as_str()) {
+            return Err(at.error(name, format!("`{path}` names configuration `{}`, which is not defined", name.get_ref())));
+        }
+    }
+    for code in entry.select.iter().chain(&entry.ignore) {
+        file_rule(code.get_ref()).map_err(|message| at.error(code, format!("[[file]] `{path}`: {message}")))?;
+    }
+    Ok(())
 }
 
 /// The rule a `[[file]]`'s `select` or `ignore` names: one that changes
@@ -83,11 +71,12 @@ impl Config {
     /// The rules each `[[file]]` entry leaves out of the files it matches
     /// (its `select`: every other rule of a declaration; its `ignore`), each with why.
     pub fn file_rules(&self) -> Vec<crate::settings::options::FileRules> {
-        let shown = |key: &str, entry: &FileEntry| format!("`{key}` of [[file]] `{}` in {}", entry.path, self.path.display());
+        let shown =
+            |key: &str, entry: &FileEntry| format!("`{key}` of [[file]] `{}` in {}", entry.path.get_ref(), self.path.display());
         let mut out = Vec::new();
         for FileGlob { glob, entry, .. } in &self.files {
             let mut left_out = std::collections::BTreeMap::new();
-            let selected: Vec<Code> = entry.select.iter().filter_map(|c| file_rule(c).ok()).collect();
+            let selected: Vec<Code> = entry.select.iter().filter_map(|c| file_rule(c.get_ref()).ok()).collect();
             if !selected.is_empty() {
                 let list = selected.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(",");
                 let rules = Code::selectable().filter(|c| c.scope() == Some(Scope::Declaration));
@@ -95,7 +84,7 @@ impl Config {
                     left_out.insert(rule, format!("{rule} is not selected ({}: {list})", shown("select", entry)));
                 }
             }
-            for rule in entry.ignore.iter().filter_map(|c| file_rule(c).ok()) {
+            for rule in entry.ignore.iter().filter_map(|c| file_rule(c.get_ref()).ok()) {
                 left_out.insert(rule, format!("{rule} is ignored ({})", shown("ignore", entry)));
             }
             if !left_out.is_empty() {
@@ -121,7 +110,7 @@ impl Config {
             .map(|f| {
                 let (line, col) = f.at;
                 let path = self.path.display();
-                format!("{path}:{line}:{col}: warning: [[file]] `{}` matches no file of the batch", f.entry.path)
+                format!("{path}:{line}:{col}: warning: [[file]] `{}` matches no file of the batch", f.entry.path.get_ref())
             })
             .collect()
     }

@@ -42,14 +42,19 @@
 mod compile_commands;
 pub mod condition;
 mod files;
+mod options;
 mod program;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-pub use compile_commands::compile_commands;
+pub use compile_commands::{compile_commands, Listed};
+pub use options::apply_option;
+pub(crate) use options::apply_words;
 pub use program::ProgramSources;
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::settings::build_options::BuildOptionsError;
 use crate::settings::options::{CompileOptions, InputStd, Target};
@@ -58,27 +63,31 @@ use crate::support::glob::Globs;
 /// The file name looked for.
 pub const FILE_NAME: &str = "clasp.toml";
 
-#[derive(Debug, Default, Deserialize)]
+/// A string checked after parsing, read with where it is written so that
+/// its error is at its own line and column (`Located`).
+type Value = Spanned<String>;
+
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     root: Option<PathBuf>,
     #[serde(default)]
     include: Vec<PathBuf>,
     #[serde(default)]
-    options: Vec<String>,
-    std: Option<String>,
-    target: Option<String>,
+    options: Vec<Value>,
+    std: Option<Value>,
+    target: Option<Value>,
     #[serde(default)]
-    exclude: Vec<String>,
+    exclude: Vec<Value>,
     /// Read host files (C, C++, Python) for build calls and embedded kernels (default: true).
     host: Option<bool>,
     /// The time limit in seconds on parsing a unit and on each compile of it.
-    timeout: Option<u64>,
+    timeout: Option<Spanned<u64>>,
     /// Rules that may change code (`--select`), and rules that may not (`--ignore`).
     #[serde(default)]
-    select: Vec<String>,
+    select: Vec<Value>,
     #[serde(default)]
-    ignore: Vec<String>,
+    ignore: Vec<Value>,
     #[serde(default, rename = "configuration")]
     configurations: Vec<ConfigurationEntry>,
     #[serde(default, rename = "file")]
@@ -90,24 +99,24 @@ struct ConfigFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigurationEntry {
-    name: String,
+    name: Value,
     #[serde(default)]
-    options: Vec<String>,
+    options: Vec<Value>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileEntry {
-    path: String,
+    path: Value,
     #[serde(default)]
-    options: Vec<String>,
+    options: Vec<Value>,
     /// The configurations that apply to these files (default: all).
-    configurations: Option<Vec<String>>,
+    configurations: Option<Vec<Value>>,
     /// Rules that may change these files (as `--select` takes them), and rules that may not.
     #[serde(default)]
-    select: Vec<String>,
+    select: Vec<Value>,
     #[serde(default)]
-    ignore: Vec<String>,
+    ignore: Vec<Value>,
 }
 
 /// A loaded `clasp.toml`.
@@ -126,11 +135,13 @@ pub struct Config {
     pub host: bool,
     /// The time limit in seconds on parsing a unit and on each compile of it.
     pub timeout: Option<u64>,
-    /// Rule codes as `--select` and `--ignore` take them (checked by the command).
+    /// Rule codes as `--select` and `--ignore` take them (each checked at load).
     pub select: Vec<String>,
     pub ignore: Vec<String>,
+    /// Notes for stderr, each at its place (`clasp.toml:3:13: note: ignoring build option ...`).
+    pub notes: Vec<String>,
     include: Vec<PathBuf>,
-    options: Vec<String>,
+    options: Vec<Value>,
     configurations: Vec<ConfigurationEntry>,
     files: Vec<files::FileGlob>,
     programs: Vec<program::ProgramEntry>,
@@ -171,9 +182,6 @@ pub enum ConfigError {
     /// An entry of clang's form (1-based) with neither `arguments` nor `command`.
     #[error("{}:1:1: error: entry {entry}: it has neither `arguments` nor `command`", path.display())]
     NoCommand { path: PathBuf, entry: usize },
-    /// A `--compile-commands` entry's option string does not split as a shell would.
-    #[error(transparent)]
-    BuildString(#[from] BuildOptionsError),
 }
 
 /// Why a host option (a `clasp.toml` or `--compile-commands` one) cannot be used.
@@ -197,47 +205,64 @@ pub fn find(start: &Path) -> Option<PathBuf> {
     first.ancestors().map(|dir| dir.join(FILE_NAME)).find(|candidate| candidate.is_file())
 }
 
+/// A clasp.toml's path and text, to place messages at the values they are about.
+struct Located<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Located<'_> {
+    /// An error at `value`.
+    fn error<T>(&self, value: &Spanned<T>, message: impl Into<String>) -> ConfigError {
+        let (line, col) = self.line_col(value);
+        ConfigError::At { path: self.path.to_path_buf(), line, col, message: message.into() }
+    }
+
+    /// A note at `value`, as stderr shows it.
+    fn note<T>(&self, value: &Spanned<T>, message: &str) -> String {
+        let (line, col) = self.line_col(value);
+        format!("{}:{line}:{col}: note: {message}", self.path.display())
+    }
+
+    /// The 1-based line and byte column where `value` is written: for a
+    /// string, its first character (inside its quotes, past a multi-line
+    /// string's first line break, which is not part of it).
+    fn line_col<T>(&self, value: &Spanned<T>) -> (usize, usize) {
+        let start = value.span().start;
+        let rest = self.text.get(start..).unwrap_or("");
+        let opening = ["\"\"\"", "'''", "\"", "'"].into_iter().find(|quotes| rest.starts_with(quotes)).map_or(0, str::len);
+        let after = &rest[opening..];
+        let line_break = match opening == 3 {
+            true if after.starts_with("\r\n") => 2,
+            true if after.starts_with('\n') => 1,
+            _ => 0,
+        };
+        line_col(self.text, start + opening + line_break)
+    }
+}
+
 impl Config {
     /// Reads and checks a `clasp.toml`; errors name the file, line and column.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-        let file: ConfigFile = toml::from_str(&text).map_err(|e| {
-            let (line, col) = e.span().map_or((1, 1), |span| line_col(&text, span.start));
-            // toml's messages may run over several lines (`invalid array\nexpected `]``): one located line.
-            let message = e.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(": ");
-            ConfigError::At { path: path.to_path_buf(), line, col, message }
-        })?;
-        // Where a key is set (`std = ...` at the start of a line) or a string value written.
-        let at = |what: &str, message: String| {
-            let key = text.match_indices(what).find(|(i, _)| *i == 0 || text.as_bytes()[i - 1] == b'\n').map(|(i, _)| i);
-            let offset = key.or_else(|| text.find(&format!("\"{what}\"")).map(|i| i + 1)).unwrap_or(0);
-            let (line, col) = line_col(&text, offset);
-            ConfigError::At { path: path.to_path_buf(), line, col, message }
-        };
+        let file = parse(path, &text)?;
+        let at = Located { path, text: &text };
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         // Globs are based at the canonical folder: files are matched canonical, whatever links led to them.
         let glob_base = crate::settings::root::canonical(&dir);
-        let excluded = Globs::new(&glob_base, file.exclude.iter().map(String::as_str))
-            .map_err(|e| at(&e.pattern, format!("`exclude`: {e}")))?;
-        let std = file.std.as_deref().map(|s| InputStd::parse(s).map_err(|e| at("std", e.to_string()))).transpose()?;
-        let target = file.target.as_deref().map(|t| Target::parse(t).map_err(|e| at("target", e.to_string()))).transpose()?;
-        if file.timeout == Some(0) {
-            return Err(at("timeout", "the time limit must be at least 1 second".into()));
-        }
-        let mut names = std::collections::BTreeSet::new();
-        for c in &file.configurations {
-            if !names.insert(c.name.as_str()) {
-                return Err(at(&c.name, format!("configuration `{}` is defined twice", c.name)));
-            }
-        }
-        let files = files::file_entries(file.files, &names, &glob_base, &text, &at)?;
+        let excluded = excluded(&file.exclude, &glob_base, &at)?;
+        let (std, target) = settings(&file, &at)?;
+        batch_rules(&file, &at)?;
+        let names = configuration_names(&file.configurations, &at)?;
+        let files = files::file_entries(file.files, &names, &glob_base, &at)?;
         let arrays = std::iter::once(&file.options)
             .chain(file.configurations.iter().map(|c| &c.options))
             .chain(files.iter().map(|glob| &glob.entry.options));
+        let mut notes = Vec::new();
         for options in arrays {
-            check_options(options).map_err(|(option, e)| at(option, e.to_string()))?;
+            notes.extend(options::check_options(options, &at)?);
         }
-        program::check(&file.programs, &names, &dir, &at)?;
+        notes.extend(program::check(&file.programs, &names, &dir, &at)?);
         Ok(Config {
             path: path.to_path_buf(),
             root: file.root.map(|r| dir.join(r)),
@@ -247,9 +272,10 @@ impl Config {
             target,
             excluded,
             host: file.host.unwrap_or(true),
-            timeout: file.timeout,
-            select: file.select,
-            ignore: file.ignore,
+            timeout: file.timeout.map(Spanned::into_inner),
+            select: file.select.into_iter().map(Spanned::into_inner).collect(),
+            ignore: file.ignore.into_iter().map(Spanned::into_inner).collect(),
+            notes,
             options: file.options,
             configurations: file.configurations,
             files,
@@ -271,14 +297,15 @@ impl Config {
             let canonical = crate::settings::root::canonical(file);
             let entries: Vec<&FileEntry> =
                 self.files.iter().filter(|f| f.glob.matches(&canonical, false)).map(|f| &f.entry).collect();
-            let applies =
-                |name: &str| entries.iter().all(|e| e.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n == name)));
+            let applies = |name: &str| {
+                entries.iter().all(|e| e.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n.get_ref() == name)))
+            };
             for configuration in self.configurations_building(applies) {
                 let own = entries.iter().flat_map(|e| e.options.iter());
                 let compile = self.compile_options(configuration, own, command_line)?;
                 out.push(Job {
                     path: file.clone(),
-                    configuration: configuration.map(|c| c.name.clone()),
+                    configuration: configuration.map(|c| c.name.get_ref().clone()),
                     compile,
                     embedded: None,
                     program: None,
@@ -289,13 +316,67 @@ impl Config {
     }
 }
 
+/// The file's keys and values, or the error at the place toml gives.
+fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, col) = e.span().map_or((1, 1), |span| line_col(text, span.start));
+        // toml's messages may run over several lines (`invalid array\nexpected `]``): one located line.
+        let message = e.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(": ");
+        ConfigError::At { path: path.to_path_buf(), line, col, message }
+    })
+}
+
+/// `std` and `target`, read as `--std` and `--target` read them; `timeout`, at least a second.
+fn settings(file: &ConfigFile, at: &Located) -> Result<(Option<InputStd>, Option<Target>), ConfigError> {
+    let std = file.std.as_ref().map(|s| InputStd::parse(s.get_ref()).map_err(|e| at.error(s, e.to_string())));
+    let std = std.transpose()?;
+    let target = file.target.as_ref().map(|t| Target::parse(t.get_ref()).map_err(|e| at.error(t, e.to_string())));
+    let target = target.transpose()?;
+    if let Some(zero) = file.timeout.as_ref().filter(|t| *t.get_ref() == 0) {
+        return Err(at.error(zero, "the time limit must be at least 1 second"));
+    }
+    Ok((std, target))
+}
+
+/// `exclude`'s globs, each read alone first so that an error is at the one that is wrong.
+fn excluded(patterns: &[Value], base: &Path, at: &Located) -> Result<Globs, ConfigError> {
+    let globs = |patterns: &[Value]| Globs::new(base, patterns.iter().map(|p| p.get_ref().as_str()));
+    for (i, pattern) in patterns.iter().enumerate() {
+        globs(&patterns[i..=i]).map_err(|e| at.error(pattern, format!("`exclude`: {e}")))?;
+    }
+    let message = |e| format!("`exclude`: {e}");
+    globs(patterns).map_err(|e| ConfigError::At { path: at.path.to_path_buf(), line: 1, col: 1, message: message(e) })
+}
+
+/// Checks `select` and `ignore` (as `--select` and `--ignore` take them), each code at its place.
+fn batch_rules(file: &ConfigFile, at: &Located) -> Result<(), ConfigError> {
+    for (key, codes) in [("select", &file.select), ("ignore", &file.ignore)] {
+        for code in codes {
+            let checked = crate::codes::Code::parse_selectable(code.get_ref());
+            checked.map_err(|message| at.error(code, format!("`{key}`: {message}")))?;
+        }
+    }
+    Ok(())
+}
+
+/// The configurations' names, each defined once.
+fn configuration_names<'c>(configurations: &'c [ConfigurationEntry], at: &Located) -> Result<BTreeSet<&'c str>, ConfigError> {
+    let mut names = BTreeSet::new();
+    for c in configurations {
+        if !names.insert(c.name.get_ref().as_str()) {
+            return Err(at.error(&c.name, format!("configuration `{}` is defined twice", c.name.get_ref())));
+        }
+    }
+    Ok(names)
+}
+
 impl Config {
     /// The configurations `builds` accepts, in the file's order (one `None` when there are none).
     fn configurations_building(&self, builds: impl Fn(&str) -> bool) -> Vec<Option<&ConfigurationEntry>> {
         if self.configurations.is_empty() {
             return vec![None];
         }
-        self.configurations.iter().filter(|c| builds(&c.name)).map(Some).collect()
+        self.configurations.iter().filter(|c| builds(c.name.get_ref())).map(Some).collect()
     }
 
     /// A job's options: the config's include directories and options, the
@@ -303,16 +384,16 @@ impl Config {
     fn compile_options<'o>(
         &'o self,
         configuration: Option<&'o ConfigurationEntry>,
-        own: impl Iterator<Item = &'o String>,
+        own: impl Iterator<Item = &'o Value>,
         command_line: &CompileOptions,
     ) -> Result<CompileOptions, OptionError> {
         let mut compile = CompileOptions { std: self.std.unwrap_or(command_line.std), ..CompileOptions::default() };
         compile.include_dirs.extend(self.include.iter().cloned());
-        apply_options(&mut compile, &self.options, &self.dir)?;
+        options::apply_options(&mut compile, &self.options, &self.dir)?;
         if let Some(configuration) = configuration {
-            apply_options(&mut compile, &configuration.options, &self.dir)?;
+            options::apply_options(&mut compile, &configuration.options, &self.dir)?;
         }
-        apply_options(&mut compile, own, &self.dir)?;
+        options::apply_options(&mut compile, own, &self.dir)?;
         append_command_line(&mut compile, command_line);
         Ok(compile)
     }
@@ -330,156 +411,13 @@ pub(crate) fn append_command_line(compile: &mut CompileOptions, command_line: &C
     compile.full_header |= command_line.full_header;
 }
 
-/// 1-based line and column of a byte offset.
+/// 1-based line and column of a byte offset; columns count bytes, as
+/// clang's do (a `é` before a value moves it two columns on).
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    (line, col)
-}
-
-/// Checks one `options` array: its elements read as one command line, so an
-/// option's value may be the next element (`["-I", "include"]`, as hosts
-/// and build scripts list them), each element split as a shell would
-/// (`"-D X=1"`). On an error, the element it is at.
-pub(super) fn check_options(options: &[String]) -> Result<(), (&String, OptionError)> {
-    let split = crate::settings::build_options::split_build_string;
-    let mut words = Vec::new();
-    for (i, option) in options.iter().enumerate() {
-        words.extend(split(option).map_err(|e| (option, e.into()))?);
-        let applied = |words: Vec<String>| apply_words(&mut CompileOptions::default(), words, Path::new("."));
-        match applied(words.clone()) {
-            Ok(()) => {}
-            // An option that takes the next element as its value.
-            Err(_) if i + 1 < options.len() && applied([&words[..], &["value".to_string()]].concat()).is_ok() => {}
-            // Said of the element alone where it is wrong alone (`-fancy`, not every option before it).
-            Err(e) => return Err((option, applied(split(option).unwrap_or_default()).err().unwrap_or(e))),
-        }
-    }
-    Ok(())
-}
-
-/// Adds one `options` array (`check_options`) to `compile`.
-fn apply_options<'o>(
-    compile: &mut CompileOptions,
-    options: impl IntoIterator<Item = &'o String>,
-    dir: &Path,
-) -> Result<(), OptionError> {
-    let mut words = Vec::new();
-    for option in options {
-        words.extend(crate::settings::build_options::split_build_string(option)?);
-    }
-    apply_words(compile, words, dir)
-}
-
-/// Adds one host option string (`-DX`, `-I dir`, `-include f`, `-cl-std=CL1.2`,
-/// `-cl-mad-enable`, `-w`, ...; split as a shell would) to `compile`.
-pub fn apply_option(compile: &mut CompileOptions, option: &str, dir: &Path) -> Result<(), OptionError> {
-    apply_words(compile, crate::settings::build_options::split_build_string(option)?, dir)
-}
-
-/// Adds host option words, read as `build_options` reads the command line;
-/// relative paths are relative to `dir`.
-pub(crate) fn apply_words(compile: &mut CompileOptions, words: Vec<String>, dir: &Path) -> Result<(), OptionError> {
-    let shown = words.join(" ");
-    let argv: Vec<String> = std::iter::once("clasp".to_string()).chain(words).collect();
-    for word in crate::settings::build_options::canonicalize(&argv, &|_| false)?.args.into_iter().skip(1) {
-        if let Some(define) = word.strip_prefix("-D") {
-            compile.defines.push(define.to_string());
-        } else if let Some(include) = word.strip_prefix("-I") {
-            compile.include_dirs.push(dir.join(include));
-        } else if let Some(file) = word.strip_prefix("--include=") {
-            let in_dir = dir.join(file);
-            compile.includes.push(if in_dir.exists() { in_dir } else { PathBuf::from(file) });
-        } else if let Some(std) = word.strip_prefix("--std=") {
-            compile.std = InputStd::parse(std).map_err(OptionError::Std)?;
-        } else if let Some(arg) = word.strip_prefix("--clang-arg=") {
-            compile.clang_extra.push(arg.to_string());
-        } else {
-            return Err(OptionError::Unknown { shown });
-        }
-    }
-    Ok(())
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    (before.iter().filter(|&&b| b == b'\n').count() + 1, before.len() - line_start + 1)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn config(text: &str) -> Result<Config, String> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE_NAME);
-        std::fs::write(&path, text).unwrap();
-        Config::load(&path).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn errors_name_the_line() {
-        let e = config("target = \"cl2.0\"\nstd = \"CL9\"\n").unwrap_err();
-        assert!(e.contains("clasp.toml:2:1: error:") && e.contains("CL9"), "{e}");
-        let e = config("[[configuration]]\nname = \"a\"\nopts = []\n").unwrap_err();
-        assert!(e.contains("clasp.toml:3:1: error:") && e.contains("unknown field"), "{e}");
-        let e = config("[[file]]\npath = \"*.cl\"\nconfigurations = [\"nope\"]\n").unwrap_err();
-        assert!(e.contains("configuration `nope`"), "{e}");
-        let e = config("options = [\"-fancy\"]\n").unwrap_err();
-        assert!(e.contains("clasp.toml:1:") && e.contains("-fancy"), "{e}");
-    }
-
-    /// An `options` array reads as one command line: a value may be the next
-    /// element, as hosts list them; an option left without one is an error there.
-    #[test]
-    fn an_options_array_is_one_command_line() {
-        let options = |text: &str| {
-            let c = config(text)?;
-            let jobs = c.jobs(&[c.dir.join("k.cl")], &CompileOptions::default()).map_err(|e| e.to_string())?;
-            let compile = &jobs[0].compile;
-            let dirs: Vec<PathBuf> = compile.include_dirs.iter().map(|d| d.strip_prefix(&c.dir).unwrap().to_path_buf()).collect();
-            Ok::<_, String>((dirs, compile.defines.clone(), compile.clang_extra.clone()))
-        };
-        let split = options("options = [\"-I\", \"inc\", \"-D\", \"X=1\", \"-cl-mad-enable\"]\n").unwrap();
-        let joined = options("options = [\"-Iinc\", \"-D X=1\", \"-cl-mad-enable\"]\n").unwrap();
-        assert_eq!(split, joined);
-        assert!(split.0 == [Path::new("inc")] && split.1 == ["X=1"], "{split:?}");
-        // Per file and per configuration too, each array on its own.
-        let per_file = "[[configuration]]\nname = \"a\"\noptions = [\"-D\", \"A\"]\n\n[[file]]\npath = \"k.cl\"\noptions = [\"-I\", \"inc\"]\n";
-        let (dirs, defines, _) = options(per_file).unwrap();
-        assert!(dirs == [Path::new("inc")] && defines == ["A"], "{dirs:?} {defines:?}");
-        let e = options("options = [\"-DX\",\n  \"-I\"]\n").unwrap_err();
-        assert!(e.contains("clasp.toml:2:4: error:") && e.contains("`-I` needs a directory"), "{e}");
-        let e = options("[[file]]\npath = \"k.cl\"\noptions = [\"-D\"]\n").unwrap_err();
-        assert!(e.contains("clasp.toml:3:") && e.contains("-D"), "{e}");
-        // Said of the element that is wrong, not of every option before it.
-        let e = options("options = [\"-DX\", \"-fancy\"]\n").unwrap_err();
-        assert!(e.contains("unknown option `-fancy`") && !e.contains("-DX"), "{e}");
-    }
-
-    #[test]
-    fn jobs_follow_configurations_and_file_entries() {
-        let c = config(
-            "options = [\"-DTILE=16\"]\n\
-             [[configuration]]\nname = \"fp32\"\noptions = [\"-DREAL=float\"]\n\
-             [[configuration]]\nname = \"fp64\"\noptions = [\"-D REAL=double\", \"-cl-mad-enable\"]\n\
-             [[file]]\npath = \"k/m*.cl\"\noptions = [\"-DKERN=1\"]\nconfigurations = [\"fp32\"]\n",
-        )
-        .unwrap();
-        let files = [c.dir.join("k/a.cl"), c.dir.join("k/m1.cl")];
-        let cli = CompileOptions { defines: vec!["TILE=8".into()], ..CompileOptions::default() };
-        let jobs = c.jobs(&files, &cli).unwrap();
-        let summary: Vec<(String, Option<String>, Vec<String>)> = jobs
-            .iter()
-            .map(|j| {
-                (j.path.file_name().unwrap().to_string_lossy().into_owned(), j.configuration.clone(), j.compile.defines.clone())
-            })
-            .collect();
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            summary,
-            vec![
-                ("a.cl".into(), Some("fp32".into()), s(&["TILE=16", "REAL=float", "TILE=8"])),
-                ("a.cl".into(), Some("fp64".into()), s(&["TILE=16", "REAL=double", "TILE=8"])),
-                ("m1.cl".into(), Some("fp32".into()), s(&["TILE=16", "REAL=float", "KERN=1", "TILE=8"])),
-            ]
-        );
-        assert_eq!(jobs[1].compile.clang_extra, ["-cl-mad-enable"]);
-    }
-}
+mod tests;

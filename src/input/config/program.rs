@@ -6,20 +6,21 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toml::Spanned;
 
-use super::{Config, ConfigError, Job, OptionError};
+use super::{Config, ConfigError, Job, Located, OptionError, Value};
 use crate::settings::options::CompileOptions;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ProgramEntry {
-    name: String,
+    name: Value,
     /// Files, relative to the config's directory, in the order they are concatenated.
-    sources: Vec<String>,
+    sources: Spanned<Vec<Value>>,
     #[serde(default)]
-    options: Vec<String>,
+    options: Vec<Value>,
     /// The configurations that build it (default: all).
-    configurations: Option<Vec<String>>,
+    configurations: Option<Vec<Value>>,
 }
 
 /// A program's name and its source files, in order.
@@ -32,32 +33,43 @@ pub struct ProgramSources {
 }
 
 /// Checks the programs of a config: names unique, sources listed and
-/// present, configurations defined, options readable.
+/// present, configurations defined, options readable (the notes of those
+/// it ignores).
 pub(super) fn check(
     programs: &[ProgramEntry],
     configurations: &BTreeSet<&str>,
     dir: &Path,
-    at: &dyn Fn(&str, String) -> ConfigError,
-) -> Result<(), ConfigError> {
+    at: &Located,
+) -> Result<Vec<String>, ConfigError> {
     let mut names = BTreeSet::new();
+    let mut notes = Vec::new();
     for program in programs {
-        if !names.insert(program.name.as_str()) {
-            return Err(at(&program.name, format!("program `{}` is defined twice", program.name)));
+        let name = program.name.get_ref();
+        if !names.insert(name.as_str()) {
+            return Err(at.error(&program.name, format!("program `{name}` is defined twice")));
         }
-        if program.sources.is_empty() {
-            return Err(at(&program.name, format!("program `{}` has no sources", program.name)));
-        }
-        for source in &program.sources {
-            if !dir.join(source).is_file() {
-                return Err(at(source, format!("source `{source}` of program `{}` is not a file", program.name)));
+        check_sources(program, dir, at)?;
+        for configuration in program.configurations.iter().flatten() {
+            if !configurations.contains(configuration.get_ref().as_str()) {
+                let message = format!("program `{name}` names configuration `{}`, which is not defined", configuration.get_ref());
+                return Err(at.error(configuration, message));
             }
         }
-        for name in program.configurations.iter().flatten() {
-            if !configurations.contains(name.as_str()) {
-                return Err(at(name, format!("program `{}` names configuration `{name}`, which is not defined", program.name)));
-            }
+        notes.extend(super::options::check_options(&program.options, at)?);
+    }
+    Ok(notes)
+}
+
+/// A program's sources: some, each a file.
+fn check_sources(program: &ProgramEntry, dir: &Path, at: &Located) -> Result<(), ConfigError> {
+    let name = program.name.get_ref();
+    if program.sources.get_ref().is_empty() {
+        return Err(at.error(&program.sources, format!("program `{name}` has no sources")));
+    }
+    for source in program.sources.get_ref() {
+        if !dir.join(source.get_ref()).is_file() {
+            return Err(at.error(source, format!("source `{}` of program `{name}` is not a file", source.get_ref())));
         }
-        super::check_options(&program.options).map_err(|(option, e)| at(option, e.to_string()))?;
     }
     Ok(())
 }
@@ -65,7 +77,8 @@ pub(super) fn check(
 impl Config {
     /// The source files of every program (canonical): they are not units of their own.
     pub fn program_sources(&self) -> BTreeSet<PathBuf> {
-        self.programs.iter().flat_map(|p| p.sources.iter().map(|s| crate::settings::root::canonical(&self.dir.join(s)))).collect()
+        let sources = self.programs.iter().flat_map(|p| p.sources.get_ref());
+        sources.map(|s| crate::settings::root::canonical(&self.dir.join(s.get_ref()))).collect()
     }
 
     /// A unit per program and configuration that builds it, with the
@@ -73,16 +86,18 @@ impl Config {
     pub fn program_jobs(&self, command_line: &CompileOptions) -> Result<Vec<Job>, OptionError> {
         let mut out = Vec::new();
         for program in &self.programs {
-            let builds = |name: &str| program.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n == name));
+            let builds = |name: &str| program.configurations.as_ref().is_none_or(|c| c.iter().any(|n| n.get_ref() == name));
             for configuration in self.configurations_building(builds) {
                 let compile = self.compile_options(configuration, program.options.iter(), command_line)?;
-                let files: Vec<PathBuf> = program.sources.iter().map(|s| relative_to_cwd(&self.dir.join(s))).collect();
+                let files: Vec<PathBuf> =
+                    program.sources.get_ref().iter().map(|s| relative_to_cwd(&self.dir.join(s.get_ref()))).collect();
+                let name = program.name.get_ref().clone();
                 out.push(Job {
-                    path: relative_to_cwd(&self.dir.join(format!("{}.program", program.name))),
-                    configuration: configuration.map(|c| c.name.clone()),
+                    path: relative_to_cwd(&self.dir.join(format!("{name}.program"))),
+                    configuration: configuration.map(|c| c.name.get_ref().clone()),
                     compile,
                     embedded: None,
-                    program: Some(ProgramSources { name: program.name.clone(), files, prepared: None }),
+                    program: Some(ProgramSources { name, files, prepared: None }),
                 });
             }
         }

@@ -93,7 +93,7 @@ fn unit(
             return None;
         }
     };
-    let compile = compile_options(&host.facts, group[0], &host.path, &options.compile);
+    let compile = compile_options(host, group[0], &options.compile, result);
     let job =
         Job { path: kernel.virtual_path.clone(), configuration: None, compile, embedded: Some(kernel.clone()), program: None };
     Some((kernel, job))
@@ -136,23 +136,33 @@ fn undecodable(host: &HostInput, literal: &Literal, why: &str, result: &mut Migr
 
 /// The batch's options plus those of the build call that builds the
 /// literal's program, where they can be traced (`-DN=4` from `clBuildProgram(..., "-DN=4", ...)`).
-fn compile_options(facts: &HostFacts, literal: usize, host: &Path, batch: &CompileOptions) -> CompileOptions {
-    match facts.programs.iter().position(|p| p.literals.contains(&literal)) {
-        Some(creation) => creation_options(facts, creation, host, batch),
+fn compile_options(host: &HostInput, literal: usize, batch: &CompileOptions, result: &mut Migration) -> CompileOptions {
+    match host.facts.programs.iter().position(|p| p.literals.contains(&literal)) {
+        Some(creation) => creation_options(host, creation, batch, result),
         None => batch.clone(),
     }
 }
 
-/// The batch's options plus those of the build call that builds the program of `creation`, where they can be traced.
-pub(super) fn creation_options(facts: &HostFacts, creation: usize, host: &Path, batch: &CompileOptions) -> CompileOptions {
+/// The batch's options plus those of the build call that builds the program
+/// of `creation`, where they can be traced; a note at the call for each
+/// option it passes that clasp ignores (a vendor `-cl-*`).
+pub(super) fn creation_options(
+    host: &HostInput,
+    creation: usize,
+    batch: &CompileOptions,
+    result: &mut Migration,
+) -> CompileOptions {
     let mut compile = batch.clone();
-    let dir = host.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    for call in facts.build_calls.iter().filter(|c| builds(facts, c, creation)) {
+    let dir = host.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    for call in host.facts.build_calls.iter().filter(|c| builds(&host.facts, c, creation)) {
         if let Some(options) = option_text(&call.options) {
-            // Options clasp cannot read as a host's (a vendor option it does not know) are left out.
+            // Options clasp cannot read as a host's (an option it does not know) are left out.
             let mut with = compile.clone();
-            if crate::input::config::apply_option(&mut with, &options, dir).is_ok() {
+            if let Ok(notes) = crate::input::config::apply_option(&mut with, &options, "options", dir) {
                 compile = with;
+                for note in notes {
+                    super::note_at(result, &host.path, (call.at.line, call.at.col), note);
+                }
             }
             break;
         }

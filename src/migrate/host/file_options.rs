@@ -5,7 +5,8 @@
 //! `host-build-options` links calls to programs, `files_built`) whose
 //! options clasp can read adds them to every job of that file, before
 //! loading: `-D` and `-U` (in order, the last of a name wins), `-I` and
-//! `-include`, and the `-cl-*`/`-w`/`-g` options clang accepts. Two things
+//! `-include`, and the `-cl-*`/`-w`/`-g` options clang accepts (another
+//! `-cl-*`, a vendor option, is left out with a note at the call). Two things
 //! are left out, on purpose: `-cl-std=` (the input standard is clasp's to
 //! find, 1.2 first, and the target is clasp's choice; the rule edits the
 //! host's `-cl-std=` to the target anyway) and `-Werror` (a driver's
@@ -165,7 +166,10 @@ fn add_options(
     result: &mut Migration,
 ) {
     match parse(&site.text, dirs) {
-        Ok(options) => {
+        Ok((options, ignored)) => {
+            for note in ignored {
+                super::note_at(result, &site.host, (site.line, site.col), note);
+            }
             let sets = built.entry(key).or_default();
             if !sets.iter().any(|(known, _)| *known == options) {
                 sets.push((options, site.clone()));
@@ -209,8 +213,9 @@ fn working_dirs(working_dir: &Path, host: &Path) -> Vec<PathBuf> {
 
 /// Reads a host's option string (split as a shell would); relative paths
 /// are resolved against the first of `dirs` holding them (else the first).
-fn parse(text: &str, dirs: &[PathBuf]) -> Result<HostOptions, String> {
-    let words = crate::settings::build_options::split_build_string(text).map_err(|e| e.to_string())?;
+/// The notes of the options it ignores (a vendor `-cl-*`).
+fn parse(text: &str, dirs: &[PathBuf]) -> Result<(HostOptions, Vec<String>), String> {
+    let words = crate::settings::build_options::split_build_string(text, "options").map_err(|e| e.to_string())?;
     let mut out = HostOptions::default();
     let mut others = Vec::new();
     let mut words = words.into_iter();
@@ -232,9 +237,9 @@ fn parse(text: &str, dirs: &[PathBuf]) -> Result<HostOptions, String> {
         }
     }
     let mut rest = CompileOptions::default();
-    crate::input::config::apply_words(&mut rest, others, &dirs[0]).map_err(|e| e.to_string())?;
+    let notes = crate::input::config::apply_words(&mut rest, others, &dirs[0]).map_err(|e| e.to_string())?;
     out.clang_extra = rest.clang_extra;
-    Ok(out)
+    Ok((out, notes))
 }
 
 impl HostOptions {
@@ -310,7 +315,7 @@ mod tests {
     use super::*;
 
     fn parsed(text: &str) -> HostOptions {
-        parse(text, &[PathBuf::from("/nowhere/work"), PathBuf::from("/nowhere")]).unwrap()
+        parse(text, &[PathBuf::from("/nowhere/work"), PathBuf::from("/nowhere")]).unwrap().0
     }
 
     #[test]
@@ -326,7 +331,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("host/include")).unwrap();
         let dirs = [dir.path().to_path_buf(), dir.path().join("host")];
-        let options = parse("-Iinclude -I /abs -include defs.h", &dirs).unwrap();
+        let (options, _) = parse("-Iinclude -I /abs -include defs.h", &dirs).unwrap();
         assert_eq!(options.include_dirs, [dir.path().join("host/include"), PathBuf::from("/abs")]);
         assert_eq!(options.includes, [dir.path().join("defs.h")], "found nowhere: the first directory");
     }
@@ -336,7 +341,19 @@ mod tests {
         let dirs = [PathBuf::from("/w")];
         assert!(parse("-DX -fancy", &dirs).unwrap_err().contains("-fancy"));
         assert!(parse("-D", &dirs).unwrap_err().contains("`-D` needs a value"));
-        assert!(parse("\"-DX", &dirs).is_err());
+        let unbalanced = parse("\"-DX", &dirs).unwrap_err();
+        assert!(
+            unbalanced.starts_with("options `\"-DX`: unbalanced quotes") && !unbalanced.contains("--build-options"),
+            "{unbalanced}"
+        );
+    }
+
+    /// A vendor option (`-cl-nv-verbose`) is left out with a note, as on the command line.
+    #[test]
+    fn vendor_options_are_left_out_with_a_note() {
+        let (options, notes) = parse("-DN=4 -cl-nv-verbose -cl-mad-enable", &[PathBuf::from("/w")]).unwrap();
+        assert_eq!(options.clang_extra, ["-cl-mad-enable"]);
+        assert_eq!(notes, ["ignoring build option `-cl-nv-verbose`: clang does not accept it"]);
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub(super) fn find(
             };
             result.host.programs.push(report);
             if found.is_none() {
-                let compile = super::embedded::creation_options(&host.facts, c, &host.path, &options.compile);
+                let compile = super::embedded::creation_options(host, c, &options.compile, result);
                 let program = ProgramSources { name: name.clone(), files, prepared: None };
                 let path = dir.join(format!("{name}.program"));
                 inferred.push(Job { path, configuration: None, compile, embedded: None, program: Some(program) });

@@ -87,6 +87,15 @@ impl HostBatch {
     }
 }
 
+/// A note at a place of a host file (a build call's vendor option clasp
+/// ignores), unless it is there already: one call may build several programs.
+fn note_at(result: &mut Migration, host: &std::path::Path, (line, col): (u32, u32), message: String) {
+    let note = crate::rules::Warning::at(host.to_path_buf(), line, col, message);
+    if !result.notes.contains(&note) {
+        result.notes.push(note);
+    }
+}
+
 /// Per host file (its index in the batch), the fixes to write into it.
 type HostFixes = BTreeMap<usize, Vec<Fix>>;
 
