@@ -31,6 +31,7 @@ mod kill;
 mod left_out;
 mod lsp_client;
 mod merges;
+mod out_dir;
 mod places;
 mod prefix_macros;
 mod programs;

@@ -139,12 +139,18 @@ without failing on it. The report is the same; only exit code 1 becomes 0.
 Pending host build calls (see --check) are covered too."#;
 
 /// `--out-dir DIR`.
-pub const OUT_DIR: &str = r#"Write migrated copies under DIR, mirroring relative paths.
+pub const OUT_DIR: &str = r#"Write migrated copies under DIR, mirroring paths from the edit root.
 
-The paths are mirrored relative to the current directory (a header found
-through -I or clasp.toml's include too, when it is under the current
-directory; any other absolute path is mirrored whole under DIR); no work
-tree is checked for uncommitted changes."#;
+Each changed file is written at its path relative to the edit root (see
+--root), wherever clasp runs: run in kernels/, a kernel a/k.cl and the
+header ../include/h.h it includes go to DIR/kernels/a/k.cl and
+DIR/include/h.h (a note says so when the root is not the current
+directory). Only files under the root change, so each copy has its own
+place; a file named through a symbolic link is mirrored where it lies. A
+copy that would replace a file the run migrates (DIR inside the root,
+laid over its files) is an error, and is not written. No work tree is
+checked for uncommitted changes. clasp run-check --migrated DIR pairs the
+copies the same way."#;
 
 /// `-j N`.
 pub const JOBS: &str = r#"Worker threads (default: one per core); the output is the same for any
