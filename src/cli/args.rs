@@ -205,6 +205,9 @@ pub struct RunCheckArgs {
     /// Take the migrated sources from DIR (written by clasp migrate --out-dir DIR).
     #[arg(long, value_name = "DIR", long_help = help::RUN_CHECK_MIGRATED)]
     pub migrated: Option<PathBuf>,
+    /// The edit root (as clasp migrate's --root); with --migrated, the folder the tree mirrors.
+    #[arg(long, value_name = "DIR", long_help = help::RUN_CHECK_ROOT)]
+    pub root: Option<PathBuf>,
     /// Run the original program N times (default 2, at least 2): a result that differs
     /// between them is nondeterministic.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(2..), long_help = help::RUN_CHECK_RUNS)]
@@ -293,7 +296,7 @@ pub struct MigrateArgs {
     /// files that would change) and exit 1 when changes are pending.
     #[arg(long, conflicts_with = "out_dir", long_help = help::CHECK)]
     pub check: bool,
-    /// Write migrated copies under DIR, mirroring relative paths.
+    /// Write migrated copies under DIR, mirroring paths from the edit root.
     #[arg(long, value_name = "DIR", long_help = help::OUT_DIR)]
     pub out_dir: Option<PathBuf>,
     /// Worker threads (default: one per core); the output is the same for any number.

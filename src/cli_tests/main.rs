@@ -31,6 +31,8 @@ mod kill;
 mod left_out;
 mod lsp_client;
 mod merges;
+mod out_dir;
+mod outside_root;
 mod places;
 mod prefix_macros;
 mod programs;

@@ -338,6 +338,34 @@ fn run_check_pairs_a_migrated_tree_laid_out_from_a_folder_above() {
 }
 
 #[test]
+fn run_check_pairs_a_migrated_tree_from_the_root_it_names_beside_the_current_folder() {
+    // migrate ran from `run/` over `../k/kernels.cl`: the tree mirrors the edit root `k/`, which
+    // is no folder at or above `run/`; `--root ../k` names it.
+    let dir = built_host();
+    let (run, k) = (dir.path().join("run"), dir.path().join("k"));
+    for folder in [&run, &k] {
+        std::fs::create_dir(folder).unwrap();
+    }
+    std::fs::rename(dir.path().join("host"), run.join("host")).unwrap();
+    std::fs::rename(dir.path().join("kernels.cl"), k.join("kernels.cl")).unwrap();
+    let (code, out, err) = crate::support::clasp_env::<&str>(&run, &["migrate", "../k/kernels.cl", "--out-dir", "migrated"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(run.join("migrated/kernels.cl").is_file(), "the tree mirrors the edit root k/");
+    let args = |root: &'static [&'static str]| [root, &["--migrated", "migrated", "--", "./host", "../k/kernels.cl"]].concat();
+    let (code, out, err) = run_check(&run, &args(&[]), &[]);
+    assert_eq!(code, 2, "nothing of the tree is at or above run/: {out}{err}");
+    assert!(
+        err.contains(
+            "none of its files has an original at its path from the current directory or any folder above it: give --root"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = run_check(&run, &args(&["--root", "../k"]), &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 program substituted (1 migrated source)"), "{out}{err}");
+}
+
+#[test]
 fn run_check_pairs_the_threads_of_a_program_by_what_they_did() {
     let dir = built_host();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/run_check/threads_host/host.c");

@@ -156,7 +156,7 @@ fn migrate_batch(
     let device_lines = device_check(args, selected.as_ref(), options.target, &mut migration);
     refused = refused || (in_place && !args.allow_dirty && refuse_dirty_files(&mut migration));
     if (in_place || args.out_dir.is_some()) && !refused && !device_rejected(args, &mut migration) {
-        write(&mut migration, args.out_dir.as_deref());
+        write(&mut migration, args.out_dir.as_deref(), &options.root);
     }
     if args.timings || crate::support::timings::requested() {
         migration.timings = crate::support::timings::stages();
@@ -170,6 +170,9 @@ fn migrate_batch(
         if let Some(note) = base.note() {
             let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&note));
         }
+    }
+    if let Some(note) = args.out_dir.as_deref().and_then(|out| out_dir_note(&migration, out, &options.root)) {
+        let _ = writeln!(stderr, "{}", palettes.stderr.diagnostic(&note));
     }
     if let Some(selected) = &selected {
         selected.say(stderr);
@@ -347,26 +350,16 @@ fn refuse_dirty_files(migration: &mut Migration) -> bool {
 }
 
 /// Writes the changed files, whole or not at all (`write::batch`): in place,
-/// or mirrored under `out_dir`. A file that could not be written, and those
-/// sharing a change set with it, are errors, and their functions not migrated.
-fn write(migration: &mut Migration, out_dir: Option<&Path>) {
+/// or mirrored under `out_dir` from the edit root `root` (`write::out_dir`).
+/// A file that could not be written, and those sharing a change set with
+/// it, are errors, and their functions not migrated.
+fn write(migration: &mut Migration, out_dir: Option<&Path>, root: &Path) {
     use crate::output::write::batch::{write_all, Planned};
     migration.written = true;
-    let files: Vec<Planned> = migration
-        .changes
-        .iter()
-        .zip(change_groups(migration))
-        .map(|(change, group)| match out_dir {
-            Some(out) => Planned {
-                destination: crate::output::write::mirrored(out, &change.path),
-                bytes: &change.migrated,
-                expected: None,
-                group,
-            },
-            None => {
-                Planned { destination: change.path.clone(), bytes: &change.migrated, expected: Some(&change.original), group }
-            }
-        })
+    let canonical: Vec<&Path> = migration.changes.iter().map(|c| c.canonical.as_path()).collect();
+    let places = out_dir.map(|out| crate::output::write::out_dir::destinations(out, root, &canonical));
+    let files: Vec<Planned> = (migration.changes.iter().enumerate().zip(change_groups(migration)))
+        .map(|((i, change), group)| planned(change, group, places.as_ref().map(|places| &places[i])))
         .collect();
     let failed = write_all(&files);
     for (index, message) in failed {
@@ -379,6 +372,35 @@ fn write(migration: &mut Migration, out_dir: Option<&Path>) {
         if migrated && migration.not_written.contains(&crate::settings::root::canonical(&function.file)) {
             function.outcome = crate::migrate::report::Outcome::NotWritten;
         }
+    }
+}
+
+/// Where `--out-dir` put the copies, when the edit root is not the current
+/// directory (the copies mirror paths from the root): the first one written, as an example.
+fn out_dir_note(migration: &Migration, out: &Path, root: &Path) -> Option<String> {
+    migration.written.then_some(())?;
+    let cwd = crate::settings::root::canonical(&std::env::current_dir().ok()?);
+    let written = migration.changes.iter().find(|c| !migration.not_written.contains(&c.canonical))?;
+    let copy = crate::output::write::mirrored(out, root, &written.canonical)?;
+    (cwd != root).then(|| {
+        let (file, copy) = (crate::settings::paths::shown_path(&written.path), copy.display());
+        format!("clasp: note: --out-dir mirrors paths from the edit root {}: {file} is at {copy}", root.display())
+    })
+}
+
+/// What writing `change` takes: the file in place, or its copy at `place`
+/// (`--out-dir`), refused when it has none (with why: an error).
+fn planned<'a>(
+    change: &'a crate::migrate::report::FileChange,
+    group: usize,
+    place: Option<&Result<PathBuf, String>>,
+) -> crate::output::write::batch::Planned<'a> {
+    use crate::output::write::batch::Planned;
+    let (bytes, path) = (&change.migrated, change.path.clone());
+    match place {
+        Some(Ok(copy)) => Planned { destination: copy.clone(), bytes, expected: None, group, refused: None },
+        Some(Err(why)) => Planned { destination: path, bytes, expected: None, group, refused: Some(why.clone()) },
+        None => Planned { destination: path, bytes, expected: Some(&change.original), group, refused: None },
     }
 }
 

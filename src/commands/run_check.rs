@@ -195,31 +195,54 @@ struct Migrated {
 
 /// The migrated sources: those of `--migrated DIR`, or clasp migrate's over PATHS.
 fn migrated_sources(args: &RunCheckArgs, palettes: Palettes, scratch: &Path) -> Result<Migrated, Stop> {
-    let cwd = std::env::current_dir().map_err(Stop::clasp)?;
-    // `--out-dir` lays files out from here (from the edit root for files outside), an absolute
-    // PATH's files under their absolute path: pair them from each.
+    // `--out-dir` mirrors paths from the edit root: the tree is paired from there.
     let (out_dir, bases, residual_generic) = match &args.migrated {
-        // A tree the user migrated: laid out from here, or from the edit root, a folder above.
-        Some(dir) if dir.is_dir() => (dir.clone(), cwd.ancestors().map(Path::to_path_buf).collect(), BTreeMap::new()),
+        Some(dir) if dir.is_dir() => (dir.clone(), tree_bases(args)?, BTreeMap::new()),
         Some(dir) => return Err(Stop::clasp(format!("--migrated {}: no such directory", dir.display()))),
         None if args.paths.is_empty() => return Err(Stop::clasp("give the kernel PATHS to migrate, or --migrated DIR")),
         None if let Some(missing) = args.paths.iter().find(|p| !p.exists()) => {
             return Err(Stop::clasp(format!("{}: no such file or directory", missing.display())))
         }
         None => {
-            let root = crate::settings::root::edit_root(&args.paths, None).map_err(Stop::clasp)?;
+            let root = crate::settings::root::edit_root(&args.paths, args.root.as_deref()).map_err(Stop::clasp)?;
             let out_dir = scratch.join("migrated");
             let lint = migrate_into(args, &root, palettes, &out_dir)?;
-            (out_dir, vec![cwd, root, PathBuf::from("/")], lint)
+            (out_dir, vec![root], lint)
         }
     };
-    let mut sources = substitute::pair_out_dir(&out_dir, &bases).map_err(Stop::clasp)?;
+    let Some(mut sources) = substitute::pair_out_dir(&out_dir, &bases).map_err(Stop::clasp)? else {
+        return Err(unpaired(&out_dir, args.root.as_deref()));
+    };
     if let Some((from, to)) = std::env::var(TEST_EDIT_VAR).ok().as_deref().and_then(|e| e.split_once("=>")) {
         for source in &mut sources {
             source.migrated = String::from_utf8_lossy(&source.migrated).replace(from, to).into_bytes();
         }
     }
     Ok(Migrated { sources, residual_generic })
+}
+
+/// The error for a `--migrated` tree none of whose files has an original where it was looked for.
+fn unpaired(tree: &Path, root: Option<&Path>) -> Stop {
+    let looked = match root {
+        Some(root) => format!("from --root {}", root.display()),
+        None => "from the current directory or any folder above it".to_string(),
+    };
+    Stop::clasp(format!(
+        "--migrated {}: none of its files has an original at its path {looked}: give --root the edit root the tree \
+         mirrors (clasp migrate --out-dir lays files out from it)",
+        tree.display()
+    ))
+}
+
+/// Where a tree given with `--migrated` may mirror paths from: `--root`, else
+/// the current directory and each folder above it (`pair_out_dir` takes the
+/// one holding the most of the tree's originals).
+fn tree_bases(args: &RunCheckArgs) -> Result<Vec<PathBuf>, Stop> {
+    if let Some(root) = &args.root {
+        return Ok(vec![crate::settings::root::edit_root(&[], Some(root)).map_err(Stop::clasp)?]);
+    }
+    let cwd = std::env::current_dir().map_err(Stop::clasp)?;
+    Ok(cwd.ancestors().map(Path::to_path_buf).collect())
 }
 
 /// Runs clasp migrate over `paths` into `out_dir` (its report is not shown; its errors are) and

@@ -93,6 +93,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     result.merges = merge_reports(&plan, &settled, options.verify);
     result.unmerged = plan.unmerged.clone();
     result.warnings.extend(plan.warnings.iter().cloned());
+    result.warnings.extend(crate::support::timings::time("outside root", || plan::outside_root_warnings(&units, &plan, options)));
     let kept = |id: SetId| settled.kept(id);
     result.changes = crate::support::timings::time("changes", || written::changes(&units, &plan, &kept, &mut result.errors));
     result.programs = device_programs::collect(&units, &result.changes);

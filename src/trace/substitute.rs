@@ -46,26 +46,44 @@ impl Substitution {
     }
 }
 
-/// Pairs each file under `out_dir` (a tree `clasp migrate --out-dir` wrote, mirroring paths relative
-/// to one of `bases`, an absolute path whole) with its original, keeping the sources that differ.
-/// An `out_dir` that does not exist holds nothing (migrate changed nothing).
-pub fn pair_out_dir(out_dir: &Path, bases: &[PathBuf]) -> std::io::Result<Vec<Substitution>> {
+/// Pairs each file under `out_dir` (a tree `clasp migrate --out-dir` wrote: paths relative to the
+/// edit root, mirrored) with its original under one of `bases`, the first holding the most of the
+/// tree's files (a tree mirrors one root), keeping the sources that differ. An `out_dir` that does
+/// not exist holds nothing (migrate changed nothing); None when it holds files none of `bases` has.
+pub fn pair_out_dir(out_dir: &Path, bases: &[PathBuf]) -> std::io::Result<Option<Vec<Substitution>>> {
     let mut files = Vec::new();
     if out_dir.is_dir() {
         collect_files(out_dir, &mut files)?;
     }
     files.sort();
+    let relative: Vec<&Path> = files.iter().map(|file| file.strip_prefix(out_dir).expect("collected under out_dir")).collect();
+    let Some(base) = tree_base(&relative, bases) else { return Ok(files.is_empty().then(Vec::new)) };
     let mut pairs = Vec::new();
-    for file in files {
-        let relative = file.strip_prefix(out_dir).expect("collected under out_dir");
-        let original = bases.iter().map(|base| base.join(relative)).find(|p| p.is_file());
-        let Some(original) = original else { continue };
-        let (before, after) = (std::fs::read(&original)?, std::fs::read(&file)?);
+    for (file, relative) in files.iter().zip(relative) {
+        let original = base.join(relative);
+        if !original.is_file() {
+            continue;
+        }
+        let (before, after) = (std::fs::read(&original)?, std::fs::read(file)?);
         if before != after {
             pairs.extend(sources_of(original, before, after));
         }
     }
-    Ok(pairs)
+    Ok(Some(pairs))
+}
+
+/// The first of `bases` under which the most of `files` (relative paths) are found; none when
+/// none is found anywhere.
+fn tree_base<'a>(files: &[&Path], bases: &'a [PathBuf]) -> Option<&'a Path> {
+    let found = |base: &Path| files.iter().filter(|file| base.join(file).is_file()).count();
+    let mut best: Option<(usize, &Path)> = None;
+    for base in bases {
+        let count = found(base);
+        if count > best.map_or(0, |(most, _)| most) {
+            best = Some((count, base));
+        }
+    }
+    best.map(|(_, base)| base)
 }
 
 /// The sources a changed file holds: a host file's embedded kernels that changed, or the file.
@@ -141,6 +159,33 @@ mod tests {
         assert_eq!(source("/p/k.cl", None).shown(cwd), "../k.cl");
         assert_eq!(source("/p/run/host.c", Some(12)).shown(cwd), "host.c:12");
         assert_eq!(source("/q/k.cl", None).shown(cwd), "/q/k.cl");
+    }
+
+    /// A tree mirrors one root: its files are paired from the folder holding the most of them,
+    /// not each from wherever a file of its name happens to be.
+    #[test]
+    fn a_tree_is_paired_from_the_one_folder_holding_most_of_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // The root `p` holds kernels/k.cl and include/h.h; `p/run` (the current folder, say)
+        // holds another include/h.h, which is not the one migrated.
+        write("p/kernels/k.cl", "kernel old\n");
+        write("p/include/h.h", "header old\n");
+        write("p/run/include/h.h", "unrelated\n");
+        write("out/kernels/k.cl", "kernel new\n");
+        write("out/include/h.h", "header new\n");
+        let bases = [dir.path().join("p/run"), dir.path().join("p"), dir.path().to_path_buf()];
+        let pairs = pair_out_dir(&dir.path().join("out"), &bases).unwrap().unwrap();
+        let files: Vec<&Path> = pairs.iter().map(|p| p.file.as_path()).collect();
+        assert_eq!(files, [dir.path().join("p/include/h.h"), dir.path().join("p/kernels/k.cl")]);
+        assert_eq!(pairs[0].original, b"header old\n");
+        let nowhere = pair_out_dir(&dir.path().join("out"), &[dir.path().join("p/run/include")]).unwrap();
+        assert!(nowhere.is_none(), "no file of the tree is found there");
+        assert_eq!(pair_out_dir(&dir.path().join("none"), &bases).unwrap().map(|p| p.len()), Some(0), "an empty tree");
     }
 
     #[test]

@@ -124,12 +124,13 @@ only the files that would change) and exit 1 when changes are pending.
 
 As `black --check --diff` and `cargo fmt --check` do; --check --format
 diff is the same. It also exits 1 when a host build call must be
-changed by hand (an untraced-options or unlinked-build warning). With
--q, the files that would change are listed one per line, named as the
-diff names them. A repeated --check over unchanged files is replayed
-from the result cache (see --no-cache). A second run over clasp's own
-output changes nothing, with no flag: `clasp migrate --check PATHS`
-after `clasp migrate --write PATHS` exits 0."#;
+changed by hand (an untraced-options or unlinked-build warning), not
+for a file outside the edit root that would change (a warning: see
+--root). With -q, the files that would change are listed one per line,
+named as the diff names them. A repeated --check over unchanged files is
+replayed from the result cache (see --no-cache). A second run over
+clasp's own output changes nothing, with no flag: `clasp migrate --check
+PATHS` after `clasp migrate --write PATHS` exits 0."#;
 
 /// `--exit-zero`.
 pub const EXIT_ZERO: &str = r#"Exit 0 even when changes are pending (with --check); errors still exit 2.
@@ -139,12 +140,18 @@ without failing on it. The report is the same; only exit code 1 becomes 0.
 Pending host build calls (see --check) are covered too."#;
 
 /// `--out-dir DIR`.
-pub const OUT_DIR: &str = r#"Write migrated copies under DIR, mirroring relative paths.
+pub const OUT_DIR: &str = r#"Write migrated copies under DIR, mirroring paths from the edit root.
 
-The paths are mirrored relative to the current directory (a header found
-through -I or clasp.toml's include too, when it is under the current
-directory; any other absolute path is mirrored whole under DIR); no work
-tree is checked for uncommitted changes."#;
+Each changed file is written at its path relative to the edit root (see
+--root), wherever clasp runs: run in kernels/, a kernel a/k.cl and the
+header ../include/h.h it includes go to DIR/kernels/a/k.cl and
+DIR/include/h.h (a note says so when the root is not the current
+directory). Only files under the root change, so each copy has its own
+place; a file named through a symbolic link is mirrored where it lies. A
+copy that would replace a file the run migrates (DIR inside the root,
+laid over its files) is an error, and is not written. No work tree is
+checked for uncommitted changes. clasp run-check --migrated DIR pairs the
+copies the same way."#;
 
 /// `-j N`.
 pub const JOBS: &str = r#"Worker threads (default: one per core); the output is the same for any
@@ -167,14 +174,17 @@ edited with the units that include them, repairs included; files
 outside it (system and SDK headers, another tree) are never edited,
 and their declarations are refused as outside-root; so is a change
 whose function has a prototype in a file outside the root (the
-prototype could not change with it). Functions are accounted for in
-every file under the root that a unit includes. Diff paths are tidied
-(kernels/../include/a.h shows as include/a.h). Reports (--json, SARIF,
---explain, analyze) name every file under the current directory
-relative to it, however clang reached it (an absolute -I or -include
-included), and other files as given. No file found under the root is a
-warning and exit 2. The result cache lives in .clasp_cache/ under the
-root."#;
+prototype could not change with it). A file outside the root that would
+change (a helper there could become generic, or holds such a prototype)
+is a warning naming it and the --root that takes it in; --check does not
+count it as pending, as no run with this root could apply it. Functions
+are accounted for in every file under the root that a unit includes.
+Diff paths are tidied (kernels/../include/a.h shows as include/a.h).
+Reports (--json, SARIF, --explain, analyze) name every file under the
+current directory relative to it, however clang reached it (an absolute
+-I or -include included), and other files as given. No file found under
+the root is a warning and exit 2. The result cache lives in
+.clasp_cache/ under the root."#;
 
 /// `--explain`.
 pub const EXPLAIN: &str = r#"Explain every change and refusal (on stderr).

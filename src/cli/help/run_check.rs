@@ -77,12 +77,18 @@ pub const RUN_CHECK_PATHS: &str = r#"Kernel files or folders to migrate, as for 
 read). Not with --migrated."#;
 
 pub const RUN_CHECK_MIGRATED: &str = r#"Take the migrated sources from DIR, a tree written by clasp migrate
---out-dir DIR, instead of migrating PATHS. Each file under DIR is paired
-with the original at the same relative path from the current directory, or
-else from the nearest folder above it that has one (migrate lays out files
-outside the current directory from the edit root), or else at that path
-from / (absolute PATHs are laid out whole). Migrate on one machine and
-run-check on another (a GPU node without LLVM) this way."#;
+--out-dir DIR, instead of migrating PATHS. The tree mirrors paths from the
+edit root of that migrate run, so each file under DIR is paired with the
+original at the same path from that root: --root names it, else it is the
+current directory or the nearest folder above it under which the most of
+the tree's files are found (none found is an error). Migrate on one
+machine and run-check on another (a GPU node without LLVM) this way."#;
+
+pub const RUN_CHECK_ROOT: &str = r#"The edit root, as for clasp migrate: only files under it are migrated
+(default: the enclosing git work tree of PATHS, else their deepest common
+directory). With --migrated: the edit root the tree was written from (the
+folder whose paths it mirrors), when that is not the current directory or
+a folder above it."#;
 
 pub const RUN_CHECK_RUNS: &str = r#"How many times the original program runs (default 2, at least 2). A result
 that differs between any two of them is nondeterministic and left out of the

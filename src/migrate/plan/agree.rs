@@ -16,7 +16,7 @@ use crate::settings::options::MigrateOptions;
 /// declaration there, it stays named in all of them, and they are inferred again.
 pub(super) fn agree_on_headers(units: &[Unit], options: &MigrateOptions, moved: &[BTreeSet<(FileIndex, u32)>]) -> Vec<Decisions> {
     let mut per_unit: Vec<InferOptions> =
-        units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, moved)).collect();
+        units.iter().zip(moved).map(|(unit, moved)| infer_options(unit, options, moved, Outside::Refused)).collect();
     for _ in 0..8 {
         let decisions = infer_all(units, &per_unit, options.jobs);
         let conflicts = conflicts(units, &decisions);
@@ -37,9 +37,24 @@ pub(super) fn agree_on_headers(units: &[Unit], options: &MigrateOptions, moved: 
     infer_all(units, &per_unit, options.jobs)
 }
 
+/// What a unit's inference makes of declarations in files outside the edit root.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outside {
+    /// Refused (`outside-root`): they are never edited.
+    Refused,
+    /// Decided as any other, to learn what would change there (`outside`).
+    Decided,
+}
+
 /// A unit's inference options: the target's, the pins ignored for tests, the
-/// followers of moved tables, and every declaration in a file it may not edit refused (`MigrateOptions::not_editable`).
-fn infer_options(unit: &Unit, options: &MigrateOptions, moved: &BTreeSet<(FileIndex, u32)>) -> InferOptions {
+/// followers of moved tables, and every declaration in a file it may not edit
+/// refused (`MigrateOptions::not_editable`; one outside the root only with `Outside::Refused`).
+pub(super) fn infer_options(
+    unit: &Unit,
+    options: &MigrateOptions,
+    moved: &BTreeSet<(FileIndex, u32)>,
+    outside: Outside,
+) -> InferOptions {
     let mut o = InferOptions::for_target(options.target);
     o.ignored_pins = options.ignored_pins.clone();
     o.moved = moved.clone();
@@ -48,9 +63,9 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, moved: &BTreeSet<(FileIn
         for decl in &function.pointers {
             let file = unit.canonical(decl.pos.file);
             let at = (decl.pos.file, decl.pos.offset);
-            // Judged where the declaration is written: an embedded kernel's is in its host file.
-            let written_in = unit.origin(decl.pos.file, decl.pos.offset..decl.pos.offset).map_or(file, |(real, _)| real);
-            if let Some(detail) = options.not_editable(written_in) {
+            let written_in = written_in(unit, decl);
+            let lifted = outside == Outside::Decided && !crate::settings::root::is_under(&options.root, written_in);
+            if let Some(detail) = options.not_editable(written_in).filter(|_| !lifted) {
                 o.refused_from_outside.insert(at, (Code::OutsideRoot, detail));
             } else if let Some(detail) = comments.kept(unit, function, decl, options) {
                 o.refused_from_outside.insert(at, (Code::Suppressed, detail));
@@ -60,6 +75,12 @@ fn infer_options(unit: &Unit, options: &MigrateOptions, moved: &BTreeSet<(FileIn
         }
     }
     o
+}
+
+/// The real file (canonical) a declaration is written in: an embedded kernel's is its host file.
+pub(super) fn written_in<'u>(unit: &'u Unit, decl: &crate::facts::syntax::PointerDecl) -> &'u std::path::Path {
+    let file = unit.canonical(decl.pos.file);
+    unit.origin(decl.pos.file, decl.pos.offset..decl.pos.offset).map_or(file, |(real, _)| real)
 }
 
 /// Where a declaration is in the real files (a header, or a source several

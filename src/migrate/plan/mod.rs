@@ -12,6 +12,7 @@
 mod agree;
 mod apply;
 mod keep;
+mod outside;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +33,7 @@ use crate::support::ids::{DeclKey, Files, UnionFind, UnitId};
 use agree::{agree_on_headers, refusal_of};
 pub use apply::apply_edits;
 pub use apply::{apply, ApplyError};
+pub use outside::outside_root_warnings;
 
 pub use crate::support::ids::SetId;
 

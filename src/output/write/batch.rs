@@ -32,6 +32,9 @@ pub struct Planned<'a> {
     pub expected: Option<&'a [u8]>,
     /// Files of one group are written together or not at all.
     pub group: usize,
+    /// Why it may not be written at all (its `--out-dir` place is not its
+    /// own): its error, and it fails its group as a failed write does.
+    pub refused: Option<String>,
 }
 
 /// Writes `files`; returns, for each file not written, its index and the error.
@@ -41,6 +44,10 @@ pub fn write_all(files: &[Planned]) -> BTreeMap<usize, String> {
     let mut failed: BTreeMap<usize, String> = BTreeMap::new();
     let mut staged: BTreeMap<usize, Staged> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
+        if let Some(why) = &file.refused {
+            failed.insert(index, why.clone());
+            continue;
+        }
         match stage(&file.destination, file.bytes, file.expected) {
             Ok(s) => {
                 staged.insert(index, s);
@@ -165,8 +172,13 @@ mod tests {
     #[test]
     fn a_failed_file_fails_its_group_and_removes_the_groups_temporaries() {
         let dir = tempfile::tempdir().unwrap();
-        let planned =
-            |name: &str, group: usize| Planned { destination: dir.path().join(name), bytes: b"new\n", expected: None, group };
+        let planned = |name: &str, group: usize| Planned {
+            destination: dir.path().join(name),
+            bytes: b"new\n",
+            expected: None,
+            group,
+            refused: None,
+        };
         let files = vec![planned("a.cl", 0), planned("h.h", 0), planned("c.cl", 2)];
         let mut staged: BTreeMap<usize, Staged> =
             files.iter().enumerate().skip(1).map(|(i, f)| (i, stage(&f.destination, f.bytes, None).unwrap())).collect();

@@ -13,6 +13,9 @@
 //! as such.
 
 pub mod batch;
+pub mod out_dir;
+
+pub use out_dir::mirrored;
 
 use std::fs::File;
 use std::io::Write;
@@ -175,19 +178,6 @@ fn check_destination(path: &Path, expected: Option<&[u8]>) -> Result<(), WriteCa
     }
 }
 
-/// Where `--out-dir` puts a file: its path relative to the current
-/// directory (an absolute path under it too: a header found through
-/// `clasp.toml`'s `include`; any other absolute path below the root),
-/// mirrored under `out`.
-pub fn mirrored(out: &Path, path: &Path) -> PathBuf {
-    let cwd = std::env::current_dir().ok();
-    let under_cwd = (cwd.iter().chain(cwd.as_deref().map(crate::settings::root::canonical).iter()))
-        .find_map(|dir| path.strip_prefix(dir).ok().map(Path::to_path_buf));
-    let path = under_cwd.as_deref().unwrap_or(path);
-    let relative: PathBuf = path.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
-    out.join(relative)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,7 +272,7 @@ mod tests {
     #[test]
     fn an_out_dir_copy_is_created_with_its_directories() {
         let dir = tempfile::tempdir().unwrap();
-        let path = mirrored(&dir.path().join("out"), Path::new("src/k.cl"));
+        let path = mirrored(&dir.path().join("out"), Path::new("/p"), Path::new("/p/src/k.cl")).unwrap();
         write_atomically(&path, NEW, None).unwrap();
         assert_eq!(std::fs::read(dir.path().join("out/src/k.cl")).unwrap(), NEW);
     }
