@@ -81,6 +81,7 @@ pub fn migrate(bench: &Workbench, jobs: &[Job], host_files: &[PathBuf], options:
     crate::front::stored::forget_read();
     crate::front::parse::forget_walks();
     crate::front::lower::preamble::forget_fact_preambles();
+    crate::front::lower::release_freed_memory();
     if units.len() > given {
         files = intern_files(&mut units);
         skipped_only_where_no_unit_compiles(&mut units);
@@ -327,13 +328,15 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
                 };
                 options.progress.done(&job.path, "");
                 groups.done(*group);
-                unit.map(|mut unit| {
+                let unit = unit.map(|mut unit| {
                     unit.configuration = job.configuration.clone();
                     if let Ok(mut interner) = loading.interner.lock() {
                         interner.intern(&mut unit);
                     }
                     unit
-                })
+                });
+                crate::front::lower::release_freed_memory();
+                unit
             })
             .collect()
     })
