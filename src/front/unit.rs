@@ -56,7 +56,7 @@ struct SourceFile {
     canonical: PathBuf,
     /// Its bytes as the unit read them; a file read lazily is shared by the
     /// batch's units once it is `intern`ed.
-    text: Arc<OnceLock<Vec<u8>>>,
+    text: crate::support::ids::SharedText,
 }
 
 impl Unit {
@@ -186,6 +186,12 @@ impl Unit {
     /// The bytes of a file of the unit (empty if a header cannot be read).
     pub fn text(&self, file: FileIndex) -> &[u8] {
         self.sources[file].text.get_or_init(|| crate::support::overlay::read(&self.syntax.files[file]).unwrap_or_default())
+    }
+
+    /// The bytes of a file of the unit, read, as the one value the batch shares.
+    pub fn shared_text(&self, file: FileIndex) -> crate::support::ids::SharedText {
+        self.text(file);
+        self.sources[file].text.clone()
     }
 }
 

@@ -67,7 +67,7 @@ pub(super) fn changes(units: &[Unit], plan: &Plan, kept: &dyn Fn(SetId) -> bool,
         out.push(FileChange {
             path: path.clone(),
             canonical: file.clone(),
-            original: original.clone(),
+            original: crate::support::ids::bytes(original).to_vec(),
             migrated,
             fixes,
             configurations: configurations.into_iter().collect(),

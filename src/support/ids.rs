@@ -56,6 +56,15 @@ impl<T> IndexMut<UnitId> for Vec<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileId(pub u32);
 
+/// A file's bytes, read once and shared: by the units including it, and
+/// by the plan that edits it (`Plan::originals`).
+pub type SharedText = std::sync::Arc<std::sync::OnceLock<Vec<u8>>>;
+
+/// The bytes of a `SharedText` (none while unread or unreadable).
+pub fn bytes(text: &SharedText) -> &[u8] {
+    text.get().map_or(&[], Vec::as_slice)
+}
+
 /// The canonical paths of every file of a batch's units, each once, sorted:
 /// a file's id is its place in that order.
 #[derive(Debug, Clone, Default)]
@@ -63,7 +72,7 @@ pub struct Files {
     paths: Vec<PathBuf>,
     /// Per file, its bytes once a unit reads them: a header every unit
     /// includes is held once per batch, not once per unit.
-    texts: Vec<std::sync::Arc<std::sync::OnceLock<Vec<u8>>>>,
+    texts: Vec<SharedText>,
 }
 
 impl Files {
@@ -73,7 +82,7 @@ impl Files {
     }
 
     /// Where the units of the batch keep a file's bytes, read by the first that needs them.
-    pub fn text(&self, id: FileId) -> std::sync::Arc<std::sync::OnceLock<Vec<u8>>> {
+    pub fn text(&self, id: FileId) -> SharedText {
         self.texts[id.0 as usize].clone()
     }
 

@@ -29,6 +29,7 @@ pub fn apply(plan: &Plan, sets: &BTreeSet<SetId>, files: &BTreeSet<PathBuf>) -> 
     let mut out = BTreeMap::new();
     for (file, edits) in by_file {
         let (path, original) = &plan.originals[file];
+        let original = crate::support::ids::bytes(original);
         if original.is_empty() {
             return Err(ApplyError::Unreadable { path: path.clone() });
         }
@@ -78,7 +79,7 @@ mod tests {
     fn plan(sets: &[&[Edit]]) -> Plan {
         let file = PathBuf::from("/k.cl");
         let mut plan = Plan::default();
-        plan.originals.insert(file.clone(), (PathBuf::from("k.cl"), TEXT.to_vec()));
+        plan.originals.insert(file.clone(), (PathBuf::from("k.cl"), std::sync::Arc::new(TEXT.to_vec().into())));
         for edits in sets {
             let edits = BTreeMap::from([(file.clone(), edits.iter().cloned().collect())]);
             plan.sets.push(ChangeSet { edits, ..ChangeSet::default() });
@@ -114,7 +115,7 @@ mod tests {
         let past = plan(&[&[edit(40, 60, "")]]);
         assert_eq!(applied(&past, &[0]).unwrap_err().to_string(), "k.cl: error: overlapping or invalid edits at byte 40");
         let mut unreadable = plan(&[&[edit(8, 17, "")]]);
-        unreadable.originals.get_mut(Path::new("/k.cl")).unwrap().1.clear();
+        unreadable.originals.get_mut(Path::new("/k.cl")).unwrap().1 = Default::default();
         assert_eq!(applied(&unreadable, &[0]).unwrap_err().to_string(), "k.cl: error: cannot read");
     }
 }

@@ -29,7 +29,7 @@ use crate::rules::merge_duplicates::{self, Detected, Duplicates, FindContext, Me
 use crate::rules::program_scope::{self, Choice, Move};
 use crate::rules::{self, Edit, Fix};
 use crate::settings::options::MigrateOptions;
-use crate::support::ids::{DeclKey, Files, UnionFind, UnitId};
+use crate::support::ids::{DeclKey, Files, SharedText, UnionFind, UnitId};
 use agree::{agree_on_headers, refusal_of};
 pub use apply::apply_edits;
 pub use apply::{apply, ApplyError};
@@ -96,7 +96,7 @@ pub struct Plan {
     /// (canonical file, function) -> the sets changing it.
     pub planned: BTreeMap<(PathBuf, String), BTreeSet<SetId>>,
     /// Canonical file -> (path as the units name it, text as read).
-    pub originals: BTreeMap<PathBuf, (PathBuf, Vec<u8>)>,
+    pub originals: BTreeMap<PathBuf, (PathBuf, SharedText)>,
     /// Sets that cannot stand whatever verification finds, with the code and
     /// the detail of their withdrawal: they would edit a file outside the edit
     /// root (a prototype there), or a file whose own unit failed in a configuration.
@@ -349,7 +349,7 @@ fn join_merges(
         for (file, u, id) in &merge.files {
             plan.originals
                 .entry(file.clone())
-                .or_insert_with(|| (units[*u].syntax.files[*id].clone(), units[*u].text(*id).to_vec()));
+                .or_insert_with(|| (units[*u].syntax.files[*id].clone(), units[*u].shared_text(*id)));
         }
         if let Some(first) = merge.units.first() {
             unit_fixes[*first].push((key, merge.fix.clone()));
@@ -396,7 +396,7 @@ fn group_into_sets(
                 let file = canonical(&edit.file);
                 if !plan.originals.contains_key(&file) {
                     // The bytes the unit parsed (empty if unreadable: then its set never applies, see `apply`).
-                    let text = id_of.get(edit.file.as_path()).map(|id| unit.text(*id).to_vec()).unwrap_or_default();
+                    let text = id_of.get(edit.file.as_path()).map(|id| unit.shared_text(*id)).unwrap_or_default();
                     plan.originals.insert(file.clone(), (edit.file.clone(), text));
                 }
                 set.edits.entry(file).or_default().insert(edit.clone());
