@@ -31,18 +31,23 @@ impl<'u> Detected<'u> {
     pub fn new(units: &'u [Unit], root: &Path) -> Detected<'u> {
         use rayon::prelude::*;
         let kept = std::sync::Mutex::new(Kept::default());
-        let views: Vec<UnitView> = units.par_iter().map(|u| view(u, root, &kept)).collect();
+        let mut views: Vec<UnitView> = units.par_iter().map(|u| view(u, root, &kept)).collect();
         let mut per_unit: Vec<BTreeMap<DeclKey, usize>> = views.par_iter().map(classes).collect();
         let mut index = Index::new(&views);
         let groups: Vec<BTreeSet<DeclKey>> =
             join_units(&views, &per_unit).into_iter().flat_map(|g| partition(g, &index, &views)).collect();
-        // Later questions are about groups only: what is kept of the classes
-        // and the names is what they ask about (kept for the whole batch).
+        // Later questions are about groups only (their members, the helpers
+        // members call): what is kept of the classes, the definitions and the
+        // names is what they ask about, kept for the whole batch.
         let grouped: HashSet<DeclKey> = groups.iter().flatten().copied().collect();
         for classes in &mut per_unit {
             classes.retain(|key, _| grouped.contains(key));
         }
         index.name_grouped(units, &views, &grouped);
+        for view in &mut views {
+            view.defs.retain(|key, _| grouped.contains(key));
+        }
+        index.defining.retain(|key, _| grouped.contains(key));
         Detected { views, per_unit, index, groups }
     }
 
