@@ -72,9 +72,6 @@ pub(super) struct Checker<'a> {
     /// (link names): a proof of one of them on its own serves them all.
     /// (Units reading the same shared files hold one set.)
     pub(super) shared_functions: Vec<Arc<BTreeSet<String>>>,
-    /// Per unit: the definitions its equivalence compiles leave out of code
-    /// generation (`left_out.rs`), or `None` to compile it whole.
-    pub(super) left_out: Vec<Option<Arc<BTreeSet<String>>>>,
     /// Per unit: what its checks' keys in the store share.
     stored: super::stored::Stored,
 }
@@ -173,7 +170,6 @@ impl<'a> Checker<'a> {
             result_args: units.iter().map(|u| args(u.compile.clang_args_for(Some(&target_flags), EQUIVALENCE_TRIPLE))).collect(),
             kernels: units.iter().zip(&plan.unit_sets).map(|(unit, sets)| kernels_changed(unit, plan, sets.iter())).collect(),
             shared_functions: shared_functions(units, &files),
-            left_out: UnitId::enumerate(units).map(|(u, unit)| super::left_out::left_out(unit, plan, u)).collect(),
             stored: super::stored::Stored::new(units.len()),
             files,
         }
@@ -190,15 +186,19 @@ impl<'a> Checker<'a> {
         let as_target = |replaced: &BTreeMap<PathBuf, Vec<u8>>| {
             crate::verify::compile_for_equivalence(&unit.input, &self.result_args[u], replaced).map_err(BaselineError::from)
         };
-        let left_out = self.left_out[u].as_deref();
-        let mut target_error =
-            match crate::verify::compile_for_equivalence_leaving_out(&unit.input, &self.result_args[u], &none, left_out) {
-                Ok(compiled) => {
-                    let (bitcode, left_out) = (compiled.bitcode.into(), compiled.left_out);
-                    return Ok(Baseline { bitcode, repaired: false, uncompilable: None, left_out });
-                }
-                Err(message) => BaselineError::from(message),
-            };
+        let left_out = self.left_out(u);
+        let mut target_error = match crate::verify::compile_for_equivalence_leaving_out(
+            &unit.input,
+            &self.result_args[u],
+            &none,
+            left_out.as_deref(),
+        ) {
+            Ok(compiled) => {
+                let (bitcode, left_out) = (compiled.bitcode.into(), compiled.left_out);
+                return Ok(Baseline { bitcode, repaired: false, uncompilable: None, left_out });
+            }
+            Err(message) => BaselineError::from(message),
+        };
         let required = &self.plan.required[u];
         if !required.is_empty() {
             match apply(self.plan, required, &self.files[u])
@@ -255,9 +255,16 @@ impl<'a> Checker<'a> {
             result_args: &self.result_args[u],
             repairs: apply(self.plan, &self.plan.required[u], &self.files[u]).map_err(|e| e.to_string()),
             kernels: &self.kernels[u],
-            left_out: self.left_out[u].as_deref(),
+            left_out: self.left_out(u),
             shared_functions: &self.shared_functions[u],
         }
+    }
+
+    /// The definitions unit `u`'s equivalence compiles leave out of code
+    /// generation (`left_out.rs`), or `None` to compile it whole. Found when
+    /// a check needs them, not kept: a unit of big headers leaves out hundreds.
+    fn left_out(&self, u: UnitId) -> Option<Arc<BTreeSet<String>>> {
+        super::left_out::left_out(&self.units[u], self.plan, u)
     }
 
     /// The kernels of unit `u` that set `id` can change.
@@ -436,8 +443,8 @@ impl<'a> Checker<'a> {
         replaced: &BTreeMap<PathBuf, Vec<u8>>,
     ) -> Result<(Arc<Vec<u8>>, Vec<u8>), crate::verify::VerifyError> {
         let (input, args) = (&self.units[u].input, &self.result_args[u]);
-        let left_out = before.left_out.as_ref().and(self.left_out[u].as_deref());
-        let after = crate::verify::compile_for_equivalence_leaving_out(input, args, replaced, left_out)?;
+        let left_out = before.left_out.as_ref().and_then(|_| self.left_out(u));
+        let after = crate::verify::compile_for_equivalence_leaving_out(input, args, replaced, left_out.as_deref())?;
         if after.left_out == before.left_out {
             return Ok((before.bitcode, after.bitcode));
         }

@@ -31,7 +31,7 @@ pub(super) struct UnitChecks<'a> {
     /// The required repairs' texts, or why they do not apply.
     pub(super) repairs: Result<BTreeMap<PathBuf, Vec<u8>>, String>,
     pub(super) kernels: &'a BTreeSet<String>,
-    pub(super) left_out: Option<&'a BTreeSet<String>>,
+    pub(super) left_out: Option<std::sync::Arc<BTreeSet<String>>>,
     pub(super) shared_functions: &'a BTreeSet<String>,
 }
 
@@ -111,7 +111,7 @@ fn unit_digest(checks: &UnitChecks, options: &MigrateOptions) -> Option<[u8; 32]
     let as_read = unit.compile.clang_args_for(Some(&unit.standard.flags), crate::verify::EQUIVALENCE_TRIPLE);
     key.debug(&(checks.target_args, checks.result_args, as_read));
     key.debug(&checks.repairs);
-    key.debug(&(checks.kernels, checks.left_out, checks.shared_functions));
+    key.debug(&(checks.kernels, checks.left_out.as_deref(), checks.shared_functions));
     key.debug(&(options.target.name(), options.allow_unverified, options.proof_limit));
     Some(key.finish().bytes())
 }
