@@ -335,6 +335,8 @@ fn load_each(loading: &Loading, jobs: &[Job]) -> Vec<Result<Unit, Failed>> {
                     }
                     unit
                 });
+                // What the parse and the compiles freed goes back now: the units'
+                // facts, kept between, would otherwise pin it for the run.
                 crate::front::lower::release_freed_memory();
                 unit
             })
