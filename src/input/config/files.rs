@@ -38,11 +38,7 @@ pub(super) fn file_entries(
 /// Checks an entry's configurations (defined) and rules (per-file ones), each at its place.
 fn check_entry(entry: &FileEntry, names: &std::collections::BTreeSet<&str>, at: &Located) -> Result<(), ConfigError> {
     let path = entry.path.get_ref();
-    for name in entry.configurations.iter().flatten() {
-        if !names.contains(name.get_ref().as_str()) {
-            return Err(at.error(name, format!("`{path}` names configuration `{}`, which is not defined", name.get_ref())));
-        }
-    }
+    at.configurations_defined(entry.configurations.as_ref(), names, &format!("`{path}`"))?;
     for code in entry.select.iter().chain(&entry.ignore) {
         file_rule(code.get_ref()).map_err(|message| at.error(code, format!("[[file]] `{path}`: {message}")))?;
     }

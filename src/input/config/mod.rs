@@ -218,6 +218,22 @@ impl Located<'_> {
         ConfigError::At { path: self.path.to_path_buf(), line, col, message: message.into() }
     }
 
+    /// Checks that every configuration `owner` names (`` `*.cl` ``, ``program
+    /// `p` ``) is `defined`: the error is at the first name that is not.
+    fn configurations_defined(
+        &self,
+        named: Option<&Vec<Value>>,
+        defined: &BTreeSet<&str>,
+        owner: &str,
+    ) -> Result<(), ConfigError> {
+        match named.into_iter().flatten().find(|name| !defined.contains(name.get_ref().as_str())) {
+            Some(name) => {
+                Err(self.error(name, format!("{owner} names configuration `{}`, which is not defined", name.get_ref())))
+            }
+            None => Ok(()),
+        }
+    }
+
     /// A note at `value`, as stderr shows it.
     fn note<T>(&self, value: &Spanned<T>, message: &str) -> String {
         let (line, col) = self.line_col(value);

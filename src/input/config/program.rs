@@ -49,12 +49,7 @@ pub(super) fn check(
             return Err(at.error(&program.name, format!("program `{name}` is defined twice")));
         }
         check_sources(program, dir, at)?;
-        for configuration in program.configurations.iter().flatten() {
-            if !configurations.contains(configuration.get_ref().as_str()) {
-                let message = format!("program `{name}` names configuration `{}`, which is not defined", configuration.get_ref());
-                return Err(at.error(configuration, message));
-            }
-        }
+        at.configurations_defined(program.configurations.as_ref(), configurations, &format!("program `{name}`"))?;
         notes.extend(super::options::check_options(&program.options, at)?);
     }
     Ok(notes)

@@ -169,7 +169,8 @@ fn program_errors_are_at_their_values() {
     };
     assert_eq!(program("sources = []\n"), ("5:11".to_string(), "program `p` has no sources".to_string()));
     assert_eq!(program("sources = [\"a.cl\", 'gone.cl']\n").0, "5:21");
-    assert_eq!(program("sources = [\"a.cl\"]\nconfigurations = [\"a\", \"b\"]\n").0, "6:25");
+    let undefined = ("6:25".to_string(), "program `p` names configuration `b`, which is not defined".to_string());
+    assert_eq!(program("sources = [\"a.cl\"]\nconfigurations = [\"a\", \"b\"]\n"), undefined);
     assert_eq!(program("sources = [\"a.cl\"]\noptions = [\"-I\", \"x\", \"-I\"]\n").0, "6:24");
 }
 
